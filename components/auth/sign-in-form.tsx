@@ -1,0 +1,98 @@
+"use client";
+
+import { useRouter, useSearchParams } from "next/navigation";
+import { signIn } from "next-auth/react";
+import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+
+const MESSAGES: Record<string, string> = {
+  CredentialsSignin: "Invalid email or password.",
+  rate_limited: "Too many sign-in attempts. Wait a few minutes and try again.",
+  AccessDenied: "This account cannot sign in here. Ask an administrator for access.",
+};
+const explain = (code: string): string => MESSAGES[code] ?? "Invalid email or password.";
+
+export function SignInForm({ oidcName }: { oidcName: string | null }) {
+  const router = useRouter();
+  const params = useSearchParams();
+  const initialError = params.get("error");
+  const [error, setError] = useState<string | null>(initialError ? explain(initialError) : null);
+  const [pending, setPending] = useState(false);
+  const callbackUrl = safeCallback(params.get("callbackUrl"));
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    const result = await signIn("credentials", {
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+      redirect: false,
+    });
+    setPending(false);
+    if (!result || result.error) {
+      setError(explain(result?.error ?? "CredentialsSignin"));
+      return;
+    }
+    router.replace(callbackUrl);
+    router.refresh();
+  }
+
+  return (
+    <div className="mt-6">
+      <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <div>
+          <label htmlFor="email" className="block text-sm font-medium">
+            Email
+          </label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+          />
+        </div>
+        <div>
+          <label htmlFor="password" className="block text-sm font-medium">
+            Password
+          </label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+          />
+        </div>
+        {error && (
+          <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+            {error}
+          </p>
+        )}
+        <Button type="submit" disabled={pending} className="w-full">
+          {pending ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {oidcName && (
+        <Button variant="secondary" className="mt-3 w-full" onClick={() => signIn("oidc", { callbackUrl })}>
+          Continue with {oidcName}
+        </Button>
+      )}
+    </div>
+  );
+}
+
+/** Only same-site paths, so the sign-in page cannot be used as an open redirect. */
+function safeCallback(value: string | null): string {
+  if (!value) return "/";
+  try {
+    const url = new URL(value, window.location.origin);
+    return url.origin === window.location.origin ? `${url.pathname}${url.search}` : "/";
+  } catch {
+    return "/";
+  }
+}

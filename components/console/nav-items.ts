@@ -1,0 +1,7 @@
+import type { Permission } from "@/lib/domain/roles";
+
+/** Only pages that exist are listed; each is shown to the roles that may open it. */
+export const NAV_ITEMS: { href: string; label: string; permission: Permission | null }[] = [
+  { href: "/admin/users", label: "Admin", permission: "admin:users" },
+  { href: "/profile", label: "Profile", permission: null },
+];

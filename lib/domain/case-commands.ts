@@ -1,0 +1,102 @@
+import { DomainError } from "./errors";
+import { isNonBlankText, normaliseEvidence } from "./evidence";
+import type { CaseState, Stage } from "./stages";
+
+export interface CaseSnapshot {
+  stage: Stage;
+  state: CaseState;
+  providerJobId: string | null;
+}
+
+// `action` is a plain string on purpose: requests such as "submit_again" arrive from outside
+// and must reach the decision function to be refused with a reason, not vanish at a type cast.
+export type CaseCommand =
+  | { type: "reconcile_attach"; providerJobId: string; evidence: string }
+  | { type: "reconcile_no_job"; evidence: string }
+  | { type: "approve"; action: string; evidence: string }
+  | { type: "reject"; evidence: string }
+  | { type: "escalate"; evidence: string }
+  | { type: "add_note"; text: string }
+  | { type: "assign"; assigneeId: string | null }
+  | { type: "accept_failure"; evidence: string }
+  | { type: "claim" }
+  | { type: "finish_resolved" }
+  | { type: "finish_unresolved"; evidence: string }
+  | { type: "move_stage"; stage: Stage; evidence: string }
+  | { type: "rescue_lease" }
+  | { type: "reopen"; stage: Stage; providerJobId: string | null }
+  | { type: "request_replacement"; evidence: string };
+
+export type CaseCommandType = CaseCommand["type"];
+
+export const CASE_COMMAND_TYPES = [
+  "reconcile_attach",
+  "reconcile_no_job",
+  "approve",
+  "reject",
+  "escalate",
+  "add_note",
+  "assign",
+  "accept_failure",
+  "claim",
+  "finish_resolved",
+  "finish_unresolved",
+  "move_stage",
+  "rescue_lease",
+  "reopen",
+  "request_replacement",
+] as const satisfies readonly CaseCommandType[];
+
+export const AUDIT_KINDS = [
+  "reconciled_job_found",
+  "reconciled_no_job",
+  "approved",
+  "rejected",
+  "escalated",
+  "note_added",
+  "assigned",
+  "failure_accepted",
+  "claimed",
+  "recovery_succeeded",
+  "recovery_unresolved",
+  "completion_observed",
+  "generation_failure_observed",
+  "lease_rescued",
+  "reopened",
+  "replacement_requested",
+] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** Checks what the command itself carries; whether the case allows it is decided elsewhere. */
+export function checkCommandInput(command: CaseCommand): DomainError | null {
+  switch (command.type) {
+    case "reconcile_attach":
+      if (!isNonBlankText(command.providerJobId)) {
+        return new DomainError("provider_job_id_required", "attach needs the discovered job ID");
+      }
+      return evidenceProblem(command.evidence);
+    case "reconcile_no_job":
+    case "approve":
+    case "reject":
+    case "escalate":
+    case "accept_failure":
+    case "finish_unresolved":
+    case "move_stage":
+    case "request_replacement":
+      return evidenceProblem(command.evidence);
+    case "add_note":
+      return evidenceProblem(command.text, "text");
+    case "assign":
+      if (command.assigneeId !== null && !isNonBlankText(command.assigneeId)) {
+        return new DomainError("invalid_input", "assigneeId must be a user ID or null");
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
+function evidenceProblem(value: unknown, field?: string): DomainError | null {
+  const result = normaliseEvidence(value, field);
+  return result.ok ? null : result.error;
+}

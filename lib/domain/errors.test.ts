@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { DOMAIN_ERROR_CODES, DomainError, fail, HTTP_STATUS_BY_CODE, isDomainError, ok, unwrap } from "./errors";
+import { normaliseEvidence } from "./evidence";
+
+describe("DomainError", () => {
+  it("carries a code, message and details and is a real Error", () => {
+    const error = new DomainError("stale_fencing_token", "lost the claim", { current: 3 });
+    expect(error).toBeInstanceOf(Error);
+    expect(isDomainError(error)).toBe(true);
+    expect(isDomainError(new Error("x"))).toBe(false);
+    expect([error.name, error.code, error.message, error.details]).toEqual([
+      "DomainError",
+      "stale_fencing_token",
+      "lost the claim",
+      { current: 3 },
+    ]);
+    expect(new DomainError("forbidden").message).toBe("forbidden");
+    expect(new DomainError("forbidden").details).toBeUndefined();
+  });
+
+  it("maps every code to an HTTP status", () => {
+    for (const code of DOMAIN_ERROR_CODES) expect(HTTP_STATUS_BY_CODE[code]).toBeGreaterThanOrEqual(400);
+    expect(HTTP_STATUS_BY_CODE.conflicting_registration).toBe(409);
+    expect(HTTP_STATUS_BY_CODE.forbidden).toBe(403);
+  });
+});
+
+describe("Result helpers", () => {
+  it("wraps and unwraps", () => {
+    expect(unwrap(ok(5))).toBe(5);
+    const failed = fail("invalid_amount", "nope");
+    expect(() => unwrap(failed)).toThrow(failed.error);
+  });
+});
+
+describe("normaliseEvidence", () => {
+  it("trims and refuses blank or non-text evidence", () => {
+    expect(normaliseEvidence("  seen it  ")).toEqual({ ok: true, value: "seen it" });
+    for (const value of ["", "  \n", null, undefined, 3, {}]) {
+      const result = normaliseEvidence(value);
+      expect(!result.ok && result.error.code).toBe("evidence_required");
+    }
+  });
+});

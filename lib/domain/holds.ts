@@ -1,0 +1,97 @@
+import { fail, ok, type Result } from "./errors";
+
+export const HOLD_STATUSES = ["held", "settled", "released"] as const;
+export type HoldStatus = (typeof HOLD_STATUSES)[number];
+
+export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage"] as const;
+export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+
+/** `flagged` marks money that nobody reserved, so finance sees it instead of it being absorbed. */
+export interface LedgerEntryPlan {
+  kind: LedgerEntryKind;
+  amountMicros: number;
+  flagged: boolean;
+}
+
+export interface HoldSnapshot {
+  amountMicros: number;
+  status: HoldStatus;
+}
+
+export interface HoldResolution {
+  status: Exclude<HoldStatus, "held">;
+  entries: LedgerEntryPlan[];
+}
+
+export function isPositiveMicros(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+}
+
+export function planReserve(amountMicros: number): Result<LedgerEntryPlan> {
+  if (!isPositiveMicros(amountMicros)) {
+    return fail("invalid_amount", "a hold must be a positive whole number of micro-units", {
+      amountMicros,
+    });
+  }
+  return ok({ kind: "reserve", amountMicros, flagged: false });
+}
+
+function checkOpen(hold: HoldSnapshot): Result<void> {
+  if (hold.status !== "held") {
+    return fail("hold_already_resolved", `the hold is already ${hold.status}`, { status: hold.status });
+  }
+  if (!isPositiveMicros(hold.amountMicros)) {
+    return fail("invalid_amount", "the held amount is not a positive integer", {
+      amountMicros: hold.amountMicros,
+    });
+  }
+  return ok(undefined);
+}
+
+/**
+ * Settles up to the held amount and releases the rest in one resolution, so a hold can never be
+ * half-resolved. A charge of zero is refused rather than treated as a settlement: "nothing was
+ * charged" is a release, which needs its own evidence and a finance decision (planRelease).
+ */
+export function planSettle(hold: HoldSnapshot, chargeMicros: number): Result<HoldResolution> {
+  const open = checkOpen(hold);
+  if (!open.ok) return open;
+  if (!isPositiveMicros(chargeMicros)) {
+    return fail("invalid_amount", "a charge must be a positive whole number of micro-units", {
+      chargeMicros,
+    });
+  }
+  const settled = Math.min(chargeMicros, hold.amountMicros);
+  const entries: LedgerEntryPlan[] = [{ kind: "settle", amountMicros: settled, flagged: false }];
+  if (hold.amountMicros > settled) {
+    entries.push({ kind: "release", amountMicros: hold.amountMicros - settled, flagged: false });
+  }
+  if (chargeMicros > settled) {
+    entries.push({ kind: "overage", amountMicros: chargeMicros - settled, flagged: true });
+  }
+  return ok({ status: "settled", entries });
+}
+
+export function planRelease(hold: HoldSnapshot): Result<HoldResolution> {
+  const open = checkOpen(hold);
+  if (!open.ok) return open;
+  return ok({
+    status: "released",
+    entries: [{ kind: "release", amountMicros: hold.amountMicros, flagged: false }],
+  });
+}
+
+/**
+ * Every reserved micro-unit ends up settled or released, exactly once. Overage is money beyond
+ * the reservation and is accounted separately, so it is not part of this sum. Summed as bigint
+ * so the comparison stays exact even when a faulty entry list runs past the safe range.
+ */
+export function balances(reservedMicros: number, entries: readonly LedgerEntryPlan[]): boolean {
+  if (!isPositiveMicros(reservedMicros)) return false;
+  let resolved = 0n;
+  for (const entry of entries) {
+    if (!isPositiveMicros(entry.amountMicros)) return false;
+    if (entry.kind === "settle" || entry.kind === "release") resolved += BigInt(entry.amountMicros);
+  }
+  return resolved === BigInt(reservedMicros);
+}

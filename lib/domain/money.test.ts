@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import {
+  costOfGeneration,
+  duplicateCost,
+  formatMicros,
+  formatMicrosPrecise,
+  type Price,
+  parseMoneyToMicros,
+  tryParseMoneyToMicros,
+} from "./money";
+
+describe("formatMicros", () => {
+  it.each([
+    [100_000, "USD", "$0.10"],
+    [2_000_000, "USD", "$2.00"],
+    [0, "USD", "$0.00"],
+    [1_230_000, "EUR", "1.23 EUR"],
+    [1_234_567_890_000, "USD", "$1,234,567.89"],
+    [4_999, "USD", "$0.00"],
+    [5_000, "USD", "$0.01"],
+    [14_999, "USD", "$0.01"],
+    [15_000, "USD", "$0.02"],
+    [-15_000, "USD", "-$0.02"],
+    [-4_000, "USD", "$0.00"],
+    [Number.MAX_SAFE_INTEGER, "USD", "$9,007,199,254.74"],
+  ])("%i %s -> %s", (micros, currency, expected) => {
+    expect(formatMicros(micros, currency)).toBe(expected);
+  });
+
+  it("refuses fractional micros and bad currency codes", () => {
+    expect(() => formatMicros(0.5, "USD")).toThrow(expect.objectContaining({ code: "invalid_amount" }));
+    expect(() => formatMicros(Number.NaN, "USD")).toThrow(expect.objectContaining({ code: "invalid_amount" }));
+    expect(() => formatMicros(1, "usd")).toThrow(expect.objectContaining({ code: "invalid_input" }));
+  });
+});
+
+describe("formatMicrosPrecise", () => {
+  it.each([
+    [22_000, "USD", "$0.022"],
+    [10_000, "USD", "$0.01"],
+    [1, "USD", "$0.000001"],
+    [2_000_000, "EUR", "2.00 EUR"],
+    [-123_456, "USD", "-$0.123456"],
+  ])("%i %s -> %s", (micros, currency, expected) => {
+    expect(formatMicrosPrecise(micros, currency)).toBe(expected);
+  });
+});
+
+describe("parseMoneyToMicros", () => {
+  it.each([
+    ["0.10", 100_000],
+    ["0.1", 100_000],
+    ["2", 2_000_000],
+    ["0.022", 22_000],
+    ["0.000001", 1],
+    [" 3.00 ", 3_000_000],
+    ["0", 0],
+    ["9007199254.740991", Number.MAX_SAFE_INTEGER],
+  ])("%j -> %i", (text, micros) => {
+    expect(parseMoneyToMicros(text)).toBe(micros);
+  });
+
+  it.each(["", "-1", "+1", "1.0000001", "1e3", "1,000", "$1", "1.", ".5", "abc", "1 0", "NaN", "9007199254.740992"])(
+    "refuses %j",
+    (text) => {
+      const parsed = tryParseMoneyToMicros(text);
+      expect(!parsed.ok && parsed.error.code).toBe("invalid_amount");
+      expect(() => parseMoneyToMicros(text)).toThrow(expect.objectContaining({ code: "invalid_amount" }));
+    },
+  );
+
+  it("round-trips through the precise formatter", () => {
+    for (const micros of [1, 22_000, 100_000, 123_456_789]) {
+      expect(parseMoneyToMicros(formatMicrosPrecise(micros, "USD").slice(1))).toBe(micros);
+    }
+  });
+});
+
+describe("generation costs", () => {
+  const flash720: Price = { unit: "generation", priceMicros: parseMoneyToMicros("0.10") };
+  const flash1080: Price = { unit: "generation", priceMicros: parseMoneyToMicros("0.15") };
+  const grok10: Price = { unit: "second", priceMicrosPerSecond: parseMoneyToMicros("0.010") };
+  const grok15: Price = { unit: "second", priceMicrosPerSecond: parseMoneyToMicros("0.022") };
+
+  it("per generation: $0.10 and $0.15 give $2.00 and $3.00 for 20", () => {
+    expect(formatMicros(costOfGeneration(flash720), "USD")).toBe("$0.10");
+    expect(formatMicros(costOfGeneration(flash1080), "USD")).toBe("$0.15");
+    expect(duplicateCost(flash720, 20)).toBe(2_000_000);
+    expect(duplicateCost(flash1080, 20)).toBe(3_000_000);
+    expect(formatMicros(duplicateCost(flash720, 20), "USD")).toBe("$2.00");
+    expect(formatMicros(duplicateCost(flash1080, 20), "USD")).toBe("$3.00");
+  });
+
+  it("per second for 10 s: $0.010/s and $0.022/s give $0.10 and $0.22, and $2.00 and $4.40 for 20", () => {
+    expect(costOfGeneration(grok10, 10)).toBe(100_000);
+    expect(costOfGeneration(grok15, 10)).toBe(220_000);
+    expect(formatMicros(costOfGeneration(grok10, 10), "USD")).toBe("$0.10");
+    expect(formatMicros(costOfGeneration(grok15, 10), "USD")).toBe("$0.22");
+    expect(formatMicros(duplicateCost(grok10, 20, 10), "USD")).toBe("$2.00");
+    expect(formatMicros(duplicateCost(grok15, 20, 10), "USD")).toBe("$4.40");
+  });
+
+  it("refuses missing or fractional seconds, bad counts and unsafe totals", () => {
+    expect(() => costOfGeneration(grok10)).toThrow(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => costOfGeneration(grok10, 5.5)).toThrow(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => duplicateCost(flash720, -1)).toThrow(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => duplicateCost(flash720, 1.5)).toThrow(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => duplicateCost(flash720, Number.MAX_SAFE_INTEGER)).toThrow(
+      expect.objectContaining({ code: "invalid_amount" }),
+    );
+    expect(() => costOfGeneration({ unit: "generation", priceMicros: 0.1 })).toThrow(
+      expect.objectContaining({ code: "invalid_amount" }),
+    );
+    expect(duplicateCost(flash720, 0)).toBe(0);
+  });
+});

@@ -1,0 +1,7 @@
+import type { Role } from "./roles";
+
+/** Who is acting. Services take it from authentication, never from a request body. */
+export type Principal =
+  | { kind: "user"; userId: string; email: string; name: string; roles: Role[] }
+  | { kind: "api_key"; apiKeyId: string; name: string }
+  | { kind: "worker"; tokenId: string; name: string; workerId: string };

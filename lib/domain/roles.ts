@@ -1,0 +1,51 @@
+export const ROLES = ["operator", "reviewer", "finance", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/**
+ * Permissions are what services check; roles only grant them. One table, read by the
+ * console (to show or hide controls) and by every service (to refuse), so the two agree.
+ */
+export const PERMISSIONS = [
+  "case:read",
+  "case:note",
+  "case:assign",
+  "case:reconcile",
+  "case:approve",
+  "case:accept_failure",
+  "replacement:request",
+  "replacement:authorize",
+  "hold:read",
+  "hold:decide",
+  "admin:users",
+  "admin:api_keys",
+  "admin:worker_tokens",
+  "admin:settings",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const GRANTS: Record<Role, readonly Permission[]> = {
+  operator: ["case:read", "case:note", "case:assign"],
+  reviewer: [
+    "case:read",
+    "case:note",
+    "case:assign",
+    "case:reconcile",
+    "case:approve",
+    "case:accept_failure",
+    "replacement:request",
+  ],
+  finance: ["case:read", "case:note", "hold:read", "hold:decide", "replacement:authorize"],
+  admin: ["case:read", "admin:users", "admin:api_keys", "admin:worker_tokens", "admin:settings"],
+};
+
+export function permissionsOf(roles: readonly Role[]): Set<Permission> {
+  return new Set(roles.flatMap((role) => GRANTS[role]));
+}
+
+export function can(roles: readonly Role[], permission: Permission): boolean {
+  return roles.some((role) => GRANTS[role].includes(permission));
+}

@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { AUDIT_KINDS, type CaseCommand, type CaseSnapshot } from "./case-commands";
+import { CASE_STATES, STAGES, type Stage } from "./stages";
+import { canBeClaimed, decide, isOpen, isTerminal } from "./transitions";
+
+const parked = (stage: Stage, providerJobId: string | null = "job-1"): CaseSnapshot => ({
+  stage,
+  state: "parked",
+  providerJobId,
+});
+
+function codeOf(from: CaseSnapshot, command: CaseCommand): string {
+  const decision = decide(from, command);
+  return decision.ok ? "ok" : decision.error.code;
+}
+
+describe("evidence", () => {
+  const blank = ["", "   ", "\n\t"];
+  const withEvidence: Array<[CaseSnapshot, (evidence: string) => CaseCommand]> = [
+    [parked("submission_uncertain", null), (evidence) => ({ type: "reconcile_attach", providerJobId: "j", evidence })],
+    [parked("submission_uncertain", null), (evidence) => ({ type: "reconcile_no_job", evidence })],
+    [parked("polling"), (evidence) => ({ type: "approve", action: "resume_poll", evidence })],
+    [parked("polling"), (evidence) => ({ type: "reject", evidence })],
+    [parked("polling"), (evidence) => ({ type: "escalate", evidence })],
+    [parked("generation_failed", null), (evidence) => ({ type: "accept_failure", evidence })],
+    [
+      { stage: "polling", state: "claimed", providerJobId: "j" },
+      (evidence) => ({ type: "finish_unresolved", evidence }),
+    ],
+    [
+      { stage: "polling", state: "claimed", providerJobId: "j" },
+      (evidence) => ({ type: "move_stage", stage: "delivery", evidence }),
+    ],
+    [parked("generation_failed", null), (evidence) => ({ type: "request_replacement", evidence })],
+    [parked("polling"), (text) => ({ type: "add_note", text })],
+  ];
+  for (const [from, make] of withEvidence) {
+    const type = make("x").type;
+    it(`${type} refuses blank evidence but accepts real evidence`, () => {
+      for (const text of blank) expect(codeOf(from, make(text))).toBe("evidence_required");
+      expect(codeOf(from, make("seen in the provider dashboard"))).toBe("ok");
+    });
+  }
+
+  it("treats non-text evidence from untyped input as missing", () => {
+    const command = { type: "reject", evidence: 42 } as unknown as CaseCommand;
+    expect(codeOf(parked("polling"), command)).toBe("evidence_required");
+  });
+});
+
+describe("approve", () => {
+  const refusedActions = ["submit_again", "create", "replace", "", "RESUME_POLL", "resume_poll ", "__proto__"];
+  for (const stage of STAGES) {
+    it(`never approves a paid create or unknown action in ${stage}`, () => {
+      for (const action of refusedActions) {
+        const expected =
+          stage === "submission_uncertain" ? "reconciliation_required" : "action_not_permitted_for_stage";
+        expect(codeOf(parked(stage), { type: "approve", action, evidence: "why" })).toBe(expected);
+      }
+    });
+  }
+
+  it("refuses the other stage's action", () => {
+    expect(codeOf(parked("polling"), { type: "approve", action: "retry_delivery", evidence: "e" })).toBe(
+      "action_not_permitted_for_stage",
+    );
+    expect(codeOf(parked("delivery"), { type: "approve", action: "resume_poll", evidence: "e" })).toBe(
+      "action_not_permitted_for_stage",
+    );
+  });
+
+  it("refuses a second approval once the action exists", () => {
+    const first = decide(parked("delivery"), { type: "approve", action: "retry_delivery", evidence: "e" });
+    if (!first.ok) throw first.error;
+    expect(codeOf(first.next, { type: "approve", action: "retry_delivery", evidence: "again" })).toBe(
+      "illegal_transition",
+    );
+  });
+});
+
+describe("move_stage from a claimed case", () => {
+  // rows: from; columns: to (submission_uncertain, polling, delivery, generation_failed)
+  const EXPECTED: Record<Stage, readonly [string, string, string, string]> = {
+    submission_uncertain: ["illegal_transition", "illegal_transition", "illegal_transition", "illegal_transition"],
+    polling: ["illegal_transition", "illegal_transition", "completion_observed", "generation_failure_observed"],
+    delivery: ["illegal_transition", "illegal_transition", "illegal_transition", "illegal_transition"],
+    generation_failed: ["illegal_transition", "illegal_transition", "illegal_transition", "illegal_transition"],
+  };
+  for (const fromStage of STAGES) {
+    STAGES.forEach((toStage, column) => {
+      it(`${fromStage} -> ${toStage}`, () => {
+        const decision = decide(
+          { stage: fromStage, state: "claimed", providerJobId: "job-1" },
+          { type: "move_stage", stage: toStage, evidence: "observed" },
+        );
+        const expected = EXPECTED[fromStage][column];
+        if (decision.ok) {
+          expect(decision.auditKind).toBe(expected);
+          expect(decision.next).toEqual({ stage: toStage, state: "parked", providerJobId: "job-1" });
+        } else {
+          expect(decision.error.code).toBe(expected);
+        }
+      });
+    });
+  }
+});
+
+describe("reopen", () => {
+  const resolved = (stage: Stage): CaseSnapshot => ({ stage, state: "resolved", providerJobId: "old" });
+  // columns: providerJobId null, "job-2", "  "
+  const EXPECTED: Record<Stage, readonly [string, string, string]> = {
+    submission_uncertain: ["ok", "invalid_input", "invalid_input"],
+    polling: ["provider_job_id_required", "ok", "provider_job_id_required"],
+    delivery: ["provider_job_id_required", "ok", "provider_job_id_required"],
+    generation_failed: ["ok", "ok", "ok"],
+  };
+  for (const stage of STAGES) {
+    const ids = [null, "job-2", "  "] as const;
+    ids.forEach((providerJobId, column) => {
+      it(`to ${stage} with job ${JSON.stringify(providerJobId)}`, () => {
+        const decision = decide(resolved("delivery"), { type: "reopen", stage, providerJobId });
+        expect(decision.ok ? "ok" : decision.error.code).toBe(EXPECTED[stage][column]);
+        if (decision.ok) expect(decision.next).toEqual({ stage, state: "parked", providerJobId });
+      });
+    });
+  }
+});
+
+describe("other input checks", () => {
+  it("attach needs a job ID", () => {
+    for (const providerJobId of ["", "  "]) {
+      expect(
+        codeOf(parked("submission_uncertain", null), { type: "reconcile_attach", providerJobId, evidence: "e" }),
+      ).toBe("provider_job_id_required");
+    }
+  });
+
+  it("assign accepts a user or null, not a blank", () => {
+    expect(codeOf(parked("polling"), { type: "assign", assigneeId: null })).toBe("ok");
+    expect(codeOf(parked("polling"), { type: "assign", assigneeId: " " })).toBe("invalid_input");
+  });
+
+  it("refuses an unknown command instead of ignoring it", () => {
+    expect(codeOf(parked("polling"), { type: "submit_again" } as unknown as CaseCommand)).toBe("illegal_transition");
+  });
+
+  it("reports audit kinds from the published list", () => {
+    const decision = decide(parked("polling"), { type: "escalate", evidence: "still unknown after 2h" });
+    expect(decision.ok && AUDIT_KINDS.includes(decision.auditKind)).toBe(true);
+    expect(decision.ok && decision.auditKind).toBe("escalated");
+  });
+
+  it("a stage move keeps the provider job ID for the next reviewer", () => {
+    const moved = decide(
+      { stage: "polling", state: "claimed", providerJobId: "job-5" },
+      { type: "move_stage", stage: "generation_failed", evidence: "provider: failed (nsfw)" },
+    );
+    expect(moved.ok && moved.next).toEqual({ stage: "generation_failed", state: "parked", providerJobId: "job-5" });
+  });
+});
+
+describe("status predicates", () => {
+  it("open and terminal are complements", () => {
+    expect(CASE_STATES.filter(isOpen)).toEqual(["parked", "ready", "claimed"]);
+    expect(CASE_STATES.filter(isTerminal)).toEqual(["resolved"]);
+  });
+
+  it("only ready cases with a recovery action can be claimed", () => {
+    const claimable = CASE_STATES.flatMap((state) =>
+      STAGES.filter((stage) => canBeClaimed({ stage, state })).map((stage) => `${stage}/${state}`),
+    );
+    expect(claimable).toEqual(["polling/ready", "delivery/ready"]);
+  });
+});

@@ -1,0 +1,190 @@
+import { type AuditKind, type CaseCommand, type CaseSnapshot, checkCommandInput } from "./case-commands";
+import { DomainError, type DomainErrorCode } from "./errors";
+import { type CaseState, checkStageFacts, permittedRecoveryAction, type Stage } from "./stages";
+
+export type Decision =
+  | { ok: true; next: CaseSnapshot; auditKind: AuditKind; changesState: boolean }
+  | { ok: false; error: DomainError };
+
+export function isOpen(state: CaseState): boolean {
+  return state !== "resolved";
+}
+
+export function isTerminal(state: CaseState): boolean {
+  return state === "resolved";
+}
+
+/** Mirrors the `claim` rule so a queue query and the decision never disagree. */
+export function canBeClaimed(snapshot: Pick<CaseSnapshot, "stage" | "state">): boolean {
+  return snapshot.state === "ready" && permittedRecoveryAction(snapshot.stage) !== null;
+}
+
+/**
+ * Stages the worker may move a claimed case to. Only a status check learns something that
+ * changes the stage; a failed delivery stays a delivery problem (finish_unresolved).
+ */
+const WORKER_STAGE_MOVES: Readonly<Record<Stage, readonly Stage[]>> = {
+  submission_uncertain: [],
+  polling: ["delivery", "generation_failed"],
+  delivery: [],
+  generation_failed: [],
+};
+
+function refuse(code: DomainErrorCode, message: string, details?: Record<string, unknown>): Decision {
+  return { ok: false, error: new DomainError(code, message, details) };
+}
+
+function to(from: CaseSnapshot, auditKind: AuditKind, changes: Partial<CaseSnapshot> = {}): Decision {
+  const next: CaseSnapshot = { ...from, ...changes };
+  const changesState =
+    next.stage !== from.stage || next.state !== from.state || next.providerJobId !== from.providerJobId;
+  return { ok: true, next, auditKind, changesState };
+}
+
+function wrongState(from: CaseSnapshot, type: string, expected: readonly CaseState[]): Decision {
+  return refuse("illegal_transition", `${type} is not allowed while ${from.state}`, {
+    command: type,
+    state: from.state,
+    expected,
+  });
+}
+
+/**
+ * Pure: the same snapshot and command always give the same answer, and nothing is mutated.
+ * Input is validated before the case is consulted, so a malformed request is reported as such
+ * whatever the case looks like. The caller applies `next` with a compare-and-set on the version.
+ */
+export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
+  const inputProblem = checkCommandInput(command);
+  if (inputProblem) return { ok: false, error: inputProblem };
+  const { stage, state } = from;
+
+  switch (command.type) {
+    case "reconcile_attach":
+    case "reconcile_no_job":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage !== "submission_uncertain") {
+        return refuse("illegal_transition", "only an uncertain submission is reconciled", {
+          command: command.type,
+          stage,
+        });
+      }
+      return command.type === "reconcile_attach"
+        ? to(from, "reconciled_job_found", { stage: "polling", providerJobId: command.providerJobId })
+        : to(from, "reconciled_no_job", { stage: "generation_failed", providerJobId: null });
+
+    case "approve": {
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage === "submission_uncertain") {
+        return refuse("reconciliation_required", "reconcile the submission before any action", {
+          stage,
+          requested: command.action,
+        });
+      }
+      const permitted = permittedRecoveryAction(stage);
+      if (permitted === null || command.action !== permitted) {
+        return refuse("action_not_permitted_for_stage", `${stage} does not permit this action`, {
+          stage,
+          requested: command.action,
+          permitted,
+        });
+      }
+      return to(from, "approved", { state: "ready" });
+    }
+
+    case "reject":
+    case "escalate":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      return to(from, command.type === "reject" ? "rejected" : "escalated");
+
+    case "add_note":
+      return to(from, "note_added");
+
+    case "assign":
+      if (state === "resolved") return wrongState(from, command.type, ["parked", "ready", "claimed"]);
+      return to(from, "assigned");
+
+    case "accept_failure":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage === "submission_uncertain") {
+        return refuse("reconciliation_required", "a failure must be proven before it is accepted", {
+          stage,
+        });
+      }
+      if (stage !== "generation_failed") {
+        return refuse("action_not_permitted_for_stage", `${stage} has no failure to accept`, {
+          stage,
+        });
+      }
+      return to(from, "failure_accepted", { state: "resolved" });
+
+    case "claim":
+      if (state !== "ready") return wrongState(from, command.type, ["ready"]);
+      if (permittedRecoveryAction(stage) === null) {
+        return refuse("action_not_permitted_for_stage", `${stage} has no recovery action`, {
+          stage,
+        });
+      }
+      return to(from, "claimed", { state: "claimed" });
+
+    case "finish_resolved":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      // A status check that succeeds only learns about the job; the outcome is verified when
+      // the asset is stored and the notification delivered, which is the delivery stage's work.
+      if (stage !== "delivery") {
+        return refuse("illegal_transition", "only a verified delivery resolves a case", { stage });
+      }
+      return to(from, "recovery_succeeded", { state: "resolved" });
+
+    case "finish_unresolved":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      return to(from, "recovery_unresolved", { state: "parked" });
+
+    case "move_stage":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      if (!WORKER_STAGE_MOVES[stage].includes(command.stage)) {
+        return refuse("illegal_transition", `the worker cannot move ${stage} to ${command.stage}`, {
+          from: stage,
+          to: command.stage,
+        });
+      }
+      // The claim ends here: the approved action belonged to the old stage, and the new stage's
+      // next step (retry_delivery, or accepting the failure) needs its own reviewed decision.
+      return to(from, command.stage === "delivery" ? "completion_observed" : "generation_failure_observed", {
+        stage: command.stage,
+        state: "parked",
+      });
+
+    case "rescue_lease":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      if (permittedRecoveryAction(stage) === null) {
+        return refuse("action_not_permitted_for_stage", `${stage} has no recovery action`, {
+          stage,
+        });
+      }
+      return to(from, "lease_rescued", { state: "ready" });
+
+    case "reopen": {
+      if (state !== "resolved") return wrongState(from, command.type, ["resolved"]);
+      const facts = checkStageFacts(command.stage, command.providerJobId);
+      if (!facts.ok) return facts;
+      return to(from, "reopened", {
+        stage: command.stage,
+        state: "parked",
+        providerJobId: command.providerJobId,
+      });
+    }
+
+    case "request_replacement":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage !== "generation_failed") {
+        return refuse("replacement_not_allowed", "a replacement needs a proven failure", { stage });
+      }
+      return to(from, "replacement_requested");
+
+    default: {
+      const unknown: { type?: unknown } = command;
+      return refuse("illegal_transition", "unknown command", { command: String(unknown.type) });
+    }
+  }
+}

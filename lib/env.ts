@@ -1,0 +1,64 @@
+import { z } from "zod";
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).default(fallback);
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: optionalText.pipe(z.url().optional()),
+  PORT: integer(3000),
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDED_PG_PORT: integer(54329),
+  DEMO: z.enum(["auto", "1", "0"]).default("auto"),
+  AUTH_SECRET: optionalText.pipe(z.string().min(32).optional()),
+  AUTH_URL: optionalText.pipe(z.url().optional()),
+  SESSION_MAX_AGE_SECONDS: integer(8 * 60 * 60, 60),
+  LOGIN_MAX_ATTEMPTS_PER_ACCOUNT: integer(5),
+  LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
+  LOGIN_WINDOW_SECONDS: integer(15 * 60),
+  OIDC_ISSUER: optionalText.pipe(z.url().optional()),
+  OIDC_CLIENT_ID: optionalText,
+  OIDC_CLIENT_SECRET: optionalText,
+  OIDC_NAME: z.string().default("Single sign-on"),
+});
+
+export type Env = z.infer<typeof schema> & {
+  /** Demo users and the demo banner exist only in demo mode. */
+  demo: boolean;
+  oidcEnabled: boolean;
+  authUrl: string;
+};
+
+export class EnvError extends Error {}
+
+/**
+ * Demo mode is the zero-configuration default. An operator who sets AUTH_SECRET, or DEMO=0,
+ * runs production: no demo users, and no start without a secret. DEMO=1 forces demo mode even
+ * with a secret (the launcher and the browser tests use this).
+ */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`Invalid environment: ${fields.join("; ")}`);
+  }
+  const env = parsed.data;
+  const demo = env.DEMO === "1" || (env.DEMO === "auto" && !env.AUTH_SECRET);
+  if (!demo && !env.AUTH_SECRET) {
+    throw new EnvError("AUTH_SECRET (32+ characters) is required outside demo mode");
+  }
+  const oidcEnabled = Boolean(env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET);
+  return { ...env, demo, oidcEnabled, authUrl: env.AUTH_URL ?? `http://localhost:${env.PORT}` };
+}
+
+let cached: Env | undefined;
+
+/** Parsed once per process, on first use, so importing a module never throws. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

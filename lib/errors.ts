@@ -1,0 +1,48 @@
+/** Every failure a caller may see has a stable code; messages are written for people, never raw exceptions. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  conflicting_registration: 409,
+  lost_race: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ErrorIssue = { path: string; message: string };
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { issues?: ErrorIssue[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export type ErrorBody = { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+
+/** Unknown exceptions become a generic `internal` error so no stack or driver message leaks. */
+export function toErrorBody(error: unknown): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
+  if (error instanceof AppError) {
+    const { issues, retryAfterSeconds } = error.extra;
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, ...(issues ? { issues } : {}) } },
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    };
+  }
+  return { status: 500, body: { error: { code: "internal", message: "Something went wrong; it has been logged." } } };
+}

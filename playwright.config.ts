@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+export const E2E_PORT = 3100;
+export const E2E_DATA_DIR = ".data/e2e";
+
+// Browsers cannot be downloaded here: use the system's Chromium (Debian package `chromium`).
+const chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => existsSync(p));
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 30_000,
+  reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  use: {
+    baseURL: `http://localhost:${E2E_PORT}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      ...(chromium ? { executablePath: chromium } : {}),
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: "npx tsx scripts/e2e-server.ts",
+    url: `http://localhost:${E2E_PORT}/sign-in`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    env: { PORT: String(E2E_PORT), DATA_DIR: E2E_DATA_DIR, EMBEDDED_PG_PORT: "54400", DEMO: "1" },
+    stdout: "pipe",
+  },
+});

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createPrismaClient } from "../lib/db/client";
+import { migrate } from "../lib/db/migrate";
+import { EnvError, parseEnv } from "../lib/env";
+import { seedDemoUsers } from "../lib/services/seed-demo-users";
+import { buildIsStale } from "./build-freshness";
+import { openLocalDatabase } from "./local-database";
+
+const dev = process.argv.includes("--dev");
+const nextBin = path.resolve("node_modules/next/dist/bin/next");
+const log = (message: string) => console.log(`[start] ${message}`);
+
+function loadConfig() {
+  try {
+    return parseEnv(process.env);
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(`[start] ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Demo mode keeps one generated secret under DATA_DIR so sessions survive restarts. */
+async function demoSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "auth-secret");
+  const existing = await readFile(file, "utf8").catch(() => "");
+  if (existing.trim().length >= 32) return existing.trim();
+  const secret = randomBytes(32).toString("base64url");
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
+  // Its own process group, so stopping it also stops the next-server processes it forks.
+  return spawn(process.execPath, [command, ...args], { stdio: "inherit", env: childEnv, detached: true });
+}
+
+function waitForExit(child: ChildProcess): Promise<number> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
+}
+
+const config = loadConfig();
+const secret = config.AUTH_SECRET ?? (await demoSecret(config.DATA_DIR));
+const database = await openLocalDatabase();
+let children: ChildProcess[] = [];
+let stopping = false;
+
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const child of children) {
+      if (child.exitCode === null && child.pid) {
+        try {
+          process.kill(-child.pid, "SIGTERM");
+        } catch {}
+      }
+    }
+    const killer = setTimeout(() => {
+      for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
+    }, 10_000);
+    await Promise.all(children.map(waitForExit));
+    clearTimeout(killer);
+    await database.embedded?.stop();
+    if (database.embedded) log("Embedded PostgreSQL stopped.");
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+
+try {
+  const report = await migrate(database.url);
+  for (const name of report.applied) log(`Applied migration ${name}`);
+  if (config.demo) {
+    const prisma = createPrismaClient(database.url, 1);
+    if (await seedDemoUsers(prisma)) log("Demo users created (see README for the password).");
+    await prisma.$disconnect();
+  }
+} catch (error) {
+  console.error(`[start] ${error instanceof Error ? error.message : String(error)}`);
+  await stop(1);
+}
+
+const childEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATABASE_URL: database.url,
+  AUTH_SECRET: secret,
+  DEMO: config.demo ? "1" : "0",
+  NEXTAUTH_URL: config.authUrl,
+  PORT: String(config.PORT),
+};
+
+if (!dev && (await buildIsStale())) {
+  log("Building the app (first start or changed sources)…");
+  const build = run(nextBin, ["build"], { ...childEnv, NODE_ENV: "production" });
+  children = [build];
+  const code = await waitForExit(build);
+  if (code !== 0 || stopping) await stop(code || 1);
+}
+
+const server = run(nextBin, [dev ? "dev" : "start", "-p", String(config.PORT)], childEnv);
+children = [server];
+log(`Console: ${config.authUrl}${config.demo ? " (demo mode)" : ""}`);
+void waitForExit(server).then((code) => {
+  if (!stopping) void stop(code);
+});
+if (!existsSync(nextBin)) log("next is not installed: run npm install");
