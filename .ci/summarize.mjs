@@ -21,3 +21,4 @@ for (const file of process.argv.slice(2)) {
   }
 }
 console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;
