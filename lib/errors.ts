@@ -1,3 +1,5 @@
+import { type DomainErrorCode, HTTP_STATUS_BY_CODE, isDomainError } from "./domain/errors";
+
 /** Every failure a caller may see has a stable code; messages are written for people, never raw exceptions. */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -10,10 +12,11 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  too_early: 425,
   internal: 500,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_STATUS | DomainErrorCode;
 
 export type ErrorIssue = { path: string; message: string };
 
@@ -28,11 +31,17 @@ export class AppError extends Error {
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return statusOf(this.code);
   }
 }
 
 export type ErrorBody = { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+
+function statusOf(code: ErrorCode): number {
+  return code in ERROR_STATUS
+    ? ERROR_STATUS[code as keyof typeof ERROR_STATUS]
+    : HTTP_STATUS_BY_CODE[code as DomainErrorCode];
+}
 
 /** Unknown exceptions become a generic `internal` error so no stack or driver message leaks. */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
@@ -43,6 +52,9 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
       body: { error: { code: error.code, message: error.message, ...(issues ? { issues } : {}) } },
       ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     };
+  }
+  if (isDomainError(error)) {
+    return { status: statusOf(error.code), body: { error: { code: error.code, message: error.message } } };
   }
   return { status: 500, body: { error: { code: "internal", message: "Something went wrong; it has been logged." } } };
 }

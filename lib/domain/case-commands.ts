@@ -25,7 +25,8 @@ export type CaseCommand =
   | { type: "move_stage"; stage: Stage; evidence: string }
   | { type: "rescue_lease" }
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
-  | { type: "request_replacement"; evidence: string };
+  | { type: "request_replacement"; evidence: string }
+  | { type: "close_for_replacement"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -45,6 +46,7 @@ export const CASE_COMMAND_TYPES = [
   "rescue_lease",
   "reopen",
   "request_replacement",
+  "close_for_replacement",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -64,6 +66,7 @@ export const AUDIT_KINDS = [
   "lease_rescued",
   "reopened",
   "replacement_requested",
+  "replacement_authorized",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -83,6 +86,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "finish_unresolved":
     case "move_stage":
     case "request_replacement":
+    case "close_for_replacement":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

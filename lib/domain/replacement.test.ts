@@ -43,7 +43,7 @@ describe("canAuthorizeReplacement", () => {
   });
 
   it("refuses requests that are no longer pending", () => {
-    for (const status of ["authorized", "rejected", "expired"] as const) {
+    for (const status of ["authorized", "declined", "expired"] as const) {
       expect(codeOf({ ...valid, status })).toBe("illegal_transition");
     }
   });

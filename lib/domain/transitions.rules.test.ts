@@ -32,6 +32,7 @@ describe("evidence", () => {
       (evidence) => ({ type: "move_stage", stage: "delivery", evidence }),
     ],
     [parked("generation_failed", null), (evidence) => ({ type: "request_replacement", evidence })],
+    [parked("generation_failed", null), (evidence) => ({ type: "close_for_replacement", evidence })],
     [parked("polling"), (text) => ({ type: "add_note", text })],
   ];
   for (const [from, make] of withEvidence) {
@@ -148,6 +149,15 @@ describe("other input checks", () => {
     const decision = decide(parked("polling"), { type: "escalate", evidence: "still unknown after 2h" });
     expect(decision.ok && AUDIT_KINDS.includes(decision.auditKind)).toBe(true);
     expect(decision.ok && decision.auditKind).toBe("escalated");
+  });
+
+  it("closing for a replacement resolves the case and keeps its facts", () => {
+    const closed = decide(
+      { stage: "generation_failed", state: "parked", providerJobId: "job-5" },
+      { type: "close_for_replacement", evidence: "finance authorised a replacement" },
+    );
+    expect(closed.ok && closed.auditKind).toBe("replacement_authorized");
+    expect(closed.ok && closed.next).toEqual({ stage: "generation_failed", state: "resolved", providerJobId: "job-5" });
   });
 
   it("a stage move keeps the provider job ID for the next reviewer", () => {

@@ -126,6 +126,12 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     resolved: all({ stage: "polling", state: "parked", providerJobId: "job-2" }),
   },
   request_replacement: { parked: [RNA, RNA, RNA, S], ready: none, claimed: none, resolved: none },
+  close_for_replacement: {
+    parked: [RNA, RNA, RNA, { stage: "generation_failed", state: "resolved" }],
+    ready: none,
+    claimed: none,
+    resolved: none,
+  },
 };
 
 describe("decide: every state x stage x command", () => {

@@ -182,6 +182,15 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       }
       return to(from, "replacement_requested");
 
+    // Authorising a replacement hands the operation to a new attempt, so this episode of the
+    // case ends; a later registration of the replacement attempt opens a new episode.
+    case "close_for_replacement":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage !== "generation_failed") {
+        return refuse("replacement_not_allowed", "only a proven failure is closed for a replacement", { stage });
+      }
+      return to(from, "replacement_authorized", { state: "resolved" });
+
     default: {
       const unknown: { type?: unknown } = command;
       return refuse("illegal_transition", "unknown command", { command: String(unknown.type) });

@@ -1,0 +1,12 @@
+import type { Db, Prisma } from "./client";
+
+/**
+ * Runs `work` in a transaction: a new one when given the client, the caller's when given a
+ * transaction, so a service composes into a larger unit without nesting.
+ */
+export async function inTransaction<T>(db: Db, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  if ("$transaction" in db && typeof db.$transaction === "function") {
+    return db.$transaction(work, { timeout: 15_000, maxWait: 10_000 });
+  }
+  return work(db);
+}

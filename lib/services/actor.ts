@@ -1,0 +1,35 @@
+import type { Principal } from "@/lib/domain/principal";
+import { can, type Permission } from "@/lib/domain/roles";
+import { AppError } from "@/lib/errors";
+
+export type UserActor = Extract<Principal, { kind: "user" }>;
+export type ProducerActor = Extract<Principal, { kind: "api_key" }>;
+export type WorkerActor = Extract<Principal, { kind: "worker" }>;
+
+/** Every service checks the principal itself, so no caller can skip authorisation. */
+export function requirePermission(actor: Principal, permission: Permission): UserActor {
+  if (actor.kind !== "user") throw new AppError("forbidden", "This needs a signed-in user.");
+  if (!can(actor.roles, permission)) throw new AppError("forbidden", "Your roles do not allow this.");
+  return actor;
+}
+
+export function requireProducer(actor: Principal): ProducerActor {
+  if (actor.kind !== "api_key") throw new AppError("forbidden", "This needs a producer API key.");
+  return actor;
+}
+
+export function requireWorker(actor: Principal): WorkerActor {
+  if (actor.kind !== "worker") throw new AppError("forbidden", "This needs a worker token.");
+  return actor;
+}
+
+export function actorColumns(actor: Principal) {
+  switch (actor.kind) {
+    case "user":
+      return { actorKind: "user" as const, actorId: actor.userId, actorLabel: actor.email };
+    case "api_key":
+      return { actorKind: "api_key" as const, actorId: actor.apiKeyId, actorLabel: `api key ${actor.name}` };
+    case "worker":
+      return { actorKind: "worker" as const, actorId: actor.tokenId, actorLabel: `worker ${actor.workerId}` };
+  }
+}

@@ -1,0 +1,62 @@
+import type { Db } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import type { RecoveryActionKind, Stage } from "@/lib/domain/stages";
+import { actorColumns, requireWorker } from "./actor";
+
+export type ClaimedAction = {
+  actionId: string;
+  caseId: string;
+  kind: RecoveryActionKind;
+  fencingToken: number;
+  leaseUntil: Date;
+  stage: Stage;
+  providerJobId: string | null;
+};
+
+export const DEFAULT_LEASE_SECONDS = 60;
+
+/**
+ * Rule 4 in one statement: lock up to `max` ready actions that no other worker is locking
+ * (SKIP LOCKED), give each a lease and the next fencing token, move their cases to `claimed`, and
+ * write one audit row per claim. Concurrent workers can never receive the same action.
+ */
+export async function claimActions(
+  db: Db,
+  actor: Principal,
+  options: { max: number; leaseSeconds?: number },
+): Promise<ClaimedAction[]> {
+  const worker = requireWorker(actor);
+  const { actorId, actorLabel } = actorColumns(worker);
+  const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const rows = await db.$queryRaw<(Omit<ClaimedAction, "fencingToken"> & { fencingToken: bigint })[]>`
+    WITH picked AS (
+      SELECT a.id FROM recovery_actions a
+      WHERE a.status = 'ready' AND a.ready_at <= now()
+      ORDER BY a.ready_at, a.id
+      LIMIT ${options.max}
+      FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+      UPDATE recovery_actions a
+      SET status = 'claimed', lease_owner = ${worker.workerId},
+          lease_until = now() + make_interval(secs => ${leaseSeconds}::int),
+          fencing_token = a.fencing_token + 1, claim_count = a.claim_count + 1
+      FROM picked WHERE a.id = picked.id
+      RETURNING a.id, a.case_id, a.kind, a.fencing_token, a.lease_until
+    ), moved AS (
+      UPDATE cases c SET state = 'claimed', version = c.version + 1, updated_at = now()
+      FROM claimed WHERE c.id = claimed.case_id AND c.state = 'ready'
+      RETURNING c.id, c.episode, c.stage, c.version, c.provider_job_id
+    ), audited AS (
+      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+      SELECT m.id, m.episode, 'worker', ${actorId}, ${actorLabel}, 'claimed',
+             jsonb_build_object('state', 'ready', 'stage', m.stage, 'version', m.version - 1),
+             jsonb_build_object('state', 'claimed', 'stage', m.stage, 'version', m.version),
+             jsonb_build_object('actionId', c.id, 'fencingToken', c.fencing_token, 'workerId', ${worker.workerId}::text)
+      FROM moved m JOIN claimed c ON c.case_id = m.id
+    )
+    SELECT c.id AS "actionId", c.case_id AS "caseId", c.kind::text AS kind, c.fencing_token AS "fencingToken",
+           c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId"
+    FROM claimed c JOIN moved m ON m.id = c.case_id
+    ORDER BY c.lease_until, c.id`;
+  return rows.map((row) => ({ ...row, fencingToken: Number(row.fencingToken) }));
+}

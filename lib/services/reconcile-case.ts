@@ -1,0 +1,50 @@
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import type { ReconcileInput } from "@/lib/validation/review";
+import { requirePermission } from "./actor";
+import { recordDecision } from "./record-decision";
+import { loadCase, transitionCase } from "./transition-case";
+
+/** How long after the submit deadline a "no job exists" verdict must wait (DESIGN section 7). */
+export const DEFAULT_NO_JOB_SETTLING_SECONDS = 15 * 60;
+
+/**
+ * An uncertain submission leaves only through evidence: a discovered job ID (-> polling) or proof
+ * that no job exists (-> generation_failed), the latter only once the provider has had time to
+ * show a late job.
+ */
+export async function reconcileCase(
+  db: Db,
+  actor: Principal,
+  caseId: string,
+  input: ReconcileInput,
+  options: { now?: Date; settlingSeconds?: number } = {},
+) {
+  const user = requirePermission(actor, "case:reconcile");
+  return inTransaction(db, async (tx) => {
+    const row = await loadCase(tx, caseId);
+    if (input.verdict === "no_job") {
+      const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
+      const earliest = deadline.getTime() + (options.settlingSeconds ?? DEFAULT_NO_JOB_SETTLING_SECONDS) * 1000;
+      const now = options.now ?? new Date();
+      if (now.getTime() < earliest) {
+        throw new AppError(
+          "too_early",
+          `A late job may still appear; "no job exists" can be recorded from ${new Date(earliest).toISOString()}.`,
+        );
+      }
+    }
+    const command =
+      input.verdict === "attach"
+        ? ({ type: "reconcile_attach", providerJobId: input.providerJobId, evidence: input.evidence } as const)
+        : ({ type: "reconcile_no_job", evidence: input.evidence } as const);
+    const result = await transitionCase(tx, { row, actor: user, command, evidence: { text: input.evidence } });
+    await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
+    if (input.verdict === "attach") {
+      await tx.attempt.update({ where: { id: row.attemptRef }, data: { providerJobId: input.providerJobId } });
+    }
+    return { caseId, stage: result.after.stage, state: result.after.state };
+  });
+}

@@ -1,0 +1,57 @@
+import type { Prisma } from "@/lib/db/client";
+import { planReserve } from "@/lib/domain/holds";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { actorColumns } from "./actor";
+import { recordAudit } from "./record-audit";
+
+/**
+ * Reserves an attempt's possible cost, once per attempt. Returns the micro-units newly held (0 when
+ * the attempt already had its hold, e.g. an authorised replacement now being parked).
+ */
+export async function reserveHold(
+  tx: Prisma.TransactionClient,
+  actor: Principal & { kind: "api_key" },
+  input: {
+    caseId: string;
+    episode: number;
+    attemptRef: string;
+    hold: { holdId: string; amountMicros: number; currency: string };
+  },
+): Promise<number> {
+  const existing = await tx.hold.findUnique({ where: { attemptRef: input.attemptRef } });
+  if (existing) {
+    if (existing.holdId !== input.hold.holdId) {
+      throw new AppError("conflicting_registration", "This attempt already has a different hold.");
+    }
+    return 0;
+  }
+  const plan = planReserve(input.hold.amountMicros);
+  if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
+  const hold = await tx.hold.create({
+    data: {
+      holdId: input.hold.holdId,
+      producer: actor.name,
+      caseId: input.caseId,
+      attemptRef: input.attemptRef,
+      amountMicros: BigInt(plan.value.amountMicros),
+      currency: input.hold.currency,
+    },
+  });
+  await tx.ledgerEntry.create({
+    data: {
+      holdRef: hold.id,
+      kind: "reserve",
+      amountMicros: hold.amountMicros,
+      actorLabel: actorColumns(actor).actorLabel,
+    },
+  });
+  await recordAudit(tx, {
+    actor,
+    kind: "hold_reserved",
+    caseId: input.caseId,
+    episode: input.episode,
+    after: { holdId: hold.holdId, amountMicros: plan.value.amountMicros, currency: hold.currency },
+  });
+  return plan.value.amountMicros;
+}

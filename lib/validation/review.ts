@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { RECOVERY_ACTION_KINDS } from "@/lib/domain/stages";
+import { evidenceText, id, micros } from "./common";
+
+export const reconcileSchema = z.discriminatedUnion("verdict", [
+  z.strictObject({ verdict: z.literal("attach"), providerJobId: id(300), evidence: evidenceText }),
+  z.strictObject({ verdict: z.literal("no_job"), evidence: evidenceText }),
+]);
+export type ReconcileInput = z.infer<typeof reconcileSchema>;
+
+// `action` is any string so that "submit_again" is refused by the domain with its reason.
+export const approveSchema = z.strictObject({ action: z.string().trim().min(1).max(50), evidence: evidenceText });
+export type ApproveInput = z.infer<typeof approveSchema>;
+export const KNOWN_ACTIONS = RECOVERY_ACTION_KINDS;
+
+export const reviewSchema = z.strictObject({ verdict: z.enum(["reject", "escalate"]), evidence: evidenceText });
+export const evidenceOnlySchema = z.strictObject({ evidence: evidenceText });
+export const noteSchema = z.strictObject({ text: evidenceText });
+export const assignSchema = z.strictObject({ assigneeId: z.uuid().nullable() });
+
+export const settleSchema = z.strictObject({ chargeMicros: micros, note: evidenceText, evidence: evidenceText });
+export const releaseSchema = z.strictObject({ note: evidenceText, evidence: evidenceText });
+export const replacementRequestSchema = z.strictObject({ evidence: evidenceText, amountMicros: micros.optional() });
+export const replacementDecisionSchema = z.strictObject({ evidence: evidenceText });

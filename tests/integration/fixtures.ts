@@ -1,0 +1,43 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { PrismaClient } from "../../lib/db/client";
+import type { Principal } from "../../lib/domain/principal";
+import type { Role } from "../../lib/domain/roles";
+import type { Stage } from "../../lib/domain/stages";
+import type { UserActor } from "../../lib/services/actor";
+import type { ParkCaseInput } from "../../lib/validation/park-case";
+
+let counter = 0;
+const next = () => `${Date.now().toString(36)}-${++counter}`;
+
+export async function makeUser(db: PrismaClient, roles: Role[]): Promise<UserActor> {
+  const email = `${roles.join("-") || "none"}-${next()}@example.com`;
+  const user = await db.user.create({ data: { email, name: email, roles } });
+  return { kind: "user", userId: user.id, email, name: user.name, roles };
+}
+
+export function producer(name = "shop-app"): Extract<Principal, { kind: "api_key" }> {
+  return { kind: "api_key", apiKeyId: randomUUID(), name };
+}
+
+export function worker(workerId = `w-${next()}`): Extract<Principal, { kind: "worker" }> {
+  return { kind: "worker", tokenId: randomUUID(), name: "test-worker", workerId };
+}
+
+export const fingerprint = (seed: string) => `sha256:${createHash("sha256").update(seed).digest("hex")}`;
+
+export function parkInput(stage: Stage, overrides: Partial<ParkCaseInput> = {}): ParkCaseInput {
+  const operationId = overrides.operationId ?? `order-${next()}`;
+  return {
+    operationId,
+    attemptId: `${operationId}-a1`,
+    stage,
+    provider: "replicate",
+    model: "omni-flash-720p",
+    ...(stage === "polling" || stage === "delivery" ? { providerJobId: `job-${operationId}` } : {}),
+    requestFingerprint: fingerprint(operationId),
+    evidence: { summary: "create timed out after 30 s", observedAt: "2026-11-29T10:00:00Z", source: "shop-app" },
+    submittedAt: "2026-11-29T09:59:30Z",
+    hold: { holdId: `hold-${operationId}`, amountMicros: 100_000, currency: "USD" },
+    ...overrides,
+  };
+}
