@@ -20,6 +20,7 @@ const schema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ACCOUNT: integer(5),
   LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
   LOGIN_WINDOW_SECONDS: integer(15 * 60),
+  API_RATE_LIMIT_PER_MINUTE: integer(1200),
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

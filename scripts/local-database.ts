@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { migrate } from "../lib/db/migrate";
 import { env } from "../lib/env";
 
 const APP_DATABASE = "video_recovery";
@@ -48,10 +49,14 @@ export async function openLocalDatabase(): Promise<{ url: string; embedded?: Emb
   return { url: withDatabase(embedded.url, APP_DATABASE), embedded };
 }
 
-/** For one-shot commands: open, run, and always stop what was started. */
-export async function withLocalDatabase(run: (url: string) => Promise<void>): Promise<void> {
+/** For one-shot commands: open, bring the schema up to date, run, and always stop what was started. */
+export async function withLocalDatabase(
+  run: (url: string) => Promise<void>,
+  options = { migrate: true },
+): Promise<void> {
   const { url, embedded } = await openLocalDatabase();
   try {
+    if (options.migrate) await migrate(url);
     await run(url);
   } finally {
     await embedded?.stop();

@@ -133,8 +133,6 @@ async function parkOnce(tx: Prisma.TransactionClient, actor: Principal & { kind:
       currency: input.hold.currency,
     },
   });
-  const held = await reserveHold(tx, actor, { caseId: row.id, episode: 1, attemptRef: attempt.id, hold: input.hold });
-  await tx.case.update({ where: { id: row.id }, data: { heldMicros: held } });
   await recordAudit(tx, {
     actor,
     kind: "parked",
@@ -143,6 +141,8 @@ async function parkOnce(tx: Prisma.TransactionClient, actor: Principal & { kind:
     after: { stage: row.stage, state: row.state, providerJobId: row.providerJobId, version: row.version },
     evidence,
   });
+  const held = await reserveHold(tx, actor, { caseId: row.id, episode: 1, attemptRef: attempt.id, hold: input.hold });
+  await tx.case.update({ where: { id: row.id }, data: { heldMicros: held } });
   return { caseId: row.id, created: true, stage: row.stage, state: row.state };
 }
 

@@ -1,0 +1,85 @@
+import { NextResponse } from "next/server";
+import type { z } from "zod";
+import { db } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import { env } from "@/lib/env";
+import { AppError, toErrorBody } from "@/lib/errors";
+import { consumeRateLimit } from "@/lib/services/consume-rate-limit";
+import { type Audience, authenticateRequest } from "./authenticate-request";
+import { readJsonBody, zodIssues } from "./read-json-body";
+
+type Handler<B, P, Q> = (input: { actor: Principal; body: B; params: P; query: Q }) => Promise<unknown>;
+
+/**
+ * Every JSON route goes through here: authenticate, rate-limit per principal, parse params and
+ * body with zod, call one service, and map any failure to `{ error: { code, message, issues? } }`.
+ * Unknown exceptions are logged on the server and answered with a generic 500.
+ */
+export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined>(options: {
+  audience: Audience;
+  body?: z.ZodType<B>;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  status?: number | ((result: unknown) => number);
+  handler: Handler<B, P, Q>;
+}) {
+  return async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
+    try {
+      const actor = await authenticateRequest(req, options.audience);
+      await enforceRateLimit(actor);
+      const params = await parseParams(options.params, await context.params);
+      const query = parseQuery(options.query, new URL(req.url).searchParams);
+      const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
+      const result = await options.handler({ actor, body, params, query });
+      const status = typeof options.status === "function" ? options.status(result) : (options.status ?? 200);
+      return NextResponse.json(result, { status });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+export function errorResponse(error: unknown): Response {
+  const { status, body, retryAfterSeconds } = toErrorBody(error);
+  if (status >= 500) console.error(JSON.stringify({ level: "error", msg: "request failed", error: String(error) }));
+  return NextResponse.json(body, {
+    status,
+    headers: retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {},
+  });
+}
+
+async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): Promise<P> {
+  if (!schema) return {} as P;
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) throw new AppError("not_found", "No such resource.", { issues: zodIssues(parsed.error) });
+  return parsed.data;
+}
+
+function parseQuery<Q>(schema: z.ZodType<Q> | undefined, search: URLSearchParams): Q {
+  if (!schema) return undefined as Q;
+  const parsed = schema.safeParse(Object.fromEntries(search));
+  if (!parsed.success) {
+    throw new AppError("invalid_request", "The query does not match the schema.", { issues: zodIssues(parsed.error) });
+  }
+  return parsed.data;
+}
+
+function principalKey(actor: Principal): string {
+  switch (actor.kind) {
+    case "user":
+      return `api:user:${actor.userId}`;
+    case "api_key":
+      return `api:key:${actor.apiKeyId}`;
+    case "worker":
+      return `api:worker:${actor.tokenId}`;
+  }
+}
+
+async function enforceRateLimit(actor: Principal): Promise<void> {
+  const limit = await consumeRateLimit(db(), principalKey(actor), env().API_RATE_LIMIT_PER_MINUTE, 60);
+  if (!limit.allowed) {
+    throw new AppError("rate_limited", "Too many requests for this key; slow down.", {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import { currentUser } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { authenticateToken } from "@/lib/services/authenticate-token";
+
+export type Audience = "producer" | "user" | "worker";
+
+const EXPECTED_KIND = { producer: "api_key", user: "user", worker: "worker" } as const;
+
+/**
+ * Bearer tokens for programs; for people, the console's session cookie, accepted on a mutating
+ * request only from the console's own origin (a cross-site form cannot act as the user).
+ */
+export async function authenticateRequest(req: Request, audience: Audience): Promise<Principal> {
+  const header = req.headers.get("authorization");
+  if (header) {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const principal = match?.[1] ? await authenticateToken(db(), match[1]) : null;
+    if (!principal) throw new AppError("unauthenticated", "The token is missing, malformed, revoked or expired.");
+    if (principal.kind !== EXPECTED_KIND[audience]) {
+      throw new AppError("forbidden", "This token cannot be used on this route.");
+    }
+    return principal;
+  }
+  if (audience === "user") {
+    const user = await currentUser();
+    if (user) {
+      if (req.method !== "GET" && !sameOrigin(req)) throw new AppError("forbidden", "Cross-origin request refused.");
+      return user;
+    }
+  }
+  throw new AppError("unauthenticated", "Authenticate with a bearer token or sign in.");
+}
+
+function sameOrigin(req: Request): boolean {
+  const origin = req.headers.get("origin");
+  if (!origin) return req.headers.get("sec-fetch-site") !== "cross-site";
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}

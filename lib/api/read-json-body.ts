@@ -1,0 +1,57 @@
+import type { z } from "zod";
+import { AppError, type ErrorIssue } from "@/lib/errors";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export function zodIssues(error: z.ZodError): ErrorIssue[] {
+  return error.issues.slice(0, 50).map((issue) => ({
+    path: issue.path.map(String).join(".") || "(body)",
+    message: issue.message,
+  }));
+}
+
+/** JSON only, 64 KB at most (checked while reading, not only from Content-Length), then the schema. */
+export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new AppError("unsupported_media_type", "Send the body as application/json.");
+  }
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large", "The body is larger than 64 KB.");
+  const text = await readLimited(req, MAX_BODY_BYTES);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_request", "The body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError("invalid_request", "The request does not match the schema.", {
+      issues: zodIssues(parsed.error),
+    });
+  }
+  return parsed.data;
+}
+
+async function readLimited(req: Request, limit: number): Promise<string> {
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new AppError("payload_too_large", "The body is larger than 64 KB.");
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError("invalid_request", "The body is not valid UTF-8.");
+  }
+}
