@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { ConsoleNav } from "@/components/console/console-nav";
 import { DemoBanner } from "@/components/console/demo-banner";
+import { QueryProvider } from "@/components/providers/query-provider";
 import { requirePageUser } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 
@@ -13,7 +14,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     <>
       {env().demo && <DemoBanner />}
       <ConsoleNav user={user} />
-      <main className="mx-auto max-w-7xl px-4 py-6">{children}</main>
+      <main className="mx-auto max-w-7xl px-4 py-6">
+        <QueryProvider>{children}</QueryProvider>
+      </main>
     </>
   );
 }

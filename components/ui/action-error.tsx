@@ -1,0 +1,24 @@
+import type { ActionResult } from "@/lib/actions/safe-action";
+
+const LOST_RACE = new Set(["lost_race", "illegal_transition", "conflict", "hold_already_resolved"]);
+
+/** Explains a refused action in words; a lost race says so rather than looking like a crash. */
+export function ActionError({ result }: { result: ActionResult<unknown> | null }) {
+  if (!result || result.ok) return null;
+  const { code, message, issues } = result.error;
+  return (
+    <div role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
+      {LOST_RACE.has(code) ? <p className="font-medium">Someone else acted on this first.</p> : null}
+      <p>{message}</p>
+      {issues?.length ? (
+        <ul className="mt-1 list-disc pl-5">
+          {issues.map((issue) => (
+            <li key={`${issue.path}:${issue.message}`}>
+              {issue.path}: {issue.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

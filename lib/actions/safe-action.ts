@@ -1,0 +1,38 @@
+import { revalidatePath } from "next/cache";
+import type { z } from "zod";
+import { zodIssues } from "@/lib/api/read-json-body";
+import { currentUser, type UserPrincipal } from "@/lib/auth/session";
+import type { ErrorBody } from "@/lib/errors";
+import { AppError, toErrorBody } from "@/lib/errors";
+
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody["error"] };
+
+/**
+ * The one shape of every server action: parse with zod, authenticate from the session (never from
+ * the payload), run one service (which authorises and owns its transaction), revalidate, and return
+ * a typed result. Failures come back as data, so the UI can explain them instead of crashing.
+ */
+export function safeAction<S extends z.ZodType, T>(
+  schema: S,
+  run: (input: z.infer<S>, actor: UserPrincipal) => Promise<T>,
+  options: { revalidate?: (input: z.infer<S>, data: T) => string[] } = {},
+) {
+  return async (raw: unknown): Promise<ActionResult<T>> => {
+    try {
+      const actor = await currentUser();
+      if (!actor) throw new AppError("unauthenticated", "Your session has ended; sign in again.");
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        throw new AppError("invalid_request", "Check the highlighted fields.", { issues: zodIssues(parsed.error) });
+      }
+      const data = await run(parsed.data, actor);
+      for (const path of options.revalidate?.(parsed.data, data) ?? []) revalidatePath(path);
+      return { ok: true, data };
+    } catch (error) {
+      const { status, body } = toErrorBody(error);
+      if (status >= 500)
+        console.error(JSON.stringify({ level: "error", msg: "server action failed", error: String(error) }));
+      return { ok: false, error: body.error };
+    }
+  };
+}
