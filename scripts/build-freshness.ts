@@ -14,7 +14,7 @@ async function newestMtime(target: string): Promise<number> {
 
 /** A production build is reused until a source file is newer than it. */
 export async function buildIsStale(): Promise<boolean> {
-  const built = await stat(".next/BUILD_ID").catch(() => null);
+  const built = await stat(path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID")).catch(() => null);
   if (!built) return true;
   const times = await Promise.all(SOURCES.map(newestMtime));
   return Math.max(...times) > built.mtimeMs;

@@ -7,6 +7,7 @@ import { createPrismaClient } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { EnvError, parseEnv } from "../lib/env";
 import { seedDemoUsers } from "../lib/services/seed-demo-users";
+import { seedDemoCases } from "../prisma/seed/demo-cases";
 import { buildIsStale } from "./build-freshness";
 import { openLocalDatabase } from "./local-database";
 
@@ -82,6 +83,7 @@ try {
   if (config.demo) {
     const prisma = createPrismaClient(database.url, 1);
     if (await seedDemoUsers(prisma)) log("Demo users created (see README for the password).");
+    if (await seedDemoCases(prisma)) log("Demo cases parked.");
     await prisma.$disconnect();
   }
 } catch (error) {

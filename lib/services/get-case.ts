@@ -5,6 +5,8 @@ import { requirePermission } from "./actor";
 
 const TIMELINE_LIMIT = 500;
 
+export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
+
 /** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
 export async function getCase(db: Db, actor: Principal, caseId: string) {
   requirePermission(actor, "case:read");

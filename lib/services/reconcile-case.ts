@@ -40,7 +40,12 @@ export async function reconcileCase(
       input.verdict === "attach"
         ? ({ type: "reconcile_attach", providerJobId: input.providerJobId, evidence: input.evidence } as const)
         : ({ type: "reconcile_no_job", evidence: input.evidence } as const);
-    const result = await transitionCase(tx, { row, actor: user, command, evidence: { text: input.evidence } });
+    const result = await transitionCase(tx, {
+      row,
+      actor: user,
+      command,
+      evidence: { text: input.evidence, ...(input.verdict === "attach" ? { providerJobId: input.providerJobId } : {}) },
+    });
     await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
     if (input.verdict === "attach") {
       await tx.attempt.update({ where: { id: row.attemptRef }, data: { providerJobId: input.providerJobId } });

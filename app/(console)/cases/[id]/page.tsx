@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { CaseLive } from "@/components/case/case-live";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { can } from "@/lib/domain/roles";
+import { AppError } from "@/lib/errors";
+import { getCase } from "@/lib/services/get-case";
+import { listAssignableUsers } from "@/lib/services/list-assignable-users";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Case" };
+
+export default async function CasePage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requirePageUser("case:read");
+  const { id } = await params;
+  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
+  const detail = await getCase(db(), user, id).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === "not_found") notFound();
+    throw error;
+  });
+  const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
+  return <CaseLive initial={detail} user={{ id: user.userId, roles: user.roles }} reviewers={reviewers} />;
+}

@@ -1,0 +1,165 @@
+"use client";
+
+import {
+  acceptFailureAction,
+  addNoteAction,
+  approveAction,
+  assignAction,
+  reconcileAction,
+  requestReplacementAction,
+  reviewAction,
+} from "@/lib/actions/case-actions";
+import { availableCaseActions } from "@/lib/domain/available-actions";
+import { formatMicros } from "@/lib/domain/money";
+import type { Role } from "@/lib/domain/roles";
+import { permittedRecoveryAction } from "@/lib/domain/stages";
+import type { CaseDetail } from "@/lib/services/get-case";
+import { EvidenceForm } from "./evidence-form";
+
+type Person = { id: string; name: string; email: string };
+
+export function CaseActions({
+  detail,
+  user,
+  reviewers,
+  onChanged,
+}: {
+  detail: CaseDetail;
+  user: { id: string; roles: Role[] };
+  reviewers: Person[];
+  onChanged: () => void;
+}) {
+  const available = availableCaseActions(detail, user.roles);
+  const caseId = detail.id;
+  const workerBusy = detail.liveAction?.status === "claimed";
+  const recovery = permittedRecoveryAction(detail.stage);
+  const originalHold = detail.lineage.find((a) => a.attemptId === detail.attemptId)?.hold;
+  const common = { onDone: onChanged };
+  return (
+    <section aria-labelledby="actions-heading" className="space-y-3">
+      <h2 id="actions-heading" className="font-semibold">
+        Decisions
+      </h2>
+      {workerBusy && (
+        <p role="status" className="rounded border border-sky-300 bg-sky-50 p-2 text-sm">
+          A worker is executing <code>{detail.liveAction?.kind}</code> now (lease until {detail.liveAction?.leaseUntil}
+          ). Decisions are paused until it finishes.
+        </p>
+      )}
+      {available.has("reconcile_attach") && (
+        <EvidenceForm
+          title="Attach the discovered provider job"
+          submitLabel="Attach job"
+          {...common}
+          onSubmit={(evidence, form) =>
+            reconcileAction({
+              caseId,
+              input: { verdict: "attach", providerJobId: String(form.get("providerJobId") ?? ""), evidence },
+            })
+          }
+        >
+          <label className="mt-2 block text-sm font-medium">
+            Provider job ID
+            <input
+              name="providerJobId"
+              required
+              className="mt-1 w-full rounded border border-slate-400 px-2 py-1 font-mono text-sm"
+            />
+          </label>
+        </EvidenceForm>
+      )}
+      {available.has("reconcile_no_job") && (
+        <EvidenceForm
+          title="Confirm that no job exists"
+          submitLabel="Confirm no job"
+          variant="secondary"
+          {...common}
+          onSubmit={(evidence) => reconcileAction({ caseId, input: { verdict: "no_job", evidence } })}
+        />
+      )}
+      {available.has("approve") && recovery && (
+        <EvidenceForm
+          title={`Approve ${recovery}`}
+          submitLabel={`Approve ${recovery}`}
+          disabled={workerBusy}
+          {...common}
+          onSubmit={(evidence) => approveAction({ caseId, input: { action: recovery, evidence } })}
+        />
+      )}
+      {available.has("accept_failure") && (
+        <EvidenceForm
+          title="Accept the failure"
+          submitLabel="Accept failure"
+          variant="secondary"
+          {...common}
+          onSubmit={(evidence) => acceptFailureAction({ caseId, input: { evidence } })}
+        />
+      )}
+      {available.has("request_replacement") && (
+        <EvidenceForm
+          title="Request a replacement generation"
+          submitLabel="Request replacement"
+          variant="danger"
+          {...common}
+          onSubmit={(evidence) => requestReplacementAction({ caseId, input: { evidence } })}
+        >
+          <p className="mt-1 text-sm">
+            A replacement is a new paid generation. Duplicate cost it risks:{" "}
+            <strong>{originalHold ? formatMicros(originalHold.amountMicros, originalHold.currency) : "unknown"}</strong>
+            . A finance colleague (not you) must authorise it.
+          </p>
+        </EvidenceForm>
+      )}
+      {available.has("review") && (
+        <EvidenceForm
+          title="Escalate"
+          submitLabel="Escalate"
+          variant="secondary"
+          {...common}
+          onSubmit={(evidence) => reviewAction({ caseId, input: { verdict: "escalate", evidence } })}
+        />
+      )}
+      {available.has("assign") && (
+        <EvidenceForm
+          title="Assign"
+          submitLabel="Assign"
+          evidenceLabel="Reason (kept in the timeline)"
+          variant="secondary"
+          {...common}
+          onSubmit={async (reason, form) => {
+            const assignee = String(form.get("assigneeId") ?? "");
+            const result = await assignAction({ caseId, input: { assigneeId: assignee === "" ? null : assignee } });
+            if (result.ok && reason.trim()) await addNoteAction({ caseId, input: { text: `Assigned: ${reason}` } });
+            return result;
+          }}
+        >
+          <label className="mt-2 block text-sm font-medium">
+            Assignee
+            <select
+              name="assigneeId"
+              defaultValue={detail.assignee?.id ?? ""}
+              className="mt-1 w-full rounded border border-slate-400 px-2 py-1 text-sm"
+            >
+              <option value="">nobody</option>
+              {reviewers.map((person) => (
+                <option key={person.id} value={person.id}>
+                  {person.id === user.id ? `me (${person.name})` : `${person.name} (${person.email})`}
+                </option>
+              ))}
+            </select>
+          </label>
+        </EvidenceForm>
+      )}
+      {available.has("add_note") && (
+        <EvidenceForm
+          title="Add a note"
+          submitLabel="Add note"
+          evidenceLabel="Note"
+          variant="secondary"
+          {...common}
+          onSubmit={(text) => addNoteAction({ caseId, input: { text } })}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import type { Role } from "@/lib/domain/roles";
+import type { CaseDetail } from "@/lib/services/get-case";
+import { CaseActions } from "./case-actions";
+import { CaseHeader, LineageSection, RequestSection, TimelineSection } from "./case-sections";
+
+async function fetchCase(id: string): Promise<CaseDetail> {
+  const response = await fetch(`/api/v1/cases/${id}`, { headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`The case could not be refreshed (HTTP ${response.status}).`);
+  return response.json();
+}
+
+/**
+ * The case refreshes while someone watches (every 3 s, paused in a hidden tab), so a worker's
+ * claim, progress and finish appear live and conflicting decisions are disabled meanwhile.
+ */
+export function CaseLive({
+  initial,
+  user,
+  reviewers,
+}: {
+  initial: CaseDetail;
+  user: { id: string; roles: Role[] };
+  reviewers: { id: string; name: string; email: string }[];
+}) {
+  const client = useQueryClient();
+  const router = useRouter();
+  const query = useQuery({
+    queryKey: ["case", initial.id],
+    queryFn: () => fetchCase(initial.id),
+    initialData: initial,
+    refetchInterval: 3_000,
+  });
+  const detail = query.data;
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ["case", initial.id] });
+    router.refresh();
+  };
+  return (
+    <div className="space-y-4">
+      {query.isError && (
+        <p role="alert" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm">
+          {(query.error as Error).message} Showing the last known state.
+        </p>
+      )}
+      <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} />
+      <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
+        <div className="space-y-4">
+          <RequestSection detail={detail} />
+          <LineageSection detail={detail} />
+          <TimelineSection detail={detail} />
+        </div>
+        <CaseActions detail={detail} user={user} reviewers={reviewers} onChanged={refresh} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
+import { formatAge } from "@/components/ui/format-age";
+import { formatMicros } from "@/lib/domain/money";
+import type { CaseDetail } from "@/lib/services/get-case";
+
+/** Evidence and payloads are shown as text (React escapes it): stored HTML never becomes markup. */
+export function JsonText({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <span className="text-slate-600">none</span>;
+  if (typeof value === "object" && !Array.isArray(value) && "text" in value && typeof value.text === "string") {
+    const { text, ...rest } = value as Record<string, unknown>;
+    const extra = Object.entries(rest).filter(([, v]) => v !== null && v !== undefined);
+    return (
+      <div>
+        <p className="whitespace-pre-wrap">{String(text)}</p>
+        {extra.length > 0 && (
+          <p className="text-xs text-slate-700">
+            {extra.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ")}
+          </p>
+        )}
+      </div>
+    );
+  }
+  return <pre className="whitespace-pre-wrap break-all font-mono text-xs">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number }) {
+  const age = Math.max(0, Math.floor((now - Date.parse(detail.openedAt)) / 1000));
+  return (
+    <header className="rounded border border-slate-300 bg-white p-4">
+      <h1 className="text-xl font-semibold">
+        Operation <span className="font-mono">{detail.operationId}</span>
+      </h1>
+      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm md:grid-cols-4">
+        <dt className="text-slate-700">Attempt</dt>
+        <dd className="font-mono">{detail.attemptId}</dd>
+        <dt className="text-slate-700">Stage</dt>
+        <dd>
+          <Badge tone={STAGE_TONE[detail.stage]}>{detail.stage}</Badge>
+        </dd>
+        <dt className="text-slate-700">State</dt>
+        <dd>
+          <Badge tone={STATE_TONE[detail.state]}>{detail.state}</Badge>
+          {detail.outcome ? <span className="ml-2 text-slate-700">({detail.outcome})</span> : null}
+        </dd>
+        <dt className="text-slate-700">Age</dt>
+        <dd>{formatAge(age)}</dd>
+        <dt className="text-slate-700">Assignee</dt>
+        <dd>{detail.assignee ? detail.assignee.name : "nobody"}</dd>
+        <dt className="text-slate-700">Money on hold</dt>
+        <dd className="font-medium">{formatMicros(detail.heldMicros, detail.currency)}</dd>
+        <dt className="text-slate-700">Provider / model</dt>
+        <dd>
+          {detail.provider} / {detail.model}
+        </dd>
+        <dt className="text-slate-700">Provider job</dt>
+        <dd className="font-mono">{detail.providerJobId ?? "unknown"}</dd>
+        <dt className="text-slate-700">Episode</dt>
+        <dd>{detail.episode}</dd>
+      </dl>
+    </header>
+  );
+}
+
+export function RequestSection({ detail }: { detail: CaseDetail }) {
+  return (
+    <section aria-labelledby="request-heading" className="rounded border border-slate-300 bg-white p-4">
+      <h2 id="request-heading" className="font-semibold">
+        Request and evidence
+      </h2>
+      <p className="mt-1 text-sm">
+        Fingerprint <code className="break-all">{detail.requestFingerprint}</code>
+      </p>
+      <h3 className="mt-2 text-sm font-medium">Sanitised request summary</h3>
+      <JsonText value={detail.requestSummary} />
+      <h3 className="mt-2 text-sm font-medium">Latest evidence from the producer</h3>
+      <JsonText value={detail.evidence} />
+      <p className="mt-2 text-sm text-slate-700">
+        Status checks so far: {detail.counters.pollAttempts}; delivery attempts: {detail.counters.deliveryAttempts}
+        {detail.submittedAt ? `; submitted ${detail.submittedAt}` : ""}
+      </p>
+    </section>
+  );
+}
+
+export function LineageSection({ detail }: { detail: CaseDetail }) {
+  return (
+    <section aria-labelledby="lineage-heading" className="rounded border border-slate-300 bg-white p-4">
+      <h2 id="lineage-heading" className="font-semibold">
+        Holds, ledger and lineage
+      </h2>
+      <table className="mt-2 w-full text-left text-sm">
+        <thead>
+          <tr className="border-b border-slate-300">
+            <th scope="col" className="py-1">
+              Attempt
+            </th>
+            <th scope="col" className="py-1">
+              Kind
+            </th>
+            <th scope="col" className="py-1">
+              Hold
+            </th>
+            <th scope="col" className="py-1 text-right">
+              Amount
+            </th>
+            <th scope="col" className="py-1">
+              Ledger
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {detail.lineage.map((attempt) => (
+            <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
+              <td className="py-1 font-mono">{attempt.attemptId}</td>
+              <td className="py-1">
+                {attempt.kind}
+                {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
+              </td>
+              <td className="py-1">{attempt.hold ? `${attempt.hold.holdId} (${attempt.hold.status})` : "none"}</td>
+              <td className="py-1 text-right tabular-nums">
+                {attempt.hold ? formatMicros(attempt.hold.amountMicros, attempt.hold.currency) : "—"}
+              </td>
+              <td className="py-1">
+                <ul>
+                  {attempt.hold?.entries.map((entry) => (
+                    <li key={`${entry.kind}-${entry.at}`}>
+                      {entry.kind} {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
+                      {entry.flagged ? " ⚑ flagged" : ""} · {entry.actor}
+                      {entry.note ? ` · ${entry.note}` : ""}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={3} className="py-1 text-right">
+              Total reserved across attempts
+            </th>
+            <td className="py-1 text-right font-medium tabular-nums">
+              {formatMicros(detail.lineageTotalMicros, detail.currency)}
+            </td>
+            <td />
+          </tr>
+        </tfoot>
+      </table>
+    </section>
+  );
+}
+
+export function TimelineSection({ detail }: { detail: CaseDetail }) {
+  return (
+    <section aria-labelledby="timeline-heading" className="rounded border border-slate-300 bg-white p-4">
+      <h2 id="timeline-heading" className="font-semibold">
+        Timeline (newest first)
+      </h2>
+      <ol className="mt-2 space-y-2 text-sm" data-testid="timeline">
+        {detail.timeline.map((event) => (
+          <li key={event.id} className="border-l-2 border-slate-300 pl-3">
+            <div>
+              <span className="font-medium">{event.kind}</span> · {event.actor} ·{" "}
+              <time dateTime={event.at}>{event.at.replace("T", " ").slice(0, 19)}</time>
+              {event.episode ? ` · episode ${event.episode}` : ""}
+            </div>
+            {event.evidence ? <JsonText value={event.evidence} /> : null}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { formatAge } from "@/components/ui/format-age";
+import { formatMicros } from "@/lib/domain/money";
+import type { OverviewStats } from "@/lib/services/overview-stats";
+import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
+
+async function fetchOverview(): Promise<OverviewStats> {
+  const response = await fetch("/api/v1/overview");
+  if (!response.ok) throw new Error(`The overview could not be refreshed (HTTP ${response.status}).`);
+  return response.json();
+}
+
+const seconds = (value: number | null) => (value === null ? "no decisions yet" : formatAge(Math.round(value)));
+
+/** Counts refresh every 10 s while the tab is visible. */
+export function OverviewLive({ initial }: { initial: OverviewStats }) {
+  const { data: stats, isError } = useQuery({
+    queryKey: ["overview"],
+    queryFn: fetchOverview,
+    initialData: initial,
+    refetchInterval: 10_000,
+  });
+  return (
+    <div className="space-y-4">
+      {isError && (
+        <p role="alert" className="text-sm text-amber-900">
+          Refresh failed; showing figures from {stats.generatedAt}.
+        </p>
+      )}
+      {stats.alert && (
+        <p role="alert" className="rounded border border-red-400 bg-red-50 p-3 font-medium text-red-900">
+          Uncertainty is growing: {stats.alert.recentUncertain} uncertain submissions parked in the last{" "}
+          {stats.alert.windowMinutes} minutes (threshold {stats.alert.threshold}). Possible duplicate spend: reconcile
+          them before anything is retried.
+        </p>
+      )}
+      <table className="w-full border-collapse bg-white text-left text-sm">
+        <caption className="py-2 text-left font-semibold">Open cases by stage</caption>
+        <thead>
+          <tr className="border-b border-slate-300">
+            <th scope="col" className="px-3 py-2">
+              Stage
+            </th>
+            <th scope="col" className="px-3 py-2 text-right">
+              Open
+            </th>
+            <th scope="col" className="px-3 py-2 text-right">
+              Oldest
+            </th>
+            <th scope="col" className="px-3 py-2 text-right">
+              Money on hold
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.stages.map((s) => (
+            <tr key={s.stage} className="border-b border-slate-200">
+              <th scope="row" className="px-3 py-2 font-medium">
+                <a className="text-brand underline" href={`/queue?stage=${s.stage}`}>
+                  {s.stage}
+                </a>
+              </th>
+              <td className="px-3 py-2 text-right tabular-nums">{s.open}</td>
+              <td className="px-3 py-2 text-right">
+                {s.oldestAgeSeconds === null ? "—" : formatAge(s.oldestAgeSeconds)}
+              </td>
+              <td className="px-3 py-2 text-right tabular-nums">
+                {s.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "—"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl className="grid grid-cols-2 gap-3 md:grid-cols-4">
+        {[
+          ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
+          [
+            "Review latency (24 h), median / p90",
+            `${seconds(stats.reviewLatency.p50Seconds)} / ${seconds(stats.reviewLatency.p90Seconds)}`,
+          ],
+          ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
+          ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
+        ].map(([label, value]) => (
+          <div key={label} className="rounded border border-slate-300 bg-white p-3">
+            <dt className="text-sm text-slate-700">{label}</dt>
+            <dd className="text-xl font-semibold">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <section className="rounded border border-slate-300 bg-white p-3">
+          <h2 className="font-semibold">Open cases by age</h2>
+          <AgeBucketChart stats={stats} />
+        </section>
+        <section className="rounded border border-slate-300 bg-white p-3">
+          <h2 className="font-semibold">Money on hold, last 14 days</h2>
+          <HeldOverTimeChart stats={stats} />
+        </section>
+      </div>
+    </div>
+  );
+}

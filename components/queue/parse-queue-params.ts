@@ -1,0 +1,37 @@
+import { type ListCasesQuery, listCasesSchema } from "@/lib/validation/list-cases";
+
+/**
+ * URL search params -> list query. Empty fields are dropped; minutes become seconds. An invalid
+ * URL (hand-edited) yields the default view plus a message instead of an error page.
+ */
+export function parseQueueParams(raw: Record<string, string | string[] | undefined>): {
+  query: ListCasesQuery;
+  problem: string | null;
+} {
+  const flat: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined && first !== "") flat[key] = first;
+  }
+  if (flat.minAgeMinutes) {
+    flat.minAgeSeconds = String(Number(flat.minAgeMinutes) * 60);
+    delete flat.minAgeMinutes;
+  }
+  const parsed = listCasesSchema.safeParse(flat);
+  if (parsed.success) return { query: parsed.data, problem: null };
+  return {
+    query: listCasesSchema.parse({}),
+    problem: `Some filters were not understood (${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}); showing all open cases.`,
+  };
+}
+
+export function queueHref(query: Partial<ListCasesQuery> & { minAgeMinutes?: number }): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === "") continue;
+    if (key === "minAgeSeconds") params.set("minAgeMinutes", String(Math.floor(Number(value) / 60)));
+    else params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `/queue?${text}` : "/queue";
+}

@@ -1,0 +1,147 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
+import { formatAge } from "@/components/ui/format-age";
+import { formatMicros } from "@/lib/domain/money";
+
+export type QueueRow = {
+  id: string;
+  operationId: string;
+  attemptId: string;
+  stage: string;
+  state: string;
+  provider: string;
+  model: string;
+  providerJobId: string | null;
+  heldMicros: number;
+  currency: string;
+  ageSeconds: number;
+};
+
+/**
+ * j/k move the highlight, Enter opens the case, x toggles selection (when bulk is offered).
+ * Keys are ignored while typing in a field, so the filters stay usable.
+ */
+export function QueueTable({
+  rows,
+  selectable,
+  selected,
+  onToggle,
+}: {
+  rows: QueueRow[];
+  selectable: boolean;
+  selected: Set<string>;
+  onToggle: (id: string) => void;
+}) {
+  const router = useRouter();
+  const [active, setActive] = useState(0);
+  const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      const target = event.target as HTMLElement | null;
+      if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+      if (event.key === "j") setActive((i) => Math.min(rows.length - 1, i + 1));
+      else if (event.key === "k") setActive((i) => Math.max(0, i - 1));
+      else if (event.key === "Enter" && rows[active]) router.push(`/cases/${rows[active].id}`);
+      else if (event.key === "x" && selectable && rows[active]) onToggle(rows[active].id);
+      else return;
+      event.preventDefault();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows, active, router, selectable, onToggle]);
+
+  useEffect(() => {
+    rowRefs.current[active]?.scrollIntoView({ block: "nearest" });
+  }, [active]);
+
+  if (rows.length === 0) {
+    return (
+      <p className="mt-4 rounded border border-slate-300 bg-white p-6 text-center text-slate-700">
+        No cases match this view.
+      </p>
+    );
+  }
+  return (
+    <table className="mt-4 w-full border-collapse bg-white text-left text-sm">
+      <caption className="sr-only">Cases; j and k move, Enter opens</caption>
+      <thead>
+        <tr className="border-b border-slate-300">
+          {selectable && (
+            <th scope="col" className="px-2 py-2">
+              <span className="sr-only">Select</span>
+            </th>
+          )}
+          <th scope="col" className="px-2 py-2">
+            Operation
+          </th>
+          <th scope="col" className="px-2 py-2">
+            Stage
+          </th>
+          <th scope="col" className="px-2 py-2">
+            State
+          </th>
+          <th scope="col" className="px-2 py-2">
+            Provider / model
+          </th>
+          <th scope="col" className="px-2 py-2">
+            Provider job
+          </th>
+          <th scope="col" className="px-2 py-2 text-right">
+            Age
+          </th>
+          <th scope="col" className="px-2 py-2 text-right">
+            On hold
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, index) => (
+          <tr
+            key={row.id}
+            ref={(el) => {
+              rowRefs.current[index] = el;
+            }}
+            aria-selected={index === active}
+            data-testid="queue-row"
+            onClick={() => setActive(index)}
+            className={`border-b border-slate-200 ${index === active ? "bg-sky-50 outline outline-2 outline-brand" : ""}`}
+          >
+            {selectable && (
+              <td className="px-2 py-1.5">
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${row.operationId}`}
+                  checked={selected.has(row.id)}
+                  onChange={() => onToggle(row.id)}
+                />
+              </td>
+            )}
+            <td className="px-2 py-1.5">
+              <a href={`/cases/${row.id}`} className="font-medium text-brand underline">
+                {row.operationId}
+              </a>
+              <div className="text-xs text-slate-600">{row.attemptId}</div>
+            </td>
+            <td className="px-2 py-1.5">
+              <Badge tone={STAGE_TONE[row.stage]}>{row.stage}</Badge>
+            </td>
+            <td className="px-2 py-1.5">
+              <Badge tone={STATE_TONE[row.state]}>{row.state}</Badge>
+            </td>
+            <td className="px-2 py-1.5">
+              {row.provider}
+              <div className="text-xs text-slate-600">{row.model}</div>
+            </td>
+            <td className="px-2 py-1.5 font-mono text-xs">{row.providerJobId ?? "—"}</td>
+            <td className="px-2 py-1.5 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
+            <td className="px-2 py-1.5 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

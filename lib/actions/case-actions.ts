@@ -1,0 +1,69 @@
+"use server";
+
+import { z } from "zod";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { acceptFailure } from "@/lib/services/accept-failure";
+import { addNote } from "@/lib/services/add-note";
+import { approveCase } from "@/lib/services/approve-case";
+import { assignCase } from "@/lib/services/assign-case";
+import { reconcileCase } from "@/lib/services/reconcile-case";
+import { requestReplacement } from "@/lib/services/request-replacement";
+import { reviewCase } from "@/lib/services/review-case";
+import {
+  approveSchema,
+  assignSchema,
+  evidenceOnlySchema,
+  noteSchema,
+  reconcileSchema,
+  replacementRequestSchema,
+  reviewSchema,
+} from "@/lib/validation/review";
+import { safeAction } from "./safe-action";
+
+const withCase = <S extends z.ZodType>(schema: S) => z.object({ caseId: z.uuid(), input: schema });
+const paths = ({ caseId }: { caseId: string }) => [`/cases/${caseId}`, "/queue"];
+
+export const reconcileAction = safeAction(
+  withCase(reconcileSchema),
+  ({ caseId, input }, actor) =>
+    reconcileCase(db(), actor, caseId, input, { settlingSeconds: env().NO_JOB_SETTLING_SECONDS }),
+  { revalidate: paths },
+);
+
+export const approveAction = safeAction(
+  withCase(approveSchema),
+  ({ caseId, input }, actor) => approveCase(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const reviewAction = safeAction(
+  withCase(reviewSchema),
+  ({ caseId, input }, actor) => reviewCase(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const acceptFailureAction = safeAction(
+  withCase(evidenceOnlySchema),
+  ({ caseId, input }, actor) => acceptFailure(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const addNoteAction = safeAction(
+  withCase(noteSchema),
+  ({ caseId, input }, actor) => addNote(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const assignAction = safeAction(
+  withCase(assignSchema),
+  ({ caseId, input }, actor) => assignCase(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const requestReplacementAction = safeAction(
+  withCase(replacementRequestSchema),
+  ({ caseId, input }, actor) =>
+    requestReplacement(db(), actor, caseId, input, { ttlSeconds: env().REPLACEMENT_TTL_SECONDS }),
+  { revalidate: (input) => [...paths(input), "/finance"] },
+);

@@ -1,0 +1,76 @@
+import { createHash } from "node:crypto";
+import type { PrismaClient } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import type { Stage } from "@/lib/domain/stages";
+import { approveCase } from "@/lib/services/approve-case";
+import { parkCase } from "@/lib/services/park-case";
+import { demoEmail } from "@/lib/services/seed-demo-users";
+
+const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
+const MODELS = [
+  { provider: "replicate", model: "kling-v2-1080p", micros: 1_500_000 },
+  { provider: "fal", model: "omni-flash-720p", micros: 100_000 },
+  { provider: "fal", model: "omni-flash-1080p", micros: 150_000 },
+  { provider: "replicate", model: "veo-3", micros: 3_200_000 },
+];
+const STAGES: Stage[] = ["submission_uncertain", "polling", "polling", "delivery", "delivery", "generation_failed"];
+const EVIDENCE: Record<Stage, string> = {
+  submission_uncertain: "create request timed out after 60 s; no prediction id returned",
+  polling: "status checks failed 5 times with 502 from the provider",
+  delivery: "prediction succeeded but the output download returned 403 (URL expired)",
+  generation_failed: "provider reported status failed: NSFW filter",
+};
+
+/**
+ * Demo data for a first look: cases in every stage, spread over hours and days, parked through
+ * the real service (as a producer would), a few already approved. Created once.
+ */
+export async function seedDemoCases(db: PrismaClient, count = 36): Promise<boolean> {
+  const claimed =
+    await db.$executeRaw`INSERT INTO setup_steps (name) VALUES ('demo-cases') ON CONFLICT (name) DO NOTHING`;
+  if (claimed === 0) return false;
+  const reviewer = await db.user.findUnique({ where: { email: demoEmail("reviewer") } });
+  for (let i = 0; i < count; i++) {
+    const stage = STAGES[i % STAGES.length] ?? "polling";
+    const price = MODELS[i % MODELS.length] ?? MODELS[0];
+    if (!price) continue;
+    const operationId = `demo-order-${String(1000 + i)}`;
+    const { caseId } = await parkCase(db, PRODUCER, {
+      operationId,
+      attemptId: `${operationId}-a1`,
+      stage,
+      provider: price.provider,
+      model: price.model,
+      ...(stage === "polling" || stage === "delivery"
+        ? { providerJobId: `${price.provider}-job-${i.toString(36)}x${i * 7919}` }
+        : {}),
+      requestFingerprint: `sha256:${createHash("sha256").update(operationId).digest("hex")}`,
+      request: {
+        prompt: `Product video for SKU ${2000 + i}`,
+        duration_seconds: 5 + (i % 3) * 5,
+        resolution: price.model.includes("1080") ? "1080p" : "720p",
+      },
+      evidence: { summary: EVIDENCE[stage], observedAt: new Date().toISOString(), source: "demo-shop worker" },
+      counters: { pollAttempts: stage === "polling" ? 5 : 1, deliveryAttempts: stage === "delivery" ? 3 : 0 },
+      submittedAt: new Date(Date.now() - (i + 1) * 47 * 60_000).toISOString(),
+      hold: { holdId: `hold-${operationId}`, amountMicros: price.micros * (1 + (i % 3)), currency: "USD" },
+    });
+    // Spread ages from minutes to days so the queue and its charts look like a real backlog.
+    await db.case.update({
+      where: { id: caseId },
+      data: { openedAt: new Date(Date.now() - ((i * i * 13) % 4000) * 60_000) },
+    });
+    if (reviewer && stage === "polling" && i % 4 === 1) {
+      await approveCase(
+        db,
+        { kind: "user", userId: reviewer.id, email: reviewer.email, name: reviewer.name, roles: reviewer.roles },
+        caseId,
+        {
+          action: "resume_poll",
+          evidence: "provider status page shows the incident resolved",
+        },
+      );
+    }
+  }
+  return true;
+}

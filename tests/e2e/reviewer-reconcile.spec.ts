@@ -1,0 +1,27 @@
+import { expect, test } from "./fixtures/login";
+
+test("a reviewer reconciles an uncertain submission, then approves resume_poll", async ({ page, login }) => {
+  await login("reviewer@demo.local");
+  await page.goto("/queue?q=demo-order-1000");
+  await page.getByRole("link", { name: "demo-order-1000" }).click();
+  await expect(page.getByText("submission_uncertain").first()).toBeVisible();
+  // Before reconciliation, no recovery can be approved.
+  await expect(page.getByRole("button", { name: /Approve/ })).toHaveCount(0);
+
+  const attach = page.getByRole("form", { name: "Attach the discovered provider job" });
+  await attach.getByLabel("Provider job ID").fill("pred-found-in-provider-list");
+  await attach
+    .getByLabel("Evidence")
+    .fill("Found in the provider's job list: same model, prompt hash and submit minute.");
+  await attach.getByRole("button", { name: "Attach job" }).click();
+
+  const approve = page.getByRole("form", { name: "Approve resume_poll" });
+  await expect(approve).toBeVisible();
+  await approve.getByLabel("Evidence").fill("Job confirmed on the provider; resume status checks.");
+  await approve.getByRole("button", { name: "Approve resume_poll" }).click();
+  await expect(page.getByText("ready", { exact: true }).first()).toBeVisible();
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline).toContainText("approved");
+  await expect(timeline).toContainText("reconciled_job_found");
+  await expect(timeline).toContainText("pred-found-in-provider-list");
+});
