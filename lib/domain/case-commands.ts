@@ -24,6 +24,8 @@ export type CaseCommand =
   | { type: "finish_unresolved"; evidence: string }
   | { type: "move_stage"; stage: Stage; evidence: string }
   | { type: "rescue_lease" }
+  | { type: "reschedule"; evidence: string }
+  | { type: "release_claim" }
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
   | { type: "request_replacement"; evidence: string }
   | { type: "close_for_replacement"; evidence: string };
@@ -44,6 +46,8 @@ export const CASE_COMMAND_TYPES = [
   "finish_unresolved",
   "move_stage",
   "rescue_lease",
+  "reschedule",
+  "release_claim",
   "reopen",
   "request_replacement",
   "close_for_replacement",
@@ -64,6 +68,8 @@ export const AUDIT_KINDS = [
   "completion_observed",
   "generation_failure_observed",
   "lease_rescued",
+  "check_rescheduled",
+  "claim_released",
   "reopened",
   "replacement_requested",
   "replacement_authorized",
@@ -85,6 +91,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "accept_failure":
     case "finish_unresolved":
     case "move_stage":
+    case "reschedule":
     case "request_replacement":
     case "close_for_replacement":
       return evidenceProblem(command.evidence);

@@ -31,6 +31,7 @@ describe("evidence", () => {
       { stage: "polling", state: "claimed", providerJobId: "j" },
       (evidence) => ({ type: "move_stage", stage: "delivery", evidence }),
     ],
+    [{ stage: "polling", state: "claimed", providerJobId: "j" }, (evidence) => ({ type: "reschedule", evidence })],
     [parked("generation_failed", null), (evidence) => ({ type: "request_replacement", evidence })],
     [parked("generation_failed", null), (evidence) => ({ type: "close_for_replacement", evidence })],
     [parked("polling"), (text) => ({ type: "add_note", text })],
@@ -97,13 +98,51 @@ describe("move_stage from a claimed case", () => {
         const expected = EXPECTED[fromStage][column];
         if (decision.ok) {
           expect(decision.auditKind).toBe(expected);
-          expect(decision.next).toEqual({ stage: toStage, state: "parked", providerJobId: "job-1" });
+          // Completion keeps the claim for delivery; a failure parks for review.
+          const state = toStage === "delivery" ? "claimed" : "parked";
+          expect(decision.next).toEqual({ stage: toStage, state, providerJobId: "job-1" });
         } else {
           expect(decision.error.code).toBe(expected);
         }
       });
     });
   }
+});
+
+describe("reschedule", () => {
+  const claimed = (stage: Stage): CaseSnapshot => ({ stage, state: "claimed", providerJobId: "job-1" });
+  const still: CaseCommand = { type: "reschedule", evidence: "provider: still running" };
+
+  it("hands a running status check back to ready without resolving anything", () => {
+    const decision = decide(claimed("polling"), still);
+    expect(decision.ok && decision.auditKind).toBe("check_rescheduled");
+    expect(decision.ok && decision.next).toEqual({ stage: "polling", state: "ready", providerJobId: "job-1" });
+    expect(decision.ok && canBeClaimed(decision.next)).toBe(true);
+  });
+
+  it("refuses a case no worker holds", () => {
+    for (const state of CASE_STATES.filter((s) => s !== "claimed")) {
+      expect(codeOf({ stage: "polling", state, providerJobId: "job-1" }, still)).toBe("illegal_transition");
+    }
+  });
+
+  it("refuses a claimed case outside polling", () => {
+    for (const stage of STAGES.filter((s) => s !== "polling")) {
+      expect(codeOf(claimed(stage), still)).toBe("action_not_permitted_for_stage");
+    }
+  });
+});
+
+describe("release_claim", () => {
+  it("hands the action back like a lease rescue, under its own audit kind", () => {
+    for (const stage of STAGES) {
+      const from: CaseSnapshot = { stage, state: "claimed", providerJobId: "job-1" };
+      const released = decide(from, { type: "release_claim" });
+      const rescued = decide(from, { type: "rescue_lease" });
+      expect(released.ok ? released.next : released.error.code).toEqual(rescued.ok ? rescued.next : rescued.error.code);
+      if (released.ok) expect(released.auditKind).toBe("claim_released");
+    }
+  });
 });
 
 describe("reopen", () => {

@@ -134,13 +134,35 @@ describe("scenarios", () => {
     expect(row.snapshot).toEqual(before.snapshot);
   });
 
-  it("a successful status check does not resolve: completion moves the case to delivery review", () => {
+  it("a successful status check does not resolve by itself: the same claim carries on to delivery", () => {
     const row = parkedAt("polling", "job-e");
     row.run({ type: "approve", action: "resume_poll", evidence: "status checks timed out" });
     const lease = row.claim("worker", now);
     if (!lease) throw new Error("claim expected");
     expect(() => row.run({ type: "finish_resolved" })).toThrow(expect.objectContaining({ code: "illegal_transition" }));
     row.run({ type: "move_stage", stage: "delivery", evidence: "provider reports succeeded" });
-    expect(row.snapshot).toEqual({ stage: "delivery", state: "parked", providerJobId: "job-e" });
+    expect(row.snapshot).toEqual({ stage: "delivery", state: "claimed", providerJobId: "job-e" });
+    // No second approval or claim: the worker stores the video and notifies under the same lease.
+    expect(row.claim("other-worker", now)).toBeNull();
+    row.finish(lease, now, true);
+    expect(row.snapshot).toEqual({ stage: "delivery", state: "resolved", providerJobId: "job-e" });
+  });
+
+  it("a check that finds the job still running hands it back for a later check", () => {
+    const row = parkedAt("polling", "job-f");
+    row.run({ type: "approve", action: "resume_poll", evidence: "status checks timed out" });
+    expect(row.claim("worker", now)).not.toBeNull();
+    row.run({ type: "reschedule", evidence: "provider: still running" });
+    expect(row.snapshot).toEqual({ stage: "polling", state: "ready", providerJobId: "job-f" });
+    expect(row.claim("worker", now)).not.toBeNull();
+  });
+
+  it("a generation failure seen by a status check parks the case for review", () => {
+    const row = parkedAt("polling", "job-g");
+    row.run({ type: "approve", action: "resume_poll", evidence: "status checks timed out" });
+    expect(row.claim("worker", now)).not.toBeNull();
+    row.run({ type: "move_stage", stage: "generation_failed", evidence: "provider: failed" });
+    expect(row.snapshot).toEqual({ stage: "generation_failed", state: "parked", providerJobId: "job-g" });
+    expect(row.claim("worker", now)).toBeNull();
   });
 });

@@ -37,6 +37,7 @@ function commandFor(type: CaseCommand["type"], stage: Stage): CaseCommand {
     case "claim":
     case "finish_resolved":
     case "rescue_lease":
+    case "release_claim":
       return { type };
     default:
       return { type, evidence: "seen in provider console" };
@@ -110,10 +111,22 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
   move_stage: {
     parked: none,
     ready: none,
-    claimed: [ILL, { stage: "delivery", state: "parked" }, ILL, ILL],
+    claimed: [ILL, { stage: "delivery", state: "claimed" }, ILL, ILL],
     resolved: none,
   },
   rescue_lease: {
+    parked: none,
+    ready: none,
+    claimed: [NP, { stage: "polling", state: "ready" }, { stage: "delivery", state: "ready" }, NP],
+    resolved: none,
+  },
+  reschedule: {
+    parked: none,
+    ready: none,
+    claimed: [NP, { stage: "polling", state: "ready" }, NP, NP],
+    resolved: none,
+  },
+  release_claim: {
     parked: none,
     ready: none,
     claimed: [NP, { stage: "polling", state: "ready" }, { stage: "delivery", state: "ready" }, NP],

@@ -148,12 +148,15 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
           to: command.stage,
         });
       }
-      // The claim ends here: the approved action belonged to the old stage, and the new stage's
-      // next step (retry_delivery, or accepting the failure) needs its own reviewed decision.
-      return to(from, command.stage === "delivery" ? "completion_observed" : "generation_failure_observed", {
-        stage: command.stage,
-        state: "parked",
-      });
+      // A finished job keeps the claim: the reviewer's resume_poll approval already covers
+      // fetching and delivering the finished video of the same job, and nothing new is bought,
+      // so the worker carries on with delivery within the same claim.
+      if (command.stage === "delivery") {
+        return to(from, "completion_observed", { stage: "delivery" });
+      }
+      // A failed job ends the claim: its next step (accepting the failure or a replacement)
+      // needs its own reviewed decision.
+      return to(from, "generation_failure_observed", { stage: command.stage, state: "parked" });
 
     case "rescue_lease":
       if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
@@ -163,6 +166,28 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
         });
       }
       return to(from, "lease_rescued", { state: "ready" });
+
+    // A status check that says "still running" resolves nothing: the action goes back to ready
+    // for a later check, still covered by the same approval.
+    case "reschedule":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      if (stage !== "polling") {
+        return refuse("action_not_permitted_for_stage", `${stage} has no status check to reschedule`, {
+          stage,
+        });
+      }
+      return to(from, "check_rescheduled", { state: "ready" });
+
+    // A worker that runs out of its time budget hands the action back before its lease expires,
+    // instead of leaving it for the lease rescue; the refusals are the same as rescue_lease.
+    case "release_claim":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      if (permittedRecoveryAction(stage) === null) {
+        return refuse("action_not_permitted_for_stage", `${stage} has no recovery action`, {
+          stage,
+        });
+      }
+      return to(from, "claim_released", { state: "ready" });
 
     case "reopen": {
       if (state !== "resolved") return wrongState(from, command.type, ["resolved"]);
