@@ -12,3 +12,21 @@ export function heldClaim(proof: ClaimProof): Prisma.RecoveryActionWhereInput {
     leaseUntil: { gt: new Date() },
   };
 }
+
+/**
+ * Locks the action row if, and only if, this worker still holds the claim. Every write a worker
+ * makes runs after this in the same transaction, so a rescue or a newer claim (which must lock the
+ * same row) cannot interleave: a stale worker finds nothing and writes nothing.
+ */
+export async function lockHeldClaim(
+  tx: Prisma.TransactionClient,
+  proof: ClaimProof,
+): Promise<{ caseId: string; kind: string; claimCount: number } | null> {
+  const rows = await tx.$queryRaw<{ case_id: string; kind: string; claim_count: number }[]>`
+    SELECT case_id, kind::text, claim_count FROM recovery_actions
+    WHERE id = ${proof.actionId}::uuid AND status = 'claimed' AND lease_owner = ${proof.workerId}
+      AND fencing_token = ${BigInt(proof.fencingToken)} AND lease_until > now()
+    FOR UPDATE`;
+  const row = rows[0];
+  return row ? { caseId: row.case_id, kind: row.kind, claimCount: row.claim_count } : null;
+}
