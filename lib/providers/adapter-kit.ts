@@ -1,0 +1,77 @@
+import type { Writable } from "node:stream";
+import { downloadToSink } from "./download/download";
+import { hostPolicy } from "./download/hosts";
+import { retryPolicy } from "./http/backoff";
+import type { HttpAnswer } from "./http/get-with-retry";
+import {
+  type AdapterConfig,
+  type DownloadOptions,
+  type DownloadResult,
+  type JobStatus,
+  type OutputRef,
+  ProviderConfigError,
+  type RetryPolicy,
+} from "./types";
+
+export const DEFAULT_MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 10 * 60 * 1000;
+
+export type AdapterKit = {
+  baseUrl: string;
+  policy: RetryPolicy;
+  random: () => number;
+  downloadOutput(output: OutputRef | string, sink: Writable, options?: DownloadOptions): Promise<DownloadResult>;
+};
+
+/** What both adapters share: validated base URL, retry policy, and the download allow-list. */
+export function adapterKit(config: AdapterConfig, deliveryHosts: string[]): AdapterKit {
+  const baseUrl = normaliseBaseUrl(config.baseUrl);
+  const hosts = hostPolicy(baseUrl, deliveryHosts, config.allowedDownloadHosts);
+  return {
+    baseUrl,
+    policy: retryPolicy(config.retry),
+    random: config.random ?? Math.random,
+    downloadOutput(output, sink, options = {}) {
+      const ref = typeof output === "string" ? { url: output } : output;
+      return downloadToSink({
+        url: ref.url,
+        hosts,
+        sink,
+        maxBytes: options.maxBytes ?? config.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+        timeoutMs: options.timeoutMs ?? config.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
+        expectedSize: options.expectedSize ?? ref.size,
+        expectedSha256: options.expectedSha256,
+        signal: options.signal,
+      });
+    },
+  };
+}
+
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ProviderConfigError(`provider base URL is not a URL: ${raw}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ProviderConfigError("base URL must be http(s)");
+  if (url.search || url.hash || url.username)
+    throw new ProviderConfigError("base URL must not carry query, hash or credentials");
+  return url.toString().replace(/\/+$/, "");
+}
+
+/** An HTTP-level `unknown`, with absent fields left out so evidence stays tidy. */
+export function unknownFrom(answer: Extract<HttpAnswer, { kind: "unknown" }>): JobStatus {
+  const status: JobStatus = { kind: "unknown", reason: answer.reason, attempts: answer.attempts };
+  if (answer.httpStatus !== undefined) status.httpStatus = answer.httpStatus;
+  if (answer.retryAfterMs !== undefined) status.retryAfterMs = answer.retryAfterMs;
+  return status;
+}
+
+export function withAttempts(status: JobStatus, attempts: number): JobStatus {
+  return status.kind === "unknown" ? { ...status, attempts } : status;
+}
+
+export function authHeaders(scheme: "Bearer" | "Key", apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `${scheme} ${apiKey}` } : {};
+}

@@ -1,0 +1,111 @@
+import { isHttpUrl, isObject, type JsonObject, nonEmptyText } from "../json";
+import type { JobStatus, ListedJob, OutputRef } from "../types";
+
+/** After COMPLETED, only the result endpoint says whether the model produced output or an error. */
+export type FalStatusStep = JobStatus | { kind: "fetch_result" };
+
+const unknown = (reason: string, httpStatus: number): JobStatus => ({
+  kind: "unknown",
+  reason,
+  attempts: 1,
+  httpStatus,
+});
+
+/** Pure mapping of `GET {app}/requests/{id}/status` (202 while queued/running, 200 when done). */
+export function statusToStep(httpStatus: number, body: unknown): FalStatusStep {
+  if (httpStatus === 404) return { kind: "not_found", httpStatus };
+  if (httpStatus < 200 || httpStatus > 299) {
+    return unknown(httpStatus === 401 || httpStatus === 403 ? "unauthorised" : `http_${httpStatus}`, httpStatus);
+  }
+  if (!isObject(body) || typeof body.status !== "string") return unknown("malformed_response", httpStatus);
+  const providerStatus = body.status;
+  if (providerStatus === "IN_QUEUE" || providerStatus === "IN_PROGRESS") return { kind: "running", providerStatus };
+  if (providerStatus !== "COMPLETED") return unknown(`unrecognised_status:${providerStatus.slice(0, 40)}`, httpStatus);
+  const error = nonEmptyText(body.error);
+  if (error)
+    return { kind: "failed", providerStatus, reason: reasonOf(nonEmptyText(body.error_type), error), canceled: false };
+  return { kind: "fetch_result" };
+}
+
+/**
+ * Pure mapping of `GET {app}/requests/{id}`, asked only after the status said COMPLETED. fal replays
+ * the model's answer here, so an error carrying fal's `error_type` (header or body) or a 422 from the
+ * model is the job's recorded outcome. Any other error is about this call, not the job: `unknown`.
+ */
+export function resultToStatus(httpStatus: number, body: unknown, errorTypeHeader?: string | null): JobStatus {
+  const providerStatus = "COMPLETED";
+  if (httpStatus >= 200 && httpStatus <= 299) {
+    if (!isObject(body)) return unknown("malformed_response", httpStatus);
+    return { kind: "completed", providerStatus, outputs: extractFiles(body), outputsRemoved: false };
+  }
+  const errorType = nonEmptyText(errorTypeHeader) ?? (isObject(body) ? nonEmptyText(body.error_type) : undefined);
+  if (errorType)
+    return { kind: "failed", providerStatus, reason: reasonOf(errorType, detailOf(body)), canceled: false };
+  if (httpStatus === 422)
+    return { kind: "failed", providerStatus, reason: detailOf(body) ?? "http_422", canceled: false };
+  // The request exists (status said COMPLETED) but its stored result is gone: no outcome can be asserted.
+  if (httpStatus === 404) return unknown("result_unavailable", httpStatus);
+  return unknown(`http_${httpStatus}`, httpStatus);
+}
+
+function reasonOf(errorType: string | undefined, detail: string | undefined): string {
+  return [errorType, detail].filter(Boolean).join(": ") || "error";
+}
+
+/** `detail` is a string for request errors and a list of `{ msg, type }` for model validation errors. */
+function detailOf(body: unknown): string | undefined {
+  if (!isObject(body)) return undefined;
+  if (typeof body.detail === "string") return body.detail.slice(0, 500);
+  if (!Array.isArray(body.detail)) return undefined;
+  const first = body.detail[0];
+  if (!isObject(first)) return undefined;
+  return [nonEmptyText(first.type), nonEmptyText(first.msg)].filter(Boolean).join(": ").slice(0, 500) || undefined;
+}
+
+/** fal outputs are File objects (`{ url, content_type, file_size }`) anywhere in the model's payload. */
+export function extractFiles(payload: JsonObject, depth = 0): OutputRef[] {
+  if (depth > 3) return [];
+  if (isHttpUrl(payload.url)) {
+    const file: OutputRef = { url: payload.url };
+    if (typeof payload.content_type === "string") file.contentType = payload.content_type;
+    if (typeof payload.file_size === "number" && Number.isInteger(payload.file_size)) file.size = payload.file_size;
+    return [file];
+  }
+  return Object.values(payload)
+    .flatMap((value) => (Array.isArray(value) ? value : [value]))
+    .filter(isObject)
+    .flatMap((child) => extractFiles(child, depth + 1));
+}
+
+export type FalListPage = { jobs: ListedJob[]; nextCursor?: string };
+
+/** Platform API `GET /models/requests/by-endpoint`: the request log, one endpoint at a time. */
+export function requestsPage(body: unknown): FalListPage | undefined {
+  if (!isObject(body) || !Array.isArray(body.items)) return undefined;
+  const jobs = body.items.flatMap((item): ListedJob[] => {
+    const id = isObject(item) ? nonEmptyText(item.request_id) : undefined;
+    const sentAt = isObject(item) ? nonEmptyText(item.sent_at) : undefined;
+    if (!isObject(item) || !id || !sentAt) return [];
+    const code = typeof item.status_code === "number" ? item.status_code : undefined;
+    const ended = nonEmptyText(item.ended_at) !== undefined;
+    const status: ListedJob["status"] = !ended
+      ? "running"
+      : code === undefined
+        ? "unknown"
+        : code < 300
+          ? "completed"
+          : "failed";
+    return [
+      {
+        providerJobId: id,
+        model: nonEmptyText(item.endpoint_id),
+        createdAt: sentAt,
+        status,
+        providerStatus: code === undefined ? "pending" : String(code),
+        input: item.json_input,
+      },
+    ];
+  });
+  const nextCursor = body.has_more === true ? nonEmptyText(body.next_cursor) : undefined;
+  return { jobs, nextCursor };
+}

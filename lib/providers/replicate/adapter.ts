@@ -1,0 +1,72 @@
+import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-kit";
+import { getWithRetry } from "../http/get-with-retry";
+import type { AdapterConfig, ListedJob, ListJobsResult, ListWindow, ProviderAdapter } from "../types";
+import { listPage, predictionToStatus, REPLICATE_OUTPUT_RETENTION_SECONDS } from "./transform";
+
+export const REPLICATE_BASE_URL = "https://api.replicate.com";
+/** Output files are served from replicate.delivery and its subdomains (docs: "Output files"). */
+export const REPLICATE_DELIVERY_HOSTS = ["replicate.delivery", "*.replicate.delivery"];
+const DEFAULT_MAX_PAGES = 10;
+
+/**
+ * Read-only Replicate client: prediction status, the prediction list for reconciliation, and output
+ * downloads. Replicate predictions carry no client reference, so findByClientReference is absent;
+ * reconciliation searches the list by time window and compares inputs instead.
+ */
+export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
+  const kit = adapterKit(config, REPLICATE_DELIVERY_HOSTS);
+  const headers = authHeaders("Bearer", config.apiKey);
+  const get = (url: string, signal?: AbortSignal) =>
+    getWithRetry({ url, headers, policy: kit.policy, random: kit.random, signal });
+
+  async function listJobs(window: ListWindow, options: { signal?: AbortSignal } = {}): Promise<ListJobsResult> {
+    const jobs: ListedJob[] = [];
+    const maxPages = window.maxPages ?? DEFAULT_MAX_PAGES;
+    let cursor: string | undefined;
+    for (let pages = 1; pages <= maxPages; pages++) {
+      const query = new URLSearchParams({
+        created_after: window.from.toISOString(),
+        created_before: window.to.toISOString(),
+      });
+      if (cursor) query.set("cursor", cursor);
+      const answer = await get(`${kit.baseUrl}/v1/predictions?${query}`, options.signal);
+      if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason, jobs, pages };
+      const page = answer.status === 200 ? listPage(answer.body) : undefined;
+      if (!page) return { kind: "unknown", reason: `unreadable_page:http_${answer.status}`, jobs, pages };
+      const inWindow = page.jobs.filter((job) => within(job, window));
+      jobs.push(...inWindow);
+      // Newest first: once a page reaches past the window's start there is nothing older to see.
+      const reachedStart = page.jobs.some((job) => Date.parse(job.createdAt) < window.from.getTime());
+      // Only the cursor of `next` is used, on our own base URL, so the token never follows a foreign link.
+      cursor = page.nextCursor;
+      if (!cursor || reachedStart) return { kind: "ok", jobs, complete: true, pages };
+    }
+    return { kind: "ok", jobs, complete: false, pages: maxPages };
+  }
+
+  return {
+    provider: "replicate",
+    capabilities: {
+      findByClientReference: false,
+      listJobs: true,
+      listJobsRequiresModel: false,
+      outputRetentionSeconds: REPLICATE_OUTPUT_RETENTION_SECONDS,
+    },
+    async getJob(ref, options = {}) {
+      const answer = await get(
+        `${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`,
+        options.signal,
+      );
+      if (answer.kind === "unknown") return unknownFrom(answer);
+      return withAttempts(predictionToStatus(answer.status, answer.body), answer.attempts);
+    },
+    downloadOutput: kit.downloadOutput,
+    listJobs,
+  };
+}
+
+function within(job: ListedJob, window: ListWindow): boolean {
+  const created = Date.parse(job.createdAt);
+  if (Number.isNaN(created) || created < window.from.getTime() || created >= window.to.getTime()) return false;
+  return window.model === undefined || job.model === window.model;
+}

@@ -1,0 +1,88 @@
+import { isHttpUrl, isObject as isRecord, nonEmptyText as text } from "../json";
+import type { JobStatus, ListedJob, OutputRef } from "../types";
+
+/** Replicate deletes API predictions' outputs after an hour (docs: "Data retention"). */
+export const REPLICATE_OUTPUT_RETENTION_SECONDS = 3600;
+
+/** Pure mapping of one `GET /v1/predictions/{id}` answer; transport failures never reach here. */
+export function predictionToStatus(httpStatus: number, body: unknown): JobStatus {
+  if (httpStatus === 404) return { kind: "not_found", httpStatus };
+  if (httpStatus !== 200)
+    return unknown(httpStatus === 401 || httpStatus === 403 ? "unauthorised" : `http_${httpStatus}`, httpStatus);
+  if (!isRecord(body) || typeof body.status !== "string") return unknown("malformed_response", httpStatus);
+  const providerStatus = body.status;
+  switch (providerStatus) {
+    case "starting":
+    case "processing":
+      return { kind: "running", providerStatus };
+    case "succeeded": {
+      // data_removed: the retention period has passed and the output files are gone for good.
+      const outputs = extractOutputs(body.output, expiryOf(body.completed_at));
+      return { kind: "completed", providerStatus, outputs, outputsRemoved: body.data_removed === true };
+    }
+    case "failed":
+      return { kind: "failed", providerStatus, reason: text(body.error) ?? "failed", canceled: false };
+    case "canceled":
+      return { kind: "failed", providerStatus, reason: "canceled", canceled: true };
+    default:
+      // A status this code does not know is reported, not guessed at.
+      return unknown(`unrecognised_status:${providerStatus.slice(0, 40)}`, httpStatus);
+  }
+}
+
+function unknown(reason: string, httpStatus: number): JobStatus {
+  return { kind: "unknown", reason, attempts: 1, httpStatus };
+}
+
+function expiryOf(completedAt: unknown): string | undefined {
+  const ms = typeof completedAt === "string" ? Date.parse(completedAt) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : new Date(ms + REPLICATE_OUTPUT_RETENTION_SECONDS * 1000).toISOString();
+}
+
+/**
+ * Output is model-specific: a URL string (most video models), a list of URLs, or an object whose
+ * values are URLs or lists of URLs. Non-URL values (text, numbers) are not outputs to copy.
+ */
+export function extractOutputs(output: unknown, expiresAt?: string): OutputRef[] {
+  const values = isRecord(output) ? Object.values(output) : [output];
+  const urls = values.flatMap((value) => (Array.isArray(value) ? value : [value])).filter(isHttpUrl);
+  return urls.map((url) => (expiresAt ? { url, expiresAt } : { url }));
+}
+
+export type ReplicateListPage = { jobs: ListedJob[]; nextCursor?: string };
+
+/** `GET /v1/predictions`: newest first, `next` is a full URL whose `cursor` parameter we keep. */
+export function listPage(body: unknown): ReplicateListPage | undefined {
+  if (!isRecord(body) || !Array.isArray(body.results)) return undefined;
+  const jobs = body.results.flatMap((item): ListedJob[] => {
+    if (!isRecord(item) || !text(item.id) || !text(item.created_at)) return [];
+    const status = typeof item.status === "string" ? item.status : "";
+    return [
+      {
+        providerJobId: item.id as string,
+        model: text(item.model),
+        createdAt: item.created_at as string,
+        status: listedStatus(status),
+        providerStatus: status,
+        input: item.input,
+      },
+    ];
+  });
+  return { jobs, nextCursor: cursorOf(body.next) };
+}
+
+function listedStatus(status: string): ListedJob["status"] {
+  if (status === "starting" || status === "processing") return "running";
+  if (status === "succeeded") return "completed";
+  if (status === "failed" || status === "canceled") return "failed";
+  return "unknown";
+}
+
+function cursorOf(next: unknown): string | undefined {
+  if (typeof next !== "string") return undefined;
+  try {
+    return new URL(next).searchParams.get("cursor") ?? undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import type { Fault } from "./faults";
+import { completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
+import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
+import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch } from "./routes";
+
+/** Routes under /replicate that mirror api.replicate.com/v1 (predictions.get, .list, .create). */
+export function replicateRoute(method: string, parts: string[]): RouteMatch | undefined {
+  const [v1, kind, a, b, c] = parts;
+  if (v1 !== "v1") return undefined;
+  const provider = "replicate" as const;
+  if (kind === "predictions" && parts.length === 2) {
+    if (method === "GET") return { provider, route: "list", handle: list };
+    if (method === "POST") return { provider, route: "create", handle: (ctx, fault) => create(ctx, fault, undefined) };
+  }
+  if (kind === "predictions" && parts.length === 3 && method === "GET" && a) {
+    return { provider, route: "status", jobId: a, handle: (ctx) => get(ctx, a) };
+  }
+  const modelCreate = (kind === "models" || kind === "deployments") && parts.length === 5 && c === "predictions";
+  if (modelCreate && method === "POST") {
+    return { provider, route: "create", handle: (ctx, fault) => create(ctx, fault, `${a}/${b}`) };
+  }
+  return undefined;
+}
+
+export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">) {
+  const now = ctx.state.clock.now();
+  const phase = phaseOf(job, now);
+  const done = phase === "done";
+  // API predictions lose input, output and logs after the retention period (docs: "Data retention").
+  const removed = done && now >= completedAt(job) + job.outputTtlMs;
+  const self = `${ctx.origin}/replicate/v1/predictions/${job.id}`;
+  const status = phase === "queued" ? "starting" : phase === "running" ? "processing" : job.outcome;
+  return {
+    id: job.id,
+    model: job.model,
+    version: createHash("sha256").update(job.model).digest("hex"),
+    input: removed ? {} : job.input,
+    logs: phase === "queued" || removed ? null : "Simulated run\n",
+    output:
+      done && job.outcome === "succeeded" && !removed ? `${ctx.origin}/delivery/replicate/${job.id}/output.mp4` : null,
+    data_removed: removed,
+    error: done && job.outcome === "failed" ? job.error : null,
+    status,
+    created_at: iso(job.createdAt),
+    started_at: phase === "queued" ? null : iso(startedAt(job)),
+    completed_at: done ? iso(completedAt(job)) : null,
+    source: "api",
+    metrics: done ? { predict_time: job.runningMs / 1000, total_time: (job.queuedMs + job.runningMs) / 1000 } : {},
+    urls: { get: self, cancel: `${self}/cancel`, web: `${ctx.origin}/replicate/p/${job.id}` },
+  };
+}
+
+const notFound = (ctx: RouteContext) =>
+  sendJson(ctx.res, 404, { title: "Not found", detail: "Not found.", status: 404 });
+
+function get(ctx: RouteContext, id: string) {
+  const job = ctx.state.find("replicate", id);
+  if (!job || phaseOf(job, ctx.state.clock.now()) === "hidden") return notFound(ctx);
+  sendJson(ctx.res, 200, predictionJson(job, ctx));
+}
+
+/** Newest first, 100 per page by default, `next` is a full URL carrying the cursor and filters. */
+function list(ctx: RouteContext) {
+  const now = ctx.state.clock.now();
+  const after = parseTime(ctx.url.searchParams.get("created_after"), Number.NEGATIVE_INFINITY);
+  const before = parseTime(ctx.url.searchParams.get("created_before"), Number.POSITIVE_INFINITY);
+  const matching = [...ctx.state.jobs.values()]
+    .filter((job) => job.provider === "replicate" && phaseOf(job, now) !== "hidden")
+    .filter((job) => job.createdAt >= after && job.createdAt < before)
+    .sort((x, y) => y.createdAt - x.createdAt);
+  const offset = decodeCursor(ctx.url.searchParams.get("cursor"));
+  const size = ctx.state.listPageSize;
+  const pageUrl = (at: number) => {
+    const next = new URL(`${ctx.origin}/replicate/v1/predictions${ctx.url.search}`);
+    next.searchParams.set("cursor", encodeCursor(at));
+    return next.toString();
+  };
+  sendJson(ctx.res, 200, {
+    previous: offset > 0 ? pageUrl(Math.max(0, offset - size)) : null,
+    next: offset + size < matching.length ? pageUrl(offset + size) : null,
+    results: matching.slice(offset, offset + size).map((job) => predictionJson(job, ctx)),
+  });
+}
+
+/** Demo traffic only. A hang or reset fault still creates the job: the accepted-but-lost case. */
+async function create(ctx: RouteContext, fault: Fault | undefined, model?: string) {
+  if (fault?.type === "http_error" || fault?.type === "rate_limit") {
+    await applyFault(fault, ctx);
+    return;
+  }
+  const body = await readJson(ctx.req).catch(() => undefined);
+  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  if (typeof record.input !== "object" || record.input === null) {
+    return sendJson(ctx.res, 422, { title: "Invalid input", detail: "input is required", status: 422 });
+  }
+  const version = typeof record.version === "string" ? record.version : undefined;
+  const job = ctx.state.createJob({
+    provider: "replicate",
+    model: model ?? version?.split(":")[0] ?? "unknown/model",
+    input: record.input,
+  });
+  if ((await applyFault(fault, ctx)) === "handled") return;
+  sendJson(ctx.res, 201, predictionJson(job, ctx));
+}

@@ -1,0 +1,102 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleAdmin } from "./admin-routes";
+import { type Clock, systemClock } from "./clock";
+import { deliveryRoute } from "./delivery-routes";
+import { falPlatformRoute, falRoute } from "./fal-routes";
+import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
+import { replicateRoute } from "./replicate-routes";
+import { applyFault, type RouteContext, sendJson } from "./respond";
+import type { RouteMatch } from "./routes";
+import { SimulatorState } from "./state";
+
+export type SimulatorOptions = {
+  /** 0 picks a free port (tests); the script uses SIMULATOR_PORT, default 4010. */
+  port?: number;
+  host?: string;
+  clock?: Clock;
+  /** When set, provider routes require `Authorization: Bearer|Token|Key <token>`; otherwise any or none. */
+  token?: string;
+  timings?: Partial<JobTimings>;
+  /** Origin written into URLs the simulator hands out, if clients reach it under another name. */
+  publicUrl?: string;
+};
+
+export type RunningSimulator = { url: string; state: SimulatorState; stop(): Promise<void> };
+
+/** The local stand-in for Replicate and fal, on plain node:http. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const state = new SimulatorState(options.clock ?? systemClock, { ...DEFAULT_TIMINGS, ...options.timings });
+  let origin = "";
+  const server = createServer((req, res) => {
+    handle(req, res, state, origin, options.token).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { detail: "simulator error" });
+      else res.destroy();
+    });
+  });
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  origin = (options.publicUrl ?? url).replace(/\/+$/, "");
+  return {
+    url,
+    state,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // Hung requests are held open on purpose; close them so stop() returns promptly.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
+  const [prefix, ...rest] = parts;
+  if (prefix === "replicate") return replicateRoute(method, rest);
+  if (prefix === "fal") return falRoute(method, rest);
+  if (prefix === "fal-platform") return falPlatformRoute(method, rest);
+  if (prefix === "delivery") return deliveryRoute(method, rest);
+  return undefined;
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: SimulatorState,
+  origin: string,
+  token?: string,
+) {
+  const url = new URL(req.url ?? "/", "http://simulator.invalid");
+  const method = req.method ?? "GET";
+  const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const ctx: RouteContext = { req, res, url, state, origin };
+  if (parts[0] === "__admin") return handleAdmin(ctx, method, parts.slice(1));
+
+  const match = resolveRoute(method, parts);
+  state.record(method, url.pathname, url.search);
+  if (!match) return sendJson(res, 404, { detail: "Not found" });
+  if (match.route === "create") state.countCreate(match.provider);
+  if (match.route !== "download") {
+    const waitSeconds = state.rateLimit?.take();
+    if (waitSeconds !== undefined) {
+      const body = { detail: `Request was throttled. Expected available in ${waitSeconds} second(s).`, status: 429 };
+      return sendJson(res, 429, body, { "retry-after": String(waitSeconds) });
+    }
+    if (token && !authorised(req, token)) return sendJson(res, 401, { detail: "Invalid token", status: 401 });
+  }
+  const fault = state.faults.take({ provider: match.provider, route: match.route, jobId: match.jobId });
+  if (match.route === "create" || match.route === "download") return match.handle(ctx, fault);
+  if ((await applyFault(fault, ctx)) === "handled") return;
+  await match.handle(ctx, fault);
+}
+
+/** Replicate sends `Bearer` (formerly `Token`), fal sends `Key`; any of them carries the token. */
+function authorised(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? "";
+  const [scheme, value] = header.split(" ");
+  return (scheme === "Bearer" || scheme === "Token" || scheme === "Key") && value === token;
+}

@@ -1,0 +1,112 @@
+import { outputBytes, sha256Hex } from "./bytes";
+import type { Clock } from "./clock";
+import { FaultBook, type RateLimiter } from "./faults";
+import { buildJob, type JobSpec, type JobTimings, phaseOf, type SimJob, type SimProvider } from "./jobs";
+
+export type RequestLogEntry = { method: string; path: string; query: string; at: string; atMs: number };
+
+const MAX_LOG = 5_000;
+
+/**
+ * Everything the simulator knows, shared by its routes and exposed to in-process tests. Jobs added
+ * with `seedJob` stand for jobs that already exist at the provider; only the create routes count
+ * as create calls.
+ */
+export class SimulatorState {
+  readonly jobs = new Map<string, SimJob>();
+  readonly faults = new FaultBook();
+  rateLimit: RateLimiter | undefined;
+  /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
+  listPageSize = 100;
+  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0 };
+  private log: RequestLogEntry[] = [];
+  private outputs = new Map<string, Buffer>();
+
+  constructor(
+    readonly clock: Clock,
+    readonly timings: JobTimings,
+  ) {}
+
+  seedJob(spec: JobSpec): SimJob {
+    return this.store(buildJob(spec, this.timings, this.clock.now(), false));
+  }
+
+  /** Counted before anything else happens to the call, so even a create that then fails shows up. */
+  countCreate(provider: SimProvider): void {
+    this.creates[provider] += 1;
+  }
+
+  createJob(spec: JobSpec): SimJob {
+    return this.store(buildJob(spec, this.timings, this.clock.now(), true));
+  }
+
+  private store(job: SimJob): SimJob {
+    if (this.jobs.has(job.id)) throw new Error(`job ${job.id} already exists`);
+    this.jobs.set(job.id, job);
+    return job;
+  }
+
+  find(provider: SimProvider, id: string): SimJob | undefined {
+    const job = this.jobs.get(id);
+    return job?.provider === provider ? job : undefined;
+  }
+
+  /** The bytes an output URL serves, cached because a job's output never changes. */
+  output(job: SimJob): Buffer {
+    let bytes = this.outputs.get(job.id);
+    if (!bytes) {
+      bytes = outputBytes(job.id, job.outputBytes);
+      this.outputs.set(job.id, bytes);
+    }
+    return bytes;
+  }
+
+  expectedOutput(id: string): { size: number; sha256: string } | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    return { size: job.outputBytes, sha256: sha256Hex(this.output(job)) };
+  }
+
+  createCount(provider?: SimProvider): number {
+    return provider ? this.creates[provider] : this.creates.replicate + this.creates.fal;
+  }
+
+  record(method: string, path: string, query: string): void {
+    const atMs = Date.now();
+    this.log.push({ method, path, query, at: new Date(atMs).toISOString(), atMs });
+    if (this.log.length > MAX_LOG) this.log.splice(0, this.log.length - MAX_LOG);
+  }
+
+  requests(filter?: { method?: string; pathIncludes?: string }): RequestLogEntry[] {
+    return this.log.filter(
+      (entry) =>
+        (!filter?.method || entry.method === filter.method) &&
+        (!filter?.pathIncludes || entry.path.includes(filter.pathIncludes)),
+    );
+  }
+
+  stats() {
+    const now = this.clock.now();
+    const phases: Record<string, number> = {};
+    for (const job of this.jobs.values()) {
+      const phase = phaseOf(job, now);
+      phases[phase] = (phases[phase] ?? 0) + 1;
+    }
+    return {
+      creates: { ...this.creates, total: this.createCount() },
+      jobs: { total: this.jobs.size, byPhase: phases },
+      faults: this.faults.list(),
+      rateLimit: this.rateLimit ? { requestsPerSecond: this.rateLimit.requestsPerSecond } : null,
+      requests: [...this.log],
+    };
+  }
+
+  reset(): void {
+    this.jobs.clear();
+    this.outputs.clear();
+    this.faults.clear();
+    this.rateLimit = undefined;
+    this.creates = { replicate: 0, fal: 0 };
+    this.log = [];
+  }
+}

@@ -1,0 +1,39 @@
+import { startSimulator } from "../lib/providers/simulator";
+
+// Local stand-in for Replicate (/replicate/v1/...) and fal (/fal/..., /fal-platform/v1/...).
+// SIMULATOR_PORT (default 4010), SIMULATOR_HOST (default 127.0.0.1), SIMULATOR_TOKEN (optional),
+// SIMULATOR_QUEUED_MS / SIMULATOR_RUNNING_MS (how long jobs queue and run).
+function integer(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    console.error(`[simulator] ${name} must be a non-negative integer, got "${raw}"`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const timings = {
+  queuedMs: integer("SIMULATOR_QUEUED_MS", 2_000),
+  runningMs: integer("SIMULATOR_RUNNING_MS", 8_000),
+};
+const simulator = await startSimulator({
+  port: integer("SIMULATOR_PORT", 4010),
+  host: process.env.SIMULATOR_HOST || "127.0.0.1",
+  token: process.env.SIMULATOR_TOKEN || undefined,
+  timings,
+});
+
+console.log(`[simulator] listening on ${simulator.url}`);
+console.log(`[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal`);
+console.log(`[simulator] admin: ${simulator.url}/__admin/stats, POST /__admin/faults, /__admin/jobs, /__admin/reset`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void simulator.stop().then(() => process.exit(0));
+  });
+}

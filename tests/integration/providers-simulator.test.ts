@@ -1,0 +1,102 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ProviderAdapters, simulatorAdapters } from "../../lib/providers";
+import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
+
+// Reconciliation listings, the simulator's admin API and its create counter, over real HTTP.
+const clock = manualClock();
+const retry = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 40, perAttemptTimeoutMs: 300 };
+let sim: RunningSimulator;
+let providers: ProviderAdapters;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, clock });
+  providers = simulatorAdapters(sim.url, { retry });
+});
+afterAll(() => sim.stop());
+afterEach(() => expect(sim.state.createCount()).toBe(0));
+
+const seed = (spec: JobSpec) => sim.state.seedJob(spec);
+const admin = (path: string, body?: unknown) =>
+  fetch(`${sim.url}/__admin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+
+describe("listing for reconciliation", () => {
+  it("Replicate: follows the cursor within the time window", async () => {
+    sim.state.listPageSize = 2;
+    const t0 = clock.now() - 10 * 60 * 60 * 1_000;
+    const ids = [0, 1, 2, 3, 4].map((i) => seed({ provider: "replicate", createdAt: t0 + i * 60_000 }).id);
+    const window = { from: new Date(t0 + 60_000), to: new Date(t0 + 4 * 60_000) };
+    const found = await providers.replicate.listJobs?.(window);
+    expect(found).toMatchObject({ kind: "ok", complete: true });
+    expect(found?.jobs.map((j) => j.providerJobId)).toEqual([ids[3], ids[2], ids[1]]);
+    expect(await providers.replicate.listJobs?.({ ...window, maxPages: 1 })).toMatchObject({
+      complete: false,
+      pages: 1,
+    });
+    sim.state.listPageSize = 100;
+  });
+
+  it("fal: reads the request log of one endpoint, with inputs, and needs the model", async () => {
+    const model = "fal-ai/minimax/video-01";
+    const from = new Date(clock.now());
+    const job = seed({ provider: "fal", model, input: { prompt: "a lighthouse at dusk" } });
+    const found = await providers.fal.listJobs?.({ from, to: new Date(clock.now() + 1), model });
+    expect(found).toMatchObject({
+      kind: "ok",
+      jobs: [{ providerJobId: job.id, input: { prompt: "a lighthouse at dusk" } }],
+    });
+    expect(await providers.fal.listJobs?.({ from, to: new Date() })).toMatchObject({
+      kind: "unknown",
+      reason: "model_required",
+    });
+  });
+});
+
+describe("the create counter", () => {
+  it("counts every create call the demo traffic makes, and an unknown token is refused", async () => {
+    const other = await startSimulator({ port: 0, token: "sim-token" });
+    try {
+      const post = (path: string, auth: string) =>
+        fetch(`${other.url}${path}`, {
+          method: "POST",
+          headers: { authorization: auth },
+          body: JSON.stringify({ input: {} }),
+        });
+      expect((await post("/replicate/v1/models/minimax/video-01/predictions", "Bearer sim-token")).status).toBe(201);
+      expect((await post("/fal/fal-ai/kling-video/v2.5-turbo/pro/text-to-video", "Key sim-token")).status).toBe(200);
+      expect((await post("/fal/fal-ai/kling-video", "Key wrong")).status).toBe(401);
+      expect([other.state.createCount("replicate"), other.state.createCount("fal")]).toEqual([1, 2]);
+      const job = [...other.state.jobs.values()][0];
+      const wrongKey = simulatorAdapters(other.url, { retry }, "wrong");
+      expect(await wrongKey.replicate.getJob({ providerJobId: job?.id ?? "" })).toMatchObject({
+        reason: "unauthorised",
+      });
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("admin API", () => {
+  it("seeds jobs, takes fault rules as JSON, reports stats and resets", async () => {
+    const seeded = await admin("jobs", { provider: "replicate", outcome: "failed", queuedMs: 0, runningMs: 0 });
+    const job = (await seeded.json()) as { id: string; expectedOutput: { sha256: string } };
+    expect(seeded.status).toBe(201);
+    expect(job.expectedOutput.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const rule = {
+      match: { provider: "replicate", route: "status", jobId: job.id },
+      fault: { type: "http_error", status: 500 },
+      times: 1,
+    };
+    expect((await admin("faults", { rules: [rule] })).status).toBe(200);
+    expect((await admin("faults", { rules: [{ fault: { type: "explode" } }] })).status).toBe(400);
+    expect(await providers.replicate.getJob({ providerJobId: job.id })).toMatchObject({ kind: "failed" });
+    const stats = (await (await admin("stats")).json()) as {
+      faults: unknown[];
+      requests: { method: string; path: string }[];
+    };
+    expect(stats.faults).toEqual([]);
+    expect(stats.requests.filter((r) => r.path.endsWith(job.id))).toHaveLength(2);
+    expect((await admin("reset", {})).status).toBe(200);
+    expect(sim.state.jobs.size).toBe(0);
+  });
+});

@@ -1,0 +1,168 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ProviderAdapters, simulatorAdapters } from "../../lib/providers";
+import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
+
+// Real HTTP against an in-process simulator; the clock is manual so hours of provider time pass instantly.
+const clock = manualClock();
+const retry = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 40, perAttemptTimeoutMs: 300, maxRetryAfterMs: 5_000 };
+let sim: RunningSimulator;
+let providers: ProviderAdapters;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, clock, timings: { queuedMs: 1_000, runningMs: 5_000, outputBytes: 4_096 } });
+  providers = simulatorAdapters(sim.url, { retry });
+});
+afterAll(() => sim.stop());
+afterEach(() => {
+  // The recovery path must never create a provider job, whatever the test did.
+  expect(sim.state.createCount()).toBe(0);
+  sim.state.faults.clear();
+  sim.state.rateLimit = undefined;
+});
+
+const seed = (spec: JobSpec) => sim.state.seedJob(spec);
+const replicateJob = (id: string) => providers.replicate.getJob({ providerJobId: id });
+const falJob = (id: string, model: string) => providers.fal.getJob({ providerJobId: id, model });
+const hits = (fragment: string) => sim.state.requests({ pathIncludes: fragment });
+
+describe("normalised statuses", () => {
+  it("Replicate: starting and processing are running, succeeded is completed with outputs", async () => {
+    const job = seed({ provider: "replicate" });
+    expect(await replicateJob(job.id)).toEqual({ kind: "running", providerStatus: "starting" });
+    clock.advance(1_000);
+    expect(await replicateJob(job.id)).toEqual({ kind: "running", providerStatus: "processing" });
+    clock.advance(5_000);
+    const done = await replicateJob(job.id);
+    expect(done).toMatchObject({ kind: "completed", providerStatus: "succeeded", outputsRemoved: false });
+    expect(done.kind === "completed" && done.outputs[0]?.url).toBe(
+      `${sim.url}/delivery/replicate/${job.id}/output.mp4`,
+    );
+  });
+
+  it("Replicate: failed and canceled are failed with the provider's reason", async () => {
+    const failed = seed({
+      provider: "replicate",
+      outcome: "failed",
+      error: "NSFW content detected",
+      queuedMs: 0,
+      runningMs: 0,
+    });
+    const canceled = seed({ provider: "replicate", outcome: "canceled", queuedMs: 0, runningMs: 0 });
+    expect(await replicateJob(failed.id)).toMatchObject({ kind: "failed", reason: "NSFW content detected" });
+    expect(await replicateJob(canceled.id)).toMatchObject({ kind: "failed", canceled: true });
+  });
+
+  it("fal: IN_QUEUE and IN_PROGRESS are running, COMPLETED reads the result's files", async () => {
+    const job = seed({ provider: "fal" });
+    expect(await falJob(job.id, job.model)).toEqual({ kind: "running", providerStatus: "IN_QUEUE" });
+    clock.advance(1_000);
+    expect(await falJob(job.id, job.model)).toEqual({ kind: "running", providerStatus: "IN_PROGRESS" });
+    clock.advance(5_000);
+    expect(await falJob(job.id, job.model)).toMatchObject({
+      kind: "completed",
+      outputs: [{ url: `${sim.url}/delivery/fal/${job.id}/output.mp4`, size: 4_096, contentType: "video/mp4" }],
+    });
+  });
+
+  it("fal: a failure replayed by the result endpoint, or stated on the status, is failed", async () => {
+    const replayed = seed({ provider: "fal", outcome: "failed", queuedMs: 0, runningMs: 0 });
+    expect(await falJob(replayed.id, replayed.model)).toMatchObject({ kind: "failed", reason: /^runner_server_error/ });
+    // The replayed error is final: asked once, not retried as if it were a 5xx.
+    expect(hits(`/requests/${replayed.id}`).filter((e) => !e.path.endsWith("/status"))).toHaveLength(1);
+    const stated = seed({ provider: "fal", outcome: "failed", errorOnStatus: true, queuedMs: 0, runningMs: 0 });
+    expect(await falJob(stated.id, stated.model)).toMatchObject({ kind: "failed", providerStatus: "COMPLETED" });
+  });
+
+  it("a job that stays running is reported running hours later", async () => {
+    const job = seed({ provider: "replicate", outcome: "stuck" });
+    clock.advance(6 * 60 * 60 * 1_000);
+    expect(await replicateJob(job.id)).toEqual({ kind: "running", providerStatus: "processing" });
+  });
+});
+
+describe("not found", () => {
+  it("is reported as not_found for both providers, without retrying", async () => {
+    expect(await replicateJob("doesnotexist0000000000000a")).toEqual({ kind: "not_found", httpStatus: 404 });
+    expect(await falJob("6f1c1f7e-0000-4000-8000-000000000000", "fal-ai/kling-video")).toEqual({
+      kind: "not_found",
+      httpStatus: 404,
+    });
+    expect(hits("doesnotexist")).toHaveLength(1);
+  });
+
+  it("stays not_found while a new job is not yet visible, then shows it", async () => {
+    const job = seed({ provider: "fal", notFoundForMs: 2_000 });
+    expect((await falJob(job.id, job.model)).kind).toBe("not_found");
+    clock.advance(2_000);
+    expect(await falJob(job.id, job.model)).toMatchObject({ kind: "running" });
+  });
+});
+
+describe("throttling and transport errors", () => {
+  it("waits what Retry-After asks before retrying a 429", async () => {
+    const job = seed({ provider: "replicate" });
+    sim.state.faults.add({ match: { jobId: job.id }, fault: { type: "rate_limit", retryAfterSeconds: 1 }, times: 1 });
+    expect(await replicateJob(job.id)).toMatchObject({ kind: "running" });
+    const [first, second] = hits(job.id);
+    const waited = (second?.atMs ?? 0) - (first?.atMs ?? 0);
+    expect(waited).toBeGreaterThanOrEqual(1_000);
+    expect(waited).toBeLessThan(1_800);
+  });
+
+  it("honours the simulator's global requests-per-second limit", async () => {
+    const job = seed({ provider: "fal" });
+    const response = await fetch(`${sim.url}/__admin/faults`, {
+      method: "POST",
+      body: JSON.stringify({ rateLimit: { requestsPerSecond: 2 } }),
+    });
+    expect(response.status).toBe(200);
+    const started = performance.now();
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push(await falJob(job.id, job.model));
+    expect(results.map((r) => r.kind)).toEqual(["running", "running", "running"]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it("hands back a Retry-After longer than the policy allows instead of waiting", async () => {
+    const job = seed({ provider: "replicate" });
+    sim.state.faults.add({ match: { jobId: job.id }, fault: { type: "rate_limit", retryAfterSeconds: 30 } });
+    expect(await replicateJob(job.id)).toEqual({
+      kind: "unknown",
+      reason: "rate_limited",
+      attempts: 1,
+      httpStatus: 429,
+      retryAfterMs: 30_000,
+    });
+  });
+
+  it.each([
+    ["5xx", { type: "http_error", status: 503 }, "http_503"],
+    ["reset", { type: "reset" }, /^connection_error/],
+    ["timeout", { type: "hang" }, "timeout"],
+  ] as const)("a persistent %s becomes unknown after the bounded attempts", async (_name, fault, reason) => {
+    const job = seed({ provider: "replicate", queuedMs: 0, runningMs: 0 });
+    sim.state.faults.add({ match: { jobId: job.id }, fault });
+    const status = await replicateJob(job.id);
+    expect(status).toMatchObject({ kind: "unknown", reason, attempts: 3 });
+    expect(hits(job.id)).toHaveLength(3);
+  });
+
+  it("waits out a slow answer that stays within the attempt timeout", async () => {
+    const job = seed({ provider: "replicate" });
+    sim.state.faults.add({ match: { jobId: job.id }, fault: { type: "delay", ms: 150 }, times: 1 });
+    const started = performance.now();
+    expect(await replicateJob(job.id)).toMatchObject({ kind: "running" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(hits(job.id)).toHaveLength(1);
+  });
+
+  it("recovers when the failures are transient", async () => {
+    const job = seed({ provider: "fal", queuedMs: 0, runningMs: 0 });
+    sim.state.faults.add({
+      match: { jobId: job.id, route: "status" },
+      fault: { type: "http_error", status: 502 },
+      times: 2,
+    });
+    expect(await falJob(job.id, job.model)).toMatchObject({ kind: "completed" });
+  });
+});
