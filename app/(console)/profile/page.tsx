@@ -1,6 +1,13 @@
 import type { Metadata } from "next";
-import { requirePageUser } from "@/lib/auth/session";
+import { Suspense } from "react";
+import { LoadingState } from "@/components/admin/loading-state";
+import { TokenTable } from "@/components/admin/token-table";
+import { CreatePersonalTokenForm } from "@/components/profile/create-personal-token-form";
+import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
+import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
 import { permissionsOf } from "@/lib/domain/roles";
+import { listAccessTokens } from "@/lib/services/list-access-tokens";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Profile" };
@@ -9,26 +16,59 @@ export default async function ProfilePage() {
   const user = await requirePageUser();
   const permissions = [...permissionsOf(user.roles)].sort();
   return (
-    <section aria-labelledby="profile-heading" className="max-w-2xl">
-      <h1 id="profile-heading" className="text-2xl font-semibold">
-        {user.name}
-      </h1>
-      <dl className="mt-4 grid grid-cols-[8rem_1fr] gap-y-2 text-sm">
-        <dt className="font-medium text-slate-700">Email</dt>
-        <dd>{user.email}</dd>
-        <dt className="font-medium text-slate-700">Roles</dt>
-        <dd>{user.roles.join(", ") || "none"}</dd>
-        <dt className="font-medium text-slate-700">May</dt>
-        <dd>
-          <ul className="list-disc pl-5">
-            {permissions.map((permission) => (
-              <li key={permission}>
-                <code>{permission}</code>
-              </li>
-            ))}
-          </ul>
-        </dd>
-      </dl>
-    </section>
+    <div className="max-w-5xl space-y-8">
+      <section aria-labelledby="profile-heading">
+        <h1 id="profile-heading" className="text-2xl font-semibold">
+          {user.name}
+        </h1>
+        <dl className="mt-4 grid grid-cols-[8rem_1fr] gap-y-2 text-sm">
+          <dt className="font-medium text-slate-700">Email</dt>
+          <dd>{user.email}</dd>
+          <dt className="font-medium text-slate-700">Roles</dt>
+          <dd>{user.roles.join(", ") || "none"}</dd>
+          <dt className="font-medium text-slate-700">May</dt>
+          <dd>
+            <ul className="list-disc pl-5">
+              {permissions.map((permission) => (
+                <li key={permission}>
+                  <code>{permission}</code>
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="tokens-heading" className="space-y-4">
+        <div>
+          <h2 id="tokens-heading" className="text-xl font-semibold">
+            Personal access tokens
+          </h2>
+          <p className="mt-1 text-sm text-slate-700">
+            For scripts that use the HTTP API as you (<code>Authorization: Bearer vrp_…</code>). A token has your roles
+            at the time of each request and stops working when you revoke it, when it expires, or when your account is
+            deactivated.
+          </p>
+        </div>
+        <CreatePersonalTokenForm />
+        <Suspense fallback={<LoadingState label="Loading your tokens…" />}>
+          <PersonalTokens user={user} />
+        </Suspense>
+      </section>
+    </div>
+  );
+}
+
+async function PersonalTokens({ user }: { user: UserPrincipal }) {
+  const tokens = await listAccessTokens(db(), user, "personal");
+  return (
+    <TokenTable
+      tokens={tokens}
+      caption="Your personal access tokens"
+      nameLabel="Name"
+      emptyText="You have no personal access tokens."
+      showExpiry
+      revokeAction={revokePersonalTokenAction}
+    />
   );
 }

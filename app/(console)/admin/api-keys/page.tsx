@@ -1,0 +1,129 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { CreateMachineTokenForm } from "@/components/admin/create-machine-token-form";
+import { EndpointControls } from "@/components/admin/endpoint-controls";
+import { EndpointForm } from "@/components/admin/endpoint-form";
+import { formatWhen } from "@/components/admin/format";
+import { LoadingState } from "@/components/admin/loading-state";
+import { TokenTable } from "@/components/admin/token-table";
+import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
+import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { listAccessTokens } from "@/lib/services/list-access-tokens";
+import { listNotificationEndpoints } from "@/lib/services/list-notification-endpoints";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "API keys" };
+
+export default async function AdminApiKeysPage() {
+  const actor = await requirePageUser("admin:api_keys");
+  return (
+    <div className="space-y-8">
+      <section aria-labelledby="api-keys-heading" className="space-y-4">
+        <div>
+          <h1 id="api-keys-heading" className="text-2xl font-semibold">
+            API keys
+          </h1>
+          <p className="mt-1 text-sm text-slate-700">
+            Producers park cases with these keys. Only a hash is stored: a key is shown once, when it is created, and
+            identified by its prefix afterwards.
+          </p>
+        </div>
+        <CreateMachineTokenForm kind="api_key" />
+      </section>
+      <Suspense fallback={<LoadingState label="Loading API keys and endpoints…" />}>
+        <KeysAndEndpoints actor={actor} />
+      </Suspense>
+    </div>
+  );
+}
+
+async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
+  const [keys, endpoints] = await Promise.all([
+    listAccessTokens(db(), actor, "api_key"),
+    listNotificationEndpoints(db(), actor),
+  ]);
+  const producers = [...new Set(keys.map((key) => key.name))].sort();
+  return (
+    <>
+      <TokenTable
+        tokens={keys}
+        caption="API keys by producer"
+        nameLabel="Producer"
+        emptyText="No API keys yet. Create one above for each application that parks cases."
+        revokeAction={revokeMachineTokenAction}
+      />
+
+      <section aria-labelledby="endpoints-heading" className="space-y-4">
+        <div>
+          <h2 id="endpoints-heading" className="text-xl font-semibold">
+            Notification endpoints
+          </h2>
+          <p className="mt-1 text-sm text-slate-700">
+            Where each producer is told about its cases, signed with a secret shown once when the endpoint is created
+            (or its secret rotated).
+          </p>
+        </div>
+        <EndpointForm producers={producers} allowLocalHttp={env().demo} />
+        {endpoints.length === 0 ? (
+          <p className="rounded border border-dashed border-slate-400 bg-white p-4 text-sm text-slate-700">
+            No notification endpoints yet.
+          </p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="w-full border-collapse bg-white text-left text-sm">
+              <caption className="sr-only">Notification endpoints by producer</caption>
+              <thead>
+                <tr className="border-b border-slate-300">
+                  <th scope="col" className="px-3 py-2">
+                    Producer
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    URL
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Status
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Created
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Updated
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {endpoints.map((endpoint) => (
+                  <tr key={endpoint.id} className="border-b border-slate-200 align-top">
+                    <th scope="row" className="px-3 py-2 font-medium">
+                      {endpoint.producer}
+                    </th>
+                    <td className="max-w-md break-all px-3 py-2">
+                      <code>{endpoint.url}</code>
+                    </td>
+                    <td className="px-3 py-2">{endpoint.disabledAt ? "disabled" : "enabled"}</td>
+                    <td className="px-3 py-2">{formatWhen(endpoint.createdAt)}</td>
+                    <td className="px-3 py-2">{formatWhen(endpoint.updatedAt)}</td>
+                    <td className="px-3 py-2">
+                      <EndpointControls
+                        endpoint={{
+                          id: endpoint.id,
+                          producer: endpoint.producer,
+                          disabled: endpoint.disabledAt !== null,
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,141 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { DeletePriceButton } from "@/components/admin/delete-price-button";
+import { formatWhen } from "@/components/admin/format";
+import { LoadingState } from "@/components/admin/loading-state";
+import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
+import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { duplicateCost, formatMicros, formatMicrosPrecise, MICROS_PER_UNIT } from "@/lib/domain/money";
+import { listProviderPrices, type ProviderPriceRow, toDomainPrice } from "@/lib/services/list-provider-prices";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Prices" };
+
+/** A typical clip length, only to make a per-second price concrete on this page. */
+const EXAMPLE_SECONDS = 10;
+
+/** Micro-units back to the decimal the form accepts, exactly (no float division). */
+function decimal(micros: number): string {
+  const value = BigInt(micros);
+  const unit = BigInt(MICROS_PER_UNIT);
+  const fraction = (value % unit).toString().padStart(6, "0").replace(/0+$/, "");
+  return fraction ? `${value / unit}.${fraction}` : String(value / unit);
+}
+
+function duplicateText(row: ProviderPriceRow): string {
+  const price = toDomainPrice(row);
+  return row.unit === "per_generation"
+    ? `${formatMicros(duplicateCost(price, 1), row.currency)} each`
+    : `${formatMicros(duplicateCost(price, 1, EXAMPLE_SECONDS), row.currency)} per ${EXAMPLE_SECONDS} s video`;
+}
+
+export default async function AdminPricesPage({ searchParams }: { searchParams: Promise<{ edit?: string }> }) {
+  const actor = await requirePageUser("admin:settings");
+  const { edit } = await searchParams;
+  return (
+    <section aria-labelledby="prices-heading" className="space-y-4">
+      <div>
+        <h1 id="prices-heading" className="text-2xl font-semibold">
+          Prices
+        </h1>
+        <p className="mt-1 text-sm text-slate-700">
+          What each provider charges per model, one price per provider and model. Case pages use it to show what an
+          accidental duplicate generation would cost. Amounts are stored as whole micro-units.
+        </p>
+      </div>
+      <Suspense fallback={<LoadingState label="Loading prices…" />}>
+        <PriceTable actor={actor} edit={edit} />
+      </Suspense>
+    </section>
+  );
+}
+
+async function PriceTable({ actor, edit }: { actor: UserPrincipal; edit: string | undefined }) {
+  const prices = await listProviderPrices(db(), actor);
+  const editingRow = edit ? prices.find((row) => row.id === edit) : undefined;
+  const editing: PriceFormValues | null = editingRow
+    ? {
+        provider: editingRow.provider,
+        model: editingRow.model,
+        unit: editingRow.unit,
+        price: decimal(editingRow.priceMicros),
+        currency: editingRow.currency,
+      }
+    : null;
+  return (
+    <>
+      {edit && !editingRow ? (
+        <p role="alert" className="rounded border border-amber-400 bg-amber-50 px-3 py-2 text-sm">
+          That price no longer exists; perhaps someone deleted it.
+        </p>
+      ) : null}
+      <PriceForm key={editingRow?.id ?? "new"} editing={editing} />
+      {prices.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-400 bg-white p-4 text-sm text-slate-700">
+          No prices yet. Without one, case pages cannot show what a duplicate would cost.
+        </p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full border-collapse bg-white text-left text-sm">
+            <caption className="sr-only">Prices by provider and model</caption>
+            <thead>
+              <tr className="border-b border-slate-300">
+                <th scope="col" className="px-3 py-2">
+                  Provider
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Model
+                </th>
+                <th scope="col" className="px-3 py-2 text-right">
+                  Price
+                </th>
+                <th scope="col" className="px-3 py-2 text-right">
+                  Duplicate cost
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Updated
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {prices.map((row) => (
+                <tr
+                  key={row.id}
+                  className={`border-b border-slate-200 align-top ${row.id === editingRow?.id ? "bg-blue-50" : ""}`}
+                >
+                  <td className="px-3 py-2">{row.provider}</td>
+                  <th scope="row" className="px-3 py-2 font-medium">
+                    {row.model}
+                  </th>
+                  <td className="px-3 py-2 text-right tabular-nums">
+                    {formatMicrosPrecise(row.priceMicros, row.currency)}
+                    {row.unit === "per_second" ? " / second" : " / generation"}
+                  </td>
+                  <td className="px-3 py-2 text-right tabular-nums">{duplicateText(row)}</td>
+                  <td className="px-3 py-2">{formatWhen(row.updatedAt)}</td>
+                  <td className="px-3 py-2">
+                    <div className="flex flex-wrap items-start gap-2">
+                      <Link
+                        href={`/admin/prices?edit=${row.id}`}
+                        className="rounded border border-slate-400 px-3 py-1 text-sm"
+                        aria-label={`Edit ${row.provider} ${row.model}`}
+                      >
+                        Edit
+                      </Link>
+                      <DeletePriceButton priceId={row.id} label={`${row.provider} ${row.model}`} />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+"use client";
+
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type RefObject,
+  type SelectHTMLAttributes,
+  useCallback,
+  useState,
+  useTransition,
+} from "react";
+import type { ActionResult } from "@/lib/actions/safe-action";
+
+export type ServerAction<T> = (raw: unknown) => Promise<ActionResult<T>>;
+
+/**
+ * Runs a server action in a transition and keeps its last result. On a refusal, focus moves to the
+ * first field the server named (or to the error summary), so keyboard and screen-reader users land
+ * on what needs fixing.
+ */
+export function useServerAction<T>(action: ServerAction<T>, formRef?: RefObject<HTMLElement | null>) {
+  const [result, setResult] = useState<ActionResult<T> | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const run = useCallback(
+    (input: unknown, onSuccess?: (data: T) => void) => {
+      startTransition(async () => {
+        const next = await action(input);
+        setResult(next);
+        if (next.ok) {
+          onSuccess?.(next.data);
+          return;
+        }
+        const form = formRef?.current;
+        if (!form) return;
+        requestAnimationFrame(() => {
+          const path = next.error.issues?.[0]?.path;
+          const field = path ? form.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`) : null;
+          (field ?? form.querySelector<HTMLElement>("[data-error-summary]"))?.focus();
+        });
+      });
+    },
+    [action, formRef],
+  );
+
+  return { run, pending, result, reset: () => setResult(null) };
+}
+
+export function fieldError(result: ActionResult<unknown> | null, path: string): string | undefined {
+  if (!result || result.ok) return undefined;
+  return result.error.issues?.find((issue) => issue.path === path)?.message;
+}
+
+/** The form-level message for a refusal, announced and focusable. Field issues are shown at their fields. */
+export function FormError({ result }: { result: ActionResult<unknown> | null }) {
+  if (!result || result.ok) return null;
+  return (
+    <div
+      role="alert"
+      tabIndex={-1}
+      data-error-summary
+      className="mt-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900"
+    >
+      {result.error.message}
+    </div>
+  );
+}
+
+type FieldProps = {
+  id: string;
+  /** The issue path the server reports for this field. */
+  path: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, "id">;
+
+export function TextField({ id, path, label, hint, error, className = "", ...input }: FieldProps) {
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {label}
+        {input.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <input
+        id={id}
+        data-field={path}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
+        {...input}
+      />
+      {hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function SelectField({
+  id,
+  path,
+  label,
+  hint,
+  error,
+  children,
+  className = "",
+  ...select
+}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
+  SelectHTMLAttributes<HTMLSelectElement>,
+  "id"
+>) {
+  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {label}
+      </label>
+      <select
+        id={id}
+        data-field={path}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        className={`mt-1 w-full rounded border bg-white px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"}`}
+        {...select}
+      >
+        {children}
+      </select>
+      {hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,9 @@
+import type { Role } from "@/lib/domain/roles";
+
+/** What each role may do, in the words of the design (section 9). */
+export const ROLE_HELP: Record<Role, string> = {
+  operator: "view, triage, notes, assign",
+  reviewer: "reconcile, approve recovery, request replacements",
+  finance: "decide holds, authorise replacements",
+  admin: "users, API keys, worker tokens, prices",
+};

@@ -1,0 +1,124 @@
+"use client";
+
+import { type FormEvent, useRef, useState } from "react";
+import { ActionError } from "@/components/ui/action-error";
+import { Button } from "@/components/ui/button";
+import { resetUserPasswordAction, setUserActiveAction, setUserRolesAction } from "@/lib/actions/admin-actions";
+import { ROLES, type Role } from "@/lib/domain/roles";
+import { ConfirmButton } from "./confirm-button";
+import { fieldError, useServerAction } from "./form-kit";
+import { SecretReveal } from "./secret-reveal";
+
+type UserSummary = { id: string; email: string; name: string; roles: Role[]; active: boolean };
+
+/** Roles of one user, edited in place. Your own admin box is locked, so nobody locks themself out. */
+export function UserRolesEditor({ user, isSelf }: { user: UserSummary; isSelf: boolean }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { run, pending, result } = useServerAction(setUserRolesAction, formRef);
+  const [saved, setSaved] = useState(false);
+  const errorId = `roles-${user.id}-error`;
+  const rolesError = fieldError(result, "roles");
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const roles = new FormData(event.currentTarget).getAll("roles").map(String);
+    if (isSelf && !roles.includes("admin")) roles.push("admin");
+    setSaved(false);
+    run({ userId: user.id, roles }, () => setSaved(true));
+  }
+
+  return (
+    <form ref={formRef} onSubmit={onSubmit} noValidate>
+      <fieldset aria-describedby={rolesError ? errorId : undefined}>
+        {/* Named after the person, not the email, so the email stays the only cell that names it. */}
+        <legend className="sr-only">Roles for {user.name}</legend>
+        <div className="flex flex-wrap gap-x-3 gap-y-1">
+          {ROLES.map((role, index) => {
+            const locked = isSelf && role === "admin";
+            return (
+              <label key={role} className="flex items-center gap-1 text-sm">
+                <input
+                  type="checkbox"
+                  name="roles"
+                  value={role}
+                  defaultChecked={user.roles.includes(role)}
+                  disabled={locked}
+                  aria-describedby={locked ? `self-admin-${user.id}` : undefined}
+                  {...(index === 0 ? { "data-field": "roles" } : {})}
+                />
+                {role}
+              </label>
+            );
+          })}
+        </div>
+        {isSelf ? (
+          <p id={`self-admin-${user.id}`} className="mt-1 text-xs text-slate-600">
+            You cannot remove your own admin role.
+          </p>
+        ) : null}
+      </fieldset>
+      <div className="mt-1 flex items-center gap-2">
+        <Button type="submit" variant="secondary" className="px-3 py-1" disabled={pending}>
+          {pending ? "Saving…" : "Save roles"}
+        </Button>
+        <span role="status" className="text-xs text-slate-700">
+          {saved && result?.ok ? "Saved." : ""}
+        </span>
+      </div>
+      {rolesError ? (
+        <p id={errorId} className="mt-1 text-xs font-medium text-red-800">
+          {rolesError}
+        </p>
+      ) : null}
+      <div data-error-summary tabIndex={-1}>
+        <ActionError result={result && !result.ok && !rolesError ? result : null} />
+      </div>
+    </form>
+  );
+}
+
+export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSelf: boolean }) {
+  const active = useServerAction(setUserActiveAction);
+  const reset = useServerAction(resetUserPasswordAction);
+  const [password, setPassword] = useState<string | null>(null);
+
+  return (
+    <div className="flex flex-col items-start gap-2">
+      <div className="flex flex-wrap gap-2">
+        {isSelf ? (
+          <span className="text-xs text-slate-600">You cannot deactivate yourself.</span>
+        ) : user.active ? (
+          <ConfirmButton
+            label="Deactivate"
+            confirmLabel={`Deactivate ${user.email}`}
+            question="Their sessions and personal tokens stop working at once."
+            pending={active.pending}
+            onConfirm={() => active.run({ userId: user.id, active: false })}
+          />
+        ) : (
+          <Button
+            variant="secondary"
+            className="px-3 py-1"
+            disabled={active.pending}
+            onClick={() => active.run({ userId: user.id, active: true })}
+          >
+            {active.pending ? "Working…" : "Reactivate"}
+          </Button>
+        )}
+        <ConfirmButton
+          label="Reset password"
+          confirmLabel="Issue a new password"
+          question="The current password stops working."
+          variant="secondary"
+          pending={reset.pending}
+          onConfirm={() => reset.run({ userId: user.id }, (data) => setPassword(data.password))}
+        />
+      </div>
+      <ActionError result={active.result} />
+      <ActionError result={reset.result} />
+      {password ? (
+        <SecretReveal title={`New password for ${user.email}`} secret={password} onDismiss={() => setPassword(null)} />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+"use server";
+
+import { z } from "zod";
+import { db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { env } from "@/lib/env";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { createUser } from "@/lib/services/create-user";
+import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
+import { resetUserPassword } from "@/lib/services/reset-user-password";
+import { revokeAccessToken } from "@/lib/services/revoke-access-token";
+import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "@/lib/services/save-notification-endpoint";
+import { saveProviderPrice } from "@/lib/services/save-provider-price";
+import { setEndpointDisabled } from "@/lib/services/set-endpoint-disabled";
+import { setUserActive } from "@/lib/services/set-user-active";
+import { setUserRoles } from "@/lib/services/set-user-roles";
+import {
+  createMachineTokenSchema,
+  createUserSchema,
+  endpointIdSchema,
+  machineName,
+  priceIdSchema,
+  savePriceSchema,
+  setEndpointDisabledSchema,
+  setUserActiveSchema,
+  setUserRolesSchema,
+  tokenIdSchema,
+  userIdSchema,
+} from "@/lib/validation/admin";
+import { safeAction } from "./safe-action";
+
+// Thin: the schema shapes the input, the service authorises, validates again, writes and audits.
+// Secrets and passwords are returned to the browser here exactly once and never stored client-side.
+
+const USERS = ["/admin/users"];
+const TOKEN_PAGES = { api_key: "/admin/api-keys", worker: "/admin/worker-tokens" } as const;
+
+const createUserRun = safeAction(createUserSchema, (input, actor) => createUser(db(), actor, input), {
+  revalidate: () => USERS,
+});
+export async function createUserAction(raw: unknown) {
+  return createUserRun(raw);
+}
+
+const setRolesRun = safeAction(setUserRolesSchema, (input, actor) => setUserRoles(db(), actor, input), {
+  revalidate: () => USERS,
+});
+export async function setUserRolesAction(raw: unknown) {
+  return setRolesRun(raw);
+}
+
+const setActiveRun = safeAction(setUserActiveSchema, (input, actor) => setUserActive(db(), actor, input), {
+  revalidate: () => USERS,
+});
+export async function setUserActiveAction(raw: unknown) {
+  return setActiveRun(raw);
+}
+
+const resetPasswordRun = safeAction(userIdSchema, (input, actor) => resetUserPassword(db(), actor, input));
+export async function resetUserPasswordAction(raw: unknown) {
+  return resetPasswordRun(raw);
+}
+
+const createTokenRun = safeAction(
+  createMachineTokenSchema,
+  (input, actor) => inTransaction(db(), (tx) => createAccessToken(tx, actor, input)),
+  { revalidate: (input) => [TOKEN_PAGES[input.kind]] },
+);
+export async function createMachineTokenAction(raw: unknown) {
+  return createTokenRun(raw);
+}
+
+const revokeTokenRun = safeAction(
+  tokenIdSchema,
+  (input, actor) => inTransaction(db(), (tx) => revokeAccessToken(tx, actor, input.tokenId)),
+  { revalidate: () => Object.values(TOKEN_PAGES) },
+);
+export async function revokeMachineTokenAction(raw: unknown) {
+  return revokeTokenRun(raw);
+}
+
+// The URL rule depends on demo mode, so the service (not this schema) checks it.
+const saveEndpointRun = safeAction(
+  z.strictObject({ producer: machineName, url: z.string().max(4096) }),
+  (input, actor) => saveNotificationEndpoint(db(), actor, input, { allowLocalHttp: env().demo }),
+  { revalidate: () => [TOKEN_PAGES.api_key] },
+);
+export async function saveEndpointAction(raw: unknown) {
+  return saveEndpointRun(raw);
+}
+
+const rotateSecretRun = safeAction(endpointIdSchema, (input, actor) => rotateEndpointSecret(db(), actor, input), {
+  revalidate: () => [TOKEN_PAGES.api_key],
+});
+export async function rotateEndpointSecretAction(raw: unknown) {
+  return rotateSecretRun(raw);
+}
+
+const endpointDisabledRun = safeAction(
+  setEndpointDisabledSchema,
+  (input, actor) => setEndpointDisabled(db(), actor, input),
+  { revalidate: () => [TOKEN_PAGES.api_key] },
+);
+export async function setEndpointDisabledAction(raw: unknown) {
+  return endpointDisabledRun(raw);
+}
+
+const savePriceRun = safeAction(
+  savePriceSchema,
+  (input, actor) =>
+    saveProviderPrice(db(), actor, {
+      provider: input.provider,
+      model: input.model,
+      unit: input.unit,
+      priceMicros: input.price,
+      currency: input.currency,
+    }),
+  { revalidate: () => ["/admin/prices"] },
+);
+export async function savePriceAction(raw: unknown) {
+  return savePriceRun(raw);
+}
+
+const deletePriceRun = safeAction(priceIdSchema, (input, actor) => deleteProviderPrice(db(), actor, input), {
+  revalidate: () => ["/admin/prices"],
+});
+export async function deletePriceAction(raw: unknown) {
+  return deletePriceRun(raw);
+}

@@ -1,0 +1,37 @@
+"use server";
+
+import { db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { revokeAccessToken } from "@/lib/services/revoke-access-token";
+import { createPersonalTokenSchema, tokenIdSchema } from "@/lib/validation/admin";
+import { safeAction } from "./safe-action";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// A personal token acts as the signed-in user with that user's roles at the time of each request.
+const createRun = safeAction(
+  createPersonalTokenSchema,
+  (input, actor) =>
+    inTransaction(db(), (tx) =>
+      createAccessToken(tx, actor, {
+        kind: "personal",
+        name: input.name,
+        ...(input.expiresInDays ? { expiresAt: new Date(Date.now() + input.expiresInDays * DAY_MS) } : {}),
+      }),
+    ),
+  { revalidate: () => ["/profile"] },
+);
+export async function createPersonalTokenAction(raw: unknown) {
+  return createRun(raw);
+}
+
+// The service refuses another user's token, whoever calls this.
+const revokeRun = safeAction(
+  tokenIdSchema,
+  (input, actor) => inTransaction(db(), (tx) => revokeAccessToken(tx, actor, input.tokenId)),
+  { revalidate: () => ["/profile"] },
+);
+export async function revokePersonalTokenAction(raw: unknown) {
+  return revokeRun(raw);
+}

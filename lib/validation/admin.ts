@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { tryParseMoneyToMicros } from "@/lib/domain/money";
+import { ROLES } from "@/lib/domain/roles";
+import { currency } from "./common";
+
+/** Shared by the console forms and the services, so a service refuses what a form would. */
+
+export const uuid = z.uuid("not a valid id");
+
+export const roleList = z
+  .array(z.enum(ROLES))
+  .min(1, "choose at least one role")
+  .transform((roles) => [...new Set(roles)]);
+
+export const createUserSchema = z.strictObject({
+  email: z.string().trim().toLowerCase().pipe(z.email("enter an email address")),
+  name: z
+    .string()
+    .trim()
+    .max(200, "at most 200 characters")
+    .transform((name) => (name === "" ? undefined : name))
+    .optional(),
+  roles: roleList,
+});
+export type CreateUserInput = z.infer<typeof createUserSchema>;
+
+export const setUserRolesSchema = z.strictObject({ userId: uuid, roles: roleList });
+export const setUserActiveSchema = z.strictObject({ userId: uuid, active: z.boolean() });
+export const userIdSchema = z.strictObject({ userId: uuid });
+
+/** Producer and worker names: the producer's name is how its operations are owned (decision 003). */
+export const machineName = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/i, "letters, digits, '.', '_' or '-', up to 63 characters, no spaces");
+
+export const createMachineTokenSchema = z.strictObject({
+  kind: z.enum(["api_key", "worker"]),
+  name: machineName,
+});
+export const tokenIdSchema = z.strictObject({ tokenId: uuid });
+
+export const PERSONAL_TOKEN_EXPIRY_DAYS = [7, 30, 90, 365] as const;
+export const createPersonalTokenSchema = z.strictObject({
+  name: z.string().trim().min(1, "give the token a name").max(100, "at most 100 characters"),
+  /** null: the token does not expire (it can still be revoked). */
+  expiresInDays: z.literal(PERSONAL_TOKEN_EXPIRY_DAYS).nullable().default(null),
+});
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Notification URLs: https anywhere; plain http only to this machine, and only in demo mode
+ * (a local receiver for trying the product out). No credentials in the URL, no fragment.
+ */
+export function endpointUrlProblem(value: string, options: { allowLocalHttp: boolean }): string | null {
+  if (value.length > 2048) return "at most 2048 characters";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "enter a full URL, e.g. https://example.com/hooks/video-recovery";
+  }
+  if (url.username || url.password) return "must not contain a user name or password";
+  if (url.hash) return "must not contain a #fragment";
+  if (url.protocol === "https:") return url.hostname ? null : "needs a host";
+  if (url.protocol === "http:") {
+    if (!LOCAL_HOSTS.has(url.hostname)) return "must use https (http is allowed only for localhost)";
+    if (!options.allowLocalHttp) return "must use https (http://localhost is allowed only in demo mode)";
+    return null;
+  }
+  return "must be an https URL";
+}
+
+export function endpointUrl(options: { allowLocalHttp: boolean }) {
+  return z
+    .string()
+    .trim()
+    .min(1, "enter the URL")
+    .superRefine((value, ctx) => {
+      const problem = endpointUrlProblem(value, options);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
+}
+
+export function saveEndpointSchema(options: { allowLocalHttp: boolean }) {
+  return z.strictObject({ producer: machineName, url: endpointUrl(options) });
+}
+export const endpointIdSchema = z.strictObject({ endpointId: uuid });
+export const setEndpointDisabledSchema = z.strictObject({ endpointId: uuid, disabled: z.boolean() });
+
+export const PRICE_UNITS = ["per_generation", "per_second"] as const;
+export type PriceUnit = (typeof PRICE_UNITS)[number];
+
+const priceName = (what: string) =>
+  z.string().trim().min(1, `enter the ${what}`).max(200, "at most 200 characters").regex(/^\S+$/, "no spaces");
+
+/** The console sends a decimal such as "0.022"; it becomes integer micro-units without a float. */
+export const savePriceSchema = z.strictObject({
+  provider: priceName("provider"),
+  model: priceName("model"),
+  unit: z.enum(PRICE_UNITS),
+  price: z.string().transform((text, ctx) => {
+    const parsed = tryParseMoneyToMicros(text);
+    if (!parsed.ok || parsed.value <= 0) {
+      ctx.addIssue({ code: "custom", message: "a positive amount such as 0.10, at most six decimals" });
+      return z.NEVER;
+    }
+    return parsed.value;
+  }),
+  currency,
+});
+export const priceIdSchema = z.strictObject({ priceId: uuid });

@@ -1,0 +1,435 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "../../lib/auth/password";
+import type { PrismaClient } from "../../lib/db/client";
+import { inTransaction } from "../../lib/db/transaction";
+import { duplicateCost } from "../../lib/domain/money";
+import type { Principal } from "../../lib/domain/principal";
+import { AppError } from "../../lib/errors";
+import type { UserActor } from "../../lib/services/actor";
+import { authenticateToken } from "../../lib/services/authenticate-token";
+import { createAccessToken } from "../../lib/services/create-access-token";
+import { createUser } from "../../lib/services/create-user";
+import { deleteProviderPrice } from "../../lib/services/delete-provider-price";
+import { listAccessTokens } from "../../lib/services/list-access-tokens";
+import { listNotificationEndpoints } from "../../lib/services/list-notification-endpoints";
+import { listProviderPrices, lookupProviderPrice } from "../../lib/services/list-provider-prices";
+import { listUsers } from "../../lib/services/list-users";
+import {
+  findDeliverableEndpoint,
+  signWebhook,
+  verifyWebhook,
+} from "../../lib/services/notification-endpoint-signature";
+import { resetUserPassword } from "../../lib/services/reset-user-password";
+import { revokeAccessToken } from "../../lib/services/revoke-access-token";
+import { rotateEndpointSecret } from "../../lib/services/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "../../lib/services/save-notification-endpoint";
+import { type SavePriceInput, saveProviderPrice } from "../../lib/services/save-provider-price";
+import { setEndpointDisabled } from "../../lib/services/set-endpoint-disabled";
+import { setUserActive } from "../../lib/services/set-user-active";
+import { setUserRoles } from "../../lib/services/set-user-roles";
+import { makeUser, producer, worker } from "./fixtures";
+import { tableCounts } from "./helpers/table-counts";
+import { openTestDb } from "./setup/test-db";
+
+const { db } = openTestDb();
+const DEMO = { allowLocalHttp: true };
+const PRODUCTION = { allowLocalHttp: false };
+
+/** The console's actions wrap these services in one transaction, so do the tests. */
+const issue = (actor: Principal, input: Parameters<typeof createAccessToken>[2]) =>
+  inTransaction(db, (tx) => createAccessToken(tx, actor, input));
+const revoke = (actor: Principal, tokenId: string) => inTransaction(db, (tx) => revokeAccessToken(tx, actor, tokenId));
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+const auditKinds = async (client: PrismaClient) =>
+  (await client.auditEvent.findMany({ orderBy: { id: "asc" }, select: { kind: true } })).map((e) => e.kind);
+
+let admin: UserActor;
+beforeAll(async () => {
+  admin = await makeUser(db, ["admin"]);
+});
+
+describe("every admin service refuses non-admins", () => {
+  const price: SavePriceInput = {
+    provider: "replicate",
+    model: "omni",
+    unit: "per_generation",
+    priceMicros: 100_000,
+    currency: "USD",
+  };
+  const services: [
+    string,
+    (
+      actor: Principal,
+      ids: { userId: string; tokenId: string; endpointId: string; priceId: string },
+    ) => Promise<unknown>,
+  ][] = [
+    ["listUsers", (a) => listUsers(db, a)],
+    ["createUser", (a) => createUser(db, a, { email: "new@example.com", roles: ["operator"] })],
+    ["setUserRoles", (a, ids) => setUserRoles(db, a, { userId: ids.userId, roles: ["admin"] })],
+    ["setUserActive", (a, ids) => setUserActive(db, a, { userId: ids.userId, active: false })],
+    ["resetUserPassword", (a, ids) => resetUserPassword(db, a, { userId: ids.userId })],
+    ["listAccessTokens(api_key)", (a) => listAccessTokens(db, a, "api_key")],
+    ["listAccessTokens(worker)", (a) => listAccessTokens(db, a, "worker")],
+    ["createAccessToken(api_key)", (a) => issue(a, { kind: "api_key", name: "sneaky" })],
+    ["createAccessToken(worker)", (a) => issue(a, { kind: "worker", name: "sneaky" })],
+    ["revokeAccessToken(api_key)", (a, ids) => revoke(a, ids.tokenId)],
+    ["listNotificationEndpoints", (a) => listNotificationEndpoints(db, a)],
+    [
+      "saveNotificationEndpoint",
+      (a) => saveNotificationEndpoint(db, a, { producer: "guarded-app", url: "https://evil.example/x" }, DEMO),
+    ],
+    ["rotateEndpointSecret", (a, ids) => rotateEndpointSecret(db, a, { endpointId: ids.endpointId })],
+    ["setEndpointDisabled", (a, ids) => setEndpointDisabled(db, a, { endpointId: ids.endpointId, disabled: true })],
+    ["listProviderPrices", (a) => listProviderPrices(db, a)],
+    ["saveProviderPrice", (a) => saveProviderPrice(db, a, { ...price, priceMicros: 1 })],
+    ["deleteProviderPrice", (a, ids) => deleteProviderPrice(db, a, { priceId: ids.priceId })],
+  ];
+
+  it("for operators, reviewers, finance, producers and workers, writing nothing", async () => {
+    const target = await makeUser(db, ["operator"]);
+    const key = await issue(admin, { kind: "api_key", name: "guarded-app" });
+    const { endpoint } = await saveNotificationEndpoint(
+      db,
+      admin,
+      { producer: "guarded-app", url: "https://guarded.example/hooks" },
+      PRODUCTION,
+    );
+    const saved = await saveProviderPrice(db, admin, price);
+    const ids = { userId: target.userId, tokenId: key.id, endpointId: endpoint.id, priceId: saved.id };
+    const actors: Principal[] = [
+      await makeUser(db, ["operator"]),
+      await makeUser(db, ["reviewer"]),
+      await makeUser(db, ["finance"]),
+      await makeUser(db, ["operator", "reviewer", "finance"]),
+      producer("guarded-app"),
+      worker(),
+    ];
+    const before = await tableCounts(db);
+    for (const actor of actors) {
+      for (const [name, call] of services) {
+        const error = await refusal(call(actor, ids));
+        expect(error.code, `${name} as ${JSON.stringify(actor)}`).toBe("forbidden");
+      }
+    }
+    expect(await tableCounts(db)).toEqual(before);
+  });
+});
+
+describe("users and roles", () => {
+  it("creates a user with a generated password shown once, stored only as a hash, and audited", async () => {
+    const { user, password } = await createUser(db, admin, {
+      email: "  New.Person@Example.com ",
+      name: "New Person",
+      roles: ["reviewer", "finance", "reviewer"],
+    });
+    expect(user).toMatchObject({ email: "new.person@example.com", name: "New Person" });
+    expect([...user.roles].sort()).toEqual(["finance", "reviewer"]);
+    expect(password.length).toBeGreaterThanOrEqual(20);
+    const stored = await db.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await verifyPassword(stored.passwordHash ?? "", password)).toBe(true);
+    const audit = await db.auditEvent.findFirstOrThrow({
+      where: { kind: "user_created", actorId: admin.userId },
+      select: { before: true, after: true, evidence: true },
+    });
+    expect(JSON.stringify(audit)).not.toContain(password);
+
+    const duplicate = await refusal(createUser(db, admin, { email: "new.person@example.com", roles: ["operator"] }));
+    expect(duplicate.code).toBe("invalid_request");
+    expect(duplicate.extra.issues?.[0]?.path).toBe("email");
+    expect((await refusal(createUser(db, admin, { email: "x@example.com", roles: [] }))).code).toBe("invalid_request");
+    expect((await refusal(createUser(db, admin, { email: "not-an-email", roles: ["admin"] }))).code).toBe(
+      "invalid_request",
+    );
+
+    const reset = await resetUserPassword(db, admin, { userId: user.id });
+    const after = await db.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(await verifyPassword(after.passwordHash ?? "", reset.password)).toBe(true);
+    expect(await verifyPassword(after.passwordHash ?? "", password)).toBe(false);
+  });
+
+  it("changes roles and deactivates and reactivates, each with an audit row", async () => {
+    const target = await makeUser(db, ["operator"]);
+    await setUserRoles(db, admin, { userId: target.userId, roles: ["reviewer"] });
+    expect((await db.user.findUniqueOrThrow({ where: { id: target.userId } })).roles).toEqual(["reviewer"]);
+    await setUserActive(db, admin, { userId: target.userId, active: false });
+    expect((await db.user.findUniqueOrThrow({ where: { id: target.userId } })).active).toBe(false);
+    await setUserActive(db, admin, { userId: target.userId, active: false });
+    await setUserActive(db, admin, { userId: target.userId, active: true });
+    const events = await db.auditEvent.findMany({
+      where: { kind: { in: ["user_roles_changed", "user_deactivated", "user_reactivated"] } },
+      orderBy: { id: "asc" },
+    });
+    const forTarget = events.filter((e) => JSON.stringify(e.after).includes(target.userId));
+    expect(forTarget.map((e) => e.kind)).toEqual(["user_roles_changed", "user_deactivated", "user_reactivated"]);
+    expect(forTarget[0]?.before).toMatchObject({ roles: ["operator"] });
+  });
+
+  it("an admin cannot deactivate themself or remove their own admin role, but can add roles", async () => {
+    const self = await makeUser(db, ["admin"]);
+    const before = await auditKinds(db);
+    expect((await refusal(setUserActive(db, self, { userId: self.userId, active: false }))).code).toBe("forbidden");
+    expect((await refusal(setUserRoles(db, self, { userId: self.userId, roles: ["operator"] }))).code).toBe(
+      "forbidden",
+    );
+    const still = await db.user.findUniqueOrThrow({ where: { id: self.userId } });
+    expect(still).toMatchObject({ active: true, roles: ["admin"] });
+    expect(await auditKinds(db)).toEqual(before);
+    await setUserRoles(db, self, { userId: self.userId, roles: ["admin", "finance"] });
+    expect((await db.user.findUniqueOrThrow({ where: { id: self.userId } })).roles.sort()).toEqual([
+      "admin",
+      "finance",
+    ]);
+  });
+
+  it("two admins demoting each other at once leave one admin, not none", async () => {
+    const a = await makeUser(db, ["admin"]);
+    const b = await makeUser(db, ["admin"]);
+    // Only these two are admins in this race: demote everyone else first.
+    for (const other of await db.user.findMany({ where: { roles: { has: "admin" } } })) {
+      if (other.id !== a.userId && other.id !== b.userId) {
+        await db.user.update({ where: { id: other.id }, data: { roles: ["operator"] } });
+      }
+    }
+    const results = await Promise.allSettled([
+      setUserRoles(db, a, { userId: b.userId, roles: ["operator"] }),
+      setUserRoles(db, b, { userId: a.userId, roles: ["operator"] }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const rejected = results.find((r) => r.status === "rejected");
+    expect((rejected as PromiseRejectedResult).reason).toMatchObject({ code: "forbidden" });
+    const admins = await db.user.findMany({ where: { active: true, roles: { has: "admin" } } });
+    expect(admins).toHaveLength(1);
+    await db.user.update({ where: { id: admin.userId }, data: { roles: ["admin"] } });
+  });
+
+  it("a deactivated user's personal token stops authenticating", async () => {
+    const user = await makeUser(db, ["reviewer"]);
+    const token = await issue(user, { kind: "personal", name: "laptop" });
+    expect(await authenticateToken(db, token.secret)).toMatchObject({ kind: "user", userId: user.userId });
+    await setUserActive(db, admin, { userId: user.userId, active: false });
+    expect(await authenticateToken(db, token.secret)).toBeNull();
+  });
+});
+
+describe("API keys and worker tokens", () => {
+  it("a created key authenticates as its producer; once revoked it does not", async () => {
+    const key = await issue(admin, { kind: "api_key", name: "render-farm" });
+    expect(key.secret).toMatch(/^vrk_/);
+    expect(await authenticateToken(db, key.secret)).toEqual({ kind: "api_key", apiKeyId: key.id, name: "render-farm" });
+    const listed = await listAccessTokens(db, admin, "api_key");
+    const row = listed.find((t) => t.id === key.id);
+    expect(row).toMatchObject({ name: "render-farm", prefix: key.secret.slice(0, 12), revokedAt: null });
+    expect(row?.lastUsedAt).toBeInstanceOf(Date);
+    expect(JSON.stringify(listed)).not.toContain(key.secret);
+
+    await revoke(admin, key.id);
+    expect(await authenticateToken(db, key.secret)).toBeNull();
+    expect((await listAccessTokens(db, admin, "api_key")).find((t) => t.id === key.id)?.revokedAt).toBeInstanceOf(Date);
+    const kinds = await auditKinds(db);
+    expect(kinds).toContain("token_created");
+    expect(kinds).toContain("token_revoked");
+  });
+
+  it("a created worker token authenticates as a worker; once revoked it does not", async () => {
+    const token = await issue(admin, { kind: "worker", name: "w-admin" });
+    expect(await authenticateToken(db, token.secret)).toMatchObject({ kind: "worker", tokenId: token.id });
+    await revoke(admin, token.id);
+    expect(await authenticateToken(db, token.secret)).toBeNull();
+  });
+});
+
+describe("personal access tokens", () => {
+  it("act as their user with that user's roles; another user (even an admin) cannot revoke them", async () => {
+    const owner = await makeUser(db, ["reviewer", "finance"]);
+    const other = await makeUser(db, ["reviewer"]);
+    const token = await issue(owner, { kind: "personal", name: "scripts" });
+    expect(token.secret).toMatch(/^vrp_/);
+    expect(await authenticateToken(db, token.secret)).toEqual({
+      kind: "user",
+      userId: owner.userId,
+      email: owner.email,
+      name: owner.name,
+      roles: owner.roles,
+    });
+    expect((await listAccessTokens(db, owner, "personal")).map((t) => t.id)).toEqual([token.id]);
+    expect(await listAccessTokens(db, other, "personal")).toEqual([]);
+
+    for (const intruder of [other, admin]) {
+      expect((await refusal(revoke(intruder, token.id))).code).toBe("forbidden");
+    }
+    expect(await authenticateToken(db, token.secret)).not.toBeNull();
+    await revoke(owner, token.id);
+    expect(await authenticateToken(db, token.secret)).toBeNull();
+  });
+
+  it("stop working after their expiry", async () => {
+    const owner = await makeUser(db, ["operator"]);
+    const token = await issue(owner, { kind: "personal", name: "short", expiresAt: new Date(Date.now() - 1000) });
+    expect(await authenticateToken(db, token.secret)).toBeNull();
+  });
+});
+
+describe("notification endpoints", () => {
+  beforeAll(async () => {
+    await issue(admin, { kind: "api_key", name: "hook-app" });
+    await issue(admin, { kind: "api_key", name: "local-app" });
+  });
+
+  const cases: [string, string, boolean, boolean][] = [
+    // url, allowed in demo mode, allowed in production
+    ["https", "https://hooks.example.com/video-recovery?x=1", true, true],
+    ["plain http elsewhere", "http://hooks.example.com/hook", false, false],
+    ["http://localhost", "http://localhost:8080/hook", true, false],
+    ["http://127.0.0.1", "http://127.0.0.1:9000/hook", true, false],
+    ["http to a lookalike host", "http://localhost.evil.example/hook", false, false],
+    ["credentials in the URL", "https://user:pass@hooks.example.com/", false, false],
+    ["a fragment", "https://hooks.example.com/#x", false, false],
+    ["ftp", "ftp://hooks.example.com/", false, false],
+    ["javascript", "javascript:alert(1)", false, false],
+    ["not a URL", "hooks.example.com/hook", false, false],
+    ["empty", "", false, false],
+    ["too long", `https://hooks.example.com/${"a".repeat(2100)}`, false, false],
+  ];
+  it.each(cases)("validates the URL: %s", async (_name, url, demo, production) => {
+    for (const [options, allowed] of [
+      [DEMO, demo],
+      [PRODUCTION, production],
+    ] as const) {
+      const result = saveNotificationEndpoint(db, admin, { producer: "local-app", url }, options);
+      if (allowed) {
+        await expect(result).resolves.toMatchObject({ endpoint: { url } });
+      } else {
+        const error = await refusal(result);
+        expect(error.code).toBe("invalid_request");
+        expect(error.extra.issues?.[0]?.path).toBe("url");
+      }
+    }
+  });
+
+  it("issues a whsec_ secret once, never lists it, keeps it usable for signing, and can rotate it", async () => {
+    const created = await saveNotificationEndpoint(
+      db,
+      admin,
+      { producer: "hook-app", url: "https://hooks.example.com/a" },
+      PRODUCTION,
+    );
+    const secret = created.signingSecret ?? "";
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), "base64")).toHaveLength(32);
+    expect(JSON.stringify(created.endpoint)).not.toContain(secret);
+    const listed = await listNotificationEndpoints(db, admin);
+    expect(listed.find((e) => e.producer === "hook-app")).toMatchObject({ url: "https://hooks.example.com/a" });
+    expect(JSON.stringify(listed)).not.toMatch(/whsec_/);
+
+    const changed = await saveNotificationEndpoint(
+      db,
+      admin,
+      { producer: "hook-app", url: "https://hooks.example.com/b" },
+      PRODUCTION,
+    );
+    expect(changed.signingSecret).toBeNull();
+    const deliverable = await findDeliverableEndpoint(db, "hook-app");
+    expect(deliverable).toMatchObject({ url: "https://hooks.example.com/b", signingSecret: secret });
+    const message = { id: "msg_1", timestamp: 1_764_000_000, body: '{"type":"case.resolved"}' };
+    const signature = signWebhook(deliverable?.signingSecret ?? "", message);
+    expect(verifyWebhook(secret, message, signature)).toBe(true);
+    expect(verifyWebhook(secret, { ...message, body: "{}" }, signature)).toBe(false);
+
+    const rotated = await rotateEndpointSecret(db, admin, { endpointId: created.endpoint.id });
+    expect(rotated.signingSecret).not.toBe(secret);
+    expect(verifyWebhook(rotated.signingSecret, message, signature)).toBe(false);
+
+    await setEndpointDisabled(db, admin, { endpointId: created.endpoint.id, disabled: true });
+    expect(await findDeliverableEndpoint(db, "hook-app")).toBeNull();
+    await setEndpointDisabled(db, admin, { endpointId: created.endpoint.id, disabled: false });
+    expect(await findDeliverableEndpoint(db, "hook-app")).not.toBeNull();
+
+    const audit = await db.auditEvent.findMany({
+      where: { kind: { startsWith: "endpoint_" } },
+      select: { kind: true, before: true, after: true, evidence: true },
+    });
+    expect(audit.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(["endpoint_created", "endpoint_updated", "endpoint_secret_rotated", "endpoint_disabled"]),
+    );
+    expect(JSON.stringify(audit)).not.toMatch(/whsec_/);
+  });
+
+  it("refuses a producer that was never issued an API key", async () => {
+    const error = await refusal(
+      saveNotificationEndpoint(db, admin, { producer: "ghost-app", url: "https://x.example/" }, PRODUCTION),
+    );
+    expect(error.extra.issues?.[0]?.path).toBe("producer");
+  });
+});
+
+describe("provider prices", () => {
+  const base: SavePriceInput = {
+    provider: "fal",
+    model: "kling-2.1",
+    unit: "per_second",
+    priceMicros: 22_000,
+    currency: "USD",
+  };
+
+  it.each([
+    ["a fraction", 1.5],
+    ["a negative amount", -100],
+    ["zero", 0],
+    ["not a number", Number.NaN],
+    ["beyond a safe integer", Number.MAX_SAFE_INTEGER + 2],
+  ])("refuses %s, writing nothing", async (_name, priceMicros) => {
+    const before = await tableCounts(db);
+    const error = await refusal(saveProviderPrice(db, admin, { ...base, model: "refused", priceMicros }));
+    expect(error.code).toBe("invalid_request");
+    expect(error.extra.issues?.map((i) => i.path)).toEqual(["price"]);
+    expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it("refuses a bad currency, unit or name", async () => {
+    for (const bad of [
+      { currency: "usd" },
+      { unit: "per_minute" as SavePriceInput["unit"] },
+      { provider: "" },
+      { model: "with space" },
+    ]) {
+      expect((await refusal(saveProviderPrice(db, admin, { ...base, ...bad }))).code).toBe("invalid_request");
+    }
+  });
+
+  it("the database refuses a non-positive price too", async () => {
+    await expect(
+      db.$executeRaw`INSERT INTO provider_prices (provider, model, unit, price_micros, currency)
+                     VALUES ('x', 'y', 'per_generation', -1, 'USD')`,
+    ).rejects.toThrow();
+  });
+
+  it("is one row per provider and model, edited in place, and gives the duplicate cost", async () => {
+    const first = await saveProviderPrice(db, admin, base);
+    const second = await saveProviderPrice(db, admin, { ...base, priceMicros: 30_000 });
+    expect(second.id).toBe(first.id);
+    const rows = (await listProviderPrices(db, admin)).filter((p) => p.provider === "fal");
+    expect(rows).toEqual([expect.objectContaining({ model: "kling-2.1", priceMicros: 30_000, unit: "per_second" })]);
+
+    const reader = await makeUser(db, ["operator"]);
+    const found = await lookupProviderPrice(db, reader, { provider: "fal", model: "kling-2.1" });
+    expect(found?.price).toEqual({ unit: "second", priceMicrosPerSecond: 30_000 });
+    expect(duplicateCost(found?.price ?? { unit: "generation", priceMicros: 0 }, 1, 10)).toBe(300_000);
+    expect(await lookupProviderPrice(db, reader, { provider: "fal", model: "unknown" })).toBeNull();
+
+    await deleteProviderPrice(db, admin, { priceId: first.id });
+    expect(await lookupProviderPrice(db, reader, { provider: "fal", model: "kling-2.1" })).toBeNull();
+    expect((await refusal(deleteProviderPrice(db, admin, { priceId: first.id }))).code).toBe("not_found");
+    const kinds = await auditKinds(db);
+    expect(kinds).toEqual(expect.arrayContaining(["price_created", "price_updated", "price_deleted"]));
+  });
+});
