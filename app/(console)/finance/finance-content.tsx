@@ -1,0 +1,100 @@
+import Link from "next/link";
+import { AgingTable } from "@/components/finance/aging-table";
+import { Announcer } from "@/components/finance/announcer";
+import { ExportForm } from "@/components/finance/export-form";
+import { ExposureSummary } from "@/components/finance/exposure-summary";
+import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
+import { ProviderModelTable } from "@/components/finance/provider-model-totals";
+import { ReplacementRequests } from "@/components/finance/replacement-requests";
+import { FinanceSection } from "@/components/finance/section";
+import { StatusTotalsTable } from "@/components/finance/status-totals";
+import type { UserPrincipal } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { can } from "@/lib/domain/roles";
+import { getHeldByAge } from "@/lib/services/finance-aging";
+import { getExposure } from "@/lib/services/finance-exposure";
+import { getFinanceTotals } from "@/lib/services/finance-totals";
+import { listPendingReplacementRequests } from "@/lib/services/list-replacement-requests";
+import type { ListHoldsQuery } from "@/lib/validation/finance";
+import { loadHoldsPage } from "./load-holds-page";
+
+/** Everything below the heading: read through the finance services, which check hold:read again. */
+export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
+  const now = new Date();
+  const [totals, aging, exposure, requests, holds] = await Promise.all([
+    getFinanceTotals(db(), actor),
+    getHeldByAge(db(), actor, now),
+    getExposure(db(), actor),
+    listPendingReplacementRequests(db(), actor, now),
+    loadHoldsPage(actor, query, now),
+  ]);
+  const count = (status: "held" | "settled" | "released") =>
+    totals.byCurrency.reduce((sum, row) => sum + row[status].count, 0);
+  const today = now.toISOString().slice(0, 10);
+  const noHolds = totals.byCurrency.length === 0 ? "No holds yet: they appear when a producer parks a case." : null;
+
+  return (
+    <Announcer>
+      <ExposureSummary rows={exposure} />
+      <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
+        <StatusTotalsTable rows={totals.byCurrency} />
+        <p id="status-totals-note" className="mt-1 text-xs text-slate-600">
+          Released includes the unused part of partly settled holds. Overage is charged beyond what was held.
+        </p>
+      </FinanceSection>
+      <FinanceSection
+        id="replacements"
+        title="Replacement requests awaiting finance"
+        empty={requests.items.length ? null : "No replacement requests are waiting for a decision."}
+      >
+        <ReplacementRequests
+          items={requests.items}
+          viewerId={actor.userId}
+          canDecide={can(actor.roles, "replacement:authorize")}
+        />
+      </FinanceSection>
+      <FinanceSection id="holds" title="Holds">
+        <HoldStatusTabs
+          current={query.status}
+          counts={{ held: count("held"), settled: count("settled"), released: count("released") }}
+        />
+        {holds.notice ? <p className="mt-2 text-sm text-amber-900">{holds.notice}</p> : null}
+        {holds.items.length === 0 ? (
+          <p className="mt-3 text-sm text-slate-700">No {query.status} holds.</p>
+        ) : query.status === "held" ? (
+          <OpenHoldsTable items={holds.items} canDecide={can(actor.roles, "hold:decide")} />
+        ) : (
+          <ResolvedHoldsTable items={holds.items} />
+        )}
+        <nav aria-label="Holds pages" className="mt-2 flex gap-4 text-sm">
+          {query.cursor ? (
+            <Link className="text-brand underline" href={`/finance?status=${query.status}#holds`}>
+              First page
+            </Link>
+          ) : null}
+          {holds.nextCursor ? (
+            <Link
+              className="text-brand underline"
+              href={`/finance?status=${query.status}&cursor=${encodeURIComponent(holds.nextCursor)}#holds`}
+            >
+              Next page
+            </Link>
+          ) : null}
+        </nav>
+      </FinanceSection>
+      <FinanceSection
+        id="aging"
+        title="Held by age"
+        empty={noHolds ?? (aging.length ? null : "No money is held right now.")}
+      >
+        <AgingTable rows={aging} />
+      </FinanceSection>
+      <FinanceSection id="providers" title="By provider and model" empty={noHolds}>
+        <ProviderModelTable rows={totals.byProviderModel} />
+      </FinanceSection>
+      <FinanceSection id="export" title="Export" description="Holds or ledger entries for a date range, as CSV.">
+        <ExportForm defaultFrom={`${today.slice(0, 8)}01`} defaultTo={today} />
+      </FinanceSection>
+    </Announcer>
+  );
+}

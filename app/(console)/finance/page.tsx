@@ -1,0 +1,37 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { FinanceSkeleton } from "@/components/finance/finance-skeleton";
+import { requirePageUser } from "@/lib/auth/session";
+import { listHoldsSchema } from "@/lib/validation/finance";
+import { FinanceContent } from "./finance-content";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Finance" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+// The permission check runs before anything streams, so a non-finance user gets a real 403
+// response; only then do the figures load behind a Suspense boundary with a visible placeholder.
+export default async function FinancePage({ searchParams }: Props) {
+  const actor = await requirePageUser("hold:read");
+  const query = listHoldsSchema.parse(await searchParams);
+  return (
+    <section aria-labelledby="finance-heading">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 id="finance-heading" className="text-2xl font-semibold">
+          Finance
+        </h1>
+        <Link href="#export" className="text-sm text-brand underline">
+          Export CSV
+        </Link>
+      </div>
+      <p className="mt-1 text-sm text-slate-700">
+        Every reserved amount is held, settled or released; charges above a hold are flagged as overage.
+      </p>
+      <Suspense key={`${query.status}:${query.cursor ?? ""}`} fallback={<FinanceSkeleton />}>
+        <FinanceContent actor={actor} query={query} />
+      </Suspense>
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+"use server";
+
+import { db } from "@/lib/db/client";
+import { authorizeReplacement, declineReplacement } from "@/lib/services/decide-replacement";
+import { resolveHold } from "@/lib/services/resolve-hold";
+import { decideReplacementSchema, releaseHoldSchema, settleHoldSchema } from "@/lib/validation/finance";
+import { safeAction } from "./safe-action";
+
+// The services authorise (hold:decide, replacement:authorize, four-eyes) and own the transaction;
+// these only carry the console's forms to them and refresh the Finance page.
+const revalidate = () => ["/finance"];
+
+export const settleHoldAction = safeAction(
+  settleHoldSchema,
+  ({ holdRef, chargeMicros, note, evidence }, actor) =>
+    resolveHold(db(), actor, holdRef, { kind: "settle", chargeMicros, note, evidence }),
+  { revalidate },
+);
+
+export const releaseHoldAction = safeAction(
+  releaseHoldSchema,
+  ({ holdRef, note, evidence }, actor) => resolveHold(db(), actor, holdRef, { kind: "release", note, evidence }),
+  { revalidate },
+);
+
+export const authorizeReplacementAction = safeAction(
+  decideReplacementSchema,
+  ({ requestId, evidence }, actor) => authorizeReplacement(db(), actor, requestId, { evidence }),
+  { revalidate },
+);
+
+export const declineReplacementAction = safeAction(
+  decideReplacementSchema,
+  ({ requestId, evidence }, actor) => declineReplacement(db(), actor, requestId, { evidence }),
+  { revalidate },
+);

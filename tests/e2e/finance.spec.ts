@@ -1,0 +1,156 @@
+import { execFileSync } from "node:child_process";
+import type { APIRequestContext } from "@playwright/test";
+import { E2E_DATA_DIR } from "../../playwright.config";
+import { expect, test } from "./fixtures/login";
+
+// The demo database has no cases: park real ones through the producer API with a key minted by
+// the same command an operator would run. "XTS" is ISO 4217's code for testing, so nothing else
+// in this run shares these totals.
+const CURRENCY = "XTS";
+const run = Date.now().toString(36);
+
+function createApiKey(suffix: string): string {
+  // The command finds the running embedded server through DATA_DIR, never a configured database.
+  const { DATABASE_URL: _configured, ...inherited } = process.env;
+  const env = { ...inherited, DATA_DIR: E2E_DATA_DIR };
+  const out = execFileSync(
+    "npx",
+    ["tsx", "scripts/token-create.ts", "api_key", "--name", `e2e-finance-${suffix}-${run}`],
+    {
+      env,
+      encoding: "utf8",
+    },
+  );
+  const secret = /Secret \(shown once, store it now\): (\S+)/.exec(out)?.[1];
+  if (!secret) throw new Error(`no secret in: ${out}`);
+  return secret;
+}
+
+async function parkCase(
+  request: APIRequestContext,
+  apiKey: string,
+  name: string,
+  stage: "polling" | "submission_uncertain" | "generation_failed",
+  amountMicros: number,
+): Promise<string> {
+  const operationId = `e2e-${run}-${name}`;
+  const response = await request.post("/api/v1/cases", {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: {
+      operationId,
+      attemptId: `${operationId}-a1`,
+      stage,
+      provider: "replicate",
+      model: "e2e-model",
+      ...(stage === "polling" ? { providerJobId: `job-${operationId}` } : {}),
+      requestFingerprint: `sha256:${"ab".repeat(32)}`,
+      evidence: { summary: "status checks exhausted", observedAt: new Date().toISOString() },
+      hold: { holdId: `hold-${name}-${run}`, amountMicros, currency: CURRENCY },
+    },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  return (await response.json()).caseId;
+}
+
+test.describe("finance", () => {
+  test("finance settles part of one hold and releases another; the totals follow", async ({ page, login, request }) => {
+    // Minting the key starts a Node process and parks three cases before the browser work begins.
+    test.setTimeout(90_000);
+    const apiKey = createApiKey("holds");
+    await parkCase(request, apiKey, "partial", "polling", 1_000_000);
+    await parkCase(request, apiKey, "release", "polling", 2_500_000);
+    await parkCase(request, apiKey, "uncertain", "submission_uncertain", 250_000);
+
+    await login("finance@demo.local");
+    await page.setViewportSize({ width: 1366, height: 768 });
+    const response = await page.goto("/finance");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1, name: "Finance" })).toBeVisible();
+    const totals = page.getByTestId(`totals-${CURRENCY}`);
+    await expect(totals.getByTestId("held")).toContainText("3.75 XTS");
+    await expect(totals.getByTestId("held")).toContainText("3 holds");
+    const exposure = page.getByTestId("exposure");
+    await expect(exposure).toContainText("Exposure");
+    await expect(exposure).toContainText("0.25 XTS");
+
+    // Settle 0.40 of the 1.00 hold: the form shows what is released before anything is booked.
+    const partial = page.locator(`[data-hold-id="hold-partial-${run}"]`);
+    await partial.getByRole("button", { name: "Settle…" }).click();
+    await page.getByLabel("Charge in XTS").fill("0.40");
+    await expect(page.getByTestId("settle-preview")).toContainText("releases 0.60 XTS");
+    await page.getByLabel("Accounting note").fill("invoice 2026-11 line 3");
+    await page.getByLabel("Evidence").fill("provider usage export: 8 s billed");
+    await page.getByRole("button", { name: "Review settlement" }).click();
+    await expect(page.getByRole("heading", { name: /Confirm settlement/ })).toBeFocused();
+    await expect(page.getByTestId("settle-preview")).toContainText("Charges 0.40 XTS");
+    await page.getByRole("button", { name: "Confirm settle" }).click();
+    await expect(page.getByTestId("finance-announcement")).toContainText("0.40 XTS charged, 0.60 XTS released");
+    await expect(totals.getByTestId("held")).toContainText("2.75 XTS");
+    await expect(totals.getByTestId("settled")).toContainText("0.40 XTS");
+    await expect(totals.getByTestId("released")).toContainText("0.60 XTS");
+    await expect(partial).toHaveCount(0);
+
+    // Release the 2.50 hold in full.
+    const released = page.locator(`[data-hold-id="hold-release-${run}"]`);
+    await released.getByRole("button", { name: "Release…" }).click();
+    await page.getByLabel("Accounting note").fill("no charge on the November invoice");
+    await page.getByLabel("Evidence").fill("usage export shows 0 s for this job");
+    await page.getByRole("button", { name: "Review release" }).click();
+    await page.getByRole("button", { name: "Confirm release" }).click();
+    await expect(page.getByTestId("finance-announcement")).toContainText("2.50 XTS back to budget");
+    await expect(totals.getByTestId("held")).toContainText("0.25 XTS");
+    await expect(totals.getByTestId("released")).toContainText("3.10 XTS");
+    await expect(released).toHaveCount(0);
+    await page.goto("/finance?status=settled");
+    await page.goto("/finance");
+
+    // The ledger export has the entries as integer micro-units.
+    const today = new Date().toISOString().slice(0, 10);
+    const csv = await page.request.get(`/api/v1/finance/export?from=${today}&to=${today}&kind=ledger`);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()["content-disposition"]).toBe(`attachment; filename="ledger-${today}-to-${today}.csv"`);
+    const body = await csv.text();
+    expect(body).toContain(`settle,false,${CURRENCY},400000,0.40 XTS`);
+    expect(body).toContain(`release,false,${CURRENCY},2500000,2.50 XTS`);
+  });
+
+  test("a reviewer's replacement request is authorised by finance, with evidence and a confirmation", async ({
+    page,
+    login,
+    request,
+  }) => {
+    test.setTimeout(90_000);
+    const caseId = await parkCase(request, createApiKey("replacement"), "failed", "generation_failed", 750_000);
+    await login("reviewer@demo.local");
+    await page.goto("/profile");
+    const asked = await page.request.post(`/api/v1/cases/${caseId}/replacement-requests`, {
+      data: { evidence: "provider reports a content-filter failure; no charge" },
+      headers: { origin: new URL(page.url()).origin },
+    });
+    expect(asked.ok(), await asked.text()).toBe(true);
+
+    await login("finance@demo.local");
+    await page.goto("/finance");
+    const item = page.getByTestId("replacement-request").filter({ hasText: `e2e-${run}-failed` });
+    await expect(item).toContainText("reviewer@demo.local");
+    await expect(item).toContainText("New hold 0.75 XTS");
+    await item.getByRole("button", { name: "Authorise…" }).click();
+    await expect(item.getByText("Evidence is required.")).toBeVisible();
+    await item.getByLabel("Evidence").fill("budget approved in ticket FIN-12");
+    await item.getByRole("button", { name: "Authorise…" }).click();
+    await item.getByRole("button", { name: "Authorise replacement" }).click();
+    await expect(page.getByTestId("finance-announcement")).toContainText("a new hold of 0.75 XTS is reserved");
+    await expect(item).toHaveCount(0);
+  });
+
+  test("an operator gets the 403 page on /finance and no Finance link", async ({ page, login }) => {
+    await login("operator@demo.local");
+    const response = await page.goto("/finance");
+    expect(response?.status()).toBe(403);
+    await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
+    await page.goto("/profile");
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Finance" })).toHaveCount(0);
+    const csv = await page.request.get("/api/v1/finance/export?from=2026-01-01&to=2026-01-31&kind=holds");
+    expect(csv.status()).toBe(403);
+  });
+});
