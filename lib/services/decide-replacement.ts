@@ -16,6 +16,8 @@ import { loadCase, transitionCase } from "./transition-case";
 export async function authorizeReplacement(db: Db, actor: Principal, requestId: string, input: { evidence: string }) {
   const user = requirePermission(actor, "replacement:authorize");
   return inTransaction(db, async (tx) => {
+    // Serialises concurrent decisions on one request: the second sees it already authorised.
+    await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
     const request = await tx.replacementRequest.findUnique({ where: { id: requestId } });
     if (!request) throw new AppError("not_found", "No such replacement request.");
     const check = canAuthorizeReplacement({

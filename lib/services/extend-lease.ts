@@ -11,9 +11,9 @@ export async function extendLease(
   proof: ClaimProof,
   leaseSeconds = DEFAULT_LEASE_SECONDS,
 ): Promise<boolean> {
-  requireWorker(actor);
+  const worker = requireWorker(actor);
   const { count } = await db.recoveryAction.updateMany({
-    where: heldClaim(proof),
+    where: heldClaim({ ...proof, workerId: worker.workerId }),
     data: { leaseUntil: new Date(Date.now() + leaseSeconds * 1000) },
   });
   return count === 1;

@@ -32,7 +32,9 @@ function actionUpdate(result: FinishResult): Prisma.RecoveryActionUpdateInput | 
       return { ...clearLease, status: "unresolved", outcome: "unresolved", finishedAt: new Date() };
     case "moved":
       // Completion observed: the same claim goes on to deliver the video, so the action stays held.
-      return result.stage === "delivery" ? null : { ...clearLease, status: "unresolved", outcome: "generation_failed", finishedAt: new Date() };
+      return result.stage === "delivery"
+        ? null
+        : { ...clearLease, status: "unresolved", outcome: "generation_failed", finishedAt: new Date() };
     case "rescheduled":
       return { ...clearLease, status: "ready", readyAt: result.nextCheckAt };
     case "released":
@@ -53,8 +55,9 @@ export async function finishAction(
   extra?: Prisma.CaseUncheckedUpdateManyInput,
 ): Promise<FinishOutcome> {
   const worker = requireWorker(actor);
+  const held = { ...proof, workerId: worker.workerId };
   return inTransaction(db, async (tx) => {
-    const claim = await lockHeldClaim(tx, proof);
+    const claim = await lockHeldClaim(tx, held);
     if (!claim) return "lost_claim";
     const update = actionUpdate(result);
     if (update) await tx.recoveryAction.update({ where: { id: proof.actionId }, data: update });

@@ -25,8 +25,9 @@ export async function parkCase(db: Db, actor: Principal, input: ParkCaseInput): 
     try {
       return await inTransaction(db, (tx) => parkOnce(tx, producer, input));
     } catch (error) {
-      const uniqueViolation = (error as { code?: string }).code === "P2002";
-      if (!uniqueViolation || attempt >= 2) throw error;
+      // A concurrent identical registration won: re-read and answer from what it wrote.
+      const code = (error as { code?: string }).code;
+      if ((code !== "P2002" && code !== "lost_race") || attempt >= 2) throw error;
     }
   }
 }
@@ -87,7 +88,7 @@ async function parkOnce(tx: Prisma.TransactionClient, actor: Principal & { kind:
       hold: input.hold,
     });
     const { after } = await transitionCase(tx, {
-      row,
+      row: { ...row, episode: row.episode + 1 },
       actor,
       command: { type: "reopen", stage: input.stage, providerJobId: facts.providerJobId },
       evidence,

@@ -26,6 +26,10 @@ export async function reserveHold(
     }
     return 0;
   }
+  const taken = await tx.hold.findUnique({
+    where: { producer_holdId: { producer: actor.name, holdId: input.hold.holdId } },
+  });
+  if (taken) throw new AppError("conflicting_registration", "This holdId already belongs to another attempt.");
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
   const hold = await tx.hold.create({
