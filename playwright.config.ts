@@ -46,6 +46,8 @@ export default defineConfig({
       NEXT_DIST_DIR: `.next-e2e-${E2E_PORT}`,
       EMBEDDED_PG_PORT: String(50000 + E2E_PORT),
       DEMO: "1",
+      // Journeys drive the worker themselves where they need it, so nothing races the assertions.
+      START_WORKER: "0",
     },
     stdout: "pipe",
   },

@@ -4,11 +4,13 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createPrismaClient } from "../lib/db/client";
+import { findFreePort } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
 import { EnvError, parseEnv } from "../lib/env";
 import { seedDemoUsers } from "../lib/services/seed-demo-users";
 import { seedDemoCases } from "../prisma/seed/demo-cases";
 import { buildIsStale } from "./build-freshness";
+import { demoWorkerToken } from "./demo-worker-token";
 import { openLocalDatabase } from "./local-database";
 
 const dev = process.argv.includes("--dev");
@@ -77,6 +79,7 @@ async function stop(code: number): Promise<never> {
 process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
 
+let workerToken = process.env.WORKER_TOKEN;
 try {
   const report = await migrate(database.url);
   for (const name of report.applied) log(`Applied migration ${name}`);
@@ -84,12 +87,17 @@ try {
     const prisma = createPrismaClient(database.url, 1);
     if (await seedDemoUsers(prisma)) log("Demo users created (see README for the password).");
     if (await seedDemoCases(prisma)) log("Demo cases parked.");
+    if (process.env.START_WORKER !== "0") workerToken ??= await demoWorkerToken(prisma, config.DATA_DIR);
     await prisma.$disconnect();
   }
 } catch (error) {
   console.error(`[start] ${error instanceof Error ? error.message : String(error)}`);
   await stop(1);
 }
+
+const useSimulator =
+  config.demo && (process.env.PROVIDER_MODE ?? "simulator") === "simulator" && !process.env.SIMULATOR_URL;
+const simulatorPort = useSimulator ? await findFreePort(Number(process.env.SIMULATOR_PORT ?? 4010)) : null;
 
 const childEnv: NodeJS.ProcessEnv = {
   ...process.env,
@@ -98,6 +106,8 @@ const childEnv: NodeJS.ProcessEnv = {
   DEMO: config.demo ? "1" : "0",
   NEXTAUTH_URL: config.authUrl,
   PORT: String(config.PORT),
+  NEXT_TELEMETRY_DISABLED: "1",
+  ...(simulatorPort ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
 };
 
 if (!dev && (await buildIsStale())) {
@@ -108,8 +118,25 @@ if (!dev && (await buildIsStale())) {
   if (code !== 0 || stopping) await stop(code || 1);
 }
 
+const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
 const server = run(nextBin, [dev ? "dev" : "start", "-p", String(config.PORT)], childEnv);
 children = [server];
+if (simulatorPort) {
+  children.push(run(tsx, ["scripts/simulator.ts"], { ...childEnv, SIMULATOR_PORT: String(simulatorPort) }));
+  log(`Provider simulator: http://127.0.0.1:${simulatorPort}`);
+}
+if (workerToken && process.env.START_WORKER !== "0") {
+  const appUrl = `http://localhost:${config.PORT}`;
+  children.push(
+    run(tsx, ["scripts/worker.ts"], {
+      ...childEnv,
+      WORKER_TOKEN: workerToken,
+      APP_URL: appUrl,
+      WORKER_ID: "demo-worker-1",
+    }),
+  );
+  log("Worker loop started.");
+}
 log(`Console: ${config.authUrl}${config.demo ? " (demo mode)" : ""}`);
 void waitForExit(server).then((code) => {
   if (!stopping) void stop(code);

@@ -19,11 +19,17 @@ export function localStorage(root: string): AssetStorage {
       const staging = path.join(root, ".staging", `${randomBytes(8).toString("hex")}.part`);
       await mkdir(path.dirname(staging), { recursive: true });
       const sink = createWriteStream(staging, { flags: "wx" });
+      // Kept, not thrown: a writer that is destroyed mid-copy must fail its commit, not the process.
+      let failure: Error | null = null;
+      sink.on("error", (error) => {
+        failure ??= error;
+      });
       let settled = false;
       return {
         sink,
         async commit() {
           if (!sink.writableFinished) await finished(sink);
+          if (failure) throw failure;
           await mkdir(path.dirname(target), { recursive: true });
           await rename(staging, target);
           settled = true;

@@ -9,8 +9,8 @@ import { demoEmail } from "@/lib/services/seed-demo-users";
 const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
 const MODELS = [
   { provider: "replicate", model: "kling-v2-1080p", micros: 1_500_000 },
-  { provider: "fal", model: "omni-flash-720p", micros: 100_000 },
-  { provider: "fal", model: "omni-flash-1080p", micros: 150_000 },
+  { provider: "fal", model: "fal-ai/omni-flash/720p", micros: 100_000 },
+  { provider: "fal", model: "fal-ai/omni-flash/1080p", micros: 150_000 },
   { provider: "replicate", model: "veo-3", micros: 3_200_000 },
 ];
 const STAGES: Stage[] = ["submission_uncertain", "polling", "polling", "delivery", "delivery", "generation_failed"];

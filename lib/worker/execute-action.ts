@@ -1,0 +1,123 @@
+import type { Principal } from "@/lib/domain/principal";
+import type { ClaimedAction } from "@/lib/services/claim-actions";
+import { type FinishOutcome, type FinishResult, finishAction } from "@/lib/services/finish-action";
+import type { ClaimProof } from "@/lib/services/lease-guard";
+import { recordObservation } from "@/lib/services/record-observation";
+import { deliverOutputs } from "./deliver-outputs";
+import { nextCheckDelayMs } from "./next-check-delay";
+import type { WorkerContext } from "./worker-context";
+
+export type TickOutcome = "resolved" | "rescheduled" | "parked" | "lost_claim" | "error";
+
+function tickOutcome(outcome: FinishOutcome): TickOutcome {
+  if (outcome === "continued" || outcome === "released") return "rescheduled";
+  return outcome;
+}
+
+/**
+ * Runs one claimed action: a status check (resume_poll) or a copy (retry_delivery). It calls the
+ * provider only to read status and download outputs; there is no way to create a job from here.
+ */
+export async function executeAction(
+  ctx: WorkerContext,
+  actor: Principal & { kind: "worker" },
+  claimed: ClaimedAction,
+  signal: AbortSignal,
+): Promise<TickOutcome> {
+  const proof: ClaimProof = {
+    actionId: claimed.actionId,
+    workerId: actor.workerId,
+    fencingToken: claimed.fencingToken,
+  };
+  const row = await ctx.db.case.findUniqueOrThrow({
+    where: { id: claimed.caseId },
+    select: { operationId: true, provider: true, model: true, providerJobId: true, pollAttempts: true },
+  });
+  const adapter = ctx.adapters[row.provider as keyof typeof ctx.adapters];
+  if (!adapter || !row.providerJobId) {
+    return tickOutcome(
+      await finishAction(ctx.db, actor, proof, {
+        kind: "unresolved",
+        evidence: `no adapter for provider "${row.provider}" or no job ID`,
+      }),
+    );
+  }
+  let status: Awaited<ReturnType<typeof adapter.getJob>>;
+  try {
+    status = await adapter.getJob({ providerJobId: row.providerJobId, model: row.model }, { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    // A request the adapter cannot even form (e.g. a malformed model id) will not fix itself on a
+    // retry: park with the reason instead of failing the same way after every lease expiry.
+    const reason = error instanceof Error ? error.message : String(error);
+    return tickOutcome(
+      await finishAction(ctx.db, actor, proof, {
+        kind: "unresolved",
+        evidence: `the status check could not be made: ${reason}`,
+      }),
+    );
+  }
+  if (!(await recordObservation(ctx.db, actor, proof, status))) return "lost_claim";
+
+  switch (status.kind) {
+    case "running": {
+      if (claimed.stage !== "polling") {
+        return tickOutcome(
+          await finishAction(ctx.db, actor, proof, {
+            kind: "unresolved",
+            evidence: "the job is running again; delivery cannot start",
+          }),
+        );
+      }
+      const delay = nextCheckDelayMs(row.pollAttempts + 1, ctx.pollBaseSeconds, ctx.pollMaxSeconds, ctx.random);
+      return tickOutcome(
+        await finishAction(ctx.db, actor, proof, {
+          kind: "rescheduled",
+          evidence: `provider status ${status.providerStatus}: still running`,
+          nextCheckAt: new Date(Date.now() + delay),
+        }),
+      );
+    }
+    case "completed":
+      return tickOutcome(
+        await deliverOutputs(ctx, actor, proof, {
+          adapter,
+          operationId: row.operationId,
+          outputs: status.outputs,
+          signal,
+        }),
+      );
+    case "failed": {
+      const evidence = `provider reports ${status.providerStatus}: ${status.reason}`;
+      const result: FinishResult =
+        claimed.stage === "polling"
+          ? { kind: "moved", stage: "generation_failed", evidence }
+          : { kind: "unresolved", evidence };
+      return tickOutcome(await finishAction(ctx.db, actor, proof, result));
+    }
+    case "unknown":
+      if (status.retryAfterMs && claimed.stage === "polling") {
+        // Throttling says nothing about the job: look again when the provider allows it.
+        return tickOutcome(
+          await finishAction(ctx.db, actor, proof, {
+            kind: "rescheduled",
+            evidence: `provider throttled the check (${status.reason})`,
+            nextCheckAt: new Date(Date.now() + status.retryAfterMs),
+          }),
+        );
+      }
+      return tickOutcome(
+        await finishAction(ctx.db, actor, proof, {
+          kind: "unresolved",
+          evidence: `status unknown after ${status.attempts} attempts: ${status.reason}`,
+        }),
+      );
+    case "not_found":
+      return tickOutcome(
+        await finishAction(ctx.db, actor, proof, {
+          kind: "unresolved",
+          evidence: `the provider does not know job ${row.providerJobId} (HTTP ${status.httpStatus})`,
+        }),
+      );
+  }
+}

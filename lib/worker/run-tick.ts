@@ -1,0 +1,67 @@
+import type { Principal } from "@/lib/domain/principal";
+import { type ClaimedAction, claimActions } from "@/lib/services/claim-actions";
+import { finishAction } from "@/lib/services/finish-action";
+import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { dispatchNotifications } from "./dispatch-notifications";
+import { executeAction, type TickOutcome } from "./execute-action";
+import { workerLog } from "./log";
+import type { WorkerContext } from "./worker-context";
+
+export type TickResult = { actionId: string; caseId: string; kind: string; outcome: TickOutcome; fencingToken: number };
+
+/** Below this much time left, an action is handed back rather than started. */
+const MIN_TIME_FOR_AN_ACTION_MS = 2_000;
+
+/**
+ * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
+ * claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
+ * what was not started), then send due notifications with whatever time is left.
+ */
+export async function runTick(
+  ctx: WorkerContext,
+  actor: Principal & { kind: "worker" },
+  options: { maxTasks: number },
+): Promise<{ claimed: number; rescued: number; results: TickResult[]; notifications: number }> {
+  const deadline = Date.now() + ctx.budgetMs;
+  const rescued = await rescueExpiredLeases(ctx.db, actor);
+  const claimed = await claimActions(ctx.db, actor, { max: options.maxTasks, leaseSeconds: ctx.leaseSeconds });
+  if (claimed.length > 0 || rescued > 0)
+    workerLog({ step: "claimed", workerId: actor.workerId, claimed: claimed.length, rescued });
+  const results: TickResult[] = [];
+  const queue = [...claimed];
+  const runNext = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) results.push(await runOne(ctx, actor, item, deadline));
+  };
+  await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
+  const notifications = await dispatchNotifications(ctx, deadline);
+  return { claimed: claimed.length, rescued, results, notifications };
+}
+
+async function runOne(
+  ctx: WorkerContext,
+  actor: Principal & { kind: "worker" },
+  item: ClaimedAction,
+  deadline: number,
+): Promise<TickResult> {
+  const base = { actionId: item.actionId, caseId: item.caseId, kind: item.kind, fencingToken: item.fencingToken };
+  const proof = { actionId: item.actionId, workerId: actor.workerId, fencingToken: item.fencingToken };
+  if (deadline - Date.now() < MIN_TIME_FOR_AN_ACTION_MS) {
+    const released = await finishAction(ctx.db, actor, proof, { kind: "released" });
+    workerLog({ step: "released", ...base, outcome: released });
+    return { ...base, outcome: released === "lost_claim" ? "lost_claim" : "rescheduled" };
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
+  try {
+    const outcome = await executeAction(ctx, actor, item, controller.signal);
+    workerLog({ step: "executed", ...base, outcome });
+    return { ...base, outcome };
+  } catch (error) {
+    // The lease is left to expire (or handed back if time ran out): a rescue makes it ready again.
+    if (controller.signal.aborted) await finishAction(ctx.db, actor, proof, { kind: "released" }).catch(() => {});
+    workerLog({ step: "error", ...base, error: error instanceof Error ? error.message : String(error) });
+    return { ...base, outcome: "error" };
+  } finally {
+    clearTimeout(timer);
+  }
+}

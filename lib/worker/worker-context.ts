@@ -1,0 +1,40 @@
+import path from "node:path";
+import type { PrismaClient } from "@/lib/db/client";
+import type { Env } from "@/lib/env";
+import { type ProviderAdapters, providerAdaptersFromEnv } from "@/lib/providers";
+import { localStorage } from "@/lib/storage/local-storage";
+import type { AssetStorage } from "@/lib/storage/types";
+
+/** Everything a tick needs, built once per process and injectable in tests. */
+export type WorkerContext = {
+  db: PrismaClient;
+  adapters: ProviderAdapters;
+  storage: AssetStorage;
+  budgetMs: number;
+  leaseSeconds: number;
+  pollBaseSeconds: number;
+  pollMaxSeconds: number;
+  concurrency: number;
+  maxDownloadBytes: number;
+  random: () => number;
+  fetchImpl?: typeof fetch;
+};
+
+export function workerContextFromEnv(
+  db: PrismaClient,
+  env: Env,
+  raw: Record<string, string | undefined>,
+): WorkerContext {
+  return {
+    db,
+    adapters: providerAdaptersFromEnv(raw),
+    storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
+    budgetMs: env.WORKER_TICK_BUDGET_MS,
+    leaseSeconds: env.WORKER_LEASE_SECONDS,
+    pollBaseSeconds: env.WORKER_POLL_BASE_SECONDS,
+    pollMaxSeconds: env.WORKER_POLL_MAX_SECONDS,
+    concurrency: env.WORKER_CONCURRENCY,
+    maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
+    random: Math.random,
+  };
+}
