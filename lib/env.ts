@@ -33,6 +33,7 @@ const schema = z.object({
   WORKER_CONCURRENCY: integer(4),
   MAX_DOWNLOAD_BYTES: integer(1024 * 1024 * 1024),
   ASSET_DIR: optionalText,
+  METRICS_TOKEN: optionalText,
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

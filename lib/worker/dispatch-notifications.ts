@@ -1,3 +1,4 @@
+import { increment } from "@/lib/metrics/counters";
 import { webhookHeaders } from "@/lib/notify/sign-webhook";
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
@@ -84,6 +85,7 @@ async function send(ctx: WorkerContext, message: Due): Promise<boolean> {
         : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(message.attempts, ctx.random)) }),
     },
   });
+  increment("recovery_notification_failures_total", { status: status === null ? "transport" : String(status) });
   workerLog({ step: "notify_failed", webhookId: message.id, producer: message.producer, status, error, giveUp });
   return false;
 }

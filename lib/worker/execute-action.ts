@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
+import { increment } from "@/lib/metrics/counters";
 import type { ClaimedAction } from "@/lib/services/claim-actions";
 import { type FinishOutcome, type FinishResult, finishAction } from "@/lib/services/finish-action";
 import type { ClaimProof } from "@/lib/services/lease-guard";
@@ -14,11 +15,23 @@ function tickOutcome(outcome: FinishOutcome): TickOutcome {
   return outcome;
 }
 
+/** Runs one claimed action and counts what leaves no row behind (lost claims, unanswered checks). */
+export async function executeAction(
+  ctx: WorkerContext,
+  actor: Principal & { kind: "worker" },
+  claimed: ClaimedAction,
+  signal: AbortSignal,
+): Promise<TickOutcome> {
+  const outcome = await runAction(ctx, actor, claimed, signal);
+  if (outcome === "lost_claim") increment("recovery_lost_claims_total", { kind: claimed.kind });
+  return outcome;
+}
+
 /**
  * Runs one claimed action: a status check (resume_poll) or a copy (retry_delivery). It calls the
  * provider only to read status and download outputs; there is no way to create a job from here.
  */
-export async function executeAction(
+async function runAction(
   ctx: WorkerContext,
   actor: Principal & { kind: "worker" },
   claimed: ClaimedAction,
@@ -56,6 +69,9 @@ export async function executeAction(
         evidence: `the status check could not be made: ${reason}`,
       }),
     );
+  }
+  if (status.kind === "unknown" || status.kind === "not_found") {
+    increment("recovery_provider_errors_total", { provider: row.provider, kind: status.kind });
   }
   if (!(await recordObservation(ctx.db, actor, proof, status))) return "lost_claim";
 

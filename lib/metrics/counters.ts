@@ -1,0 +1,23 @@
+/**
+ * Counters for events that leave no row behind (a lost claim writes nothing, by design), kept per
+ * process like any Prometheus client's; everything else is read from the database on scrape.
+ */
+type Labels = Record<string, string>;
+const values = new Map<string, { name: string; labels: Labels; value: number }>();
+
+export const COUNTER_HELP: Record<string, string> = {
+  recovery_lost_claims_total: "Worker steps that found their claim lost (expired, rescued or taken over)",
+  recovery_provider_errors_total: "Status checks that ended without an answer about the job, by kind",
+  recovery_notification_failures_total: "Webhook sends that did not get a 2xx",
+};
+
+export function increment(name: keyof typeof COUNTER_HELP | string, labels: Labels = {}, by = 1): void {
+  const key = `${name}${JSON.stringify(labels)}`;
+  const current = values.get(key) ?? { name, labels, value: 0 };
+  current.value += by;
+  values.set(key, current);
+}
+
+export function counterSamples() {
+  return [...values.values()];
+}

@@ -1,0 +1,130 @@
+import type { Db } from "@/lib/db/client";
+import { COUNTER_HELP, counterSamples } from "@/lib/metrics/counters";
+import type { Family } from "@/lib/metrics/exposition";
+
+const LATENCY_BUCKETS = [60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600];
+
+/** The operator's figures (DESIGN section 10) as Prometheus families, read in a few aggregate queries. */
+export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[]> {
+  const [stages, money, latency, events, observations, outbox] = await Promise.all([
+    db.$queryRaw<{ stage: string; open: bigint; oldest: Date | null }[]>`
+      SELECT stage::text, count(*) AS open, min(opened_at) AS oldest FROM cases WHERE state <> 'resolved' GROUP BY stage`,
+    db.$queryRaw<{ stage: string; currency: string; held: bigint }[]>`
+      SELECT stage::text, currency, sum(held_micros)::bigint AS held FROM cases WHERE held_micros > 0 GROUP BY 1, 2`,
+    db.$queryRaw<{ seconds: number }[]>`
+      SELECT extract(epoch FROM min(d.created_at) - min(c.opened_at))::float8 AS seconds
+      FROM decisions d JOIN cases c ON c.id = d.case_id AND c.episode = d.episode GROUP BY d.case_id, d.episode`,
+    db.$queryRaw<{ kind: string; n: bigint }[]>`
+      SELECT CASE WHEN kind = 'recovery_unresolved' AND before->>'stage' = 'delivery' THEN 'delivery_failure' ELSE kind END AS kind,
+             count(*) AS n
+      FROM audit_events WHERE kind IN ('claimed', 'lease_rescued', 'recovery_unresolved') GROUP BY 1`,
+    db.$queryRaw<{ kind: string; n: bigint }[]>`
+      SELECT kind, count(*) AS n FROM provider_observations WHERE kind IN ('unknown', 'not_found') GROUP BY kind`,
+    db.$queryRaw<{ failed: bigint; pending: bigint }[]>`
+      SELECT count(*) FILTER (WHERE last_error IS NOT NULL) AS failed,
+             count(*) FILTER (WHERE delivered_at IS NULL AND give_up_at IS NULL) AS pending FROM notification_outbox`,
+  ]);
+  const event = (kind: string) => Number(events.find((e) => e.kind === kind)?.n ?? 0);
+  const buckets = LATENCY_BUCKETS.map((le) => ({
+    name: "recovery_review_latency_seconds_bucket",
+    labels: { le: String(le) },
+    value: latency.filter((l) => l.seconds <= le).length,
+  }));
+  const families: Family[] = [
+    {
+      name: "recovery_open_cases",
+      type: "gauge",
+      help: "Open cases by stage",
+      samples: stages.map((s) => ({ name: "recovery_open_cases", labels: { stage: s.stage }, value: Number(s.open) })),
+    },
+    {
+      name: "recovery_oldest_case_age_seconds",
+      type: "gauge",
+      help: "Age of the oldest open case by stage",
+      samples: stages.map((s) => ({
+        name: "recovery_oldest_case_age_seconds",
+        labels: { stage: s.stage },
+        value: s.oldest ? Math.floor((now.getTime() - s.oldest.getTime()) / 1000) : 0,
+      })),
+    },
+    {
+      name: "recovery_money_on_hold_micros",
+      type: "gauge",
+      help: "Money on hold in micro-units, by currency and stage",
+      samples: money.map((m) => ({
+        name: "recovery_money_on_hold_micros",
+        labels: { currency: m.currency, stage: m.stage },
+        value: Number(m.held),
+      })),
+    },
+    {
+      name: "recovery_unresolved_uncertain_submissions",
+      type: "gauge",
+      help: "Open submission_uncertain cases",
+      samples: [
+        {
+          name: "recovery_unresolved_uncertain_submissions",
+          value: Number(stages.find((s) => s.stage === "submission_uncertain")?.open ?? 0),
+        },
+      ],
+    },
+    {
+      name: "recovery_review_latency_seconds",
+      type: "histogram",
+      help: "Time from a case opening to its first decision",
+      samples: [
+        ...buckets,
+        { name: "recovery_review_latency_seconds_bucket", labels: { le: "+Inf" }, value: latency.length },
+        {
+          name: "recovery_review_latency_seconds_sum",
+          value: Math.round(latency.reduce((sum, l) => sum + l.seconds, 0)),
+        },
+        { name: "recovery_review_latency_seconds_count", value: latency.length },
+      ],
+    },
+    {
+      name: "recovery_claims_recorded_total",
+      type: "counter",
+      help: "Claims recorded in the audit log",
+      samples: [{ name: "recovery_claims_recorded_total", value: event("claimed") }],
+    },
+    {
+      name: "recovery_lease_rescues_total",
+      type: "counter",
+      help: "Expired leases handed back",
+      samples: [{ name: "recovery_lease_rescues_total", value: event("lease_rescued") }],
+    },
+    {
+      name: "recovery_delivery_failures_total",
+      type: "counter",
+      help: "Delivery attempts that ended unresolved",
+      samples: [{ name: "recovery_delivery_failures_total", value: event("delivery_failure") }],
+    },
+    {
+      name: "recovery_provider_observations_without_answer_total",
+      type: "counter",
+      help: "Status checks recorded as unknown or not_found",
+      samples: observations.map((o) => ({
+        name: "recovery_provider_observations_without_answer_total",
+        labels: { kind: o.kind },
+        value: Number(o.n),
+      })),
+    },
+    {
+      name: "recovery_notifications_failing",
+      type: "gauge",
+      help: "Outbox messages whose last send failed",
+      samples: [{ name: "recovery_notifications_failing", value: Number(outbox[0]?.failed ?? 0) }],
+    },
+    {
+      name: "recovery_notifications_pending",
+      type: "gauge",
+      help: "Outbox messages not yet delivered",
+      samples: [{ name: "recovery_notifications_pending", value: Number(outbox[0]?.pending ?? 0) }],
+    },
+  ];
+  for (const [name, help] of Object.entries(COUNTER_HELP)) {
+    families.push({ name, type: "counter", help, samples: counterSamples().filter((s) => s.name === name) });
+  }
+  return families;
+}
