@@ -1,0 +1,74 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+
+export type ReceivedWebhook = {
+  webhookId: string;
+  verified: boolean;
+  /** The verified payload; undefined when the signature did not verify. */
+  payload: unknown;
+  status: number;
+  receivedAt: number;
+};
+
+export type WebhookReceiver = {
+  url: string;
+  received: ReceivedWebhook[];
+  /** How many 2xx answers each webhook-id got: a correct sender makes this exactly one. */
+  acceptedCount(webhookId: string): number;
+  stop(): Promise<void>;
+};
+
+const headerValue = (headers: IncomingHttpHeaders, name: string) => {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(",") : (value ?? "");
+};
+
+/**
+ * A producer's endpoint: verifies every delivery against the signing secret with the Standard
+ * Webhooks algorithm and records it. `answer` picks the HTTP status (200 unless told otherwise).
+ */
+export async function startWebhookReceiver(
+  secret: string,
+  answer: (webhookId: string, verified: boolean) => number = () => 200,
+): Promise<WebhookReceiver> {
+  const verifier = new Webhook(secret);
+  const received: ReceivedWebhook[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const webhookId = headerValue(req.headers, "webhook-id");
+      let payload: unknown;
+      let verified = false;
+      try {
+        payload = verifier.verify(body, {
+          "webhook-id": webhookId,
+          "webhook-timestamp": headerValue(req.headers, "webhook-timestamp"),
+          "webhook-signature": headerValue(req.headers, "webhook-signature"),
+        });
+        verified = true;
+      } catch {
+        payload = undefined;
+      }
+      const status = answer(webhookId, verified);
+      received.push({ webhookId, verified, payload, status, receivedAt: Date.now() });
+      res.statusCode = status;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    acceptedCount: (webhookId) =>
+      received.filter((r) => r.webhookId === webhookId && r.status >= 200 && r.status < 300).length,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
