@@ -6,6 +6,7 @@ import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/get-case";
 import { CaseActions } from "./case-actions";
 import { CaseHeader, LineageSection, RequestSection, TimelineSection } from "./case-sections";
+import { SuggestionsSection } from "./suggestions-section";
 
 async function fetchCase(id: string): Promise<CaseDetail> {
   const response = await fetch(`/api/v1/cases/${id}`, { headers: { accept: "application/json" } });
@@ -50,6 +51,7 @@ export function CaseLive({
       <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
         <div className="space-y-4">
           <RequestSection detail={detail} />
+          <SuggestionsSection detail={detail} user={user} onChanged={refresh} />
           <LineageSection detail={detail} />
           <TimelineSection detail={detail} />
         </div>

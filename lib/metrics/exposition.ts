@@ -1,7 +1,7 @@
 export type Sample = { name: string; labels?: Record<string, string>; value: number };
 export type Family = { name: string; type: "gauge" | "counter" | "histogram"; help: string; samples: Sample[] };
 
-const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 
 /** Prometheus text exposition format 0.0.4. */
 export function exposition(families: Family[]): string {
@@ -10,7 +10,7 @@ export function exposition(families: Family[]): string {
     lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
     for (const sample of family.samples) {
       const labels = Object.entries(sample.labels ?? {});
-      const text = labels.length ? `{${labels.map(([k, v]) => `${k}="${escape(v)}"`).join(",")}}` : "";
+      const text = labels.length ? `{${labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}` : "";
       lines.push(`${sample.name}${text} ${Number.isFinite(sample.value) ? sample.value : 0}`);
     }
   }

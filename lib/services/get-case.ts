@@ -27,6 +27,12 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     orderBy: { id: "desc" },
     take: TIMELINE_LIMIT,
   });
+  // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
+  const suggestions = await db.reconciliationSuggestion.findMany({
+    where: { caseId, episode: row.episode },
+    orderBy: [{ confidence: "desc" }, { jobCreatedAt: "asc" }],
+    take: 20,
+  });
   const lineage = row.operation.attempts.map((attempt) => ({
     attemptId: attempt.attemptId,
     kind: attempt.kind,
@@ -98,6 +104,15 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
       requestedById: r.requestedById,
       expiresAt: r.expiresAt.toISOString(),
       evidence: r.evidence,
+    })),
+    suggestions: suggestions.map((s) => ({
+      id: s.id,
+      providerJobId: s.providerJobId,
+      confidence: s.confidence,
+      matched: Array.isArray(s.matched) ? s.matched.filter((m): m is string => typeof m === "string") : [],
+      providerStatus: s.providerStatus,
+      jobCreatedAt: s.jobCreatedAt.toISOString(),
+      status: s.status,
     })),
     timeline: timeline.map((e) => ({
       id: e.id.toString(),

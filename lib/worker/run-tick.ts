@@ -2,6 +2,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { type ClaimedAction, claimActions } from "@/lib/services/claim-actions";
 import { finishAction } from "@/lib/services/finish-action";
 import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { suggestReconciliations } from "@/lib/services/suggest-reconciliations";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
@@ -11,11 +12,15 @@ export type TickResult = { actionId: string; caseId: string; kind: string; outco
 
 /** Below this much time left, an action is handed back rather than started. */
 const MIN_TIME_FOR_AN_ACTION_MS = 2_000;
+/** Reconciliation searches run last, only with this much time left, and for a few cases per tick. */
+const MIN_TIME_FOR_SUGGESTIONS_MS = 3_000;
+const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
  * claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
- * what was not started), then send due notifications with whatever time is left.
+ * what was not started), then send due notifications with whatever time is left, and finally
+ * search providers for reconciliation suggestions if a few seconds remain (suggestions only).
  */
 export async function runTick(
   ctx: WorkerContext,
@@ -34,7 +39,20 @@ export async function runTick(
   };
   await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
   const notifications = await dispatchNotifications(ctx, deadline);
+  await suggestWithinBudget(ctx, actor, deadline);
   return { claimed: claimed.length, rescued, results, notifications };
+}
+
+/** Best effort: a failed or cut-short search is logged and tried again on a later tick. */
+async function suggestWithinBudget(ctx: WorkerContext, actor: Principal & { kind: "worker" }, deadline: number) {
+  if (deadline - Date.now() <= MIN_TIME_FOR_SUGGESTIONS_MS) return;
+  const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+  try {
+    const found = await suggestReconciliations(ctx, actor, { max: SUGGESTION_CASES_PER_TICK, signal });
+    if (found.searched > 0) workerLog({ step: "suggested", workerId: actor.workerId, ...found });
+  } catch (error) {
+    workerLog({ step: "suggest_error", error: error instanceof Error ? error.message : String(error) });
+  }
 }
 
 async function runOne(
