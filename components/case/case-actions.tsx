@@ -105,7 +105,13 @@ export function CaseActions({
         >
           <p className="mt-1 text-sm">
             A replacement is a new paid generation. Duplicate cost it risks:{" "}
-            <strong>{originalHold ? formatMicros(originalHold.amountMicros, originalHold.currency) : "unknown"}</strong>
+            <strong data-testid="duplicate-cost">
+              {detail.duplicateCost
+                ? `${formatMicros(detail.duplicateCost.micros, detail.duplicateCost.currency)} (price table, ${detail.duplicateCost.basis})`
+                : originalHold
+                  ? `${formatMicros(originalHold.amountMicros, originalHold.currency)} (the original attempt's hold)`
+                  : "unknown"}
+            </strong>
             . A finance colleague (not you) must authorise it.
           </p>
         </EvidenceForm>

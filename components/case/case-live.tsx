@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/get-case";
 import { CaseActions } from "./case-actions";
-import { CaseHeader, LineageSection, RequestSection, TimelineSection } from "./case-sections";
+import { CaseHeader, LineageSection, ObservationsSection, RequestSection, TimelineSection } from "./case-sections";
 import { SuggestionsSection } from "./suggestions-section";
 
 async function fetchCase(id: string): Promise<CaseDetail> {
@@ -52,6 +52,7 @@ export function CaseLive({
         <div className="space-y-4">
           <RequestSection detail={detail} />
           <SuggestionsSection detail={detail} user={user} onChanged={refresh} />
+          <ObservationsSection detail={detail} />
           <LineageSection detail={detail} />
           <TimelineSection detail={detail} />
         </div>

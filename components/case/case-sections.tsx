@@ -171,3 +171,36 @@ export function TimelineSection({ detail }: { detail: CaseDetail }) {
     </section>
   );
 }
+
+export function ObservationsSection({ detail }: { detail: CaseDetail }) {
+  return (
+    <section aria-labelledby="observations-heading" className="rounded border border-slate-300 bg-white p-4">
+      <h2 id="observations-heading" className="font-semibold">
+        Provider observations and delivered files
+      </h2>
+      {detail.observations.length === 0 ? (
+        <p className="mt-1 text-sm text-slate-700">No status check has run for this case yet.</p>
+      ) : (
+        <ol className="mt-2 space-y-1 text-sm" data-testid="observations">
+          {detail.observations.map((o) => (
+            <li key={o.id}>
+              <time dateTime={o.at}>{o.at.replace("T", " ").slice(0, 19)}</time> · <strong>{o.kind}</strong>
+              {o.providerStatus ? ` (provider: ${o.providerStatus})` : ""}
+              {o.fencingToken !== null ? ` · claim ${o.fencingToken}` : ""}
+            </li>
+          ))}
+        </ol>
+      )}
+      {detail.assets.length > 0 && (
+        <ul className="mt-3 text-sm">
+          {detail.assets.map((a) => (
+            <li key={a.storageKey}>
+              Output {a.outputIndex}: <code>{a.storageKey}</code> · {a.sizeBytes} bytes · sha256{" "}
+              <code className="break-all">{a.sha256}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,9 +1,28 @@
 import type { Db } from "@/lib/db/client";
+import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
 
 const TIMELINE_LIMIT = 500;
+
+/**
+ * What one more generation of this model would cost, from the admin's price table: per generation,
+ * or per second times the requested duration when the request says one (else unknown).
+ */
+function duplicateCostOf(
+  price: { unit: "per_generation" | "per_second"; priceMicros: bigint; currency: string } | null,
+  request: unknown,
+): { micros: number; currency: string; basis: string } | null {
+  if (!price) return null;
+  const micros = Number(price.priceMicros);
+  if (price.unit === "per_generation") return { micros, currency: price.currency, basis: "per generation" };
+  const fields = (request ?? {}) as Record<string, unknown>;
+  const seconds = [fields.duration_seconds, fields.duration, fields.seconds].find((v) => Number.isSafeInteger(v));
+  if (typeof seconds !== "number" || seconds <= 0) return null;
+  const cost = costOfGeneration({ unit: "second", priceMicrosPerSecond: micros }, seconds);
+  return { micros: cost, currency: price.currency, basis: `${seconds} s at the per-second price` };
+}
 
 export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
 
@@ -22,17 +41,18 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     },
   });
   if (!row) throw new AppError("not_found", "No such case.");
-  const timeline = await db.auditEvent.findMany({
-    where: { caseId },
-    orderBy: { id: "desc" },
-    take: TIMELINE_LIMIT,
-  });
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
-  const suggestions = await db.reconciliationSuggestion.findMany({
-    where: { caseId, episode: row.episode },
-    orderBy: [{ confidence: "desc" }, { jobCreatedAt: "asc" }],
-    take: 20,
-  });
+  const [timeline, suggestions, observations, assets, price] = await Promise.all([
+    db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
+    db.reconciliationSuggestion.findMany({
+      where: { caseId, episode: row.episode },
+      orderBy: [{ confidence: "desc" }, { jobCreatedAt: "asc" }],
+      take: 20,
+    }),
+    db.providerObservation.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: 50 }),
+    db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
+    db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
+  ]);
   const lineage = row.operation.attempts.map((attempt) => ({
     attemptId: attempt.attemptId,
     kind: attempt.kind,
@@ -104,6 +124,23 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
       requestedById: r.requestedById,
       expiresAt: r.expiresAt.toISOString(),
       evidence: r.evidence,
+    })),
+    duplicateCost: duplicateCostOf(price, row.operation.requestSummary),
+    observations: observations.map((o) => ({
+      id: o.id.toString(),
+      at: o.observedAt.toISOString(),
+      kind: o.kind,
+      providerStatus: o.providerStatus,
+      outputs: o.outputs,
+      fencingToken: o.fencingToken === null ? null : Number(o.fencingToken),
+    })),
+    assets: assets.map((a) => ({
+      outputIndex: a.outputIndex,
+      storageKey: a.storageKey,
+      sha256: a.sha256,
+      sizeBytes: Number(a.sizeBytes),
+      fencingToken: Number(a.fencingToken),
+      publishedAt: a.publishedAt?.toISOString() ?? null,
     })),
     suggestions: suggestions.map((s) => ({
       id: s.id,

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { formatMicros } from "../../lib/domain/money";
+import { getCase } from "../../lib/services/get-case";
+import { parkCase } from "../../lib/services/park-case";
+import { makeUser, parkInput, producer } from "./fixtures";
+import { openTestDb } from "./setup/test-db";
+
+const { db } = openTestDb();
+const shop = producer("detail-shop");
+
+describe("case detail: the duplicate cost a replacement would risk", () => {
+  it("uses the price table: per generation, or per second times the requested duration", async () => {
+    const operator = await makeUser(db, ["operator"]);
+    await db.providerPrice.createMany({
+      data: [
+        { provider: "acme", model: "omni-flash-1080p", unit: "per_generation", priceMicros: 150_000n, currency: "USD" },
+        { provider: "acme", model: "grok-1.5", unit: "per_second", priceMicros: 22_000n, currency: "USD" },
+      ],
+    });
+    const perGeneration = await parkCase(
+      db,
+      shop,
+      parkInput("generation_failed", { provider: "acme", model: "omni-flash-1080p" }),
+    );
+    const perSecond = await parkCase(
+      db,
+      shop,
+      parkInput("generation_failed", {
+        provider: "acme",
+        model: "grok-1.5",
+        request: { prompt: "x", duration_seconds: 10 },
+      }),
+    );
+    const noDuration = await parkCase(
+      db,
+      shop,
+      parkInput("generation_failed", { provider: "acme", model: "grok-1.5" }),
+    );
+    const unpriced = await parkCase(db, shop, parkInput("generation_failed", { provider: "acme", model: "unlisted" }));
+
+    const a = await getCase(db, operator, perGeneration.caseId);
+    expect(a.duplicateCost).toMatchObject({ micros: 150_000, currency: "USD" });
+    const b = await getCase(db, operator, perSecond.caseId);
+    expect(b.duplicateCost?.micros).toBe(220_000);
+    expect(formatMicros(20 * (b.duplicateCost?.micros ?? 0), "USD")).toBe("$4.40");
+    expect((await getCase(db, operator, noDuration.caseId)).duplicateCost).toBeNull();
+    expect((await getCase(db, operator, unpriced.caseId)).duplicateCost).toBeNull();
+    expect(a.observations).toEqual([]);
+    expect(a.assets).toEqual([]);
+  });
+});
