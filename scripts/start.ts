@@ -79,6 +79,32 @@ async function stop(code: number): Promise<never> {
 process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
 
+const useSimulator =
+  config.demo && (process.env.PROVIDER_MODE ?? "simulator") === "simulator" && !process.env.SIMULATOR_URL;
+const simulatorPort = useSimulator ? await findFreePort(Number(process.env.SIMULATOR_PORT ?? 4010)) : null;
+
+const childEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATABASE_URL: database.url,
+  AUTH_SECRET: secret,
+  DEMO: config.demo ? "1" : "0",
+  NEXTAUTH_URL: config.authUrl,
+  PORT: String(config.PORT),
+  NEXT_TELEMETRY_DISABLED: "1",
+  ...(simulatorPort ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
+};
+
+// The build needs no database, so it runs while migrations and demo data are prepared.
+// Types are checked by `npm run typecheck` (and CI); the launcher's build skips Next's second pass.
+const build =
+  !dev && (await buildIsStale())
+    ? run(nextBin, ["build"], { ...childEnv, NODE_ENV: "production", SKIP_BUILD_TYPECHECK: "1" })
+    : null;
+if (build) {
+  log("Building the app (first start or changed sources)…");
+  children = [build];
+}
+
 let workerToken = process.env.WORKER_TOKEN;
 try {
   const report = await migrate(database.url);
@@ -95,25 +121,7 @@ try {
   await stop(1);
 }
 
-const useSimulator =
-  config.demo && (process.env.PROVIDER_MODE ?? "simulator") === "simulator" && !process.env.SIMULATOR_URL;
-const simulatorPort = useSimulator ? await findFreePort(Number(process.env.SIMULATOR_PORT ?? 4010)) : null;
-
-const childEnv: NodeJS.ProcessEnv = {
-  ...process.env,
-  DATABASE_URL: database.url,
-  AUTH_SECRET: secret,
-  DEMO: config.demo ? "1" : "0",
-  NEXTAUTH_URL: config.authUrl,
-  PORT: String(config.PORT),
-  NEXT_TELEMETRY_DISABLED: "1",
-  ...(simulatorPort ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
-};
-
-if (!dev && (await buildIsStale())) {
-  log("Building the app (first start or changed sources)…");
-  const build = run(nextBin, ["build"], { ...childEnv, NODE_ENV: "production" });
-  children = [build];
+if (build) {
   const code = await waitForExit(build);
   if (code !== 0 || stopping) await stop(code || 1);
 }
