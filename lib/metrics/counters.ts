@@ -6,6 +6,7 @@ type Labels = Record<string, string>;
 const values = new Map<string, { name: string; labels: Labels; value: number }>();
 
 export const COUNTER_HELP: Record<string, string> = {
+  recovery_case_conflicts_total: "Changes to a case that lost a race to a concurrent change (retried or reported)",
   recovery_lost_claims_total: "Worker steps that found their claim lost (expired, rescued or taken over)",
   recovery_provider_errors_total: "Status checks that ended without an answer about the job, by kind",
   recovery_notification_failures_total: "Webhook sends that did not get a 2xx",

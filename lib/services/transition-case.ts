@@ -3,6 +3,7 @@ import type { CaseCommand, CaseSnapshot } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
+import { increment } from "@/lib/metrics/counters";
 import { recordAudit } from "./record-audit";
 
 export type CaseRow = Prisma.CaseGetPayload<object>;
@@ -52,7 +53,10 @@ export async function transitionCase(
         ...input.extra,
       },
     });
-    if (count === 0) throw new AppError("lost_race", LOST_RACE_MESSAGE);
+    if (count === 0) {
+      increment("recovery_case_conflicts_total", { command: command.type });
+      throw new AppError("lost_race", LOST_RACE_MESSAGE);
+    }
     version += 1;
   }
   await recordAudit(tx, {
