@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
@@ -29,6 +30,21 @@ type Operation = {
 
 /** Every public JSON route; the OpenAPI document and the route tests both read this list. */
 export const API_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/v1/overview",
+    audience: "user",
+    summary: "Open cases, money on hold, review latency and alerts (what the overview page shows)",
+    success: [200],
+  },
+  {
+    method: "get",
+    path: "/api/v1/finance/export",
+    audience: "user",
+    summary: "CSV of holds or ledger entries for a date range (finance)",
+    query: exportQuerySchema,
+    success: [200],
+  },
   {
     method: "post",
     path: "/api/v1/cases",

@@ -1,0 +1,422 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import * as acceptFailureRoute from "../../app/api/v1/cases/[id]/accept-failure/route";
+import * as approveRoute from "../../app/api/v1/cases/[id]/approve/route";
+import * as assignRoute from "../../app/api/v1/cases/[id]/assign/route";
+import * as notesRoute from "../../app/api/v1/cases/[id]/notes/route";
+import * as reconcileRoute from "../../app/api/v1/cases/[id]/reconcile/route";
+import * as requestReplacementRoute from "../../app/api/v1/cases/[id]/replacement-requests/route";
+import * as reviewRoute from "../../app/api/v1/cases/[id]/review/route";
+import * as caseRoute from "../../app/api/v1/cases/[id]/route";
+import * as byOperationRoute from "../../app/api/v1/cases/by-operation/[operationId]/route";
+import * as casesRoute from "../../app/api/v1/cases/route";
+import * as financeExportRoute from "../../app/api/v1/finance/export/route";
+import * as releaseRoute from "../../app/api/v1/holds/[id]/release/route";
+import * as settleRoute from "../../app/api/v1/holds/[id]/settle/route";
+import * as overviewRoute from "../../app/api/v1/overview/route";
+import * as authorizeRoute from "../../app/api/v1/replacement-requests/[id]/authorize/route";
+import * as declineRoute from "../../app/api/v1/replacement-requests/[id]/decline/route";
+import * as ackRoute from "../../app/api/v1/replacements/[id]/ack/route";
+import * as replacementsRoute from "../../app/api/v1/replacements/route";
+import * as tickRoute from "../../app/api/worker/tick/route";
+import { API_OPERATIONS } from "../../lib/api/openapi";
+import type { Stage } from "../../lib/domain/stages";
+import type { ProducerActor, UserActor } from "../../lib/services/actor";
+import { createAccessToken } from "../../lib/services/create-access-token";
+import { authorizeReplacement } from "../../lib/services/decide-replacement";
+import { parkCase } from "../../lib/services/park-case";
+import { requestReplacement } from "../../lib/services/request-replacement";
+import { revokeAccessToken } from "../../lib/services/revoke-access-token";
+import { makeUser, parkInput } from "./fixtures";
+import { tableCounts } from "./helpers/table-counts";
+import { openTestDb } from "./setup/test-db";
+
+// A request without a bearer token on a user route falls back to the console's session cookie.
+// Outside a real request there is no cookie store to read, so the session lookup is answered the
+// way it is for a browser that sends no cookie: no session. Everything after it (the 401) is the
+// real code path; the same cells are also exercised over real HTTP by tests/e2e/api-auth.spec.ts.
+// Building the session options needs a signing secret, which the launcher provides in demo mode.
+vi.hoisted(() => {
+  process.env.AUTH_SECRET ??= "authorisation-matrix-test-secret-0123456789";
+});
+vi.mock("next-auth", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("next-auth")>()),
+  getServerSession: async () => null,
+}));
+
+const { db } = openTestDb();
+
+// ---------------------------------------------------------------------------------------------
+// The matrix: every principal against every route. This table is what is asserted, and what
+// docs/authorization-matrix.md is rendered from.
+// ---------------------------------------------------------------------------------------------
+
+const PRINCIPALS = [
+  { key: "none", label: "none (no header)" },
+  { key: "operator", label: "operator token" },
+  { key: "reviewer", label: "reviewer token" },
+  { key: "finance", label: "finance token" },
+  { key: "admin", label: "admin token" },
+  { key: "revokedToken", label: "revoked personal token" },
+  { key: "expiredToken", label: "expired personal token" },
+  { key: "producerKey", label: "producer API key" },
+  { key: "revokedKey", label: "revoked API key" },
+  { key: "workerToken", label: "worker token" },
+] as const;
+type PrincipalKey = (typeof PRINCIPALS)[number]["key"];
+type Outcome = "allowed" | "401" | "403";
+
+const A: Outcome = "allowed";
+const U: Outcome = "401";
+const F: Outcome = "403";
+
+const TICK = "POST /api/worker/tick";
+
+// Columns, in order: none, operator, reviewer, finance, admin, revoked personal token,
+// expired personal token, producer API key, revoked API key, worker token.
+const EXPECTED: Record<string, Outcome[]> = {
+  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F],
+  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
+  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
+  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F],
+  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F],
+  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F],
+  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F],
+  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F],
+  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F],
+  // Console JSON routes that are not (yet) listed in API_OPERATIONS.
+  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F],
+  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F],
+  [TICK]: [U, F, F, F, F, U, U, F, U, A],
+};
+
+const ROUTE_KEYS = Object.keys(EXPECTED);
+const expectedOf = (route: string, principal: PrincipalKey): Outcome => {
+  const outcome = EXPECTED[route]?.[PRINCIPALS.findIndex((p) => p.key === principal)];
+  if (!outcome) throw new Error(`no expectation for ${route} x ${principal}`);
+  return outcome;
+};
+
+function renderMatrix(): string {
+  const header = `| Route | ${PRINCIPALS.map((p) => p.label).join(" | ")} |`;
+  const rule = `|---|${PRINCIPALS.map(() => "---").join("|")}|`;
+  const rows = ROUTE_KEYS.map(
+    (route) => `| \`${route}\` | ${PRINCIPALS.map((p) => expectedOf(route, p.key)).join(" | ")} |`,
+  );
+  return [
+    "# Authorisation matrix",
+    "",
+    "Every API route against every kind of caller. `allowed` is a 2xx answer; `401` means the caller is",
+    "not authenticated (no credentials, or a revoked or expired token); `403` means the credentials are",
+    "valid but of the wrong kind for the route, or the user's roles lack the permission.",
+    "",
+    "Personal tokens act as their user with that user's roles; the revoked and expired personal tokens",
+    "belong to a user holding every role, so only the token's state refuses them. Besides this table,",
+    "a user holding both reviewer and finance cannot authorise or decline their own replacement",
+    "request (`403 four_eyes_violation`).",
+    "",
+    "This file is rendered from the expected table in `tests/integration/authorization-matrix.test.ts`,",
+    "which calls each route handler for each cell and asserts exactly this outcome (and, for a refusal,",
+    "that no row changed). The test fails if this file differs from the table; regenerate it by running",
+    "that test with `WRITE_MATRIX=1`.",
+    "",
+    header,
+    rule,
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calling a route handler in-process with a real Request (success bodies may be CSV, not JSON).
+// ---------------------------------------------------------------------------------------------
+
+type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
+type CallInput = { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
+
+async function call(handler: RouteHandler, method: string, token: string | undefined, input: CallInput) {
+  const url = new URL("http://localhost/api/matrix");
+  for (const [key, value] of Object.entries(input.query ?? {})) url.searchParams.set(key, value);
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await handler(new Request(url, { method, headers, body }), {
+    params: Promise.resolve(input.params ?? {}),
+  });
+  const isJson = response.headers.get("content-type")?.includes("application/json") ?? false;
+  const json = (isJson ? await response.json() : null) as { error?: { code: string; message: string } } | null;
+  return { status: response.status, json };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Principals and targets.
+// ---------------------------------------------------------------------------------------------
+
+const tokens = {} as Record<PrincipalKey, string | undefined>;
+let shop: ProducerActor;
+let requester: UserActor;
+let financeUser: UserActor;
+let ownOperationId = "";
+let authorisedReplacementId = "";
+
+async function personalToken(user: UserActor, expiresAt?: Date) {
+  return createAccessToken(db, user, { kind: "personal", name: "matrix", ...(expiresAt ? { expiresAt } : {}) });
+}
+
+beforeAll(async () => {
+  const users = {
+    operator: await makeUser(db, ["operator"]),
+    reviewer: await makeUser(db, ["reviewer"]),
+    finance: await makeUser(db, ["finance"]),
+    admin: await makeUser(db, ["admin"]),
+  };
+  const everyRole = await makeUser(db, ["operator", "reviewer", "finance", "admin"]);
+  tokens.none = undefined;
+  for (const role of ["operator", "reviewer", "finance", "admin"] as const) {
+    tokens[role] = (await personalToken(users[role])).secret;
+  }
+  const revoked = await personalToken(everyRole);
+  await revokeAccessToken(db, everyRole, revoked.id);
+  tokens.revokedToken = revoked.secret;
+  tokens.expiredToken = (await personalToken(everyRole, new Date(Date.now() - 60_000))).secret;
+
+  const key = await createAccessToken(db, "cli", { kind: "api_key", name: "matrix-shop" });
+  tokens.producerKey = key.secret;
+  shop = { kind: "api_key", apiKeyId: key.id, name: key.name };
+  const revokedKey = await createAccessToken(db, "cli", { kind: "api_key", name: "matrix-shop" });
+  await revokeAccessToken(db, users.admin, revokedKey.id);
+  tokens.revokedKey = revokedKey.secret;
+  tokens.workerToken = (await createAccessToken(db, "cli", { kind: "worker", name: "matrix-worker" })).secret;
+
+  requester = await makeUser(db, ["reviewer"]);
+  financeUser = users.finance;
+  const own = parkInput("polling");
+  await parkCase(db, shop, own);
+  ownOperationId = own.operationId;
+  const authorised = await pendingReplacement();
+  await authorizeReplacement(db, await makeUser(db, ["finance"]), authorised, { evidence: "budget approved" });
+  authorisedReplacementId = authorised;
+});
+
+async function parked(stage: Stage) {
+  const { caseId } = await parkCase(db, shop, parkInput(stage));
+  return String(caseId);
+}
+
+async function heldHold() {
+  const caseId = await parked("polling");
+  return (await db.hold.findFirstOrThrow({ where: { caseId } })).id;
+}
+
+/** A proven failure with a replacement request waiting, asked for by a reviewer (not the caller). */
+async function pendingReplacement() {
+  const caseId = await parked("generation_failed");
+  const { requestId } = await requestReplacement(db, requester, caseId, { evidence: "the model returned an error" });
+  return requestId;
+}
+
+type RouteSpec = { method: "GET" | "POST"; handler: RouteHandler; target: () => Promise<CallInput> };
+
+// A valid request per route, aimed at fresh rows wherever a success would consume its target.
+const ROUTES: Record<string, RouteSpec> = {
+  "POST /api/v1/cases": {
+    method: "POST",
+    handler: casesRoute.POST,
+    target: async () => ({ body: parkInput("delivery") }),
+  },
+  "GET /api/v1/cases/by-operation/{operationId}": {
+    method: "GET",
+    handler: byOperationRoute.GET,
+    target: async () => ({ params: { operationId: ownOperationId } }),
+  },
+  "GET /api/v1/replacements": {
+    method: "GET",
+    handler: replacementsRoute.GET,
+    target: async () => ({ query: { status: "authorized" } }),
+  },
+  "POST /api/v1/replacements/{id}/ack": {
+    method: "POST",
+    handler: ackRoute.POST,
+    target: async () => ({ params: { id: authorisedReplacementId } }),
+  },
+  "GET /api/v1/cases": {
+    method: "GET",
+    handler: casesRoute.GET,
+    target: async () => ({ query: { stage: "polling", limit: "5" } }),
+  },
+  "GET /api/v1/cases/{id}": {
+    method: "GET",
+    handler: caseRoute.GET,
+    target: async () => ({ params: { id: await parked("polling") } }),
+  },
+  "POST /api/v1/cases/{id}/reconcile": {
+    method: "POST",
+    handler: reconcileRoute.POST,
+    target: async () => ({
+      params: { id: await parked("submission_uncertain") },
+      body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },
+    }),
+  },
+  "POST /api/v1/cases/{id}/approve": {
+    method: "POST",
+    handler: approveRoute.POST,
+    target: async () => ({
+      params: { id: await parked("polling") },
+      body: { action: "resume_poll", evidence: "job is still running" },
+    }),
+  },
+  "POST /api/v1/cases/{id}/review": {
+    method: "POST",
+    handler: reviewRoute.POST,
+    target: async () => ({
+      params: { id: await parked("polling") },
+      body: { verdict: "escalate", evidence: "needs a second opinion" },
+    }),
+  },
+  "POST /api/v1/cases/{id}/accept-failure": {
+    method: "POST",
+    handler: acceptFailureRoute.POST,
+    target: async () => ({
+      params: { id: await parked("generation_failed") },
+      body: { evidence: "provider reported a content failure" },
+    }),
+  },
+  "POST /api/v1/cases/{id}/notes": {
+    method: "POST",
+    handler: notesRoute.POST,
+    target: async () => ({ params: { id: await parked("polling") }, body: { text: "looked at it" } }),
+  },
+  "POST /api/v1/cases/{id}/assign": {
+    method: "POST",
+    handler: assignRoute.POST,
+    target: async () => ({ params: { id: await parked("polling") }, body: { assigneeId: requester.userId } }),
+  },
+  "POST /api/v1/cases/{id}/replacement-requests": {
+    method: "POST",
+    handler: requestReplacementRoute.POST,
+    target: async () => ({
+      params: { id: await parked("generation_failed") },
+      body: { evidence: "the generation failed for good" },
+    }),
+  },
+  "POST /api/v1/holds/{id}/settle": {
+    method: "POST",
+    handler: settleRoute.POST,
+    target: async () => ({
+      params: { id: await heldHold() },
+      body: { chargeMicros: 40_000, note: "invoice line 14", evidence: "usage export" },
+    }),
+  },
+  "POST /api/v1/holds/{id}/release": {
+    method: "POST",
+    handler: releaseRoute.POST,
+    target: async () => ({
+      params: { id: await heldHold() },
+      body: { note: "no charge on the invoice", evidence: "usage export, 0 s" },
+    }),
+  },
+  "POST /api/v1/replacement-requests/{id}/authorize": {
+    method: "POST",
+    handler: authorizeRoute.POST,
+    target: async () => ({ params: { id: await pendingReplacement() }, body: { evidence: "budget approved" } }),
+  },
+  "POST /api/v1/replacement-requests/{id}/decline": {
+    method: "POST",
+    handler: declineRoute.POST,
+    target: async () => ({ params: { id: await pendingReplacement() }, body: { evidence: "not worth it" } }),
+  },
+  "GET /api/v1/overview": {
+    method: "GET",
+    handler: overviewRoute.GET,
+    target: async () => ({}),
+  },
+  "GET /api/v1/finance/export": {
+    method: "GET",
+    handler: financeExportRoute.GET,
+    target: async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
+  },
+  [TICK]: {
+    method: "POST",
+    handler: tickRoute.POST,
+    target: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// The assertions.
+// ---------------------------------------------------------------------------------------------
+
+describe("authorisation matrix", () => {
+  it("covers exactly every public JSON route plus the worker tick", () => {
+    const documented = API_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    expect(ROUTE_KEYS).toEqual(expect.arrayContaining([...documented, TICK]));
+    expect(Object.keys(ROUTES).sort()).toEqual([...ROUTE_KEYS].sort());
+    for (const route of ROUTE_KEYS) expect(EXPECTED[route], route).toHaveLength(PRINCIPALS.length);
+  });
+
+  // The tick runs first, while no case is ready, so it never reaches a provider.
+  const runOrder = [TICK, ...ROUTE_KEYS.filter((route) => route !== TICK)];
+  const cells = runOrder.flatMap((route) => PRINCIPALS.map((p) => [route, p.key, expectedOf(route, p.key)] as const));
+
+  it.each(cells)("%s as %s -> %s", async (route, principal, outcome) => {
+    const spec = ROUTES[route];
+    if (!spec) throw new Error(`no route spec for ${route}`);
+    const input = await spec.target();
+    const before = outcome === "allowed" ? null : await tableCounts(db);
+    const result = await call(spec.handler, spec.method, tokens[principal], input);
+    if (outcome === "allowed") {
+      expect(result.status, JSON.stringify(result.json)).toBeGreaterThanOrEqual(200);
+      expect(result.status, JSON.stringify(result.json)).toBeLessThan(300);
+      return;
+    }
+    expect(result.status, JSON.stringify(result.json)).toBe(Number(outcome));
+    expect(result.json).toEqual({
+      error: { code: outcome === "401" ? "unauthenticated" : "forbidden", message: expect.any(String) },
+    });
+    expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it("four-eyes: a reviewer who is also finance cannot authorise or decline their own request", async () => {
+    const both = await makeUser(db, ["reviewer", "finance"]);
+    const token = (await personalToken(both)).secret;
+    const caseId = await parked("generation_failed");
+    const requested = await call(requestReplacementRoute.POST, "POST", token, {
+      params: { id: caseId },
+      body: { evidence: "the generation failed for good" },
+    });
+    expect(requested.status).toBe(200);
+    const requestId = String((requested.json as unknown as { requestId: string }).requestId);
+    const before = await tableCounts(db);
+    for (const handler of [authorizeRoute.POST, declineRoute.POST]) {
+      const result = await call(handler, "POST", token, { params: { id: requestId }, body: { evidence: "mine" } });
+      expect(result.status).toBe(403);
+      expect(result.json).toEqual({ error: { code: "four_eyes_violation", message: expect.any(String) } });
+    }
+    expect(await tableCounts(db)).toEqual(before);
+    expect(await db.replacementRequest.findUniqueOrThrow({ where: { id: requestId } })).toMatchObject({
+      status: "pending",
+      decidedById: null,
+    });
+    // A different finance user can.
+    const other = await call(authorizeRoute.POST, "POST", (await personalToken(financeUser)).secret, {
+      params: { id: requestId },
+      body: { evidence: "budget approved" },
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it("docs/authorization-matrix.md is rendered from this table", () => {
+    const file = new URL("../../docs/authorization-matrix.md", import.meta.url);
+    if (process.env.WRITE_MATRIX === "1") writeFileSync(file, renderMatrix());
+    expect(readFileSync(file, "utf8")).toBe(renderMatrix());
+  });
+});
