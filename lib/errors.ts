@@ -53,6 +53,10 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
       ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     };
   }
+  // A malformed percent-escape in a URL is the client's mistake, not the server's.
+  if (error instanceof URIError) {
+    return { status: 400, body: { error: { code: "invalid_request", message: "The URL is not validly encoded." } } };
+  }
   if (isDomainError(error)) {
     return { status: statusOf(error.code), body: { error: { code: error.code, message: error.message } } };
   }

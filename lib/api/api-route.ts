@@ -5,6 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { consumeRateLimit } from "@/lib/services/consume-rate-limit";
+import { containsNul } from "@/lib/validation/nul";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
 
@@ -50,6 +51,7 @@ export function errorResponse(error: unknown): Response {
 
 async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): Promise<P> {
   if (!schema) return {} as P;
+  if (containsNul(raw)) throw new AppError("not_found", "No such resource.");
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw new AppError("not_found", "No such resource.", { issues: zodIssues(parsed.error) });
   return parsed.data;
@@ -57,7 +59,9 @@ async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): P
 
 function parseQuery<Q>(schema: z.ZodType<Q> | undefined, search: URLSearchParams): Q {
   if (!schema) return undefined as Q;
-  const parsed = schema.safeParse(Object.fromEntries(search));
+  const raw = Object.fromEntries(search);
+  if (containsNul(raw)) throw new AppError("invalid_request", "Query values must not contain NUL (U+0000) characters.");
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new AppError("invalid_request", "The query does not match the schema.", { issues: zodIssues(parsed.error) });
   }

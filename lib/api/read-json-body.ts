@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError, type ErrorIssue } from "@/lib/errors";
+import { inspectJson, MAX_JSON_DEPTH } from "@/lib/validation/nul";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -25,6 +26,9 @@ export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S)
   } catch {
     throw new AppError("invalid_request", "The body is not valid JSON.");
   }
+  const found = inspectJson(value);
+  if (found.tooDeep) throw new AppError("invalid_request", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (found.nul) throw new AppError("invalid_request", "Text must not contain NUL (U+0000) characters.");
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new AppError("invalid_request", "The request does not match the schema.", {
