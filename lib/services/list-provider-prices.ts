@@ -26,7 +26,7 @@ const toRow = (row: Omit<ProviderPriceRow, "priceMicros"> & { priceMicros: bigin
 });
 
 /** The table's unit names mapped onto the domain's Price, which duplicateCost() understands. */
-export function toDomainPrice(row: Pick<ProviderPriceRow, "unit" | "priceMicros">): Price {
+export function asDomainPrice(row: Pick<ProviderPriceRow, "unit" | "priceMicros">): Price {
   return row.unit === "per_generation"
     ? { unit: "generation", priceMicros: row.priceMicros }
     : { unit: "second", priceMicrosPerSecond: row.priceMicros };
@@ -54,5 +54,5 @@ export async function lookupProviderPrice(
   });
   if (!row) return null;
   const converted = toRow(row);
-  return { ...converted, price: toDomainPrice(converted) };
+  return { ...converted, price: asDomainPrice(converted) };
 }

@@ -8,7 +8,7 @@ import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, MICROS_PER_UNIT } from "@/lib/domain/money";
-import { listProviderPrices, type ProviderPriceRow, toDomainPrice } from "@/lib/services/list-provider-prices";
+import { listProviderPrices, type ProviderPriceRow, asDomainPrice } from "@/lib/services/list-provider-prices";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Prices" };
@@ -25,7 +25,7 @@ function decimal(micros: number): string {
 }
 
 function duplicateText(row: ProviderPriceRow): string {
-  const price = toDomainPrice(row);
+  const price = asDomainPrice(row);
   return row.unit === "per_generation"
     ? `${formatMicros(duplicateCost(price, 1), row.currency)} each`
     : `${formatMicros(duplicateCost(price, 1, EXAMPLE_SECONDS), row.currency)} per ${EXAMPLE_SECONDS} s video`;
