@@ -8,7 +8,7 @@ import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, MICROS_PER_UNIT } from "@/lib/domain/money";
-import { listProviderPrices, type ProviderPriceRow, asDomainPrice } from "@/lib/services/list-provider-prices";
+import { asDomainPrice, listProviderPrices, type ProviderPriceRow } from "@/lib/services/list-provider-prices";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Prices" };
