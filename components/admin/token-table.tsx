@@ -1,3 +1,4 @@
+import { TableHead } from "@/components/ui/table-head";
 import type { TokenListItem } from "@/lib/services/list-access-tokens";
 import type { ServerAction } from "./form-kit";
 import { formatWhen, tokenStatus } from "./format";
@@ -35,33 +36,17 @@ export function TokenTable({
     <div className="overflow-x-auto">
       <table className="w-full border-collapse bg-white text-left text-sm">
         <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr className="border-b border-slate-300">
-            <th scope="col" className="px-3 py-2">
-              {nameLabel}
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Prefix
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Created
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Last used
-            </th>
-            {showExpiry ? (
-              <th scope="col" className="px-3 py-2">
-                Expires
-              </th>
-            ) : null}
-            <th scope="col" className="px-3 py-2">
-              Status
-            </th>
-            <th scope="col" className="px-3 py-2">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            nameLabel,
+            "Prefix",
+            "Created",
+            "Last used",
+            ...(showExpiry ? ["Expires"] : []),
+            "Status",
+            { label: "Actions", hidden: true },
+          ]}
+        />
         <tbody>
           {tokens.map((token) => {
             const status = tokenStatus(token, now);

@@ -1,5 +1,6 @@
 import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
 import { formatAge } from "@/components/ui/format-age";
+import { TableHead } from "@/components/ui/table-head";
 import { formatMicros } from "@/lib/domain/money";
 import type { CaseDetail } from "@/lib/services/get-case";
 
@@ -89,25 +90,7 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
         Holds, ledger and lineage
       </h2>
       <table className="mt-2 w-full text-left text-sm">
-        <thead>
-          <tr className="border-b border-slate-300">
-            <th scope="col" className="py-1">
-              Attempt
-            </th>
-            <th scope="col" className="py-1">
-              Kind
-            </th>
-            <th scope="col" className="py-1">
-              Hold
-            </th>
-            <th scope="col" className="py-1 text-right">
-              Amount
-            </th>
-            <th scope="col" className="py-1">
-              Ledger
-            </th>
-          </tr>
-        </thead>
+        <TableHead cell="py-1" columns={["Attempt", "Kind", "Hold", { label: "Amount", align: "right" }, "Ledger"]} />
         <tbody>
           {detail.lineage.map((attempt) => (
             <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">

@@ -6,6 +6,7 @@ import { EndpointForm } from "@/components/admin/endpoint-form";
 import { formatWhen } from "@/components/admin/format";
 import { LoadingState } from "@/components/admin/loading-state";
 import { TokenTable } from "@/components/admin/token-table";
+import { TableHead } from "@/components/ui/table-head";
 import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -74,28 +75,9 @@ async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
           <div className="overflow-x-auto">
             <table className="w-full border-collapse bg-white text-left text-sm">
               <caption className="sr-only">Notification endpoints by producer</caption>
-              <thead>
-                <tr className="border-b border-slate-300">
-                  <th scope="col" className="px-3 py-2">
-                    Producer
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    URL
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Status
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Created
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Updated
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={["Producer", "URL", "Status", "Created", "Updated", { label: "Actions", hidden: true }]}
+              />
               <tbody>
                 {endpoints.map((endpoint) => (
                   <tr key={endpoint.id} className="border-b border-slate-200 align-top">

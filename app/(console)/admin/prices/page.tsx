@@ -5,6 +5,7 @@ import { DeletePriceButton } from "@/components/admin/delete-price-button";
 import { formatWhen } from "@/components/admin/format";
 import { LoadingState } from "@/components/admin/loading-state";
 import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
+import { TableHead } from "@/components/ui/table-head";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, MICROS_PER_UNIT } from "@/lib/domain/money";
@@ -80,28 +81,16 @@ async function PriceTable({ actor, edit }: { actor: UserPrincipal; edit: string 
         <div className="overflow-x-auto">
           <table className="w-full border-collapse bg-white text-left text-sm">
             <caption className="sr-only">Prices by provider and model</caption>
-            <thead>
-              <tr className="border-b border-slate-300">
-                <th scope="col" className="px-3 py-2">
-                  Provider
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Model
-                </th>
-                <th scope="col" className="px-3 py-2 text-right">
-                  Price
-                </th>
-                <th scope="col" className="px-3 py-2 text-right">
-                  Duplicate cost
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Updated
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                "Provider",
+                "Model",
+                { label: "Price", align: "right" },
+                { label: "Duplicate cost", align: "right" },
+                "Updated",
+                { label: "Actions", hidden: true },
+              ]}
+            />
             <tbody>
               {prices.map((row) => (
                 <tr

@@ -4,6 +4,7 @@ import { CreateUserForm } from "@/components/admin/create-user-form";
 import { formatWhen } from "@/components/admin/format";
 import { LoadingState } from "@/components/admin/loading-state";
 import { UserAccountControls, UserRolesEditor } from "@/components/admin/user-controls";
+import { TableHead } from "@/components/ui/table-head";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listUsers } from "@/lib/services/list-users";
@@ -40,28 +41,7 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
     <div className="overflow-x-auto">
       <table className="w-full border-collapse bg-white text-left text-sm">
         <caption className="sr-only">All users, their roles and status</caption>
-        <thead>
-          <tr className="border-b border-slate-300">
-            <th scope="col" className="px-3 py-2">
-              Email
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Name
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Roles
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Status
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Last sign-in
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Account
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Email", "Name", "Roles", "Status", "Last sign-in", "Account"]} />
         <tbody>
           {users.map((user) => {
             const isSelf = user.id === actor.userId;
