@@ -66,6 +66,28 @@ export function FormError({ result }: { result: ActionResult<unknown> | null }) 
   );
 }
 
+function describedByOf(id: string, hint: ReactNode, error: string | undefined): string {
+  return [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+}
+
+/** The hint and the server's complaint under a field, referenced by the field's aria-describedby. */
+function FieldMessages({ id, hint, error }: { id: string; hint?: ReactNode; error?: string }) {
+  return (
+    <>
+      {hint ? (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 type FieldProps = {
   id: string;
   /** The issue path the server reports for this field. */
@@ -76,7 +98,7 @@ type FieldProps = {
 } & Omit<InputHTMLAttributes<HTMLInputElement>, "id">;
 
 export function TextField({ id, path, label, hint, error, className = "", ...input }: FieldProps) {
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  const describedBy = describedByOf(id, hint, error);
   return (
     <div className={className}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-900">
@@ -91,16 +113,7 @@ export function TextField({ id, path, label, hint, error, className = "", ...inp
         className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
         {...input}
       />
-      {hint ? (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-800">
-          {error}
-        </p>
-      ) : null}
+      <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );
 }
@@ -118,7 +131,7 @@ export function SelectField({
   SelectHTMLAttributes<HTMLSelectElement>,
   "id"
 >) {
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  const describedBy = describedByOf(id, hint, error);
   return (
     <div className={className}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-900">
@@ -134,16 +147,7 @@ export function SelectField({
       >
         {children}
       </select>
-      {hint ? (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={`${id}-error`} className="mt-1 text-xs font-medium text-red-800">
-          {error}
-        </p>
-      ) : null}
+      <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );
 }
