@@ -6,6 +6,8 @@ import { buildJob, type JobSpec, type JobTimings, phaseOf, type SimJob, type Sim
 export type RequestLogEntry = { method: string; path: string; query: string; at: string; atMs: number };
 
 const MAX_LOG = 5_000;
+/** How many outputs stay in memory (the most recently served); the rest are regenerated on demand. */
+export const MAX_CACHED_OUTPUTS = 16;
 
 /**
  * Everything the simulator knows, shared by its routes and exposed to in-process tests. Jobs added
@@ -51,14 +53,26 @@ export class SimulatorState {
     return job?.provider === provider ? job : undefined;
   }
 
-  /** The bytes an output URL serves, cached because a job's output never changes. */
+  /**
+   * The bytes an output URL serves. A job's output never changes, so the most recently used ones
+   * are cached, but only a few: keeping every job's output grew a long-running simulator by the
+   * output's full size (half a MiB by default) with each job downloaded.
+   */
   output(job: SimJob): Buffer {
     let bytes = this.outputs.get(job.id);
-    if (!bytes) {
-      bytes = outputBytes(job.id, job.outputBytes);
-      this.outputs.set(job.id, bytes);
+    if (bytes) this.outputs.delete(job.id);
+    else bytes = outputBytes(job.id, job.outputBytes);
+    this.outputs.set(job.id, bytes);
+    for (const oldest of this.outputs.keys()) {
+      if (this.outputs.size <= MAX_CACHED_OUTPUTS) break;
+      this.outputs.delete(oldest);
     }
     return bytes;
+  }
+
+  /** How many outputs are held in memory right now (bounded by MAX_CACHED_OUTPUTS). */
+  get cachedOutputs(): number {
+    return this.outputs.size;
   }
 
   expectedOutput(id: string): { size: number; sha256: string } | undefined {

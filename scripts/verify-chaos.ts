@@ -1,0 +1,196 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createPrismaClient } from "../lib/db/client";
+import { findFreePort } from "../lib/db/embedded";
+import { createAccessToken } from "../lib/services/create-access-token";
+import { nextServer, simulatorProcess, workerLoops } from "./verify/app-processes";
+import { ensureAppBuild } from "./verify/build";
+import { chaosFigures } from "./verify/chaos-figures";
+import { Killer } from "./verify/chaos-killer";
+import { chaosPlan } from "./verify/chaos-plan";
+import { reportChaos } from "./verify/chaos-report";
+import { seedChaosActions } from "./verify/chaos-seed";
+import type { ManagedProcess } from "./verify/managed-process";
+import { seededRandom } from "./verify/random";
+import { simulatorStats } from "./verify/simulator-client";
+import { readRequestLog } from "./verify/simulator-requests";
+import { ThrowawayDatabase } from "./verify/throwaway-database";
+import { waitForHttp } from "./verify/wait-for-http";
+
+/**
+ * Crash and chaos run against real processes: worker loops (scripts/worker.ts) call the worker
+ * route of a `next start` server to work off ready recovery actions, while a killer SIGKILLs
+ * random workers and the server and restarts PostgreSQL once. Exits non-zero when any
+ * correctness figure is wrong.
+ *   npm run verify:chaos -- [--actions 10000] [--workers 32] [--kills 64] [--server-kills 8] [--seed 20261129]
+ */
+const { values } = parseArgs({
+  options: {
+    actions: { type: "string", default: "10000" },
+    workers: { type: "string", default: "32" },
+    kills: { type: "string", default: "64" },
+    "server-kills": { type: "string", default: "8" },
+    seed: { type: "string", default: "20261129" },
+    "timeout-minutes": { type: "string", default: "60" },
+  },
+});
+const count = (name: keyof typeof values, min: number) => {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`);
+  return value;
+};
+const total = count("actions", 1);
+const workerCount = count("workers", 1);
+const seed = count("seed", 0);
+const timeoutMs = count("timeout-minutes", 1) * 60_000;
+const random = seededRandom(seed);
+const plan = chaosPlan(random, { workerKills: count("kills", 0), serverKills: count("server-kills", 0) });
+
+const log = (line: string) => console.log(`[chaos] ${new Date().toISOString().slice(11, 19)} ${line}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const started = Date.now();
+const runId = `${seed.toString(36)}${randomBytes(3).toString("hex")}`;
+const runDir = await mkdtemp(path.join(os.tmpdir(), "verify-chaos-"));
+const buildEnv = await ensureAppBuild("verify-chaos", log);
+const database = await ThrowawayDatabase.create("verify_chaos", 58432);
+const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+// Idle connections die with the PostgreSQL restart; the pool drops them and the next query reconnects.
+pool.on("error", () => {});
+const owned: ManagedProcess[] = [];
+let killer: Killer | undefined;
+let passed = false;
+
+async function openActions(): Promise<number | null> {
+  try {
+    const { rows } = await pool.query<{ open: number }>(
+      "SELECT count(*)::int AS open FROM recovery_actions WHERE status IN ('ready', 'claimed')",
+    );
+    return rows[0]?.open ?? null;
+  } catch {
+    return null;
+  }
+}
+
+try {
+  const simulatorUrl = `http://127.0.0.1:${await findFreePort(4400)}`;
+  const requestLog = path.join(runDir, "provider-requests.jsonl");
+  const simulator = simulatorProcess({
+    port: Number(new URL(simulatorUrl).port),
+    requestLog,
+    logFile: path.join(runDir, "simulator.log"),
+  });
+  owned.push(simulator);
+  simulator.start();
+  await waitForHttp(`${simulatorUrl}/__admin/stats`, 60_000);
+  log(`database ${database.url.replace(/:[^:@/]+@/, ":***@")}, simulator ${simulatorUrl}, logs in ${runDir}`);
+
+  const db = createPrismaClient(database.url, 8);
+  const seedStarted = Date.now();
+  const seeded = await seedChaosActions(db, { simulatorUrl, count: total, random, concurrency: 8, runId }, log);
+  const tokens: string[] = [];
+  for (let i = 0; i < workerCount; i++) {
+    tokens.push((await createAccessToken(db, "cli", { kind: "worker", name: `chaos-worker-${i + 1}` })).secret);
+  }
+  await db.$disconnect();
+  log(
+    `${seeded.length} ready actions seeded through park + approve in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`,
+  );
+
+  const appPort = await findFreePort(3400);
+  const appUrl = `http://127.0.0.1:${appPort}`;
+  const server = nextServer({
+    port: appPort,
+    logFile: path.join(runDir, "next.log"),
+    env: {
+      ...buildEnv,
+      DATABASE_URL: database.url,
+      AUTH_SECRET: randomBytes(32).toString("base64url"),
+      DEMO: "0",
+      NEXTAUTH_URL: appUrl,
+      PROVIDER_MODE: "simulator",
+      SIMULATOR_URL: simulatorUrl,
+      DATA_DIR: path.join(runDir, "data"),
+      ASSET_DIR: path.join(runDir, "assets"),
+      // Short leases so crashed claims come back within the run; the tick budget stays well inside.
+      WORKER_LEASE_SECONDS: "30",
+      WORKER_TICK_BUDGET_MS: "8000",
+      WORKER_POLL_BASE_SECONDS: "5",
+      WORKER_POLL_MAX_SECONDS: "20",
+      WORKER_CONCURRENCY: "4",
+    },
+  });
+  owned.push(server);
+  server.start();
+  await waitForHttp(`${appUrl}/sign-in`, 120_000, (status) => status === 200);
+  const workers = workerLoops({
+    appUrl,
+    tokens,
+    idPrefix: `chaos-${runId}`,
+    intervalMs: 250,
+    maxTasks: 4,
+    logFile: path.join(runDir, "workers.log"),
+  });
+  owned.push(...workers);
+  for (const worker of workers) worker.start();
+  killer = new Killer(workers, server, database, random, log);
+  log(`${workers.length} worker loops against ${appUrl}; ${plan.length} chaos events planned`);
+
+  const workStarted = Date.now();
+  let open: number | null = total;
+  let lastReport = 0;
+  let finishedAtRestart = 0;
+  for (;;) {
+    await sleep(1_000);
+    open = (await openActions()) ?? open;
+    if (open === 0) break;
+    const progress = 1 - (open ?? total) / total;
+    const event = plan[0];
+    if (event && event.atProgress <= progress) {
+      plan.shift();
+      if (event.target === "postgres") finishedAtRestart = total - (open ?? total);
+      await killer.strike(event);
+    }
+    killer.reviveUnexpectedExits();
+    if (Date.now() - lastReport > 15_000) {
+      lastReport = Date.now();
+      const { worker, server: s, postgres } = killer.done;
+      log(
+        `${(progress * 100).toFixed(1)}% done, ${open} open; killed ${worker} workers, ${s} servers; pg restarts ${postgres}`,
+      );
+    }
+    if (Date.now() - workStarted > timeoutMs) {
+      log(`timed out with ${open} actions still open`);
+      break;
+    }
+  }
+  const workSeconds = (Date.now() - workStarted) / 1000;
+  await killer.stopAll();
+  const stats = await simulatorStats(simulatorUrl);
+  await simulator.stop();
+  const provider = await readRequestLog(requestLog);
+  const figures = await chaosFigures(pool, seeded, { byJob: provider.byJob, createCalls: stats.creates.total });
+  passed = reportChaos(figures, {
+    seed,
+    actions: total,
+    workers: workerCount,
+    plannedKills: { worker: count("kills", 0), server: count("server-kills", 0) },
+    done: killer.done,
+    unexpectedExits: killer.unexpectedExits,
+    workSeconds,
+    totalSeconds: (Date.now() - started) / 1000,
+    finishedAfterRestart: figures.executedToCompletion + figures.safelyReparked - finishedAtRestart,
+    providerRequests: provider.totals,
+  });
+} finally {
+  if (killer) await killer.stopAll();
+  for (const proc of owned) await proc.stop();
+  await pool.end().catch(() => {});
+  await database.remove();
+  if (passed) await rm(runDir, { recursive: true, force: true });
+  else log(`logs kept in ${runDir}`);
+}
+process.exit(passed ? 0 : 1);

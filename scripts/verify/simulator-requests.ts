@@ -1,0 +1,39 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+
+export type ProviderCall = "status" | "result" | "download" | "create" | "other";
+export type JobCalls = { status: number[]; result: number[]; download: number[] };
+
+/** Which job a provider-facing request was about, and what it was, from its method and path. */
+export function classifyRequest(method: string, path: string): { call: ProviderCall; jobId?: string } {
+  const parts = path.split("/").filter(Boolean);
+  const [prefix] = parts;
+  if (method === "POST") return { call: prefix === "__admin" ? "other" : "create" };
+  if (prefix === "replicate" && parts[2] === "predictions" && parts.length === 4) {
+    return { call: "status", jobId: parts[3] };
+  }
+  if (prefix === "fal" && parts.at(-3) === "requests") return { call: "status", jobId: parts.at(-2) };
+  if (prefix === "fal" && parts.at(-2) === "requests") return { call: "result", jobId: parts.at(-1) };
+  if (prefix === "delivery" && parts.length === 4) return { call: "download", jobId: parts[2] };
+  return { call: "other" };
+}
+
+/** Reads the simulator's full request log (one JSON line per request) into per-job call times. */
+export async function readRequestLog(file: string) {
+  const byJob = new Map<string, JobCalls>();
+  const totals: Record<ProviderCall, number> = { status: 0, result: 0, download: 0, create: 0, other: 0 };
+  for await (const line of createInterface({ input: createReadStream(file) })) {
+    if (!line) continue;
+    const entry = JSON.parse(line) as { method: string; path: string; atMs: number };
+    const { call, jobId } = classifyRequest(entry.method, entry.path);
+    totals[call] += 1;
+    if (!jobId || call === "create" || call === "other") continue;
+    let calls = byJob.get(jobId);
+    if (!calls) {
+      calls = { status: [], result: [], download: [] };
+      byJob.set(jobId, calls);
+    }
+    calls[call].push(entry.atMs);
+  }
+  return { byJob, totals };
+}

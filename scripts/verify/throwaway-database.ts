@@ -1,0 +1,50 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
+import { migrate } from "../../lib/db/migrate";
+
+/**
+ * An embedded PostgreSQL in a temporary directory with one migrated database. `restart` stops the
+ * server and starts it again on the same data and the same port, so clients keep their URL.
+ */
+export class ThrowawayDatabase {
+  private constructor(
+    readonly dir: string,
+    private server: EmbeddedDatabase,
+    readonly url: string,
+  ) {}
+
+  static async create(name: string, preferredPort: number): Promise<ThrowawayDatabase> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), preferredPort });
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name.replace(/\W/g, "_")}"`);
+    await admin.end();
+    const url = withDatabase(server.url, name.replace(/\W/g, "_"));
+    await migrate(url);
+    return new ThrowawayDatabase(dir, server, url);
+  }
+
+  get port(): number {
+    return this.server.port;
+  }
+
+  async restart(): Promise<void> {
+    const port = this.server.port;
+    await this.server.stop();
+    this.server = await startEmbeddedPostgres({ dataDir: path.join(this.dir, "pg"), preferredPort: port });
+    if (this.server.port !== port) throw new Error(`PostgreSQL came back on port ${this.server.port}, not ${port}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+  }
+
+  async remove(): Promise<void> {
+    await this.server.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
