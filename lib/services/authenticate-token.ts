@@ -12,7 +12,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function authenticateToken(db: Db, secret: string, workerId?: string): Promise<Principal | null> {
   const kind = tokenKindOf(secret);
   if (!kind || secret.length > 200) return null;
-  const token = await db.accessToken.findUnique({ where: { tokenHash: hashToken(secret) }, include: { user: true } });
+  // Producer keys and worker tokens need no user: one query on the API's hottest path.
+  const token = await db.accessToken.findUnique({ where: { tokenHash: hashToken(secret) } });
   const now = new Date();
   if (!token || token.kind !== kind || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) return null;
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -24,7 +25,7 @@ export async function authenticateToken(db: Db, secret: string, workerId?: strin
     case "worker":
       return { kind: "worker", tokenId: token.id, name: token.name, workerId: workerId ?? token.name };
     case "personal": {
-      const user = token.user;
+      const user = token.userId ? await db.user.findUnique({ where: { id: token.userId } }) : null;
       if (!user?.active) return null;
       return { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles };
     }

@@ -1,16 +1,20 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { permittedRecoveryAction } from "@/lib/domain/stages";
+import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
+import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
-import { requirePermission } from "./actor";
+import { actorColumns, requirePermission, type UserActor } from "./actor";
 import { approveCase } from "./approve-case";
+import { type CaseRow, snapshotOf } from "./transition-case";
 
 export const DEFAULT_BULK_LIMIT = 500;
 
-type Target = BulkApproveInput["target"];
-
-function targetWhere(stage: BulkApproveInput["stage"], target: Target, now: Date): Prisma.CaseWhereInput {
+function targetWhere(
+  stage: BulkApproveInput["stage"],
+  target: BulkApproveInput["target"],
+  now: Date,
+): Prisma.CaseWhereInput {
   const base: Prisma.CaseWhereInput = { stage, state: "parked" };
   if (target.kind === "ids") return { ...base, id: { in: target.caseIds } };
   const f = target.filter;
@@ -46,32 +50,128 @@ export async function previewBulkApprove(
   };
 }
 
+/** Cases per statement: short row locks and small statements, few enough round trips. */
+const CHUNK = 500;
+
+type Target = Pick<CaseRow, "id" | "stage" | "state" | "providerJobId" | "version" | "episode">;
+type Skipped = { caseId: string; code: string; message: string };
+
 /**
- * Approves the stage's own recovery for many parked cases with one evidence note. Each case still
- * gets its own decision, action and audit event through the single-case service, so bulk can never
+ * Approves the stage's own recovery for many parked cases with one evidence note. Each case gets
+ * its own decision (the pure function, on that case as read), decision row, action and audit
+ * event, exactly as a single approval writes them, but 500 cases to a statement. A case that
+ * changed since it was read (or is refused) goes through the single-case service, so bulk can never
  * do what one approval could not. Capped, oldest first; cases that moved on meanwhile are reported.
  */
 export async function bulkApproveCases(db: Db, actor: Principal, input: BulkApproveInput, limit = DEFAULT_BULK_LIMIT) {
-  requirePermission(actor, "case:approve");
+  const user = requirePermission(actor, "case:approve");
   const action = permittedRecoveryAction(input.stage);
   if (!action) throw new AppError("invalid_request", "Bulk approval is only for polling and delivery cases.");
-  const targets = await db.case.findMany({
+  const targets: Target[] = await db.case.findMany({
     where: targetWhere(input.stage, input.target, new Date()),
     orderBy: [{ openedAt: "asc" }, { id: "asc" }],
     take: limit,
-    select: { id: true },
+    select: { id: true, stage: true, state: true, providerJobId: true, version: true, episode: true },
   });
-  const approved: string[] = [];
-  const skipped: { caseId: string; code: string; message: string }[] = [];
-  for (const { id } of targets) {
-    try {
-      const result = await approveCase(db, actor, id, { action, evidence: input.evidence });
-      approved.push(result.actionId);
-    } catch (error) {
-      const known = error as { code?: string; message?: string };
-      if (!known.code) throw error;
-      skipped.push({ caseId: id, code: known.code, message: known.message ?? "" });
+  let approved = 0;
+  const skipped: Skipped[] = [];
+  for (let at = 0; at < targets.length; at += CHUNK) {
+    const chunk = targets.slice(at, at + CHUNK);
+    const written = await approveChunk(db, user, action, input.evidence, chunk).catch((error: unknown) => {
+      // A unique index caught a concurrent approval of one of these cases: the whole statement is
+      // undone and each case is asked again, one at a time.
+      if (isUniqueViolation(error)) return new Set<string>();
+      throw error;
+    });
+    approved += written.size;
+    for (const { id } of chunk) {
+      if (written.has(id)) continue;
+      try {
+        await approveCase(db, user, id, { action, evidence: input.evidence });
+        approved += 1;
+      } catch (error) {
+        const known = error as { code?: string; message?: string };
+        if (!known.code) throw error;
+        skipped.push({ caseId: id, code: known.code, message: known.message ?? "" });
+      }
     }
   }
-  return { action, approved: approved.length, skipped };
+  return { action, approved, skipped };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const { code, meta } = error as {
+    code?: string;
+    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
+  };
+  return code === "P2010" && (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505");
+}
+
+/**
+ * One statement for a chunk: locks the cases (in id order, so two bulk approvals cannot deadlock),
+ * and for each one still parked at the version read and without a live action, moves it to
+ * `ready` and writes its audit event, decision and action. Returns the cases it approved.
+ */
+async function approveChunk(
+  db: Db,
+  user: UserActor,
+  action: RecoveryActionKind,
+  evidence: string,
+  chunk: Target[],
+): Promise<Set<string>> {
+  const command = { type: "approve", action, evidence } as const;
+  const rows = chunk.flatMap((target) => {
+    const decision = decide(snapshotOf(target), command);
+    if (!decision.ok || !decision.changesState) return [];
+    return [
+      {
+        id: target.id,
+        version: target.version,
+        stage: decision.next.stage,
+        state: decision.next.state,
+        providerJobId: decision.next.providerJobId,
+        auditKind: decision.auditKind,
+        before: { ...snapshotOf(target), version: target.version },
+        after: { ...decision.next, version: target.version + 1 },
+      },
+    ];
+  });
+  if (rows.length === 0) return new Set();
+  const { actorId, actorLabel } = actorColumns(user);
+  const auditEvidence = JSON.stringify({ text: evidence, action });
+  const written = await db.$queryRaw<{ id: string }[]>`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS r(id uuid, version int, stage "Stage", state "CaseState", "providerJobId" text, "auditKind" text,
+             before jsonb, after jsonb)
+    ), locked AS MATERIALIZED (
+      SELECT c.id, c.episode, r.stage, r.state, r."providerJobId", r."auditKind", r.before, r.after,
+             c.state = 'parked' AND c.version = r.version
+               AND NOT EXISTS (SELECT 1 FROM recovery_actions a WHERE a.case_id = c.id AND a.status IN ('ready', 'claimed'))
+               AS current
+      FROM cases c JOIN input r ON r.id = c.id
+      ORDER BY c.id
+      FOR UPDATE OF c
+    ), moved AS (
+      UPDATE cases c
+      SET stage = l.stage, state = l.state, provider_job_id = l."providerJobId", version = c.version + 1,
+          updated_at = now()
+      FROM locked l WHERE c.id = l.id AND l.current
+      RETURNING c.id
+    ), audited AS (
+      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+      SELECT l.id, l.episode, 'user', ${actorId}, ${actorLabel}, l."auditKind", l.before, l.after, ${auditEvidence}::jsonb
+      FROM locked l JOIN moved m ON m.id = l.id
+    ), decided AS (
+      INSERT INTO decisions (case_id, episode, kind, action_kind, reviewer_id, evidence)
+      SELECT l.id, l.episode, 'approve', ${action}::"RecoveryActionKind", ${user.userId}::uuid, ${evidence}
+      FROM locked l JOIN moved m ON m.id = l.id
+      RETURNING id, case_id
+    ), acted AS (
+      INSERT INTO recovery_actions (case_id, decision_id, kind)
+      SELECT case_id, id, ${action}::"RecoveryActionKind" FROM decided
+      RETURNING case_id
+    )
+    SELECT case_id AS id FROM acted`;
+  return new Set(written.map((row) => row.id));
 }

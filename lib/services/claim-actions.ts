@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { actorColumns, requireWorker } from "./actor";
+import type { ClaimProof } from "./lease-guard";
 
 export type ClaimedAction = {
   actionId: string;
@@ -11,6 +12,9 @@ export type ClaimedAction = {
   leaseUntil: Date;
   stage: Stage;
   providerJobId: string | null;
+  /** The case's version and episode as this claim left them (what a finish compares against). */
+  caseVersion: number;
+  episode: number;
 };
 
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -55,8 +59,20 @@ export async function claimActions(
       FROM moved m JOIN claimed c ON c.case_id = m.id
     )
     SELECT c.id AS "actionId", c.case_id AS "caseId", c.kind::text AS kind, c.fencing_token AS "fencingToken",
-           c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId"
+           c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
+           m.version AS "caseVersion", m.episode
     FROM claimed c JOIN moved m ON m.id = c.case_id
     ORDER BY c.lease_until, c.id`;
   return rows.map((row) => ({ ...row, fencingToken: Number(row.fencingToken) }));
+}
+
+/** The proof a claim holder carries into every later write, with the case as the claim left it. */
+export function proofOf(claimed: ClaimedAction, workerId: string): ClaimProof {
+  const { actionId, fencingToken, caseId, stage, providerJobId, caseVersion, episode } = claimed;
+  return {
+    actionId,
+    workerId,
+    fencingToken,
+    expectedCase: { caseId, stage, state: "claimed", providerJobId, version: caseVersion, episode },
+  };
 }

@@ -2,9 +2,12 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { requireWorker } from "./actor";
 import { DEFAULT_LEASE_SECONDS } from "./claim-actions";
-import { type ClaimProof, heldClaim } from "./lease-guard";
+import { type ClaimProof, heldClaimCtes } from "./lease-guard";
 
-/** Heartbeat: extends a lease that is still held. `false` means the claim is lost: stop working. */
+/**
+ * Heartbeat: extends a lease that is still held, on the database's clock like every lease.
+ * `false` means the claim is lost: stop working.
+ */
 export async function extendLease(
   db: Db,
   actor: Principal,
@@ -12,9 +15,12 @@ export async function extendLease(
   leaseSeconds = DEFAULT_LEASE_SECONDS,
 ): Promise<boolean> {
   const worker = requireWorker(actor);
-  const { count } = await db.recoveryAction.updateMany({
-    where: heldClaim({ ...proof, workerId: worker.workerId }),
-    data: { leaseUntil: new Date(Date.now() + leaseSeconds * 1000) },
-  });
-  return count === 1;
+  const rows = await db.$queryRaw<{ extended: bigint }[]>`
+    WITH ${heldClaimCtes({ ...proof, workerId: worker.workerId })}, extended AS (
+      UPDATE recovery_actions a SET lease_until = now() + make_interval(secs => ${leaseSeconds}::int)
+      FROM held WHERE a.id = held.id
+      RETURNING a.id
+    )
+    SELECT count(*) AS extended FROM extended`;
+  return Number(rows[0]?.extended) === 1;
 }

@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { toCount, toMicros } from "./finance-micros";
+import { figureRows, foldWhenDue } from "./stat-figures";
 
 type Sums = {
   heldCount: bigint;
@@ -19,18 +20,16 @@ type Sums = {
 
 // Held money is the open holds' amounts; settled and released money is what resolved holds
 // booked (a partial settle releases its remainder); overage is the flagged excess beyond a hold.
-// At most one overage entry exists per hold (unique (hold, kind)), so the join never doubles rows.
+// Both come from running totals per currency, provider, model and status (stat-figures.ts).
 const SUMS = Prisma.sql`
-  count(*) FILTER (WHERE h.status = 'held') AS "heldCount",
-  COALESCE(sum(h.amount_micros) FILTER (WHERE h.status = 'held'), 0)::bigint AS "heldMicros",
-  count(*) FILTER (WHERE h.status = 'settled') AS "settledCount",
-  count(*) FILTER (WHERE h.status = 'settled' AND h.released_micros > 0) AS "partialCount",
-  COALESCE(sum(h.settled_micros), 0)::bigint AS "settledMicros",
-  count(*) FILTER (WHERE h.status = 'released') AS "releasedCount",
-  COALESCE(sum(h.released_micros), 0)::bigint AS "releasedMicros",
-  count(o.id) AS "overageCount",
-  COALESCE(sum(o.amount_micros), 0)::bigint AS "overageMicros",
-  COALESCE(sum(h.amount_micros), 0)::bigint AS "reservedMicros"`;
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'held'), 0)::bigint AS "heldCount",
+  coalesce(sum(h.micros) FILTER (WHERE h.hold_status = 'held'), 0)::bigint AS "heldMicros",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'settled'), 0)::bigint AS "settledCount",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'settled' AND h.partial), 0)::bigint AS "partialCount",
+  coalesce(sum(h.settled_micros), 0)::bigint AS "settledMicros",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'released'), 0)::bigint AS "releasedCount",
+  coalesce(sum(h.released_micros), 0)::bigint AS "releasedMicros",
+  coalesce(sum(h.micros), 0)::bigint AS "reservedMicros"`;
 
 function shape(row: Sums) {
   return {
@@ -51,17 +50,27 @@ export type StatusTotals = ReturnType<typeof shape>;
 /** Holds by status with money totals per currency, and the same split per provider and model. */
 export async function getFinanceTotals(db: Db, actor: Principal) {
   requirePermission(actor, "hold:read");
+  await foldWhenDue(db);
   const [byCurrency, byModel] = await Promise.all([
     db.$queryRaw<(Sums & { currency: string })[]>`
-      SELECT h.currency, ${SUMS}
-      FROM holds h LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
-      GROUP BY h.currency ORDER BY h.currency`,
+      WITH o AS (
+        SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage")} f GROUP BY 1
+      )
+      SELECT h.currency, ${SUMS},
+             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      FROM ${figureRows("holds")} h LEFT JOIN o ON o.currency = h.currency
+      GROUP BY h.currency HAVING sum(h.count) > 0 ORDER BY h.currency`,
     db.$queryRaw<(Sums & { currency: string; provider: string; model: string })[]>`
-      SELECT h.currency, c.provider, c.model, ${SUMS}
-      FROM holds h JOIN cases c ON c.id = h.case_id
-      LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
-      GROUP BY h.currency, c.provider, c.model
-      ORDER BY h.currency, c.provider, c.model
+      WITH o AS (
+        SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
+        FROM ${figureRows("overage")} f GROUP BY 1, 2, 3
+      )
+      SELECT h.currency, h.provider, h.model, ${SUMS},
+             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      FROM ${figureRows("holds")} h
+      LEFT JOIN o ON o.currency = h.currency AND o.provider = h.provider AND o.model = h.model
+      GROUP BY h.currency, h.provider, h.model HAVING sum(h.count) > 0
+      ORDER BY h.currency, h.provider, h.model
       LIMIT 500`,
   ]);
   return {

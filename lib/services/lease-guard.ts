@@ -1,32 +1,109 @@
-import type { Prisma } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import type { CaseState, Stage } from "@/lib/domain/stages";
 
 /** What every write by a claim holder must match: its action, its worker, its token, a live lease. */
-export type ClaimProof = { actionId: string; workerId: string; fencingToken: number };
+export type ClaimProof = {
+  actionId: string;
+  workerId: string;
+  fencingToken: number;
+  /**
+   * The case as the claim left it, when the holder knows it (the claim returns it). Never trusted:
+   * a finish compares-and-sets against it, so a stale one costs a re-read, nothing more.
+   */
+  expectedCase?: HeldCase;
+};
 
-export function heldClaim(proof: ClaimProof): Prisma.RecoveryActionWhereInput {
-  return {
-    id: proof.actionId,
-    status: "claimed",
-    leaseOwner: proof.workerId,
-    fencingToken: BigInt(proof.fencingToken),
-    leaseUntil: { gt: new Date() },
-  };
+/**
+ * Whether the action row (alias `a`) is still this proof's claim. Used as a value, never as a
+ * filter: a filter on `status = 'claimed'` and `lease_until` lets the planner reach the row through
+ * the partial lease index and walk every live claim instead of taking the primary key.
+ */
+export function claimIsHeld(proof: ClaimProof): Prisma.Sql {
+  return Prisma.sql`(a.status = 'claimed' AND a.lease_owner = ${proof.workerId}
+    AND a.fencing_token = ${BigInt(proof.fencingToken)} AND a.lease_until > now())`;
 }
 
 /**
- * Locks the action row if, and only if, this worker still holds the claim. Every write a worker
+ * Two CTEs for a statement that writes under a claim: `locked` takes the action row lock (by
+ * primary key), `held` is that row only if this proof still holds the claim. Everything the
+ * statement writes must hang off `held`, so a lost claim writes nothing.
+ */
+export function heldClaimCtes(proof: ClaimProof): Prisma.Sql {
+  return Prisma.sql`locked AS MATERIALIZED (
+      SELECT a.id, a.case_id, ${claimIsHeld(proof)} AS held FROM recovery_actions a
+      WHERE a.id = ${proof.actionId}::uuid
+      FOR UPDATE
+    ), held AS (
+      SELECT id, case_id FROM locked WHERE held
+    )`;
+}
+
+/**
+ * The compare-and-set on a case row (alias `c`) as one opaque condition for an UPDATE: `IS TRUE`
+ * keeps the planner from turning `state = …` into an index condition (walking every case in that
+ * state), so the row is reached by primary key, and the UPDATE re-checks it on the latest row
+ * version as usual. Writes that must all or none happen with the case update hang off its RETURNING.
+ */
+export function casIs(seen: { state: CaseState; version: number }): Prisma.Sql {
+  return Prisma.sql`(c.state = ${seen.state}::"CaseState" AND c.version = ${seen.version}) IS TRUE`;
+}
+
+/**
+ * Follows `heldClaimCtes`, for a statement whose case update depends on other writes (so it cannot
+ * go first and gate them): `kase` is the claim's case, locked, and only if it is still in the state
+ * and version a decision was made on. Found by primary key with the check as a value, for the same
+ * reason as `claimIsHeld`.
+ */
+export function currentCaseCtes(seen: { caseId: string; state: CaseState; version: number }): Prisma.Sql {
+  return Prisma.sql`case_locked AS MATERIALIZED (
+      SELECT c.id, c.attempt_ref, (c.state = ${seen.state}::"CaseState" AND c.version = ${seen.version}) AS current
+      FROM cases c JOIN held ON c.id = held.case_id
+      WHERE c.id = ${seen.caseId}::uuid
+      FOR UPDATE OF c
+    ), kase AS (
+      SELECT id, attempt_ref FROM case_locked WHERE current
+    )`;
+}
+
+/**
+ * Locks the action row and says whether this worker still holds the claim. Every write a worker
  * makes runs after this in the same transaction, so a rescue or a newer claim (which must lock the
- * same row) cannot interleave: a stale worker finds nothing and writes nothing.
+ * same row) cannot interleave: a stale worker finds nothing held and writes nothing.
  */
 export async function lockHeldClaim(
   tx: Prisma.TransactionClient,
   proof: ClaimProof,
 ): Promise<{ caseId: string; kind: string; claimCount: number } | null> {
-  const rows = await tx.$queryRaw<{ case_id: string; kind: string; claim_count: number }[]>`
-    SELECT case_id, kind::text, claim_count FROM recovery_actions
-    WHERE id = ${proof.actionId}::uuid AND status = 'claimed' AND lease_owner = ${proof.workerId}
-      AND fencing_token = ${BigInt(proof.fencingToken)} AND lease_until > now()
+  const rows = await tx.$queryRaw<{ case_id: string; kind: string; claim_count: number; held: boolean }[]>`
+    SELECT a.case_id, a.kind::text, a.claim_count, ${claimIsHeld(proof)} AS held
+    FROM recovery_actions a WHERE a.id = ${proof.actionId}::uuid
     FOR UPDATE`;
   const row = rows[0];
-  return row ? { caseId: row.case_id, kind: row.kind, claimCount: row.claim_count } : null;
+  return row?.held ? { caseId: row.case_id, kind: row.kind, claimCount: row.claim_count } : null;
+}
+
+export type HeldCase = {
+  caseId: string;
+  stage: Stage;
+  state: CaseState;
+  providerJobId: string | null;
+  version: number;
+  episode: number;
+};
+
+/**
+ * The case behind a claim this worker still holds, read without a lock: what a compare-and-set
+ * write then checks against. Null means the claim is not held (and with this token never will be).
+ */
+export async function readHeldCase(db: Db, proof: ClaimProof): Promise<HeldCase | null> {
+  const rows = await db.$queryRaw<(HeldCase & { held: boolean })[]>`
+    SELECT c.id AS "caseId", c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId",
+           c.version, c.episode, ${claimIsHeld(proof)} AS held
+    FROM recovery_actions a JOIN cases c ON c.id = a.case_id
+    WHERE a.id = ${proof.actionId}::uuid`;
+  const row = rows[0];
+  if (!row?.held) return null;
+  const { held: _, ...seen } = row;
+  return seen;
 }

@@ -5,15 +5,16 @@ import { requireWorker } from "./actor";
 import { enqueueNotification } from "./enqueue-notification";
 import type { FinishOutcome } from "./finish-action";
 import { type ClaimProof, lockHeldClaim } from "./lease-guard";
+import {
+  DELIVERED_EVENT,
+  deliveredEvidence,
+  deliveredPayload,
+  publishInOneStatement,
+  type StoredOutput,
+} from "./publish-delivery-at-once";
 import { loadCase, transitionCase } from "./transition-case";
 
-export type StoredOutput = {
-  outputIndex: number;
-  storageKey: string;
-  sha256: string;
-  size: number;
-  contentType?: string;
-};
+export type { StoredOutput };
 
 /**
  * Publishes verified files and resolves the case in one transaction, only while this claim is
@@ -27,6 +28,8 @@ export async function publishDelivery(
   outputs: StoredOutput[],
 ): Promise<FinishOutcome> {
   const worker = requireWorker(actor);
+  const fast = await publishInOneStatement(db, worker, proof, outputs);
+  if (fast !== "fall_back") return fast;
   return inTransaction(db, async (tx) => {
     const claim = await lockHeldClaim(tx, { ...proof, workerId: worker.workerId });
     if (!claim) return "lost_claim";
@@ -57,28 +60,14 @@ export async function publishDelivery(
       row: await loadCase(tx, row.id),
       actor: worker,
       command: { type: "finish_resolved" },
-      evidence: {
-        text: "asset stored and verified",
-        assets: outputs.map((o) => ({ key: o.storageKey, sha256: o.sha256, size: o.size })),
-      },
+      evidence: deliveredEvidence(outputs),
       extra: { outcome: "delivered" },
     });
     await enqueueNotification(tx, {
       producer: row.producer,
       caseId: row.id,
-      type: "case.delivered",
-      data: {
-        caseId: row.id,
-        operationId: row.operationId,
-        attemptId: row.attemptId,
-        providerJobId: row.providerJobId,
-        assets: outputs.map((o) => ({
-          outputIndex: o.outputIndex,
-          storageKey: o.storageKey,
-          sha256: o.sha256,
-          size: o.size,
-        })),
-      },
+      type: DELIVERED_EVENT,
+      data: deliveredPayload(row, outputs),
     });
     return "resolved";
   });

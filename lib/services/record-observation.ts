@@ -7,15 +7,14 @@ import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker } from "./actor";
 import { type ClaimProof, lockHeldClaim } from "./lease-guard";
 import { recordAudit } from "./record-audit";
+import {
+  observedOutputs,
+  recordInOneStatement,
+  SETTLE_ENTRY_NOTE,
+  SETTLE_EVIDENCE,
+  SETTLE_NOTE,
+} from "./record-observation-at-once";
 import { loadCase, transitionCase } from "./transition-case";
-
-/** Output URLs are kept without their query strings: signed parameters are credentials. */
-function observedOutputs(status: JobStatus) {
-  if (status.kind !== "completed") return undefined;
-  return sanitise(
-    status.outputs.map((o, index) => ({ index, url: o.url, contentType: o.contentType, size: o.size })),
-  ) as Prisma.InputJsonValue;
-}
 
 /**
  * Records what a status check saw, under the claim. A completion is also the moment the charge is
@@ -29,6 +28,8 @@ export async function recordObservation(
   status: JobStatus,
 ): Promise<boolean> {
   const worker = requireWorker(actor);
+  const fast = await recordInOneStatement(db, worker, proof, status);
+  if (fast !== "fall_back") return fast;
   return inTransaction(db, async (tx) => {
     const claim = await lockHeldClaim(tx, { ...proof, workerId: worker.workerId });
     if (!claim) return false;
@@ -80,7 +81,7 @@ async function settleOnCompletion(
       status: "settled",
       settledMicros: hold.amountMicros,
       resolvedAt: new Date(),
-      decisionNote: "settled on provider completion",
+      decisionNote: SETTLE_NOTE,
     },
   });
   if (count === 0) return;
@@ -91,7 +92,7 @@ async function settleOnCompletion(
         kind: entry.kind,
         amountMicros: BigInt(entry.amountMicros),
         flagged: entry.flagged,
-        note: "provider reported completion",
+        note: SETTLE_ENTRY_NOTE,
         actorLabel: actorColumns(worker).actorLabel,
       },
     });
@@ -104,6 +105,6 @@ async function settleOnCompletion(
     episode,
     before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
     after: { status: "settled", entries: plan.value.entries.map((e) => ({ ...e })) },
-    evidence: { text: "charge is certain: the provider completed the job" },
+    evidence: { text: SETTLE_EVIDENCE },
   });
 }

@@ -1,11 +1,12 @@
-import type { Db } from "@/lib/db/client";
+import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { replacementExpiry } from "@/lib/domain/replacement";
+import { isReplacementExpired, replacementExpiry } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
-import { requirePermission } from "./actor";
+import { requirePermission, type UserActor } from "./actor";
+import { recordAudit } from "./record-audit";
 import { recordDecision } from "./record-decision";
-import { loadCase, transitionCase } from "./transition-case";
+import { type CaseRow, loadCase, transitionCase } from "./transition-case";
 
 export const DEFAULT_REPLACEMENT_TTL_SECONDS = 72 * 60 * 60;
 
@@ -35,7 +36,11 @@ export async function requestReplacement(
     const amountMicros = input.amountMicros ?? (original ? Number(original.amountMicros) : null);
     if (!amountMicros) throw new AppError("invalid_request", "State the replacement's cost (amountMicros).");
     const pending = await tx.replacementRequest.findFirst({ where: { caseId, status: "pending" } });
-    if (pending) throw new AppError("conflict", "A replacement request is already waiting for this case.");
+    if (pending && !isReplacementExpired(pending.expiresAt, new Date())) {
+      throw new AppError("conflict", "A replacement request is already waiting for this case.");
+    }
+    // Nobody can authorise an expired request any more; left pending, it would block every new one.
+    if (pending) await closeExpiredRequest(tx, user, row, pending.id);
     const request = await tx.replacementRequest.create({
       data: {
         caseId,
@@ -48,5 +53,20 @@ export async function requestReplacement(
       },
     });
     return { requestId: request.id, amountMicros, currency: request.currency, expiresAt: request.expiresAt };
+  });
+}
+
+async function closeExpiredRequest(tx: Prisma.TransactionClient, user: UserActor, row: CaseRow, requestId: string) {
+  const { count } = await tx.replacementRequest.updateMany({
+    where: { id: requestId, status: "pending" },
+    data: { status: "expired" },
+  });
+  if (count === 0) throw new AppError("lost_race", "Someone else decided the earlier request first; reload.");
+  await recordAudit(tx, {
+    actor: user,
+    kind: "replacement_expired",
+    caseId: row.id,
+    episode: row.episode,
+    evidence: { requestId },
   });
 }

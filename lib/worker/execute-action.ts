@@ -1,6 +1,6 @@
 import type { Principal } from "@/lib/domain/principal";
 import { increment } from "@/lib/metrics/counters";
-import type { ClaimedAction } from "@/lib/services/claim-actions";
+import { type ClaimedAction, proofOf } from "@/lib/services/claim-actions";
 import { type FinishOutcome, type FinishResult, finishAction } from "@/lib/services/finish-action";
 import type { ClaimProof } from "@/lib/services/lease-guard";
 import { recordObservation } from "@/lib/services/record-observation";
@@ -37,11 +37,7 @@ async function runAction(
   claimed: ClaimedAction,
   signal: AbortSignal,
 ): Promise<TickOutcome> {
-  const proof: ClaimProof = {
-    actionId: claimed.actionId,
-    workerId: actor.workerId,
-    fencingToken: claimed.fencingToken,
-  };
+  const proof: ClaimProof = proofOf(claimed, actor.workerId);
   const row = await ctx.db.case.findUniqueOrThrow({
     where: { id: claimed.caseId },
     select: { operationId: true, provider: true, model: true, providerJobId: true, pollAttempts: true },

@@ -1,5 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
-import { type ClaimedAction, claimActions } from "@/lib/services/claim-actions";
+import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
 import { finishAction } from "@/lib/services/finish-action";
 import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
 import { suggestReconciliations } from "@/lib/services/suggest-reconciliations";
@@ -62,7 +62,7 @@ async function runOne(
   deadline: number,
 ): Promise<TickResult> {
   const base = { actionId: item.actionId, caseId: item.caseId, kind: item.kind, fencingToken: item.fencingToken };
-  const proof = { actionId: item.actionId, workerId: actor.workerId, fencingToken: item.fencingToken };
+  const proof = proofOf(item, actor.workerId);
   if (deadline - Date.now() < MIN_TIME_FOR_AN_ACTION_MS) {
     const released = await finishAction(ctx.db, actor, proof, { kind: "released" });
     workerLog({ step: "released", ...base, outcome: released });

@@ -4,6 +4,7 @@ import type { Env } from "@/lib/env";
 import { type ProviderAdapters, providerAdaptersFromEnv } from "@/lib/providers";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { AssetStorage } from "@/lib/storage/types";
+import { pacedAdapters, providerPacesFromEnv } from "./provider-pace";
 
 /** Everything a tick needs, built once per process and injectable in tests. */
 export type WorkerContext = {
@@ -27,7 +28,7 @@ export function workerContextFromEnv(
 ): WorkerContext {
   return {
     db,
-    adapters: providerAdaptersFromEnv(raw),
+    adapters: pacedAdapters(providerAdaptersFromEnv(raw), providerPacesFromEnv(raw)),
     storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,

@@ -49,7 +49,7 @@ type MHold = {
 type MRequest = {
   id: string;
   requestedBy: string;
-  status: "pending" | "authorized";
+  status: "pending" | "authorized" | "expired";
   expired: boolean;
   amount: number;
   replacement?: { attemptId: string; holdId: string; parked: boolean };
@@ -620,12 +620,14 @@ class RequestReplacement extends CaseCommand {
         ? err("illegal_transition")
         : c.stage !== "generation_failed"
           ? err("replacement_not_allowed")
-          : c.requests.some((q) => q.status === "pending")
+          : c.requests.some((q) => q.status === "pending" && !q.expired)
             ? err("conflict")
             : ok();
     const result = await attempt(() => requestReplacement(db, user, c.id, { evidence: "needs a new generation" }));
     same(this.toString(), result.ok ? ok() : result, expected);
     if (!result.ok) return;
+    // An expired request no longer blocks a new one: it is closed as expired.
+    for (const q of c.requests) if (q.status === "pending" && q.expired) q.status = "expired";
     const amount = c.holds.find((h) => h.ref === c.currentHold)?.amount ?? -1;
     expect(result.value.amountMicros, "replacement cost defaults to the current attempt's hold").toBe(amount);
     c.requests.push({

@@ -1,0 +1,170 @@
+import { describe, expect, it, vi } from "vitest";
+import type { PrismaClient } from "../../lib/db/client";
+import type { JobStatus } from "../../lib/providers/types";
+import { approveCase } from "../../lib/services/approve-case";
+import { type ClaimedAction, claimActions, proofOf } from "../../lib/services/claim-actions";
+import { parkCase } from "../../lib/services/park-case";
+import { publishDelivery } from "../../lib/services/publish-delivery";
+import { recordObservation } from "../../lib/services/record-observation";
+import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { openTestDb } from "./setup/test-db";
+
+// recordObservation and publishDelivery write in one guarded statement each when they can and in
+// the locked transaction when they must. Both paths must leave the same rows; the second is forced
+// here by a client whose one-statement writes report "the case changed meanwhile".
+const { db } = openTestDb();
+const shop = producer("statements-shop");
+
+function lockedPathOnly(client: PrismaClient): PrismaClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== "$queryRaw") return Reflect.get(target, property, receiver);
+      return (strings: TemplateStringsArray, ...values: unknown[]) => {
+        const text = strings.join("");
+        if (text.includes("AS moved")) return Promise.resolve([{ held: 1n, moved: 0n }]);
+        return target.$queryRaw(strings, ...values);
+      };
+    },
+  });
+}
+
+const sameWorker = worker();
+let reviewer: Awaited<ReturnType<typeof makeUser>> | undefined;
+
+async function claimed(w = sameWorker): Promise<{ caseId: string; claim: ClaimedAction; w: typeof w }> {
+  reviewer ??= await makeUser(db, ["reviewer"]);
+  const { caseId } = await parkCase(db, shop, parkInput("polling"));
+  await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "resume" });
+  for (let round = 0; round < 20; round++) {
+    const mine = (await claimActions(db, w, { max: 50 })).find((c) => c.caseId === caseId);
+    if (mine) return { caseId, claim: mine, w };
+  }
+  throw new Error("never claimed");
+}
+
+/** Everything the worker path wrote for one case, with what differs between cases named alike. */
+async function written(caseId: string) {
+  const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+  const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
+  const rows = {
+    case: { ...kase, id: 0, operationRef: 0, attemptRef: 0, openedAt: 0, updatedAt: 0, resolvedAt: !!kase.resolvedAt },
+    hold: { ...hold, id: 0, caseId: 0, attemptRef: 0, createdAt: 0, resolvedAt: !!hold.resolvedAt },
+    entries: (await db.ledgerEntry.findMany({ where: { holdRef: hold.id }, orderBy: { kind: "asc" } })).map((e) => ({
+      ...e,
+      id: 0,
+      holdRef: 0,
+      createdAt: 0,
+    })),
+    observations: (await db.providerObservation.findMany({ where: { caseId } })).map((o) => ({
+      ...o,
+      id: 0,
+      observedAt: 0,
+    })),
+    assets: (await db.asset.findMany({ where: { caseId } })).map((a) => ({
+      ...a,
+      id: 0,
+      createdAt: 0,
+      publishedAt: !!a.publishedAt,
+    })),
+    action: await db.recoveryAction
+      .findFirstOrThrow({ where: { caseId } })
+      .then((a) => ({ ...a, id: 0, decisionId: 0, createdAt: 0, readyAt: 0, finishedAt: !!a.finishedAt })),
+    audit: (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => ({
+      ...e,
+      id: 0,
+      createdAt: 0,
+    })),
+    outbox: (await db.notificationOutbox.findMany({ where: { caseId } })).map((m) => ({
+      ...m,
+      id: m.id.startsWith("msg_"),
+      createdAt: 0,
+      nextAttemptAt: 0,
+      payload: { ...(m.payload as object), timestamp: 0 },
+    })),
+  };
+  const text = JSON.stringify(rows, (_, value) => (typeof value === "bigint" ? Number(value) : value));
+  return JSON.parse(
+    text
+      .replaceAll(caseId, "CASE")
+      .replaceAll(kase.attemptRef, "ATTEMPT")
+      .replaceAll(kase.registeredFingerprint, "FINGERPRINT")
+      .replaceAll((await db.recoveryAction.findFirstOrThrow({ where: { caseId } })).id, "ACTION")
+      .replaceAll(kase.operationId, "OP")
+      .replaceAll(kase.providerJobId ?? "-", "JOB")
+      .replaceAll(hold.holdId, "HOLD"),
+  );
+}
+
+async function runPath(client: PrismaClient) {
+  const { caseId, claim, w } = await claimed();
+  const proof = proofOf(claim, w.workerId);
+  const completed: JobStatus = {
+    kind: "completed",
+    providerStatus: "succeeded",
+    outputs: [{ url: `https://replicate.delivery/x/${caseId}.mp4?sig=secret`, size: 10 }],
+    outputsRemoved: false,
+  };
+  const transactions = vi.spyOn(db, "$transaction");
+  expect(await recordObservation(client, w, proof, completed)).toBe(true);
+  const outputs = [
+    {
+      outputIndex: 0,
+      storageKey: `op/${caseId}/claim-${claim.fencingToken}/output-0`,
+      sha256: "ab".repeat(32),
+      size: 10,
+      contentType: "video/mp4",
+    },
+  ];
+  expect(await publishDelivery(client, w, proof, outputs)).toBe("resolved");
+  const used = transactions.mock.calls.length;
+  transactions.mockRestore();
+  return { caseId, transactions: used };
+}
+
+describe("the worker's writes, one statement or the locked transaction", () => {
+  it("leave the same rows either way", async () => {
+    await db.notificationEndpoint.create({
+      data: {
+        producer: shop.name,
+        url: "https://shop.example/hooks",
+        signingSecret: `whsec_${Buffer.alloc(32, 7).toString("base64")}`,
+      },
+    });
+    const fast = await runPath(db);
+    const locked = await runPath(lockedPathOnly(db));
+    expect([fast.transactions, locked.transactions]).toEqual([0, 2]);
+    const a = await written(fast.caseId);
+    expect(a).toEqual(await written(locked.caseId));
+    expect(a.case).toMatchObject({
+      stage: "delivery",
+      state: "resolved",
+      heldMicros: 0,
+      pollAttempts: 1,
+      deliveryAttempts: 1,
+    });
+    expect(a.hold).toMatchObject({ status: "settled", settledMicros: 100_000 });
+    expect(a.entries.map((e: { kind: string }) => e.kind)).toEqual(["reserve", "settle"]);
+    expect(a.audit.map((e: { kind: string }) => e.kind).slice(-4)).toEqual([
+      "claimed",
+      "hold_settled",
+      "completion_observed",
+      "recovery_succeeded",
+    ]);
+    expect(a.outbox).toHaveLength(1);
+  });
+
+  it("a stale claim writes nothing on either path", async () => {
+    const { caseId, claim, w } = await claimed();
+    await db.recoveryAction.update({
+      where: { id: claim.actionId },
+      data: { leaseUntil: new Date(Date.now() - 1000) },
+    });
+    const before = await written(caseId);
+    const status: JobStatus = { kind: "running", providerStatus: "processing" };
+    for (const client of [db, lockedPathOnly(db)]) {
+      expect(await recordObservation(client, w, proofOf(claim, w.workerId), status)).toBe(false);
+      expect(await publishDelivery(client, w, proofOf(claim, w.workerId), [])).toBe("lost_claim");
+    }
+    expect(await written(caseId)).toEqual(before);
+  });
+});

@@ -1,0 +1,159 @@
+import type { AuditRow } from "./case-views";
+
+/** What the audit log says a case looks like; the case row must agree with it after every step. */
+export type CaseTrack = {
+  version: number;
+  stage: unknown;
+  state: unknown;
+  /** Did the event that brought the case to its current stage and state carry evidence? */
+  evidenced: boolean;
+  /** The worker holding the case's claim, as the log tells it (claimed ... rescued or finished). */
+  holder: string | null;
+  episode: number;
+  /** The episode in which the worker last searched the provider for this case. */
+  searchedEpisode: number;
+};
+
+export type StreamProblem = {
+  figure: "changesWithoutOneAudit" | "concurrentExecutions";
+  caseId: string | null;
+  detail: string;
+};
+
+/** Worker writes that end the claim they were made under. */
+const ENDS_CLAIM = new Set([
+  "recovery_unresolved",
+  "check_rescheduled",
+  "claim_released",
+  "generation_failure_observed",
+  "recovery_succeeded",
+]);
+/** Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search. */
+const NOT_UNDER_CLAIM = new Set(["claimed", "lease_rescued", "reconciliation_suggested"]);
+
+const hasEvidence = (value: unknown) =>
+  typeof value === "object" && value !== null && Object.keys(value as object).length > 0;
+
+/**
+ * Reads the audit log in order and checks it event by event: each version step of a case has
+ * exactly one event (before.version = the version so far, after.version = one more), events that
+ * change nothing keep stage and state, each hold is reserved once and resolved at most once, and
+ * every worker write comes from the worker that holds the case's claim at that point of the log.
+ */
+export class AuditStream {
+  readonly cases = new Map<string, CaseTrack>();
+  private readonly holdReserves = new Map<string, number>();
+  private readonly holdResolutions = new Map<string, number>();
+  /** Uncertain, parked cases that no reconciliation search has looked at in this episode yet. */
+  private readonly unsearched = new Set<string>();
+
+  searchesDue(): number {
+    return this.unsearched.size;
+  }
+
+  /** A tick found nothing to search: whatever is listed here is not due for the product. */
+  forgetSearches(): void {
+    this.unsearched.clear();
+  }
+
+  apply(event: AuditRow): StreamProblem[] {
+    const problems = this.check(event);
+    const track = event.caseId ? this.cases.get(event.caseId) : undefined;
+    if (track && event.caseId) {
+      if (event.kind === "reconciliation_suggested") track.searchedEpisode = event.episode ?? track.episode;
+      const due = track.stage === "submission_uncertain" && track.state === "parked";
+      if (due && track.searchedEpisode !== track.episode) this.unsearched.add(event.caseId);
+      else this.unsearched.delete(event.caseId);
+    }
+    return problems;
+  }
+
+  private check(event: AuditRow): StreamProblem[] {
+    const problems: StreamProblem[] = [];
+    const caseId = event.caseId;
+    const problem = (figure: StreamProblem["figure"], detail: string) =>
+      problems.push({ figure, caseId, detail: `${detail} (audit event ${event.id}, ${event.kind})` });
+    if (!caseId) return problems;
+    const before = event.before ?? {};
+    const after = event.after ?? {};
+    const track = this.cases.get(caseId);
+
+    if (event.kind === "parked") {
+      if (track) problem("changesWithoutOneAudit", "a second 'parked' event for one case");
+      this.cases.set(caseId, {
+        version: Number(after.version),
+        stage: after.stage,
+        state: after.state,
+        evidenced: hasEvidence(event.evidence),
+        holder: null,
+        episode: event.episode ?? 1,
+        searchedEpisode: 0,
+      });
+      return problems;
+    }
+    if (event.kind === "hold_reserved") this.countHold(this.holdReserves, String(after.holdId), problem, "reserved");
+    if (event.kind === "hold_settled" || event.kind === "hold_released") {
+      this.countHold(this.holdResolutions, String(before.holdId), problem, "resolved");
+    }
+
+    if (typeof before.version === "number" && typeof after.version === "number") {
+      if (!track) {
+        problem("changesWithoutOneAudit", "an event for a case that was never parked");
+        return problems;
+      }
+      if (before.version !== track.version) {
+        problem(
+          "changesWithoutOneAudit",
+          `event starts from version ${before.version}, the log is at ${track.version}`,
+        );
+      } else if (after.version === before.version) {
+        if (after.stage !== before.stage || after.state !== before.state) {
+          problem("changesWithoutOneAudit", "stage or state changed without a new version");
+        }
+      } else if (after.version === before.version + 1) {
+        track.version = after.version;
+        track.stage = after.stage;
+        track.state = after.state;
+        track.evidenced = hasEvidence(event.evidence);
+        track.episode = event.episode ?? track.episode;
+      } else {
+        problem("changesWithoutOneAudit", `version jumped from ${before.version} to ${after.version}`);
+      }
+    }
+    if (track && event.actorKind === "worker") this.checkHolder(track, event, problem);
+    return problems;
+  }
+
+  private checkHolder(track: CaseTrack, event: AuditRow, problem: (f: StreamProblem["figure"], d: string) => void) {
+    const evidence = event.evidence ?? {};
+    if (event.kind === "claimed") {
+      track.holder = String(evidence.workerId);
+      return;
+    }
+    if (event.kind === "lease_rescued") {
+      track.holder = null;
+      return;
+    }
+    if (NOT_UNDER_CLAIM.has(event.kind)) return;
+    const writer = event.actorLabel.replace(/^worker /, "");
+    if (writer !== track.holder) {
+      problem("concurrentExecutions", `worker ${writer} wrote while ${track.holder ?? "nobody"} held the claim`);
+    }
+    if (ENDS_CLAIM.has(event.kind)) track.holder = null;
+  }
+
+  private countHold(
+    map: Map<string, number>,
+    holdId: string,
+    problem: (f: StreamProblem["figure"], d: string) => void,
+    what: string,
+  ) {
+    const seen = (map.get(holdId) ?? 0) + 1;
+    map.set(holdId, seen);
+    if (seen > 1) problem("changesWithoutOneAudit", `hold ${holdId} ${what} ${seen} times in the log`);
+  }
+
+  holdAudits(holdId: string): { reserved: number; resolved: number } {
+    return { reserved: this.holdReserves.get(holdId) ?? 0, resolved: this.holdResolutions.get(holdId) ?? 0 };
+  }
+}

@@ -1,0 +1,214 @@
+import { AuditStream } from "./audit-stream";
+import { type ActionTime, Backlog } from "./backlog";
+import {
+  type AuditRow,
+  type CaseView,
+  eventsJson,
+  eventsSql,
+  loadAllCaseViews,
+  toView,
+  type ViewRow,
+  viewsSql,
+} from "./case-views";
+import { canonicaliseCtes } from "./db-time";
+import { type Figure, learnCase, opOfCase, violate, type World } from "./world";
+
+const EVENTS_PER_READ = 5_000;
+
+/**
+ * Checks the product's records after every step (the cases the step touched, read back from the
+ * database) and everything once more at the end. Each problem is counted once per case version or
+ * per hold, so a figure is the number of distinct things that went wrong.
+ */
+export class Auditor {
+  readonly stream = new AuditStream();
+  readonly backlog = new Backlog();
+  /** Every case as of the last step that touched it (every change to a case leaves an audit event). */
+  readonly latest = new Map<string, CaseView>();
+  private lastEventId = 0;
+  private readonly reported = new Set<string>();
+  private createsSeen = 0;
+  steps = 0;
+
+  constructor(private readonly world: World) {}
+
+  /**
+   * One statement after every step: the audit events written since the last step, the time
+   * columns those cases' actions (and fresh webhook schedules) were given, re-encoded (see
+   * DbTime), and the touched cases as they are now. Returns the views and how many rows became due.
+   */
+  async afterStep(): Promise<CaseView[]> {
+    this.steps += 1;
+    const views: CaseView[] = [];
+    for (;;) {
+      const { rows } = await this.world.sql.query<{
+        events: AuditRow[];
+        views: ViewRow[];
+        actions: ActionTime[];
+        webhooks: string[];
+      }>(`
+        WITH ev AS (${eventsSql(String(this.lastEventId), EVENTS_PER_READ)}),
+        touched AS (SELECT DISTINCT case_id FROM ev WHERE case_id IS NOT NULL),
+        ${canonicaliseCtes(this.world.clock.quantum(), "SELECT case_id FROM touched")}
+        SELECT (${eventsJson("ev")}) AS events,
+               (SELECT coalesce(json_agg(v), '[]') FROM (${viewsSql("c.id IN (SELECT case_id FROM touched)")}) v) AS views,
+               (SELECT coalesce(json_agg(json_build_object('caseId', case_id, 'lease', lease, 'quantum', quantum, 'due', due)), '[]')
+                FROM fresh_actions) AS actions,
+               (SELECT coalesce(array_agg(quantum::text), '{}') FROM fresh_outbox) AS webhooks`);
+      const row = rows[0];
+      if (!row) break;
+      for (const event of row.events) {
+        this.lastEventId = event.id;
+        this.backlog.onEvent(event);
+        for (const problem of this.stream.apply(event)) {
+          this.once(
+            `${problem.figure}:${event.id}`,
+            problem.figure,
+            opOfCase(this.world, problem.caseId),
+            problem.detail,
+          );
+        }
+      }
+      this.backlog.onCanonicalised(row.actions, row.webhooks.map(Number));
+      for (const view of row.views.map(toView)) {
+        learnCase(this.world, view.id, view.operationId);
+        this.latest.set(view.id, view);
+        views.push(view);
+      }
+      if (row.events.length < EVENTS_PER_READ) break;
+    }
+    this.checkCreates();
+    for (const view of views) this.checkCase(view, false);
+    return views;
+  }
+
+  /** Everything, after the run: every case, every hold, every operation and every paid generation. */
+  async final(): Promise<void> {
+    await this.afterStep();
+    for (const view of await loadAllCaseViews(this.world.sql)) this.checkCase(view, true);
+    for (const op of this.world.ops) {
+      if (!op.caseId)
+        this.once(`unparked:${op.plan.index}`, "lostOrStuck", op.plan.index, "the job was never registered");
+    }
+    await this.checkPaidGenerations();
+  }
+
+  private checkCreates(): void {
+    const recovery = this.world.simulator.state.createCount() - this.world.producerCreates;
+    if (recovery > this.createsSeen) {
+      this.createsSeen = recovery;
+      violate(
+        this.world,
+        "recoveryCreates",
+        null,
+        `the provider saw ${recovery} create calls nobody in the producer made`,
+      );
+    }
+  }
+
+  private checkCase(view: CaseView, final: boolean): void {
+    const op = opOfCase(this.world, view.id);
+    const at = `${view.id}:${view.version}`;
+    const track = this.stream.cases.get(view.id);
+    if (!track || track.version !== view.version || track.stage !== view.stage || track.state !== view.state) {
+      const logged = track ? `${String(track.stage)}/${String(track.state)} v${track.version}` : "nothing";
+      this.once(
+        `row:${at}`,
+        "changesWithoutOneAudit",
+        op,
+        `the case is ${view.stage}/${view.state} v${view.version}, the audit log says ${logged}`,
+      );
+    }
+    const wanted = view.state === "ready" || view.state === "claimed" ? view.state : null;
+    const live = view.liveActions;
+    const consistent = wanted ? live.length === 1 && live[0]?.status === wanted : live.length === 0;
+    if (!consistent) {
+      this.once(`live:${at}`, "lostOrStuck", op, `case ${view.state} with live actions [${live.map((a) => a.status)}]`);
+    }
+    if (view.state === "parked" && track && !track.evidenced) {
+      this.once(`evidence:${at}`, "lostOrStuck", op, `parked in ${view.stage} without evidence`);
+    }
+    if (final && wanted) this.once(`final:${view.id}`, "lostOrStuck", op, `left ${view.state} after the run drained`);
+    this.checkHolds(view, op);
+  }
+
+  private checkHolds(view: CaseView, op: number | null): void {
+    let open = 0;
+    for (const hold of view.holds) {
+      const held = hold.status === "held" ? hold.amount : 0;
+      open += held;
+      const balanced =
+        hold.reserveEntries === hold.amount &&
+        held + hold.settled + hold.released === hold.amount &&
+        hold.settleEntries === hold.settled &&
+        hold.releaseEntries === hold.released;
+      if (!balanced) {
+        this.once(
+          `hold:${hold.holdId}:${hold.status}`,
+          "holdImbalances",
+          op,
+          `hold ${hold.holdId}: reserved ${hold.reserveEntries}, held ${held}, settled ${hold.settled}, released ${hold.released}`,
+        );
+      }
+      if ((hold.released > 0 || hold.status === "released") && !hold.decidedByFinance) {
+        this.once(
+          `release:${hold.holdId}`,
+          "releasesWithoutFinance",
+          op,
+          `hold ${hold.holdId} released by no finance user`,
+        );
+      }
+      const audits = this.stream.holdAudits(hold.holdId);
+      if (audits.reserved !== 1 || audits.resolved !== (hold.status === "held" ? 0 : 1)) {
+        this.once(
+          `holdaudit:${hold.holdId}:${hold.status}`,
+          "changesWithoutOneAudit",
+          op,
+          `hold ${hold.holdId} is ${hold.status} with ${audits.reserved} reserve and ${audits.resolved} resolution events`,
+        );
+      }
+    }
+    if (open !== view.heldMicros) {
+      this.once(
+        `held:${view.id}:${view.version}:${view.heldMicros}`,
+        "heldTotalMismatches",
+        op,
+        `case holds ${view.heldMicros} but its open holds add up to ${open}`,
+      );
+    }
+  }
+
+  /** Paid generations per operation (jobs the provider accepted) against 1 + authorised replacements. */
+  private async checkPaidGenerations(): Promise<void> {
+    const paid = new Map<string, number>();
+    for (const job of this.world.simulator.state.jobs.values()) {
+      if (!job.createdByApi) continue;
+      const operation = String((job.input as { operation?: unknown }).operation);
+      paid.set(operation, (paid.get(operation) ?? 0) + 1);
+    }
+    const { rows } = await this.world.sql.query<{ operationId: string; authorised: number }>(
+      `SELECT c.operation_id AS "operationId", count(r.id) FILTER (WHERE r.status = 'authorized')::int AS authorised
+       FROM cases c LEFT JOIN replacement_requests r ON r.case_id = c.id GROUP BY c.operation_id`,
+    );
+    const authorised = new Map(rows.map((row) => [row.operationId, 1 + row.authorised]));
+    for (const [operation, generations] of paid) {
+      const allowed = authorised.get(operation) ?? 1;
+      const index = this.world.byOperationId.get(operation) ?? null;
+      this.world.counters.set("paid generations", (this.world.counters.get("paid generations") ?? 0) + generations);
+      if (generations > allowed) {
+        this.once(
+          `paid:${operation}`,
+          "paidBeyondAuthorised",
+          index,
+          `${generations} paid generations, ${allowed} authorised`,
+        );
+      }
+    }
+  }
+
+  private once(key: string, figure: Figure, operation: number | null, detail: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    violate(this.world, figure, operation, detail);
+  }
+}

@@ -1,0 +1,152 @@
+import type { PrismaClient } from "../../lib/db/client";
+import { Auditor } from "./auditor";
+import { createEnvironment } from "./environment";
+import { Finance } from "./finance";
+import { Producer } from "./producer";
+import { Reviewer } from "./reviewer";
+import type { ScheduledEvent } from "./schedule";
+import { Steps } from "./steps";
+import { endStorm, planStorms, startStorm } from "./storms";
+import { WorkerPool } from "./worker-pool";
+import { FIGURES, type Figure, type Violation, violate } from "./world";
+
+const MINUTE = 60_000;
+/** A new job every 20 simulated seconds. */
+const ARRIVAL_GAP_MS = 20_000;
+/** Beyond the last arrival, this much simulated time is allowed for everything to settle. */
+const DRAIN_LIMIT_MS = 14 * 24 * 60 * MINUTE;
+
+/** `db` is the product's client on an empty, migrated database; `url` is the same database. */
+export type SimulationOptions = {
+  db: PrismaClient;
+  url: string;
+  seed: number;
+  jobs: number;
+  workers?: number;
+  /** Receives every line of the logical trace as it is recorded. */
+  onTrace?: (line: string) => void;
+  /** Called after every 500th job arrived, with how many have. */
+  onProgress?: (arrived: number, result: Pick<SimulationResult, "steps" | "ticks" | "wallMs">) => void;
+};
+
+export type SimulationResult = {
+  seed: number;
+  jobs: number;
+  digest: string;
+  figures: Record<Figure, number>;
+  counters: [string, number][];
+  violations: Violation[];
+  steps: number;
+  ticks: number;
+  simulatedMs: number;
+  wallMs: number;
+  /** The last logical steps of one operation (for a failure report). */
+  traceOf(operation: number, count?: number): string[];
+  lastSteps(count?: number): string[];
+};
+
+export const passed = (result: SimulationResult) => Object.values(result.figures).every((figure) => figure === 0);
+
+/**
+ * Runs one seeded simulation to the end: jobs arrive, the producer submits and parks them, people
+ * review and decide, workers tick in a seeded order, and time moves only when nothing is left to
+ * do at the current instant. The auditor checks after every step and once more at the end.
+ */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+  process.env.WORKER_LOG = "0";
+  const started = Date.now();
+  const env = await createEnvironment(options.db, options.url, options.seed, options.jobs, options.onTrace);
+  const { world } = env;
+  try {
+    const auditor = new Auditor(world);
+    const steps = new Steps(world, auditor);
+    const producer = new Producer(world, steps);
+    const reviewer = new Reviewer(world, steps);
+    const finance = new Finance(world, steps);
+    const pool = new WorkerPool(
+      world,
+      steps,
+      auditor,
+      (worker, p) => env.contextFor(worker, p.interleave),
+      options.workers,
+    );
+    const start = world.clock.now();
+    for (let index = 0; index < options.jobs; index++)
+      world.schedule.add(start + index * ARRIVAL_GAP_MS, index, "arrive");
+    const lastArrival = start + options.jobs * ARRIVAL_GAP_MS;
+    const storms = planStorms(options.seed, start, lastArrival);
+    storms.forEach((storm, i) => {
+      world.schedule.add(storm.start, -1 - i, "storm_start");
+      world.schedule.add(storm.end, -1 - i, "storm_end");
+    });
+
+    const handle = async (event: ScheduledEvent) => {
+      if (event.kind === "arrive") {
+        if ((event.operation + 1) % 500 === 0) {
+          options.onProgress?.(event.operation + 1, {
+            steps: world.trace.steps,
+            ticks: pool.ticks,
+            wallMs: Date.now() - started,
+          });
+        }
+        return producer.arrive(event.operation);
+      }
+      if (event.kind === "park") return producer.park(event.operation);
+      if (event.kind === "review") return reviewer.visit(event.operation);
+      if (event.kind === "finance") return finance.visit(event.operation);
+      if (event.kind === "replacements") return producer.submitReplacements();
+      const storm = storms[-1 - event.operation];
+      if (event.kind === "storm_start" && storm) startStorm(world, storm);
+      if (event.kind === "storm_end") endStorm(world);
+    };
+
+    for (let stalls = 0; ; ) {
+      await pool.runUntilQuiet();
+      const due = steps.backlog.nextDue();
+      const candidates = [world.schedule.peekTime(), due === null ? null : world.clock.fromQuantum(due)];
+      const times = candidates.filter((t): t is number => t !== null);
+      if (times.length === 0) break;
+      const next = Math.max(Math.min(...times), world.clock.now());
+      if (next > world.clock.now()) {
+        stalls = 0;
+        world.clock.advanceTo(next);
+        const released = steps.backlog.releasable(world.clock.quantum());
+        if (released.length > 0) await world.time.release(released);
+      } else if (++stalls > 100) {
+        throw new Error(`the simulation stopped advancing at step ${world.trace.steps}`);
+      }
+      for (
+        let event = world.schedule.takeDue(world.clock.now());
+        event;
+        event = world.schedule.takeDue(world.clock.now())
+      ) {
+        await handle(event);
+      }
+      if (world.clock.now() > lastArrival + DRAIN_LIMIT_MS) {
+        violate(world, "lostOrStuck", null, "work was still pending two weeks after the last job arrived");
+        break;
+      }
+    }
+    await pool.assertDrained();
+    await auditor.final();
+    const simulatedMs = world.clock.now() - start;
+    return {
+      seed: options.seed,
+      jobs: options.jobs,
+      digest: world.trace.digest(),
+      figures: { ...world.figures },
+      counters: [...world.counters.entries()].sort(([a], [b]) => a.localeCompare(b)),
+      violations: world.violations,
+      steps: world.trace.steps,
+      ticks: pool.ticks,
+      simulatedMs,
+      wallMs: Date.now() - started,
+      traceOf: (operation, count) => world.trace.lastFor(operation, count),
+      lastSteps: (count) => world.trace.lastGlobal(count),
+    };
+  } finally {
+    await env.stop();
+  }
+}
+
+export { FIGURES };

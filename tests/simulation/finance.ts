@@ -1,0 +1,130 @@
+import { phaseOf } from "../../lib/providers/simulator/jobs";
+import { authorizeReplacement, declineReplacement } from "../../lib/services/decide-replacement";
+import { resolveHold } from "../../lib/services/resolve-hold";
+import type { CaseView } from "./case-views";
+import type { Steps } from "./steps";
+import type { OpRecord, World } from "./world";
+
+const MINUTE = 60_000;
+
+/**
+ * Finance: decides replacement requests (a different person from the requester; sometimes too
+ * late, so the request expires) and resolves holds once the charge is known from the provider's
+ * side: settled when the job produced a video, released when there was no job or it failed.
+ * Money on a case that is still uncertain stays held.
+ */
+export class Finance {
+  constructor(
+    private readonly world: World,
+    private readonly steps: Steps,
+  ) {}
+
+  async visit(index: number): Promise<void> {
+    const op = this.world.ops[index];
+    if (!op?.caseId) return;
+    op.financePending = false;
+    const view = this.steps.view(op.caseId);
+    if (!view) return;
+    for (const request of view.pendingRequests) {
+      if (!op.expiredRequests.has(request.id)) await this.decideRequest(index, op, request);
+    }
+    const current = this.steps.view(op.caseId);
+    if (current && (await this.decideHolds(index, op, current))) {
+      op.financePending = true;
+      this.world.schedule.add(this.steps.later(30 * MINUTE), index, "finance");
+    }
+  }
+
+  private async decideRequest(index: number, op: OpRecord, request: CaseView["pendingRequests"][number]) {
+    const { db, people } = this.world;
+    const rng = op.plan.rng;
+    if (request.requestedBy === people.dual.userId && rng.chance(0.6)) {
+      await this.steps.call(
+        index,
+        "dual",
+        "tries to authorise their own replacement request",
+        () => authorizeReplacement(db, people.dual, request.id, { evidence: "looks fine to me" }),
+        ["four_eyes_violation"],
+      );
+    }
+    const who = rng.pick(people.finance);
+    const as = who.email.split("@")[0] ?? "finance";
+    const choice = rng.weighted([
+      ["authorize", 75],
+      ["decline", 10],
+      ["expire", 15],
+    ] as const);
+    if (choice === "expire") {
+      await this.world.time.expireReplacementRequest(request.id);
+      op.expiredRequests.add(request.id);
+      this.world.trace.record(index, "nobody in finance decided the request before it expired");
+      await this.steps.call(
+        index,
+        as,
+        "authorises the replacement too late",
+        () => authorizeReplacement(db, who, request.id, { evidence: "sorry, was away" }),
+        ["replacement_expired"],
+      );
+      op.reviewPending = true;
+      this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "review");
+      return;
+    }
+    if (choice === "decline") {
+      await this.steps.call(index, as, "declines the replacement", () =>
+        declineReplacement(db, who, request.id, { evidence: "over budget this month" }),
+      );
+      return;
+    }
+    const authorised = await this.steps.call(index, as, "authorises the replacement", () =>
+      authorizeReplacement(db, who, request.id, { evidence: "budget approved" }),
+    );
+    if (authorised.ok) this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "replacements");
+  }
+
+  /** Resolves every hold whose charge is known; returns true when some hold must wait for its job. */
+  private async decideHolds(index: number, op: OpRecord, view: CaseView): Promise<boolean> {
+    const rng = op.plan.rng;
+    let waiting = false;
+    for (const hold of view.holds) {
+      if (hold.status !== "held" || (view.state !== "resolved" && hold.attemptRef === view.attemptRef)) continue;
+      const attempt = op.attempts.find((a) => a.holdId === hold.holdId);
+      const job = attempt?.jobId ? this.world.simulator.state.jobs.get(attempt.jobId) : undefined;
+      if (!attempt || (job && phaseOf(job, this.world.clock.now()) !== "done")) {
+        waiting = true;
+        continue;
+      }
+      const who = rng.pick(this.world.people.finance);
+      const as = who.email.split("@")[0] ?? "finance";
+      if (job?.outcome === "succeeded") {
+        const charge = rng.weighted([
+          ["full", 85],
+          ["partial", 10],
+          ["over", 5],
+        ] as const);
+        const chargeMicros =
+          charge === "full"
+            ? hold.amount
+            : charge === "partial"
+              ? Math.floor(hold.amount * 0.6)
+              : Math.floor(hold.amount * 1.3);
+        await this.steps.call(index, as, `settles a hold (${charge} charge)`, () =>
+          resolveHold(this.world.db, who, hold.id, {
+            kind: "settle",
+            chargeMicros,
+            note: `invoice line for ${attempt.attemptId}`,
+            evidence: "provider invoice",
+          }),
+        );
+      } else {
+        await this.steps.call(index, as, "releases a hold (no charge)", () =>
+          resolveHold(this.world.db, who, hold.id, {
+            kind: "release",
+            note: job ? "the generation failed; provider does not bill failures" : "no job exists at the provider",
+            evidence: "provider usage report shows no charge",
+          }),
+        );
+      }
+    }
+    return waiting;
+  }
+}

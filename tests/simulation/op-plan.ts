@@ -1,0 +1,121 @@
+import { requestFingerprint } from "../../lib/domain/fingerprint";
+import { quanta } from "./logical-clock";
+import { Rng, seedOf } from "./random";
+
+const MINUTE = 60_000;
+
+/** Where the producer's own create call broke (the fault points of an ambiguous submission). */
+export type CreateFault =
+  | "none" // answered with the job id
+  | "before_send" // the producer crashed before the request left
+  | "not_accepted" // bytes left, the provider never accepted (a gateway answered 502)
+  | "accepted_lost" // the provider accepted, the connection dropped before the answer
+  | "response_lost"; // the answer arrived, the producer crashed before saving the job id
+
+/** Why a producer that did get a job id still parks it. */
+export type Trouble = "status_checks" | "download" | "generation_failed";
+
+export type JobBehaviour = {
+  outcome: "succeeded" | "failed" | "canceled";
+  queuedMs: number;
+  runningMs: number;
+  /** The job is invisible (404, absent from listings) this long after creation: a lagging job list. */
+  notFoundForMs: number;
+  /** Output URLs stop working this long after completion. */
+  outputTtlMs: number;
+  resultTtlMs: number;
+  errorOnStatus: boolean;
+};
+
+export type ModelChoice = { provider: "replicate" | "fal"; model: string; createPath: string };
+
+const MODELS: ModelChoice[] = [
+  {
+    provider: "replicate",
+    model: "minimax/video-01",
+    createPath: "/replicate/v1/models/minimax/video-01/predictions",
+  },
+  {
+    provider: "replicate",
+    model: "kwaivgi/kling-v2.1",
+    createPath: "/replicate/v1/models/kwaivgi/kling-v2.1/predictions",
+  },
+  { provider: "fal", model: "fal-ai/kling-video/v2.5-turbo/pro", createPath: "/fal/fal-ai/kling-video/v2.5-turbo/pro" },
+  { provider: "fal", model: "fal-ai/minimax/video-01-live", createPath: "/fal/fal-ai/minimax/video-01-live" },
+];
+
+export type OpPlan = {
+  index: number;
+  operationId: string;
+  model: ModelChoice;
+  input: { prompt: string; operation: string; seconds: number };
+  fingerprint: string;
+  amountMicros: number;
+  createFault: CreateFault;
+  trouble: Trouble;
+  job: JobBehaviour;
+  /** How long after submitting the producer gives up and parks the job. */
+  patienceMs: number;
+  /** The id is in the producer's logs or the provider's dashboard, for a reviewer who looks. */
+  reviewerFindsJob: boolean;
+  /** Every later choice for this operation (faults, reviews, finance) comes from here, in order. */
+  rng: Rng;
+};
+
+/** Everything about operation `index` follows from the seed and the index alone. */
+export function planOperation(seed: number, index: number): OpPlan {
+  const rng = new Rng(seedOf("operation", seed, index));
+  const model = rng.pick(MODELS);
+  const operationId = `sim-${seed}-op-${String(index).padStart(6, "0")}`;
+  const input = { prompt: `product clip ${index}, soft light, slow pan`, operation: operationId, seconds: 5 };
+  const createFault = rng.weighted<CreateFault>([
+    ["none", 58],
+    ["before_send", 6],
+    ["not_accepted", 8],
+    ["accepted_lost", 15],
+    ["response_lost", 13],
+  ]);
+  const trouble = rng.weighted<Trouble>([
+    ["status_checks", 45],
+    ["download", 35],
+    ["generation_failed", 20],
+  ]);
+  return {
+    index,
+    operationId,
+    model,
+    input,
+    fingerprint: requestFingerprint(input),
+    amountMicros: rng.pick([350_000, 500_000, 1_400_000]),
+    createFault,
+    trouble,
+    job: jobBehaviour(rng, trouble === "generation_failed"),
+    patienceMs: quanta(rng.int(10, 40) * MINUTE),
+    reviewerFindsJob: rng.chance(0.7),
+    rng,
+  };
+}
+
+/** What the provider will do with a job; `mustFail` for a generation the producer saw fail. */
+export function jobBehaviour(rng: Rng, mustFail: boolean): JobBehaviour {
+  const outcome = mustFail
+    ? rng.weighted<JobBehaviour["outcome"]>([
+        ["failed", 80],
+        ["canceled", 20],
+      ])
+    : rng.weighted<JobBehaviour["outcome"]>([
+        ["succeeded", 88],
+        ["failed", 8],
+        ["canceled", 4],
+      ]);
+  const long = rng.chance(0.04);
+  return {
+    outcome,
+    queuedMs: quanta(rng.int(0, 120) * 1000),
+    runningMs: long ? quanta(rng.int(60, 180) * MINUTE) : quanta(rng.int(1, 40) * MINUTE),
+    notFoundForMs: rng.chance(0.15) ? quanta(rng.int(1, 25) * MINUTE) : 0,
+    outputTtlMs: rng.chance(0.2) ? quanta(rng.int(10, 40) * MINUTE) : 60 * MINUTE,
+    resultTtlMs: rng.chance(0.1) ? quanta(rng.int(20, 50) * MINUTE) : 60 * MINUTE,
+    errorOnStatus: rng.chance(0.5),
+  };
+}

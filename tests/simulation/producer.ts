@@ -1,0 +1,180 @@
+import { phaseOf } from "../../lib/providers/simulator/jobs";
+import { parkCase } from "../../lib/services/park-case";
+import { acknowledgeReplacement, listReplacements } from "../../lib/services/producer-replacements";
+import type { ParkCaseInput } from "../../lib/validation/park-case";
+import { type CreateFault, jobBehaviour, type Trouble } from "./op-plan";
+import { ProviderCreates } from "./producer-submit";
+import type { Steps } from "./steps";
+import { type AttemptRecord, type OpRecord, violate, type World } from "./world";
+
+const MINUTE = 60_000;
+const RETRY_DEADLINE_MS = 5 * MINUTE;
+
+/**
+ * The producing shop app: it submits each generation itself (the provider's create route over
+ * real HTTP, with the fault points of an ambiguous submission), and parks what it cannot finish
+ * through the real park-case service. It submits a replacement only after finance authorised it.
+ */
+export class Producer {
+  private readonly creates: ProviderCreates;
+
+  constructor(
+    private readonly world: World,
+    private readonly steps: Steps,
+  ) {
+    this.creates = new ProviderCreates(world);
+  }
+
+  async arrive(index: number): Promise<void> {
+    const op = this.op(index);
+    const attempt = await this.creates.submit(
+      index,
+      op,
+      `${op.plan.operationId}-a1`,
+      op.plan.createFault,
+      op.plan.trouble,
+      {
+        holdId: `${op.plan.operationId}-a1-hold`,
+        job: op.plan.job,
+      },
+    );
+    this.world.schedule.add(this.parkTime(op, attempt), index, "park");
+  }
+
+  /** Parks every attempt of the operation that is waiting to be parked. */
+  async park(index: number): Promise<void> {
+    const op = this.op(index);
+    for (const attempt of op.attempts as AttemptRecord[]) {
+      if (!attempt.parkPending) continue;
+      attempt.parkPending = false;
+      const input = this.registration(op, attempt);
+      const parked = await this.steps.call(index, "producer", `parks ${input.stage}`, () =>
+        parkCase(this.world.db, this.world.producer, input),
+      );
+      if (!parked.ok) continue;
+      op.caseId = parked.value.caseId;
+      this.world.byCase.set(parked.value.caseId, index);
+      const rng = op.plan.rng;
+      if (rng.chance(0.05)) {
+        const again = await this.steps.call(index, "producer", "parks the same facts again", () =>
+          parkCase(this.world.db, this.world.producer, input),
+        );
+        if (again.ok && (again.value.created || again.value.caseId !== parked.value.caseId)) {
+          violate(this.world, "unexpectedRefusals", index, "an identical registration created something new");
+        }
+      } else if (rng.chance(0.03)) {
+        const other = { ...input, requestFingerprint: `sha256:${"0".repeat(64)}` };
+        await this.steps.call(
+          index,
+          "producer",
+          "parks the operation with other facts",
+          () => parkCase(this.world.db, this.world.producer, other),
+          ["conflicting_registration"],
+        );
+      }
+    }
+  }
+
+  /** Authorised replacements: acknowledge, then submit each (a new paid generation the producer makes). */
+  async submitReplacements(): Promise<void> {
+    const listed = await this.steps.call(null, "producer", "lists authorised replacements", () =>
+      listReplacements(this.world.db, this.world.producer, "authorized"),
+    );
+    if (!listed.ok) return;
+    const items = [...listed.value.items].sort((a, b) => a.operationId.localeCompare(b.operationId));
+    for (const item of items) {
+      const index = this.world.byOperationId.get(item.operationId);
+      const op = index === undefined ? undefined : this.world.ops[index];
+      if (index === undefined || !op || !item.attemptId || !item.hold) continue;
+      const acknowledged = await this.steps.call(index, "producer", "acknowledges an authorised replacement", () =>
+        acknowledgeReplacement(this.world.db, this.world.producer, item.id),
+      );
+      if (!acknowledged.ok) continue;
+      const rng = op.plan.rng;
+      const fault = rng.weighted<CreateFault>([
+        ["none", 80],
+        ["accepted_lost", 10],
+        ["response_lost", 10],
+      ]);
+      const trouble = rng.weighted<Trouble | "none">([
+        ["none", 50],
+        ["status_checks", 20],
+        ["download", 20],
+        ["generation_failed", 10],
+      ]);
+      const job = jobBehaviour(rng, trouble === "generation_failed");
+      if (trouble === "none") job.outcome = "succeeded";
+      const attempt = await this.creates.submit(
+        index,
+        op,
+        item.attemptId,
+        fault,
+        trouble === "none" ? "status_checks" : trouble,
+        {
+          holdId: item.hold.holdId,
+          job,
+        },
+      );
+      if (fault === "none" && trouble === "none") {
+        attempt.parkPending = false;
+        this.world.trace.record(index, "producer got its replacement video without trouble");
+        continue;
+      }
+      this.world.schedule.add(this.parkTime(op, attempt), index, "park");
+    }
+  }
+
+  /** When the producer gives up on the attempt and parks it. */
+  private parkTime(op: OpRecord, attempt: AttemptRecord): number {
+    const giveUp = attempt.submittedAt + op.plan.patienceMs;
+    const job = attempt.job;
+    if (!attempt.producerKnowsJob || !job || attempt.trouble === "status_checks")
+      return this.steps.later(giveUp - this.world.clock.now());
+    const finished = attempt.submittedAt + job.queuedMs + job.runningMs;
+    const after = attempt.trouble === "download" ? 2 * MINUTE : MINUTE;
+    return this.steps.later(Math.max(giveUp, finished + after) - this.world.clock.now());
+  }
+
+  private registration(op: OpRecord, attempt: AttemptRecord): ParkCaseInput {
+    const stage = this.stageOf(attempt);
+    const knows = attempt.producerKnowsJob && attempt.jobId !== null;
+    const reason = {
+      submission_uncertain: "the create call ended without an answer we could keep",
+      polling: "status checks kept failing",
+      delivery: "the job completed but copying its output failed",
+      generation_failed: "the provider reports the generation failed",
+    }[stage];
+    return {
+      operationId: op.plan.operationId,
+      attemptId: attempt.attemptId,
+      stage,
+      provider: op.plan.model.provider,
+      model: op.plan.model.model,
+      ...(knows && stage !== "submission_uncertain" && attempt.jobId ? { providerJobId: attempt.jobId } : {}),
+      requestFingerprint: op.plan.fingerprint,
+      request: { model: op.plan.model.model, seconds: op.plan.input.seconds },
+      evidence: { summary: reason, observedAt: this.world.clock.iso(), source: "sim-shop" },
+      submittedAt: new Date(attempt.submittedAt).toISOString(),
+      retryDeadline: new Date(attempt.submittedAt + RETRY_DEADLINE_MS).toISOString(),
+      hold: { holdId: attempt.holdId, amountMicros: op.plan.amountMicros, currency: "USD" },
+    };
+  }
+
+  /** What the producer itself saw of the job decides the stage it reports. */
+  private stageOf(attempt: AttemptRecord): ParkCaseInput["stage"] {
+    if (!attempt.producerKnowsJob || !attempt.jobId) return "submission_uncertain";
+    const job = this.world.simulator.state.jobs.get(attempt.jobId);
+    const done = job !== undefined && phaseOf(job, this.world.clock.now()) === "done";
+    if (!done || attempt.trouble === "status_checks") return "polling";
+    if (job.outcome !== "succeeded") return "generation_failed";
+    return attempt.trouble === "download" ? "delivery" : "polling";
+  }
+
+  private op(index: number): OpRecord {
+    const op = this.world.ops[index];
+    if (!op) throw new Error(`no operation ${index}`);
+    return op;
+  }
+}
+
+export const RETRY_DEADLINE = RETRY_DEADLINE_MS;

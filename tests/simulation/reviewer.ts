@@ -1,0 +1,200 @@
+import { phaseOf } from "../../lib/providers/simulator/jobs";
+import { acceptFailure } from "../../lib/services/accept-failure";
+import type { UserActor } from "../../lib/services/actor";
+import { approveCase } from "../../lib/services/approve-case";
+import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
+import { DEFAULT_NO_JOB_SETTLING_SECONDS, reconcileCase } from "../../lib/services/reconcile-case";
+import { requestReplacement } from "../../lib/services/request-replacement";
+import { reviewCase } from "../../lib/services/review-case";
+import type { CaseView } from "./case-views";
+import { RETRY_DEADLINE } from "./producer";
+import type { Steps } from "./steps";
+import { count, type OpRecord, violate, type World } from "./world";
+
+const MINUTE = 60_000;
+const SETTLING_MS = DEFAULT_NO_JOB_SETTLING_SECONDS * 1000;
+const MAX_REVIEWS = 6;
+const MAX_REPLACEMENTS = 2;
+
+/**
+ * Reviewers: they reconcile uncertain submissions with evidence (a suggestion the worker found, a
+ * job ID from the producer's logs, or "no job" once the settling period is over), approve only the
+ * recovery the stage permits, and for proven failures accept them or ask for a replacement.
+ * Now and then they try what the product must refuse.
+ */
+export class Reviewer {
+  constructor(
+    private readonly world: World,
+    private readonly steps: Steps,
+  ) {}
+
+  async visit(index: number): Promise<void> {
+    const op = this.world.ops[index];
+    if (!op?.caseId) return;
+    op.reviewPending = false;
+    const view = this.steps.view(op.caseId);
+    if (view?.state !== "parked") return;
+    const who = op.plan.rng.pick(this.world.people.reviewers);
+    const as = who.email.split("@")[0] ?? "reviewer";
+    if (view.stage === "submission_uncertain") return this.reconcile(index, op, view, who, as);
+    if (view.stage === "polling") return this.approve(index, op, view, who, as, "resume_poll");
+    if (view.stage === "delivery") return this.approve(index, op, view, who, as, "retry_delivery");
+    return this.decideFailure(index, op, view, who, as);
+  }
+
+  private async reconcile(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
+    const db = this.world.db;
+    const rng = op.plan.rng;
+    const attempt = op.attempts.find((a) => a.attemptId === view.attemptId);
+    const jobId = attempt?.jobId ?? null;
+    const { rows } = jobId
+      ? await this.world.sql.query<{ id: string; matched: unknown }>(
+          `SELECT id::text, matched FROM reconciliation_suggestions
+           WHERE case_id = $1::uuid AND episode = $2 AND status = 'open' AND provider_job_id = $3`,
+          [view.id, view.episode, jobId],
+        )
+      : { rows: [] };
+    const suggestion = rows[0];
+    if (suggestion && JSON.stringify(suggestion.matched).includes("fingerprint")) {
+      await this.steps.call(index, as, "confirms the suggested job", () =>
+        confirmSuggestion(db, who, view.id, { suggestionId: suggestion.id, evidence: "request fingerprint matches" }),
+      );
+      return;
+    }
+    const job = jobId ? this.world.simulator.state.jobs.get(jobId) : undefined;
+    const now = this.world.clock.now();
+    if (job && jobId && phaseOf(job, now) !== "hidden" && op.plan.reviewerFindsJob) {
+      await this.steps.call(index, as, "attaches the job found in the producer's logs", () =>
+        reconcileCase(db, who, view.id, { verdict: "attach", providerJobId: jobId, evidence: "job id in the app log" }),
+      );
+      return;
+    }
+    if (rng.chance(0.05)) {
+      await this.steps.call(
+        index,
+        as,
+        "tries to approve a status check before reconciling",
+        () => approveCase(db, who, view.id, { action: "resume_poll", evidence: "just poll it" }),
+        ["reconciliation_required"],
+      );
+    }
+    const settled = (attempt?.submittedAt ?? now) + RETRY_DEADLINE + SETTLING_MS;
+    if (now < settled) {
+      if (rng.chance(0.1)) {
+        await this.steps.call(
+          index,
+          as,
+          "says no job exists too early",
+          () =>
+            reconcileCase(db, who, view.id, { verdict: "no_job", evidence: "nothing listed" }, { now: new Date(now) }),
+          ["too_early"],
+        );
+      }
+      op.reviewPending = true;
+      this.world.schedule.add(this.steps.later(Math.min(settled - now, 15 * MINUTE)), index, "review");
+      return;
+    }
+    if (job) count(this.world, "no-job verdicts although the provider had the job (its list lagged)");
+    await this.steps.call(index, as, "records that no job exists", () =>
+      reconcileCase(
+        db,
+        who,
+        view.id,
+        { verdict: "no_job", evidence: "provider list searched past the settling period" },
+        { now: new Date(now) },
+      ),
+    );
+  }
+
+  private async approve(
+    index: number,
+    op: OpRecord,
+    view: CaseView,
+    who: UserActor,
+    as: string,
+    action: "resume_poll" | "retry_delivery",
+  ) {
+    const db = this.world.db;
+    const rng = op.plan.rng;
+    op.reviews += 1;
+    if (action === "retry_delivery" && (await this.outputsGone(view))) {
+      op.gaveUp = true;
+      count(this.world, "deliveries impossible: the provider deleted the outputs first (escalated, left parked)");
+      await this.steps.call(index, as, "escalates: the outputs are gone at the provider", () =>
+        reviewCase(db, who, view.id, {
+          verdict: "escalate",
+          evidence: "outputs deleted by the provider; paid, not delivered",
+        }),
+      );
+      return;
+    }
+    if (op.reviews > MAX_REVIEWS) {
+      op.gaveUp = true;
+      count(this.world, "cases a reviewer escalated after repeated failures (left parked with evidence)");
+      await this.steps.call(index, as, "escalates after repeated failures", () =>
+        reviewCase(db, who, view.id, { verdict: "escalate", evidence: "recovery keeps failing; needs the provider" }),
+      );
+      return;
+    }
+    if (rng.chance(0.07)) {
+      const verdict = rng.chance(0.5) ? "reject" : "escalate";
+      await this.steps.call(index, as, `${verdict}s for now`, () =>
+        reviewCase(db, who, view.id, { verdict, evidence: "waiting for the provider's status page" }),
+      );
+      op.reviewPending = true;
+      this.world.schedule.add(this.steps.later(rng.int(10, 60) * MINUTE), index, "review");
+      return;
+    }
+    if (rng.chance(0.03)) {
+      const other = action === "resume_poll" ? "retry_delivery" : "resume_poll";
+      await this.steps.call(
+        index,
+        as,
+        `tries ${other} on a ${view.stage} case`,
+        () => approveCase(db, who, view.id, { action: other, evidence: "try the other one" }),
+        ["action_not_permitted_for_stage"],
+      );
+    }
+    const approved = await this.steps.call(index, as, `approves ${action}`, () =>
+      approveCase(db, who, view.id, { action, evidence: `stage ${view.stage} permits ${action}` }),
+    );
+    if (approved.ok && rng.chance(0.05)) {
+      const again = await this.steps.call(index, as, `approves ${action} again`, () =>
+        approveCase(db, who, view.id, { action, evidence: "double click" }),
+      );
+      if (again.ok && (again.value.created || again.value.actionId !== approved.value.actionId)) {
+        violate(this.world, "unexpectedRefusals", index, "a second identical approval created a second action");
+      }
+    }
+  }
+
+  /** The last failed attempt says the provider no longer has the files: retrying cannot help. */
+  private async outputsGone(view: CaseView): Promise<boolean> {
+    const { rows } = await this.world.sql.query<{ text: string | null }>(
+      `SELECT evidence->>'evidence' AS text FROM audit_events
+       WHERE case_id = $1::uuid AND episode = $2 AND kind = 'recovery_unresolved' ORDER BY id DESC LIMIT 1`,
+      [view.id, view.episode],
+    );
+    return /no outputs|not_available|result_unavailable/.test(rows[0]?.text ?? "");
+  }
+
+  private async decideFailure(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
+    const db = this.world.db;
+    const rng = op.plan.rng;
+    if (view.pendingRequests.some((request) => !op.expiredRequests.has(request.id))) return;
+    if (op.replacementsRequested < MAX_REPLACEMENTS && rng.chance(0.55)) {
+      const requester = rng.chance(0.15) ? this.world.people.dual : who;
+      const requested = await this.steps.call(
+        index,
+        requester.email.split("@")[0] ?? as,
+        "requests a replacement",
+        () => requestReplacement(db, requester, view.id, { evidence: "provider reports the generation failed" }),
+      );
+      if (requested.ok) op.replacementsRequested += 1;
+      return;
+    }
+    await this.steps.call(index, as, "accepts the failure", () =>
+      acceptFailure(db, who, view.id, { evidence: "provider reports the generation failed" }),
+    );
+  }
+}
