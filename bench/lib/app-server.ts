@@ -146,7 +146,8 @@ async function start(ctx: BenchContext): Promise<AppServer> {
   const authSecret = randomBytes(32).toString("base64url");
   const port = await findFreePort(3600 + (process.pid % 50));
   const url = `http://localhost:${port}`;
-  const logFile = path.resolve(".data/bench", `next-${port}.log`);
+  // The latest run's server output, for when a request fails.
+  const logFile = path.resolve(".data/bench", "next-server.log");
   const logStream = createWriteStream(logFile);
   const proc = spawn(process.execPath, [nextBin, "start", "-p", String(port)], {
     env: {
