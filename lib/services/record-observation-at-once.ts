@@ -1,6 +1,7 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { planSettle } from "@/lib/domain/holds";
 import { sanitise } from "@/lib/domain/sanitise";
+import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, type WorkerActor } from "./actor";
@@ -21,8 +22,8 @@ export function observedOutputs(status: JobStatus) {
 
 type Seen = {
   caseId: string;
-  stage: "submission_uncertain" | "polling" | "delivery" | "generation_failed";
-  state: "parked" | "ready" | "claimed" | "resolved";
+  stage: Stage;
+  state: CaseState;
   providerJobId: string | null;
   version: number;
   episode: number;
@@ -71,7 +72,8 @@ async function write(
   const observation = {
     kind: status.kind,
     providerStatus: "providerStatus" in status ? status.providerStatus : null,
-    outputs: JSON.stringify(observedOutputs(status) ?? null),
+    // No outputs is SQL NULL, as the locked path leaves it, not a JSON null.
+    outputs: status.kind === "completed" ? JSON.stringify(observedOutputs(status)) : null,
     detail: JSON.stringify(sanitise(status)),
   };
   const locked = heldClaimCtes(held);

@@ -167,4 +167,20 @@ describe("the worker's writes, one statement or the locked transaction", () => {
     }
     expect(await written(caseId)).toEqual(before);
   });
+
+  it("a check that finds the job still running records the observation and a counter, nothing else", async () => {
+    const { caseId, claim, w } = await claimed();
+    const before = await written(caseId);
+    const running: JobStatus = { kind: "running", providerStatus: "processing" };
+    expect(await recordObservation(db, w, proofOf(claim, w.workerId), running)).toBe(true);
+    const after = await written(caseId);
+    expect(after.case).toEqual({ ...before.case, pollAttempts: 1 });
+    expect(after.audit).toEqual(before.audit);
+    expect(after.observations).toEqual([
+      expect.objectContaining({ kind: "running", providerStatus: "processing", outputs: null, detail: running }),
+    ]);
+    const [stored] = await db.$queryRaw<{ sqlNull: boolean }[]>`
+      SELECT outputs IS NULL AS "sqlNull" FROM provider_observations WHERE case_id = ${caseId}::uuid`;
+    expect(stored?.sqlNull).toBe(true);
+  });
 });
