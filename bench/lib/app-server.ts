@@ -3,10 +3,10 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { encode } from "next-auth/jwt";
 import { findFreePort } from "../../lib/db/embedded";
 import type { Role } from "../../lib/domain/roles";
 import { buildIsStale } from "../../scripts/build-freshness";
+import { sessionCookie as mintSessionCookie } from "../../scripts/verify/session-cookie";
 import type { BenchContext } from "./types";
 
 /**
@@ -217,21 +217,10 @@ export async function stopAppServer(): Promise<void> {
   if (current) await (await current).stop();
 }
 
-/** The cookie next-auth would set after a sign-in, minted from the server's secret. */
-export async function sessionCookie(
+/** The cookie next-auth would set after a sign-in, minted from this server's secret. */
+export function sessionCookie(
   server: AppServer,
   user: { id: string; email: string; name: string; roles: Role[] },
 ): Promise<string> {
-  const token = await encode({
-    secret: server.authSecret,
-    token: {
-      sub: user.id,
-      uid: user.id,
-      email: user.email,
-      name: user.name,
-      roles: user.roles,
-      authTime: Math.floor(Date.now() / 1000),
-    },
-  });
-  return `next-auth.session-token=${token}`;
+  return mintSessionCookie(server.authSecret, user);
 }
