@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError, toErrorBody } from "@/lib/errors";
-import { consumeRateLimit } from "@/lib/services/consume-rate-limit";
+import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { containsNul } from "@/lib/validation/nul";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
@@ -26,8 +26,8 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
 }) {
   return async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
     try {
-      const actor = await authenticateRequest(req, options.audience);
-      await enforceRateLimit(actor);
+      const { actor, rateLimit } = await authenticateRequest(req, options.audience, rateWindow());
+      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), principalKey(actor), rateWindow().limit, WINDOW)));
       const params = await parseParams(options.params, await context.params);
       const query = parseQuery(options.query, new URL(req.url).searchParams);
       const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
@@ -79,8 +79,10 @@ function principalKey(actor: Principal): string {
   }
 }
 
-async function enforceRateLimit(actor: Principal): Promise<void> {
-  const limit = await consumeRateLimit(db(), principalKey(actor), env().API_RATE_LIMIT_PER_MINUTE, 60);
+const WINDOW = 60;
+const rateWindow = () => ({ limit: env().API_RATE_LIMIT_PER_MINUTE, windowSeconds: WINDOW });
+
+function enforceRateLimit(limit: RateLimitResult): void {
   if (!limit.allowed) {
     throw new AppError("rate_limited", "Too many requests for this key; slow down.", {
       retryAfterSeconds: limit.retryAfterSeconds,

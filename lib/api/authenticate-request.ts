@@ -2,32 +2,46 @@ import { currentUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { authenticateToken } from "@/lib/services/authenticate-token";
+import { admitToken } from "@/lib/services/authenticate-token";
+import type { RateLimitResult } from "@/lib/services/consume-rate-limit";
 
 export type Audience = "producer" | "user" | "worker";
 
 const EXPECTED_KIND = { producer: "api_key", user: "user", worker: "worker" } as const;
+const TOKEN_KIND = { producer: "api_key", user: "personal", worker: "worker" } as const;
+
+export type RateWindow = { limit: number; windowSeconds: number };
+
+/** A bearer token's request is counted in the statement that resolves it; a session's is not yet. */
+export type Authenticated = { actor: Principal; rateLimit: RateLimitResult | null };
 
 /**
  * Bearer tokens for programs; for people, the console's session cookie, accepted on a mutating
  * request only from the console's own origin (a cross-site form cannot act as the user).
  */
-export async function authenticateRequest(req: Request, audience: Audience): Promise<Principal> {
+export async function authenticateRequest(
+  req: Request,
+  audience: Audience,
+  window: RateWindow,
+): Promise<Authenticated> {
   const header = req.headers.get("authorization");
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const principal = match?.[1] ? await authenticateToken(db(), match[1]) : null;
+    const count = { tokenKind: TOKEN_KIND[audience], ...window };
+    const { principal, rateLimit } = match?.[1]
+      ? await admitToken(db(), match[1], count)
+      : { principal: null, rateLimit: null };
     if (!principal) throw new AppError("unauthenticated", "The token is missing, malformed, revoked or expired.");
     if (principal.kind !== EXPECTED_KIND[audience]) {
       throw new AppError("forbidden", "This token cannot be used on this route.");
     }
-    return principal;
+    return { actor: principal, rateLimit };
   }
   if (audience === "user") {
     const user = await currentUser();
     if (user) {
       if (req.method !== "GET" && !sameOrigin(req)) throw new AppError("forbidden", "Cross-origin request refused.");
-      return user;
+      return { actor: user, rateLimit: null };
     }
   }
   throw new AppError("unauthenticated", "Authenticate with a bearer token or sign in.");
