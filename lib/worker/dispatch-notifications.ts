@@ -21,14 +21,17 @@ function retryDelayMs(attempts: number, random: () => number): number {
  * endpoint; the `webhook-id` stays the same across retries so receivers can deduplicate.
  */
 export async function dispatchNotifications(ctx: WorkerContext, deadline: number, limit = 50): Promise<number> {
+  // RETURNING comes back in no particular order: sort the batch so receivers hear oldest first.
   const due = await ctx.db.$queryRaw<Due[]>`
-    UPDATE notification_outbox o
-    SET next_attempt_at = now() + make_interval(secs => ${SEND_LEASE_SECONDS}::int), attempts = o.attempts + 1
-    WHERE o.id IN (
-      SELECT id FROM notification_outbox
-      WHERE delivered_at IS NULL AND give_up_at IS NULL AND next_attempt_at <= now()
-      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING o.id, o.producer, o.payload, o.attempts`;
+    WITH taken AS (
+      UPDATE notification_outbox o
+      SET next_attempt_at = now() + make_interval(secs => ${SEND_LEASE_SECONDS}::int), attempts = o.attempts + 1
+      WHERE o.id IN (
+        SELECT id FROM notification_outbox
+        WHERE delivered_at IS NULL AND give_up_at IS NULL AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING o.id, o.producer, o.payload, o.attempts, o.created_at)
+    SELECT id, producer, payload, attempts FROM taken ORDER BY created_at, id`;
   let delivered = 0;
   for (const message of due) {
     if (Date.now() > deadline) break;

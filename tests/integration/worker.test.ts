@@ -10,6 +10,7 @@ import { type RunningSimulator, startSimulator } from "../../lib/providers/simul
 import { approveCase } from "../../lib/services/approve-case";
 import { parkCase } from "../../lib/services/park-case";
 import { localStorage } from "../../lib/storage/local-storage";
+import { dispatchNotifications } from "../../lib/worker/dispatch-notifications";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
@@ -209,5 +210,29 @@ describe("notifications", () => {
     expect(
       (await db.notificationOutbox.findFirstOrThrow({ where: { caseId: second.caseId } })).giveUpAt,
     ).not.toBeNull();
+  });
+
+  it("go out oldest first within a batch, whatever order the rows were written in", async () => {
+    const orderedShop = "ordered-shop";
+    await db.notificationEndpoint.create({
+      data: { producer: orderedShop, url, signingSecret: `whsec_${randomBytes(32).toString("base64")}` },
+    });
+    answer = 200;
+    // Written newest first, so the table's physical order is the reverse of the age order.
+    const ids = Array.from({ length: 12 }, (_, i) => `msg_order_${String(i).padStart(2, "0")}`);
+    for (const [i, id] of [...ids.entries()].reverse()) {
+      await db.notificationOutbox.create({
+        data: {
+          id,
+          producer: orderedShop,
+          eventType: "case.delivered",
+          payload: { n: i },
+          createdAt: new Date(Date.UTC(2026, 10, 1, 0, i)),
+          nextAttemptAt: new Date(Date.UTC(2026, 10, 1, 12, 11 - i)),
+        },
+      });
+    }
+    expect(await dispatchNotifications(ctx, Date.now() + 10_000)).toBe(ids.length);
+    expect(received.map((r) => r.id).filter((id) => id.startsWith("msg_order_"))).toEqual(ids);
   });
 });
