@@ -1,11 +1,11 @@
-import type { Db, Prisma } from "@/lib/db/client";
-import { inTransaction } from "@/lib/db/transaction";
+import type { Db } from "@/lib/db/client";
 import type { CaseCommand } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
-import { actorColumns, requireWorker, type WorkerActor } from "./actor";
-import { type ClaimProof, casIs, type HeldCase, heldClaimCtes, lockHeldClaim, readHeldCase } from "./lease-guard";
-import { loadCase, snapshotOf, transitionCase } from "./transition-case";
+import { requireWorker, type WorkerActor } from "./actor";
+import { type ClaimProof, casIs, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
+import { snapshotOf } from "./transition-case";
+import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
 
 export type FinishResult =
   | { kind: "resolved" }
@@ -55,75 +55,29 @@ function outcomeOf(result: FinishResult, nextState: string): FinishOutcome {
 /**
  * Ends (or hands back) a claimed action. The claim must still be held by this worker with this
  * token and a live lease; otherwise the answer is `lost_claim` and nothing at all is written.
- * The usual case is one guarded statement (two when the claim's view of the case is out of date);
- * anything unusual (a race, an illegal step, extra case fields) takes the locked transaction.
+ * The case is taken as the claim left it when the proof carries that (no read), else read; when
+ * that view turns out to be out of date, it is read again under the claim's row locks.
  */
 export async function finishAction(
   db: Db,
   actor: Principal,
   proof: ClaimProof,
   result: FinishResult,
-  extra?: Prisma.CaseUncheckedUpdateManyInput,
 ): Promise<FinishOutcome> {
   const worker = requireWorker(actor);
   const held = { ...proof, workerId: worker.workerId };
-  if (!extra) {
-    const fast = await finishWithoutTransaction(db, worker, held, result);
-    if (fast !== "fall_back") return fast;
-  }
-  return inTransaction(db, async (tx) => {
-    const claim = await lockHeldClaim(tx, held);
-    if (!claim) return "lost_claim";
-    const update = actionEnd(result);
-    if (update) {
-      const { outcome, finished, readyAt, status } = update;
-      await tx.recoveryAction.update({
-        where: { id: proof.actionId },
-        data: {
-          status,
-          leaseOwner: null,
-          leaseUntil: null,
-          ...(outcome ? { outcome } : {}),
-          ...(finished ? { finishedAt: new Date() } : {}),
-          ...(readyAt ? { readyAt } : {}),
-        },
-      });
-    }
-    const row = await loadCase(tx, claim.caseId);
-    const { after } = await transitionCase(tx, {
-      row,
-      actor: worker,
-      command: commandFor(result),
-      evidence: { ...result, actionId: proof.actionId, fencingToken: proof.fencingToken },
-      extra: { ...(result.kind === "resolved" ? { outcome: "recovered" } : {}), ...extra },
-    });
-    return outcomeOf(result, after.state);
+  return writeUnderClaim(db, held, async (db, locked) => {
+    const seen = !locked && held.expectedCase ? held.expectedCase : await readHeldCase(db, held);
+    if (!seen) return "lost_claim";
+    return finishInOneStatement(db, worker, held, seen, result, locked);
   });
-}
-
-/** First against the case as the claim left it, then as it is now; `fall_back` when neither applied. */
-async function finishWithoutTransaction(
-  db: Db,
-  worker: WorkerActor,
-  held: ClaimProof,
-  result: FinishResult,
-): Promise<FinishOutcome | "fall_back"> {
-  if (held.expectedCase) {
-    const first = await finishInOneStatement(db, worker, held, held.expectedCase, result);
-    if (first !== "stale" && first !== "refused") return first;
-  }
-  const seen = await readHeldCase(db, held);
-  if (!seen) return "lost_claim";
-  const second = await finishInOneStatement(db, worker, held, seen, result);
-  return second === "stale" || second === "refused" ? "fall_back" : second;
 }
 
 /**
  * The pure decision on the case as seen, applied by one statement that re-checks the claim under
  * a row lock and compares-and-sets the case on (state, version): the action update and the audit
  * row depend on that compare-and-set, so either all of it is written or none. `stale` (the case
- * changed since it was seen) and `refused` (the decision says no, or changes nothing) write
- * nothing and leave the answer to fresh rows.
+ * changed since it was seen, or the decision refused a view that may be old) writes nothing.
  */
 async function finishInOneStatement(
   db: Db,
@@ -131,16 +85,16 @@ async function finishInOneStatement(
   held: ClaimProof,
   seen: HeldCase,
   result: FinishResult,
-): Promise<FinishOutcome | "stale" | "refused"> {
+  locked: boolean,
+): Promise<FinishOutcome | "stale"> {
   const before = snapshotOf(seen);
   const decision = decide(before, commandFor(result));
-  if (!decision.ok || !decision.changesState) return "refused";
+  if (!decision.ok) return refuse(decision.error, locked);
   const next = decision.next;
   const end = actionEnd(result);
-  const { actorId, actorLabel } = actorColumns(worker);
   const caseOutcome = result.kind === "resolved" ? "recovered" : null;
   const evidence = { ...result, actionId: held.actionId, fencingToken: held.fencingToken };
-  const rows = await db.$queryRaw<{ held: bigint; applied: bigint }[]>`
+  const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
     WITH ${heldClaimCtes(held)}, moved AS (
       UPDATE cases c
       SET stage = ${next.stage}::"Stage", state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId},
@@ -157,15 +111,10 @@ async function finishInOneStatement(
           ready_at = coalesce(${end?.readyAt ?? null}::timestamptz, a.ready_at)
       FROM moved WHERE a.id = ${held.actionId}::uuid AND ${end !== null}
     ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT moved.id, ${seen.episode}, 'worker', ${actorId}, ${actorLabel}, ${decision.auditKind},
-             ${JSON.stringify({ ...before, version: seen.version })}::jsonb,
-             ${JSON.stringify({ ...next, version: seen.version + 1 })}::jsonb,
-             ${JSON.stringify(evidence)}::jsonb
-      FROM moved
+      ${auditMoved(worker, seen, decision, evidence)}
     )
-    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS applied`;
+    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
   const row = rows[0];
-  if (Number(row?.applied) === 1) return outcomeOf(result, next.state);
+  if (Number(row?.moved) === 1) return outcomeOf(result, next.state);
   return Number(row?.held) === 1 ? "stale" : "lost_claim";
 }

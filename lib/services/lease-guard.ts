@@ -66,23 +66,6 @@ export function currentCaseCtes(seen: { caseId: string; state: CaseState; versio
     )`;
 }
 
-/**
- * Locks the action row and says whether this worker still holds the claim. Every write a worker
- * makes runs after this in the same transaction, so a rescue or a newer claim (which must lock the
- * same row) cannot interleave: a stale worker finds nothing held and writes nothing.
- */
-export async function lockHeldClaim(
-  tx: Prisma.TransactionClient,
-  proof: ClaimProof,
-): Promise<{ caseId: string; kind: string; claimCount: number } | null> {
-  const rows = await tx.$queryRaw<{ case_id: string; kind: string; claim_count: number; held: boolean }[]>`
-    SELECT a.case_id, a.kind::text, a.claim_count, ${claimIsHeld(proof)} AS held
-    FROM recovery_actions a WHERE a.id = ${proof.actionId}::uuid
-    FOR UPDATE`;
-  const row = rows[0];
-  return row?.held ? { caseId: row.case_id, kind: row.kind, claimCount: row.claim_count } : null;
-}
-
 export type HeldCase = {
   caseId: string;
   stage: Stage;

@@ -1,25 +1,31 @@
 import type { Db } from "@/lib/db/client";
-import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
+import { decide } from "@/lib/domain/transitions";
+import { newWebhookId } from "@/lib/notify/sign-webhook";
 import { requireWorker } from "./actor";
-import { enqueueNotification } from "./enqueue-notification";
 import type { FinishOutcome } from "./finish-action";
-import { type ClaimProof, lockHeldClaim } from "./lease-guard";
-import {
-  DELIVERED_EVENT,
-  deliveredEvidence,
-  deliveredPayload,
-  publishInOneStatement,
-  type StoredOutput,
-} from "./publish-delivery-at-once";
-import { loadCase, transitionCase } from "./transition-case";
+import { type ClaimProof, casIs, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
+import { snapshotOf } from "./transition-case";
+import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
 
-export type { StoredOutput };
+export type StoredOutput = {
+  outputIndex: number;
+  storageKey: string;
+  sha256: string;
+  size: number;
+  contentType?: string;
+};
+
+const DELIVERED_EVENT = "case.delivered";
+
+type Seen = HeldCase & { producer: string; operationId: string; attemptId: string; held: boolean };
 
 /**
- * Publishes verified files and resolves the case in one transaction, only while this claim is
- * still held: a late, stale worker (older fencing token) finds no claim and publishes nothing,
- * whatever it managed to store. The producer's notification is queued in the same transaction.
+ * Publishes verified files and resolves the case, only while this claim is still held: a late,
+ * stale worker (older fencing token) finds no claim and publishes nothing, whatever it managed to
+ * store. The pure decision resolves the case as read; one statement re-checks the claim under a
+ * row lock, compares-and-sets the case on that state and version, and hangs the assets, the
+ * action, the audit row and (for a producer with an active endpoint) the webhook off that update.
  */
 export async function publishDelivery(
   db: Db,
@@ -28,47 +34,65 @@ export async function publishDelivery(
   outputs: StoredOutput[],
 ): Promise<FinishOutcome> {
   const worker = requireWorker(actor);
-  const fast = await publishInOneStatement(db, worker, proof, outputs);
-  if (fast !== "fall_back") return fast;
-  return inTransaction(db, async (tx) => {
-    const claim = await lockHeldClaim(tx, { ...proof, workerId: worker.workerId });
-    if (!claim) return "lost_claim";
-    const row = await loadCase(tx, claim.caseId);
-    const now = new Date();
-    for (const output of outputs) {
-      await tx.asset.create({
-        data: {
-          caseId: row.id,
-          attemptRef: row.attemptRef,
-          actionId: proof.actionId,
-          fencingToken: BigInt(proof.fencingToken),
-          outputIndex: output.outputIndex,
-          storageKey: output.storageKey,
-          sha256: output.sha256,
-          sizeBytes: BigInt(output.size),
-          contentType: output.contentType ?? null,
-          publishedAt: now,
-        },
-      });
-    }
-    await tx.recoveryAction.update({
-      where: { id: proof.actionId },
-      data: { status: "succeeded", outcome: "delivered", leaseOwner: null, leaseUntil: null, finishedAt: now },
-    });
-    await tx.case.update({ where: { id: row.id }, data: { deliveryAttempts: { increment: 1 } } });
-    await transitionCase(tx, {
-      row: await loadCase(tx, row.id),
-      actor: worker,
-      command: { type: "finish_resolved" },
-      evidence: deliveredEvidence(outputs),
-      extra: { outcome: "delivered" },
-    });
-    await enqueueNotification(tx, {
-      producer: row.producer,
-      caseId: row.id,
+  const held = { ...proof, workerId: worker.workerId };
+  const assets = outputs.map((o) => ({ ...o, contentType: o.contentType ?? null }));
+  const evidence = {
+    text: "asset stored and verified",
+    assets: outputs.map((o) => ({ key: o.storageKey, sha256: o.sha256, size: o.size })),
+  };
+  return writeUnderClaim(db, held, async (db, locked) => {
+    const [seen] = await db.$queryRaw<Seen[]>`
+      SELECT c.id AS "caseId", c.producer, c.operation_id AS "operationId", c.attempt_id AS "attemptId",
+             c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId", c.version,
+             c.episode, ${claimIsHeld(held)} AS held
+      FROM recovery_actions a JOIN cases c ON c.id = a.case_id
+      WHERE a.id = ${held.actionId}::uuid`;
+    if (!seen?.held) return "lost_claim";
+    const before = snapshotOf(seen);
+    const decision = decide(before, { type: "finish_resolved" });
+    if (!decision.ok) return refuse(decision.error, locked);
+    const next = decision.next;
+    const payload = {
       type: DELIVERED_EVENT,
-      data: deliveredPayload(row, outputs),
-    });
-    return "resolved";
+      timestamp: new Date().toISOString(),
+      data: {
+        caseId: seen.caseId,
+        operationId: seen.operationId,
+        attemptId: seen.attemptId,
+        providerJobId: seen.providerJobId,
+        assets: outputs.map(({ outputIndex, storageKey, sha256, size }) => ({ outputIndex, storageKey, sha256, size })),
+      },
+    };
+    const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
+      WITH ${heldClaimCtes(held)}, moved AS (
+        UPDATE cases c
+        SET delivery_attempts = c.delivery_attempts + 1, stage = ${next.stage}::"Stage",
+            state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId}, version = c.version + 1,
+            updated_at = now(), outcome = 'delivered',
+            resolved_at = CASE WHEN ${next.state === "resolved" && before.state !== "resolved"} THEN now() ELSE c.resolved_at END
+        FROM held WHERE c.id = held.case_id AND c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
+        RETURNING c.id, c.attempt_ref
+      ), stored AS (
+        INSERT INTO assets (case_id, attempt_ref, action_id, fencing_token, output_index, storage_key, sha256, size_bytes,
+                            content_type, published_at)
+        SELECT moved.id, moved.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, o."outputIndex",
+               o."storageKey", o.sha256, o.size, o."contentType", now()
+        FROM moved CROSS JOIN jsonb_to_recordset(${JSON.stringify(assets)}::jsonb)
+          AS o("outputIndex" int, "storageKey" text, sha256 text, size bigint, "contentType" text)
+      ), ended AS (
+        UPDATE recovery_actions a
+        SET status = 'succeeded', outcome = 'delivered', lease_owner = NULL, lease_until = NULL, finished_at = now()
+        FROM moved WHERE a.id = ${held.actionId}::uuid
+      ), audited AS (
+        ${auditMoved(worker, seen, decision, evidence)}
+      ), notified AS (
+        INSERT INTO notification_outbox (id, producer, case_id, event_type, payload)
+        SELECT ${newWebhookId()}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(payload)}::jsonb
+        FROM moved JOIN notification_endpoints e ON e.producer = ${seen.producer} AND e.disabled_at IS NULL
+      )
+      SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
+    const row = rows[0];
+    if (Number(row?.moved) === 1) return "resolved";
+    return Number(row?.held) === 1 ? "stale" : "lost_claim";
   });
 }

@@ -1,25 +1,31 @@
-import type { Db, Prisma } from "@/lib/db/client";
-import { inTransaction } from "@/lib/db/transaction";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import { planSettle } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
+import { decide } from "@/lib/domain/transitions";
 import type { JobStatus } from "@/lib/providers/types";
-import { actorColumns, requireWorker } from "./actor";
-import { type ClaimProof, lockHeldClaim } from "./lease-guard";
-import { recordAudit } from "./record-audit";
-import {
-  observedOutputs,
-  recordInOneStatement,
-  SETTLE_ENTRY_NOTE,
-  SETTLE_EVIDENCE,
-  SETTLE_NOTE,
-} from "./record-observation-at-once";
-import { loadCase, transitionCase } from "./transition-case";
+import { actorColumns, requireWorker, type WorkerActor } from "./actor";
+import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
+import { snapshotOf } from "./transition-case";
+import { refuse, writeUnderClaim } from "./write-under-claim";
+
+const SETTLE_NOTE = "settled on provider completion";
+const SETTLE_ENTRY_NOTE = "provider reported completion";
+const SETTLE_EVIDENCE = "charge is certain: the provider completed the job";
+
+type Seen = HeldCase & {
+  holdRef: string | null;
+  holdId: string | null;
+  holdMicros: bigint | null;
+  holdStatus: string | null;
+  held: boolean;
+};
 
 /**
  * Records what a status check saw, under the claim. A completion is also the moment the charge is
- * certain: the attempt's hold is settled in full in the same transaction, and the case moves on
- * to delivery within the same claim. Returns false when the claim was lost (nothing written).
+ * certain: the attempt's hold is settled in full in the same statement, and the case moves on to
+ * delivery within the same claim. Returns false when the claim was lost (nothing written).
  */
 export async function recordObservation(
   db: Db,
@@ -28,83 +34,124 @@ export async function recordObservation(
   status: JobStatus,
 ): Promise<boolean> {
   const worker = requireWorker(actor);
-  const fast = await recordInOneStatement(db, worker, proof, status);
-  if (fast !== "fall_back") return fast;
-  return inTransaction(db, async (tx) => {
-    const claim = await lockHeldClaim(tx, { ...proof, workerId: worker.workerId });
-    if (!claim) return false;
-    const row = await loadCase(tx, claim.caseId);
-    const detail = sanitise(status) as Prisma.InputJsonValue;
-    await tx.providerObservation.create({
-      data: {
-        caseId: row.id,
-        attemptRef: row.attemptRef,
-        actionId: proof.actionId,
-        fencingToken: BigInt(proof.fencingToken),
-        kind: status.kind,
-        providerStatus: "providerStatus" in status ? status.providerStatus : null,
-        outputs: observedOutputs(status),
-        detail,
-      },
-    });
-    await tx.case.update({ where: { id: row.id }, data: { pollAttempts: { increment: 1 } } });
-    if (status.kind !== "completed" || row.stage !== "polling") return true;
-    await settleOnCompletion(tx, worker, row.attemptRef, row.id, row.episode);
-    await transitionCase(tx, {
-      row: await loadCase(tx, row.id),
-      actor: worker,
-      command: { type: "move_stage", stage: "delivery", evidence: `provider reports ${status.providerStatus}` },
-      evidence: {
-        text: `provider reports ${status.providerStatus}`,
-        outputs: status.outputs.length,
-        actionId: proof.actionId,
-      },
-    });
-    return true;
+  const held = { ...proof, workerId: worker.workerId };
+  if (status.kind !== "completed") return observeOnly(db, held, status);
+  return writeUnderClaim(db, held, async (db, locked) => {
+    const [seen] = await db.$queryRaw<Seen[]>`
+      SELECT c.id AS "caseId", c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId",
+             c.version, c.episode, h.id AS "holdRef", h.hold_id AS "holdId", h.amount_micros AS "holdMicros",
+             h.status::text AS "holdStatus", ${claimIsHeld(held)} AS held
+      FROM recovery_actions a JOIN cases c ON c.id = a.case_id LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
+      WHERE a.id = ${held.actionId}::uuid`;
+    if (!seen?.held) return false;
+    if (seen.stage !== "polling") return observeOnly(db, held, status);
+    return observeCompletion(db, worker, held, status, seen, locked);
   });
 }
 
-async function settleOnCompletion(
-  tx: Prisma.TransactionClient,
-  worker: Principal,
-  attemptRef: string,
-  caseId: string,
-  episode: number,
-) {
-  const hold = await tx.hold.findUnique({ where: { attemptRef } });
-  if (hold?.status !== "held") return;
-  const plan = planSettle({ amountMicros: Number(hold.amountMicros), status: hold.status }, Number(hold.amountMicros));
-  if (!plan.ok) throw plan.error;
-  const { count } = await tx.hold.updateMany({
-    where: { id: hold.id, status: "held" },
-    data: {
-      status: "settled",
-      settledMicros: hold.amountMicros,
-      resolvedAt: new Date(),
-      decisionNote: SETTLE_NOTE,
+/** The observation row, one for each row of `source` (the claim's case: its `id` and `attempt_ref`). */
+function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStatus): Prisma.Sql {
+  // Output URLs are kept without their query strings: signed parameters are credentials.
+  const outputs =
+    status.kind === "completed"
+      ? JSON.stringify(
+          sanitise(status.outputs.map((o, index) => ({ index, url: o.url, contentType: o.contentType, size: o.size }))),
+        )
+      : null;
+  return Prisma.sql`INSERT INTO provider_observations
+      (case_id, attempt_ref, action_id, fencing_token, kind, provider_status, outputs, detail)
+    SELECT s.id, s.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, ${status.kind},
+           ${"providerStatus" in status ? status.providerStatus : null}, ${outputs}::jsonb,
+           ${JSON.stringify(sanitise(status))}::jsonb
+    FROM ${source} s`;
+}
+
+/** Only evidence and a counter: nothing is decided, so nothing needs the case as it was read. */
+async function observeOnly(db: Db, held: ClaimProof, status: JobStatus): Promise<boolean> {
+  const rows = await db.$queryRaw<{ held: bigint }[]>`
+    WITH ${heldClaimCtes(held)}, observed AS (
+      ${insertObservation(Prisma.sql`(SELECT c.id, c.attempt_ref FROM held JOIN cases c ON c.id = held.case_id)`, held, status)}
+    ), counted AS (
+      UPDATE cases c SET poll_attempts = c.poll_attempts + 1 FROM held WHERE c.id = held.case_id
+    )
+    SELECT count(*) AS held FROM held`;
+  return Number(rows[0]?.held) === 1;
+}
+
+/**
+ * The pure functions decide (the stage move, the settlement plan) on the case as read; one
+ * statement re-checks the claim under a row lock, locks the case only if it is still the version
+ * that was read, and hangs every write off that. The hold is settled only if it is still held for
+ * the amount that was planned, and its audit row only if it was.
+ */
+async function observeCompletion(
+  db: Db,
+  worker: WorkerActor,
+  held: ClaimProof,
+  status: Extract<JobStatus, { kind: "completed" }>,
+  seen: Seen,
+  locked: boolean,
+): Promise<boolean | "stale"> {
+  const before = snapshotOf(seen);
+  const evidence = `provider reports ${status.providerStatus}`;
+  const move = decide(before, { type: "move_stage", stage: "delivery", evidence });
+  if (!move.ok) return refuse(move.error, locked);
+  const settling = seen.holdStatus === "held" && seen.holdMicros !== null;
+  const plan = settling
+    ? planSettle({ amountMicros: Number(seen.holdMicros), status: "held" }, Number(seen.holdMicros))
+    : null;
+  if (plan && !plan.ok) return refuse(plan.error, locked);
+  const entries = plan?.value.entries ?? [];
+  const { actorId, actorLabel } = actorColumns(worker);
+  const audits = [
+    ...(settling
+      ? [
+          {
+            kind: "hold_settled",
+            before: { holdId: seen.holdId, status: "held", amountMicros: Number(seen.holdMicros) },
+            after: { status: "settled", entries: entries.map((e) => ({ ...e })) },
+            evidence: { text: SETTLE_EVIDENCE },
+          },
+        ]
+      : []),
+    {
+      kind: move.auditKind,
+      before: { ...before, version: seen.version },
+      after: { ...move.next, version: seen.version + 1 },
+      evidence: { text: evidence, outputs: status.outputs.length, actionId: held.actionId },
     },
-  });
-  if (count === 0) return;
-  for (const entry of plan.value.entries) {
-    await tx.ledgerEntry.create({
-      data: {
-        holdRef: hold.id,
-        kind: entry.kind,
-        amountMicros: BigInt(entry.amountMicros),
-        flagged: entry.flagged,
-        note: SETTLE_ENTRY_NOTE,
-        actorLabel: actorColumns(worker).actorLabel,
-      },
-    });
-  }
-  await tx.case.update({ where: { id: caseId }, data: { heldMicros: { decrement: hold.amountMicros } } });
-  await recordAudit(tx, {
-    actor: worker,
-    kind: "hold_settled",
-    caseId,
-    episode,
-    before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
-    after: { status: "settled", entries: plan.value.entries.map((e) => ({ ...e })) },
-    evidence: { text: SETTLE_EVIDENCE },
-  });
+  ].map((audit, order) => ({ ...audit, order }));
+  const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
+    WITH ${heldClaimCtes(held)}, ${currentCaseCtes(seen)}, settled AS (
+      UPDATE holds h SET status = 'settled', settled_micros = h.amount_micros, resolved_at = now(), decision_note = ${SETTLE_NOTE}
+      FROM kase WHERE ${settling} AND h.id = ${seen.holdRef}::uuid AND h.attempt_ref = kase.attempt_ref
+        AND h.status = 'held' AND h.amount_micros = ${seen.holdMicros ?? 0n}
+      RETURNING h.id, h.amount_micros
+    ), entries AS (
+      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, flagged, note, actor_label)
+      SELECT settled.id, e.kind::"LedgerEntryKind", e."amountMicros", e.flagged, ${SETTLE_ENTRY_NOTE}, ${actorLabel}
+      FROM settled CROSS JOIN jsonb_to_recordset(${JSON.stringify(entries)}::jsonb)
+        AS e(kind text, "amountMicros" bigint, flagged boolean)
+    ), moved AS (
+      UPDATE cases c
+      SET poll_attempts = c.poll_attempts + 1,
+          held_micros = c.held_micros - coalesce((SELECT amount_micros FROM settled), 0),
+          stage = ${move.next.stage}::"Stage", state = ${move.next.state}::"CaseState",
+          provider_job_id = ${move.next.providerJobId}, version = c.version + 1, updated_at = now()
+      FROM kase WHERE c.id = kase.id
+      RETURNING c.id
+    ), observed AS (
+      ${insertObservation(Prisma.sql`kase`, held, status)}
+    ), audited AS (
+      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+      SELECT moved.id, ${seen.episode}, 'worker', ${actorId}, ${actorLabel}, a.kind, a.before, a.after, a.evidence
+      FROM moved CROSS JOIN jsonb_to_recordset(${JSON.stringify(audits)}::jsonb)
+        AS a("order" int, kind text, before jsonb, after jsonb, evidence jsonb)
+      WHERE a.kind <> 'hold_settled' OR EXISTS (SELECT 1 FROM settled)
+      ORDER BY a."order"
+    )
+    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
+  const row = rows[0];
+  if (Number(row?.moved) === 1) return true;
+  return Number(row?.held) === 1 ? "stale" : false;
 }

@@ -12,8 +12,9 @@ import { rescueExpiredLeases } from "../../lib/services/rescue-expired-leases";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
-// finishAction writes in one guarded statement when it can and in the locked transaction when it
-// must; both must leave exactly the same rows, and neither may write for a claim it lost.
+// finishAction writes in one guarded statement on the case as the claim left it, and when that view
+// is out of date, runs the same statement again on the case read under the claim's row locks; both
+// must leave exactly the same rows, and neither may write for a claim it lost.
 const { db } = openTestDb();
 const shop = producer("finish-shop");
 
@@ -30,6 +31,10 @@ async function claimedCase(stage: "polling" | "delivery", w = worker()) {
   }
   throw new Error("the case was never claimed");
 }
+
+/** The claim's proof with its view of the case one version behind, as after someone changed the case. */
+const behind = (claimed: ClaimedAction, workerId: string) =>
+  proofOf({ ...claimed, caseVersion: claimed.caseVersion - 1 }, workerId);
 
 const audits = (caseId: string) => db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } });
 
@@ -64,7 +69,7 @@ async function rowsOf(caseId: string, claimed: ClaimedAction) {
 }
 
 describe("finishing a claimed action", () => {
-  it("the one-statement finish and the locked transaction leave the same rows", async () => {
+  it("the finish on the claim's view and the one on the case read under lock leave the same rows", async () => {
     const fast = await claimedCase("delivery");
     const locked = await claimedCase("delivery");
     const transactions = vi.spyOn(db, "$transaction");
@@ -72,8 +77,7 @@ describe("finishing a claimed action", () => {
       "resolved",
     );
     expect(transactions).not.toHaveBeenCalled();
-    // Extra case fields always take the locked path; an empty set changes nothing else.
-    expect(await finishAction(db, locked.w, proofOf(locked.claimed, locked.w.workerId), { kind: "resolved" }, {})).toBe(
+    expect(await finishAction(db, locked.w, behind(locked.claimed, locked.w.workerId), { kind: "resolved" })).toBe(
       "resolved",
     );
     expect(transactions).toHaveBeenCalledTimes(1);
@@ -118,7 +122,7 @@ describe("finishing a claimed action", () => {
     expect(row).toMatchObject({ stage: "delivery", state: "resolved", version: claimed.caseVersion + 2 });
   });
 
-  it("a lost claim writes nothing, whichever path it takes", async () => {
+  it("a lost claim writes nothing, whatever view of the case it holds", async () => {
     const { caseId, claimed, w } = await claimedCase("delivery");
     await db.recoveryAction.update({
       where: { id: claimed.actionId },
@@ -126,7 +130,7 @@ describe("finishing a claimed action", () => {
     });
     const before = (await audits(caseId)).length;
     expect(await finishAction(db, w, proofOf(claimed, w.workerId), { kind: "resolved" })).toBe("lost_claim");
-    expect(await finishAction(db, w, proofOf(claimed, w.workerId), { kind: "resolved" }, {})).toBe("lost_claim");
+    expect(await finishAction(db, w, behind(claimed, w.workerId), { kind: "resolved" })).toBe("lost_claim");
     expect((await audits(caseId)).length).toBe(before);
 
     expect(await rescueExpiredLeases(db, worker())).toBeGreaterThanOrEqual(1);

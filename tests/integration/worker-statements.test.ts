@@ -9,20 +9,21 @@ import { recordObservation } from "../../lib/services/record-observation";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
-// recordObservation and publishDelivery write in one guarded statement each when they can and in
-// the locked transaction when they must. Both paths must leave the same rows; the second is forced
-// here by a client whose one-statement writes report "the case changed meanwhile".
+// recordObservation and publishDelivery each read the case, decide, and write in one guarded
+// statement; when the case changed between the read and the write, the statement writes nothing and
+// the same read and write run again under the claim's row locks. Both ways must leave the same rows;
+// the second is forced here by a client whose reads (outside a transaction) come back one case
+// version behind, as if someone had changed the case in between.
 const { db } = openTestDb();
 const shop = producer("statements-shop");
 
-function lockedPathOnly(client: PrismaClient): PrismaClient {
+function readsOneVersionBehind(client: PrismaClient): PrismaClient {
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property !== "$queryRaw") return Reflect.get(target, property, receiver);
-      return (strings: TemplateStringsArray, ...values: unknown[]) => {
-        const text = strings.join("");
-        if (text.includes("AS moved")) return Promise.resolve([{ held: 1n, moved: 0n }]);
-        return target.$queryRaw(strings, ...values);
+      return async (strings: TemplateStringsArray, ...values: unknown[]) => {
+        const rows = await target.$queryRaw<Record<string, unknown>[]>(strings, ...values);
+        return rows.map((row) => (typeof row.version === "number" ? { ...row, version: row.version - 1 } : row));
       };
     },
   });
@@ -121,7 +122,7 @@ async function runPath(client: PrismaClient) {
   return { caseId, transactions: used };
 }
 
-describe("the worker's writes, one statement or the locked transaction", () => {
+describe("the worker's writes, on the case as read or after a stale read", () => {
   it("leave the same rows either way", async () => {
     await db.notificationEndpoint.create({
       data: {
@@ -131,7 +132,7 @@ describe("the worker's writes, one statement or the locked transaction", () => {
       },
     });
     const fast = await runPath(db);
-    const locked = await runPath(lockedPathOnly(db));
+    const locked = await runPath(readsOneVersionBehind(db));
     expect([fast.transactions, locked.transactions]).toEqual([0, 2]);
     const a = await written(fast.caseId);
     expect(a).toEqual(await written(locked.caseId));
@@ -161,7 +162,7 @@ describe("the worker's writes, one statement or the locked transaction", () => {
     });
     const before = await written(caseId);
     const status: JobStatus = { kind: "running", providerStatus: "processing" };
-    for (const client of [db, lockedPathOnly(db)]) {
+    for (const client of [db, readsOneVersionBehind(db)]) {
       expect(await recordObservation(client, w, proofOf(claim, w.workerId), status)).toBe(false);
       expect(await publishDelivery(client, w, proofOf(claim, w.workerId), [])).toBe("lost_claim");
     }
