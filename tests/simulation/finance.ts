@@ -1,9 +1,9 @@
 import { phaseOf } from "../../lib/providers/simulator/jobs";
 import { authorizeReplacement, declineReplacement } from "../../lib/services/decide-replacement";
 import { resolveHold } from "../../lib/services/resolve-hold";
+import { CaseDesk } from "./case-desk";
 import type { CaseView } from "./case-views";
-import type { Steps } from "./steps";
-import type { OpRecord, World } from "./world";
+import type { OpRecord } from "./world";
 
 const MINUTE = 60_000;
 
@@ -13,26 +13,16 @@ const MINUTE = 60_000;
  * side: settled when the job produced a video, released when there was no job or it failed.
  * Money on a case that is still uncertain stays held.
  */
-export class Finance {
-  constructor(
-    private readonly world: World,
-    private readonly steps: Steps,
-  ) {}
-
+export class Finance extends CaseDesk {
   async visit(index: number): Promise<void> {
-    const op = this.world.ops[index];
-    if (!op?.caseId) return;
-    op.financePending = false;
-    const view = this.steps.view(op.caseId);
-    if (!view) return;
+    const visit = this.caseToVisit(index, "finance");
+    if (!visit) return;
+    const { op, view } = visit;
     for (const request of view.pendingRequests) {
       if (!op.expiredRequests.has(request.id)) await this.decideRequest(index, op, request);
     }
-    const current = this.steps.view(op.caseId);
-    if (current && (await this.decideHolds(index, op, current))) {
-      op.financePending = true;
-      this.world.schedule.add(this.steps.later(30 * MINUTE), index, "finance");
-    }
+    const current = op.caseId ? this.steps.view(op.caseId) : undefined;
+    if (current && (await this.decideHolds(index, op, current))) this.visitAgain(op, index, "finance", 30 * MINUTE);
   }
 
   private async decideRequest(index: number, op: OpRecord, request: CaseView["pendingRequests"][number]) {
@@ -47,8 +37,7 @@ export class Finance {
         ["four_eyes_violation"],
       );
     }
-    const who = rng.pick(people.finance);
-    const as = who.email.split("@")[0] ?? "finance";
+    const { who, as } = this.pickPerson(op, people.finance, "finance");
     const choice = rng.weighted([
       ["authorize", 75],
       ["decline", 10],
@@ -65,8 +54,7 @@ export class Finance {
         () => authorizeReplacement(db, who, request.id, { evidence: "sorry, was away" }),
         ["replacement_expired"],
       );
-      op.reviewPending = true;
-      this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "review");
+      this.visitAgain(op, index, "review", rng.int(5, 30) * MINUTE);
       return;
     }
     if (choice === "decline") {
@@ -93,8 +81,7 @@ export class Finance {
         waiting = true;
         continue;
       }
-      const who = rng.pick(this.world.people.finance);
-      const as = who.email.split("@")[0] ?? "finance";
+      const { who, as } = this.pickPerson(op, this.world.people.finance, "finance");
       if (job?.outcome === "succeeded") {
         const charge = rng.weighted([
           ["full", 85],

@@ -6,10 +6,10 @@ import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
 import { DEFAULT_NO_JOB_SETTLING_SECONDS, reconcileCase } from "../../lib/services/reconcile-case";
 import { requestReplacement } from "../../lib/services/request-replacement";
 import { reviewCase } from "../../lib/services/review-case";
+import { CaseDesk, traceName } from "./case-desk";
 import type { CaseView } from "./case-views";
 import { RETRY_DEADLINE } from "./producer";
-import type { Steps } from "./steps";
-import { count, type OpRecord, violate, type World } from "./world";
+import { count, type OpRecord, violate } from "./world";
 
 const MINUTE = 60_000;
 const SETTLING_MS = DEFAULT_NO_JOB_SETTLING_SECONDS * 1000;
@@ -22,20 +22,12 @@ const MAX_REPLACEMENTS = 2;
  * recovery the stage permits, and for proven failures accept them or ask for a replacement.
  * Now and then they try what the product must refuse.
  */
-export class Reviewer {
-  constructor(
-    private readonly world: World,
-    private readonly steps: Steps,
-  ) {}
-
+export class Reviewer extends CaseDesk {
   async visit(index: number): Promise<void> {
-    const op = this.world.ops[index];
-    if (!op?.caseId) return;
-    op.reviewPending = false;
-    const view = this.steps.view(op.caseId);
-    if (view?.state !== "parked") return;
-    const who = op.plan.rng.pick(this.world.people.reviewers);
-    const as = who.email.split("@")[0] ?? "reviewer";
+    const visit = this.caseToVisit(index, "review");
+    if (visit?.view.state !== "parked") return;
+    const { op, view } = visit;
+    const { who, as } = this.pickPerson(op, this.world.people.reviewers, "reviewer");
     if (view.stage === "submission_uncertain") return this.reconcile(index, op, view, who, as);
     if (view.stage === "polling") return this.approve(index, op, view, who, as, "resume_poll");
     if (view.stage === "delivery") return this.approve(index, op, view, who, as, "retry_delivery");
@@ -90,8 +82,7 @@ export class Reviewer {
           ["too_early"],
         );
       }
-      op.reviewPending = true;
-      this.world.schedule.add(this.steps.later(Math.min(settled - now, 15 * MINUTE)), index, "review");
+      this.visitAgain(op, index, "review", Math.min(settled - now, 15 * MINUTE));
       return;
     }
     if (job) count(this.world, "no-job verdicts although the provider had the job (its list lagged)");
@@ -141,8 +132,7 @@ export class Reviewer {
       await this.steps.call(index, as, `${verdict}s for now`, () =>
         reviewCase(db, who, view.id, { verdict, evidence: "waiting for the provider's status page" }),
       );
-      op.reviewPending = true;
-      this.world.schedule.add(this.steps.later(rng.int(10, 60) * MINUTE), index, "review");
+      this.visitAgain(op, index, "review", rng.int(10, 60) * MINUTE);
       return;
     }
     if (rng.chance(0.03)) {
@@ -184,11 +174,8 @@ export class Reviewer {
     if (view.pendingRequests.some((request) => !op.expiredRequests.has(request.id))) return;
     if (op.replacementsRequested < MAX_REPLACEMENTS && rng.chance(0.55)) {
       const requester = rng.chance(0.15) ? this.world.people.dual : who;
-      const requested = await this.steps.call(
-        index,
-        requester.email.split("@")[0] ?? as,
-        "requests a replacement",
-        () => requestReplacement(db, requester, view.id, { evidence: "provider reports the generation failed" }),
+      const requested = await this.steps.call(index, traceName(requester, as), "requests a replacement", () =>
+        requestReplacement(db, requester, view.id, { evidence: "provider reports the generation failed" }),
       );
       if (requested.ok) op.replacementsRequested += 1;
       return;
