@@ -1,25 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { createPrismaClient } from "../lib/db/client";
-import { findFreePort } from "../lib/db/embedded";
-import { createAccessToken } from "../lib/services/create-access-token";
-import { nextServer, simulatorProcess, workerLoops } from "./verify/app-processes";
-import { ensureAppBuild } from "./verify/build";
 import { chaosFigures } from "./verify/chaos-figures";
 import { Killer } from "./verify/chaos-killer";
 import { chaosPlan } from "./verify/chaos-plan";
 import { reportChaos } from "./verify/chaos-report";
 import { seedChaosActions } from "./verify/chaos-seed";
-import type { ManagedProcess } from "./verify/managed-process";
+import { createWorkerTokens, integerOption, Launcher } from "./verify/launcher";
 import { seededRandom } from "./verify/random";
 import { simulatorStats } from "./verify/simulator-client";
 import { readRequestLog } from "./verify/simulator-requests";
-import { ThrowawayDatabase } from "./verify/throwaway-database";
-import { waitForHttp } from "./verify/wait-for-http";
 
 /**
  * Crash and chaos run against real processes: worker loops (scripts/worker.ts) call the worker
@@ -38,11 +28,7 @@ const { values } = parseArgs({
     "timeout-minutes": { type: "string", default: "60" },
   },
 });
-const count = (name: keyof typeof values, min: number) => {
-  const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`);
-  return value;
-};
+const count = (name: keyof typeof values, min: number) => integerOption(values, name, min);
 const total = count("actions", 1);
 const workerCount = count("workers", 1);
 const seed = count("seed", 0);
@@ -50,17 +36,11 @@ const timeoutMs = count("timeout-minutes", 1) * 60_000;
 const random = seededRandom(seed);
 const plan = chaosPlan(random, { workerKills: count("kills", 0), serverKills: count("server-kills", 0) });
 
-const log = (line: string) => console.log(`[chaos] ${new Date().toISOString().slice(11, 19)} ${line}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const started = Date.now();
 const runId = `${seed.toString(36)}${randomBytes(3).toString("hex")}`;
-const runDir = await mkdtemp(path.join(os.tmpdir(), "verify-chaos-"));
-const buildEnv = await ensureAppBuild("verify-chaos", log);
-const database = await ThrowawayDatabase.create("verify_chaos", 58432);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-// Idle connections die with the PostgreSQL restart; the pool drops them and the next query reconnects.
-pool.on("error", () => {});
-const owned: ManagedProcess[] = [];
+const run = await Launcher.open("chaos", 58432);
+const { log, runDir, database, pool } = run;
 let killer: Killer | undefined;
 let passed = false;
 
@@ -76,45 +56,23 @@ async function openActions(): Promise<number | null> {
 }
 
 try {
-  const simulatorUrl = `http://127.0.0.1:${await findFreePort(4400)}`;
   const requestLog = path.join(runDir, "provider-requests.jsonl");
-  const simulator = simulatorProcess({
-    port: Number(new URL(simulatorUrl).port),
-    requestLog,
-    logFile: path.join(runDir, "simulator.log"),
-  });
-  owned.push(simulator);
-  simulator.start();
-  await waitForHttp(`${simulatorUrl}/__admin/stats`, 60_000);
+  const simulator = await run.startSimulator({ preferredPort: 4400, requestLog });
+  const simulatorUrl = simulator.url;
   log(`database ${database.url.replace(/:[^:@/]+@/, ":***@")}, simulator ${simulatorUrl}, logs in ${runDir}`);
 
-  const db = createPrismaClient(database.url, 8);
   const seedStarted = Date.now();
-  const seeded = await seedChaosActions(db, { simulatorUrl, count: total, random, concurrency: 8, runId }, log);
-  const tokens: string[] = [];
-  for (let i = 0; i < workerCount; i++) {
-    tokens.push((await createAccessToken(db, "cli", { kind: "worker", name: `chaos-worker-${i + 1}` })).secret);
-  }
-  await db.$disconnect();
+  const { seeded, tokens } = await run.withClient(8, async (db) => ({
+    seeded: await seedChaosActions(db, { simulatorUrl, count: total, random, concurrency: 8, runId }, log),
+    tokens: await createWorkerTokens(db, workerCount, "chaos-worker"),
+  }));
   log(
     `${seeded.length} ready actions seeded through park + approve in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`,
   );
 
-  const appPort = await findFreePort(3400);
-  const appUrl = `http://127.0.0.1:${appPort}`;
-  const server = nextServer({
-    port: appPort,
-    logFile: path.join(runDir, "next.log"),
+  const server = await run.startServer({
+    preferredPort: 3400,
     env: {
-      ...buildEnv,
-      DATABASE_URL: database.url,
-      AUTH_SECRET: randomBytes(32).toString("base64url"),
-      DEMO: "0",
-      NEXTAUTH_URL: appUrl,
-      PROVIDER_MODE: "simulator",
-      SIMULATOR_URL: simulatorUrl,
-      DATA_DIR: path.join(runDir, "data"),
-      ASSET_DIR: path.join(runDir, "assets"),
       // Short leases so crashed claims come back within the run; the tick budget stays well inside.
       WORKER_LEASE_SECONDS: "30",
       WORKER_TICK_BUDGET_MS: "8000",
@@ -123,20 +81,9 @@ try {
       WORKER_CONCURRENCY: "4",
     },
   });
-  owned.push(server);
-  server.start();
-  await waitForHttp(`${appUrl}/sign-in`, 120_000, (status) => status === 200);
-  const workers = workerLoops({
-    appUrl,
-    tokens,
-    idPrefix: `chaos-${runId}`,
-    intervalMs: 250,
-    maxTasks: 4,
-    logFile: path.join(runDir, "workers.log"),
-  });
-  owned.push(...workers);
-  for (const worker of workers) worker.start();
-  killer = new Killer(workers, server, database, random, log);
+  const appUrl = server.url;
+  const workers = run.startWorkers({ appUrl, tokens, idPrefix: `chaos-${runId}`, intervalMs: 250, maxTasks: 4 });
+  killer = new Killer(workers, server.process, database, random, log);
   log(`${workers.length} worker loops against ${appUrl}; ${plan.length} chaos events planned`);
 
   const workStarted = Date.now();
@@ -170,7 +117,7 @@ try {
   const workSeconds = (Date.now() - workStarted) / 1000;
   await killer.stopAll();
   const stats = await simulatorStats(simulatorUrl);
-  await simulator.stop();
+  await simulator.process.stop();
   const provider = await readRequestLog(requestLog);
   const figures = await chaosFigures(pool, seeded, { byJob: provider.byJob, createCalls: stats.creates.total });
   passed = reportChaos(figures, {
@@ -187,10 +134,6 @@ try {
   });
 } finally {
   if (killer) await killer.stopAll();
-  for (const proc of owned) await proc.stop();
-  await pool.end().catch(() => {});
-  await database.remove();
-  if (passed) await rm(runDir, { recursive: true, force: true });
-  else log(`logs kept in ${runDir}`);
+  await run.close(passed);
 }
 process.exit(passed ? 0 : 1);

@@ -1,30 +1,44 @@
 import type { Db } from "@/lib/db/client";
 import { COUNTER_HELP, counterSamples } from "@/lib/metrics/counters";
 import type { Family } from "@/lib/metrics/exposition";
+import { allHours, figureRows, foldWhenDue } from "./stat-figures";
 
 const LATENCY_BUCKETS = [60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600];
 
-/** The operator's figures (DESIGN section 10) as Prometheus families, read in a few aggregate queries. */
+/**
+ * The operator's figures (DESIGN section 10) as Prometheus families. Open cases and money held come
+ * from the running totals (stat-figures.ts) and the oldest open case from the open cases' index, so
+ * a scrape does not count the cases table; the counters read their rows through the indexes there
+ * are, and only figures no index or total covers (review latency, observations, outbox) scan.
+ */
 export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[]> {
+  await foldWhenDue(db);
   const [stages, money, latency, events, observations, outbox] = await Promise.all([
     db.$queryRaw<{ stage: string; open: bigint; oldest: Date | null }[]>`
-      SELECT stage::text, count(*) AS open, min(opened_at) AS oldest FROM cases WHERE state <> 'resolved' GROUP BY stage`,
+      SELECT t.stage::text, t.open,
+             (SELECT min(c.opened_at) FROM cases c WHERE c.stage = t.stage AND c.state <> 'resolved') AS oldest
+      FROM (SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage) t
+      WHERE t.open > 0 ORDER BY t.stage`,
+    // Held amounts are never negative (cases_held_not_negative), so a positive sum is a group that holds money.
     db.$queryRaw<{ stage: string; currency: string; held: bigint }[]>`
-      SELECT stage::text, currency, sum(held_micros)::bigint AS held FROM cases WHERE held_micros > 0 GROUP BY 1, 2`,
+      SELECT stage::text, currency, sum(micros)::bigint AS held FROM ${figureRows("case_held")} f
+      GROUP BY stage, currency HAVING sum(micros) > 0 ORDER BY stage, currency`,
     db.$queryRaw<{ seconds: number }[]>`
       SELECT extract(epoch FROM min(d.created_at) - min(c.opened_at))::float8 AS seconds
       FROM decisions d JOIN cases c ON c.id = d.case_id AND c.episode = d.episode GROUP BY d.case_id, d.episode`,
-    db.$queryRaw<{ kind: string; n: bigint }[]>`
-      SELECT CASE WHEN kind = 'recovery_unresolved' AND before->>'stage' = 'delivery' THEN 'delivery_failure' ELSE kind END AS kind,
-             count(*) AS n
-      FROM audit_events WHERE kind IN ('claimed', 'lease_rescued', 'recovery_unresolved') GROUP BY 1`,
+    // One count per kind, so claims and rescues are counted in the (kind, created_at) index alone.
+    db.$queryRaw<{ claimed: bigint; lease_rescued: bigint; delivery_failure: bigint }[]>`
+      SELECT (SELECT count(*) FROM audit_events WHERE kind = 'claimed') AS claimed,
+             (SELECT count(*) FROM audit_events WHERE kind = 'lease_rescued') AS lease_rescued,
+             (SELECT count(*) FROM audit_events
+              WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failure`,
     db.$queryRaw<{ kind: string; n: bigint }[]>`
       SELECT kind, count(*) AS n FROM provider_observations WHERE kind IN ('unknown', 'not_found') GROUP BY kind`,
     db.$queryRaw<{ failed: bigint; pending: bigint }[]>`
       SELECT count(*) FILTER (WHERE last_error IS NOT NULL) AS failed,
              count(*) FILTER (WHERE delivered_at IS NULL AND give_up_at IS NULL) AS pending FROM notification_outbox`,
   ]);
-  const event = (kind: string) => Number(events.find((e) => e.kind === kind)?.n ?? 0);
+  const event = (kind: "claimed" | "lease_rescued" | "delivery_failure") => Number(events[0]?.[kind] ?? 0);
   const buckets = LATENCY_BUCKETS.map((le) => ({
     name: "recovery_review_latency_seconds_bucket",
     labels: { le: String(le) },
