@@ -92,7 +92,11 @@ export async function runRawRegistrations(
         while (next < bodies.length) {
           const body = bodies[next++] as ParkBody;
           const at = performance.now();
-          const { rows } = await pool.query<{ created: boolean }>(REGISTER, rawRegisterParams(body, producer));
+          const { rows } = await pool.query<{ created: boolean }>({
+            name: "raw_register",
+            text: REGISTER,
+            values: rawRegisterParams(body, producer),
+          });
           latencies.push(performance.now() - at);
           if (rows[0]?.created) created++;
         }

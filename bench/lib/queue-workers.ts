@@ -47,7 +47,8 @@ export async function runProductWorkers(url: string, input: { workers: number; b
 /**
  * The same work in hand-written SQL through `pg`: one statement claims up to `batch` actions (SKIP
  * LOCKED, lease, next fencing token, case to `claimed`, audit row each); one statement finishes
- * each (fenced lock, case to `resolved`, action `succeeded`, audit row), atomically.
+ * each (fenced lock, case to `resolved`, action `succeeded`, audit row), atomically. Both are
+ * prepared once per connection, as the product's statements are.
  */
 export async function runRawWorkers(url: string, input: { workers: number; batch: number }): Promise<QueueRun> {
   const pool = new pg.Pool({ connectionString: url, max: input.workers });
@@ -57,11 +58,19 @@ export async function runRawWorkers(url: string, input: { workers: number; batch
     const workerId = `raw-${index}`;
     const tokenId = randomUUID();
     for (;;) {
-      const { rows } = await pool.query<{ id: string; fencing_token: string }>(CLAIM, [workerId, tokenId, input.batch]);
+      const { rows } = await pool.query<{ id: string; fencing_token: string }>({
+        name: "raw_claim",
+        text: CLAIM,
+        values: [workerId, tokenId, input.batch],
+      });
       if (rows.length === 0) return;
       for (const row of rows) {
         await noopProvider();
-        const done = await pool.query(FINISH_ONE, [row.id, workerId, row.fencing_token, tokenId]);
+        const done = await pool.query({
+          name: "raw_finish",
+          text: FINISH_ONE,
+          values: [row.id, workerId, row.fencing_token, tokenId],
+        });
         claims.push({
           actionId: row.id,
           fencingToken: Number(row.fencing_token),

@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type pg from "pg";
 import { PrismaClient } from "../../lib/db/generated/prisma/client";
+import { statementNamer } from "../../lib/db/statement-names";
 
 export type Timing = { p50: number; p95: number; runs: number };
 
@@ -87,7 +88,10 @@ export async function capturedSql(
   }
 }
 
-/** The captured statements sent as the service sends them: together, over a pool. */
+const statementName = statementNamer();
+
+/** The captured statements sent as the service sends them: together, over a pool, prepared. */
 export function replay(pool: pg.Pool, statements: { text: string; values: unknown[] }[]): () => Promise<unknown> {
-  return () => Promise.all(statements.map((statement) => pool.query(statement.text, statement.values)));
+  return () =>
+    Promise.all(statements.map(({ text, values }) => pool.query({ name: statementName({ sql: text }), text, values })));
 }

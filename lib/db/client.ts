@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
+import { preparedStatementsWanted, statementNamer } from "./statement-names";
 
 export type { Prisma };
 export { PrismaClient };
@@ -7,8 +8,11 @@ export { PrismaClient };
 /** Services take either the client or an open transaction, so callers decide the boundary. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+const statementName = statementNamer();
+
 export function createPrismaClient(connectionString: string, max = 10): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }) });
+  const options = preparedStatementsWanted() ? { statementNameGenerator: statementName } : {};
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }, options) });
 }
 
 const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
