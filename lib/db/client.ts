@@ -1,6 +1,8 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
-import { preparedStatementsWanted, statementNamer } from "./statement-names";
+import { RAW_RESULT_TYPES, shareClientPool } from "./sql-rows";
+import { preparedStatementsWanted, statementName } from "./statement-names";
 
 export type { Prisma };
 export { PrismaClient };
@@ -8,11 +10,16 @@ export { PrismaClient };
 /** Services take either the client or an open transaction, so callers decide the boundary. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-const statementName = statementNamer();
-
 export function createPrismaClient(connectionString: string, max = 10): PrismaClient {
-  const options = preparedStatementsWanted() ? { statementNameGenerator: statementName } : {};
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }, options) });
+  const named = preparedStatementsWanted();
+  const pool = new pg.Pool({ connectionString, max, types: RAW_RESULT_TYPES });
+  const adapter = new PrismaPg(pool, {
+    disposeExternalPool: true,
+    ...(named ? { statementNameGenerator: statementName } : {}),
+  });
+  const client = new PrismaClient({ adapter });
+  shareClientPool(client, pool, named);
+  return client;
 }
 
 const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };

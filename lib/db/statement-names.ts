@@ -19,6 +19,9 @@ export function statementNamer(maxTexts = 2_000): (query: { sql: string }) => st
   };
 }
 
+/** The process's namer: every client and `sqlRows` agree on names and share the cap. */
+export const statementName = statementNamer();
+
 /**
  * Off only behind a connection pooler that cannot keep prepared statements per client (PgBouncer
  * in transaction mode before 1.21): `DATABASE_PREPARED_STATEMENTS=off`.

@@ -13,8 +13,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   return parsed.data;
 }
 
-export const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
-
 /**
  * Locks every active admin's row, in id order so two admins acting at once queue instead of
  * deadlocking, and confirms the actor is still one of them. Two admins demoting each other at the

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { isRecoveryActionKind } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
@@ -51,8 +52,7 @@ export async function approveCase(
         return { actionId: action.id, created: true };
       });
     } catch (error) {
-      const raced =
-        (error instanceof AppError && error.code === "lost_race") || (error as { code?: string }).code === "P2002";
+      const raced = (error instanceof AppError && error.code === "lost_race") || isUniqueViolation(error);
       if (!raced || attempt >= 3) throw error;
     }
   }

@@ -1,5 +1,7 @@
 import { hashToken, type TokenKind, tokenKindOf } from "@/lib/auth/token-secret";
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { isRole } from "@/lib/domain/roles";
 import { countInWindow, type RateLimitResult, RELAXED_COMMIT } from "./consume-rate-limit";
@@ -46,7 +48,9 @@ export async function admitToken(
 ): Promise<Admission> {
   const kind = tokenKindOf(secret);
   if (!kind || secret.length > 200) return { principal: null, rateLimit: null };
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await sqlRows<Row>(
+    db,
+    Prisma.sql`
     WITH ${RELAXED_COMMIT},
     token AS (
       SELECT t.id, t.kind, t.name, t.user_id, t.last_used_at, u.email, u.name AS user_name,
@@ -73,7 +77,8 @@ export async function admitToken(
     )
     SELECT token.id, token.kind::text AS kind, token.name, token.user_id, token.email, token.user_name,
            token.roles, bucket.count, bucket.retry_after
-    FROM token LEFT JOIN bucket ON true`;
+    FROM token LEFT JOIN bucket ON true`,
+  );
   const row = rows[0];
   if (!row) return { principal: null, rateLimit: null };
   const rateLimit =

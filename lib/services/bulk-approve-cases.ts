@@ -1,4 +1,5 @@
 import type { Db, Prisma } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
@@ -97,14 +98,6 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
     }
   }
   return { action, approved, skipped };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const { code, meta } = error as {
-    code?: string;
-    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
-  };
-  return code === "P2010" && (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505");
 }
 
 /**

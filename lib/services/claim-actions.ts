@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import type { RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { actorColumns, requireWorker } from "./actor";
@@ -32,7 +34,9 @@ export async function claimActions(
   const worker = requireWorker(actor);
   const { actorId, actorLabel } = actorColumns(worker);
   const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-  const rows = await db.$queryRaw<(Omit<ClaimedAction, "fencingToken"> & { fencingToken: bigint })[]>`
+  const rows = await sqlRows<Omit<ClaimedAction, "fencingToken"> & { fencingToken: bigint }>(
+    db,
+    Prisma.sql`
     WITH picked AS (
       SELECT a.id FROM recovery_actions a
       WHERE a.status = 'ready' AND a.ready_at <= now()
@@ -62,7 +66,8 @@ export async function claimActions(
            c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
            m.version AS "caseVersion", m.episode
     FROM claimed c JOIN moved m ON m.id = c.case_id
-    ORDER BY c.lease_until, c.id`;
+    ORDER BY c.lease_until, c.id`,
+  );
   return rows.map((row) => ({ ...row, fencingToken: Number(row.fencingToken) }));
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 
 export type RateLimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
 
@@ -33,10 +34,13 @@ export async function consumeRateLimit(
   limit: number,
   windowSeconds: number,
 ): Promise<RateLimitResult> {
-  const rows = await db.$queryRaw<{ count: number; retry_after: number }[]>`
+  const rows = await sqlRows<{ count: number; retry_after: number }>(
+    db,
+    Prisma.sql`
     WITH ${RELAXED_COMMIT}
     INSERT INTO rate_limit_buckets (key, window_start, count) SELECT ${key}, now(), 1 FROM relaxed
-    ${countInWindow(windowSeconds)}`;
+    ${countInWindow(windowSeconds)}`,
+  );
   const row = rows[0];
   if (!row) throw new Error("rate limit upsert returned no row");
   return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: row.retry_after };

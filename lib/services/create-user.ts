@@ -1,11 +1,12 @@
 import { generatePassword, hashPassword } from "@/lib/auth/password";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { createUserSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
-import { isUniqueViolation, parseInput } from "./admin-guard";
+import { parseInput } from "./admin-guard";
 import { recordAudit } from "./record-audit";
 
 /**

@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { CaseCommand } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
@@ -94,7 +96,9 @@ async function finishInOneStatement(
   const end = actionEnd(result);
   const caseOutcome = result.kind === "resolved" ? "recovered" : null;
   const evidence = { ...result, actionId: held.actionId, fencingToken: held.fencingToken };
-  const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
+  const rows = await sqlRows<{ held: bigint; moved: bigint }>(
+    db,
+    Prisma.sql`
     WITH ${heldClaimCtes(held)}, moved AS (
       UPDATE cases c
       SET stage = ${next.stage}::"Stage", state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId},
@@ -113,7 +117,8 @@ async function finishInOneStatement(
     ), audited AS (
       ${auditMoved(worker, seen, decision, evidence)}
     )
-    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
+    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
+  );
   const row = rows[0];
   if (Number(row?.moved) === 1) return outcomeOf(result, next.state);
   return Number(row?.held) === 1 ? "stale" : "lost_claim";

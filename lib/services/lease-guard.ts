@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 
 /** What every write by a claim holder must match: its action, its worker, its token, a live lease. */
@@ -80,11 +81,14 @@ export type HeldCase = {
  * write then checks against. Null means the claim is not held (and with this token never will be).
  */
 export async function readHeldCase(db: Db, proof: ClaimProof): Promise<HeldCase | null> {
-  const rows = await db.$queryRaw<(HeldCase & { held: boolean })[]>`
+  const rows = await sqlRows<HeldCase & { held: boolean }>(
+    db,
+    Prisma.sql`
     SELECT c.id AS "caseId", c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId",
            c.version, c.episode, ${claimIsHeld(proof)} AS held
     FROM recovery_actions a JOIN cases c ON c.id = a.case_id
-    WHERE a.id = ${proof.actionId}::uuid`;
+    WHERE a.id = ${proof.actionId}::uuid`,
+  );
   const row = rows[0];
   if (!row?.held) return null;
   const { held: _, ...seen } = row;

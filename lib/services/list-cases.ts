@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
@@ -73,11 +74,14 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   if (cursor && query.sort === "amount")
     where.push(Prisma.sql`(held_micros, id) < (${BigInt(cursor.v)}, ${cursor.id}::uuid)`);
   const order = query.sort === "age" ? Prisma.sql`opened_at, id` : Prisma.sql`held_micros DESC, id DESC`;
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await sqlRows<Row>(
+    db,
+    Prisma.sql`
     SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
            assignee_id, episode, opened_at
     FROM cases WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY ${order} LIMIT ${query.limit + 1}`;
+    ORDER BY ${order} LIMIT ${query.limit + 1}`,
+  );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   const nextCursor =

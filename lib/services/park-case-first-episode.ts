@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { RegistrationFacts } from "@/lib/domain/registration";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { CaseState, Stage } from "@/lib/domain/stages";
@@ -36,7 +38,9 @@ export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: Park
   const request = input.request ? JSON.stringify(sanitise(input.request)) : null;
   const jobId = input.providerJobId ?? null;
   const amount = BigInt(input.hold.amountMicros);
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await sqlRows<Row>(
+    db,
+    Prisma.sql`
     WITH existing AS (
       SELECT c.id, c.stage, c.state, c.attempt_id, c.registered_stage, c.registered_job_id, c.registered_fingerprint
       FROM operations o JOIN cases c ON c.operation_ref = o.id
@@ -91,7 +95,8 @@ export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: Park
     SELECT 'existing', id, stage, state, attempt_id, registered_stage, registered_job_id, registered_fingerprint
     FROM existing
     UNION ALL
-    SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)`;
+    SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)`,
+  );
   const row = rows[0];
   if (!row) return { kind: "raced" };
   if (row.outcome === "hold_taken") return { kind: "hold_taken" };

@@ -1,5 +1,6 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { decideRegistration, type RegistrationFacts } from "@/lib/domain/registration";
@@ -67,14 +68,9 @@ function registrationRefused(error: { code: string; message: string }): AppError
   return new AppError(code, error.message);
 }
 
-/** A unique key taken between our read and our write: Prisma's P2002, or SQLSTATE 23505 from raw SQL. */
+/** A concurrent identical registration won (a unique key, or the statement saw its half-written twin). */
 function lostRace(error: unknown): boolean {
-  const { code, meta } = error as {
-    code?: string;
-    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
-  };
-  if (code === "P2002" || code === "lost_race") return true;
-  return code === "P2010" && (meta?.code === "23505" || meta?.driverAdapterError?.cause?.originalCode === "23505");
+  return isUniqueViolation(error) || (error as { code?: string }).code === "lost_race";
 }
 
 /** A resolved case re-parked with a new attempt or stage: read again under the transaction and reopen. */

@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { newWebhookId } from "@/lib/notify/sign-webhook";
@@ -41,12 +43,15 @@ export async function publishDelivery(
     assets: outputs.map((o) => ({ key: o.storageKey, sha256: o.sha256, size: o.size })),
   };
   return writeUnderClaim(db, held, async (db, locked) => {
-    const [seen] = await db.$queryRaw<Seen[]>`
+    const [seen] = await sqlRows<Seen>(
+      db,
+      Prisma.sql`
       SELECT c.id AS "caseId", c.producer, c.operation_id AS "operationId", c.attempt_id AS "attemptId",
              c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId", c.version,
              c.episode, ${claimIsHeld(held)} AS held
       FROM recovery_actions a JOIN cases c ON c.id = a.case_id
-      WHERE a.id = ${held.actionId}::uuid`;
+      WHERE a.id = ${held.actionId}::uuid`,
+    );
     if (!seen?.held) return "lost_claim";
     const before = snapshotOf(seen);
     const decision = decide(before, { type: "finish_resolved" });
@@ -63,7 +68,9 @@ export async function publishDelivery(
         assets: outputs.map(({ outputIndex, storageKey, sha256, size }) => ({ outputIndex, storageKey, sha256, size })),
       },
     };
-    const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
+    const rows = await sqlRows<{ held: bigint; moved: bigint }>(
+      db,
+      Prisma.sql`
       WITH ${heldClaimCtes(held)}, moved AS (
         UPDATE cases c
         SET delivery_attempts = c.delivery_attempts + 1, stage = ${next.stage}::"Stage",
@@ -90,7 +97,8 @@ export async function publishDelivery(
         SELECT ${newWebhookId()}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(payload)}::jsonb
         FROM moved JOIN notification_endpoints e ON e.producer = ${seen.producer} AND e.disabled_at IS NULL
       )
-      SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
+      SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
+    );
     const row = rows[0];
     if (Number(row?.moved) === 1) return "resolved";
     return Number(row?.held) === 1 ? "stale" : "lost_claim";

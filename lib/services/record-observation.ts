@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import { planSettle } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
@@ -37,12 +38,15 @@ export async function recordObservation(
   const held = { ...proof, workerId: worker.workerId };
   if (status.kind !== "completed") return observeOnly(db, held, status);
   return writeUnderClaim(db, held, async (db, locked) => {
-    const [seen] = await db.$queryRaw<Seen[]>`
+    const [seen] = await sqlRows<Seen>(
+      db,
+      Prisma.sql`
       SELECT c.id AS "caseId", c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId",
              c.version, c.episode, h.id AS "holdRef", h.hold_id AS "holdId", h.amount_micros AS "holdMicros",
              h.status::text AS "holdStatus", ${claimIsHeld(held)} AS held
       FROM recovery_actions a JOIN cases c ON c.id = a.case_id LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
-      WHERE a.id = ${held.actionId}::uuid`;
+      WHERE a.id = ${held.actionId}::uuid`,
+    );
     if (!seen?.held) return false;
     if (seen.stage !== "polling") return observeOnly(db, held, status);
     return observeCompletion(db, worker, held, status, seen, locked);
@@ -68,13 +72,16 @@ function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStat
 
 /** Only evidence and a counter: nothing is decided, so nothing needs the case as it was read. */
 async function observeOnly(db: Db, held: ClaimProof, status: JobStatus): Promise<boolean> {
-  const rows = await db.$queryRaw<{ held: bigint }[]>`
+  const rows = await sqlRows<{ held: bigint }>(
+    db,
+    Prisma.sql`
     WITH ${heldClaimCtes(held)}, observed AS (
       ${insertObservation(Prisma.sql`(SELECT c.id, c.attempt_ref FROM held JOIN cases c ON c.id = held.case_id)`, held, status)}
     ), counted AS (
       UPDATE cases c SET poll_attempts = c.poll_attempts + 1 FROM held WHERE c.id = held.case_id
     )
-    SELECT count(*) AS held FROM held`;
+    SELECT count(*) AS held FROM held`,
+  );
   return Number(rows[0]?.held) === 1;
 }
 
@@ -121,7 +128,9 @@ async function observeCompletion(
       evidence: { text: evidence, outputs: status.outputs.length, actionId: held.actionId },
     },
   ].map((audit, order) => ({ ...audit, order }));
-  const rows = await db.$queryRaw<{ held: bigint; moved: bigint }[]>`
+  const rows = await sqlRows<{ held: bigint; moved: bigint }>(
+    db,
+    Prisma.sql`
     WITH ${heldClaimCtes(held)}, ${currentCaseCtes(seen)}, settled AS (
       UPDATE holds h SET status = 'settled', settled_micros = h.amount_micros, resolved_at = now(), decision_note = ${SETTLE_NOTE}
       FROM kase WHERE ${settling} AND h.id = ${seen.holdRef}::uuid AND h.attempt_ref = kase.attempt_ref
@@ -150,7 +159,8 @@ async function observeCompletion(
       WHERE a.kind <> 'hold_settled' OR EXISTS (SELECT 1 FROM settled)
       ORDER BY a."order"
     )
-    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`;
+    SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
+  );
   const row = rows[0];
   if (Number(row?.moved) === 1) return true;
   return Number(row?.held) === 1 ? "stale" : false;

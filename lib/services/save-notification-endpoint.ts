@@ -1,10 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { saveEndpointSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
-import { isUniqueViolation, parseInput } from "./admin-guard";
+import { parseInput } from "./admin-guard";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
 import { recordAudit } from "./record-audit";

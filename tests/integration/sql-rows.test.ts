@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { Prisma } from "../../lib/db/generated/prisma/client";
+import { sqlRows } from "../../lib/db/sql-rows";
+import { inTransaction } from "../../lib/db/transaction";
+import { isUniqueViolation } from "../../lib/db/unique-violation";
+import { openTestDb } from "./setup/test-db";
+
+const { db } = openTestDb();
+
+const EVERY_KIND = Prisma.sql`
+  SELECT ${9_007_199_254_740_993n}::int8 AS big, 12.50::numeric AS money, 7::int AS small, 1.5::float8 AS ratio,
+         true AS yes, 'text'::text AS words, '2026-11-30T01:02:03.004Z'::timestamptz AS at,
+         '{"a":[1,"b"]}'::jsonb AS doc, ARRAY['x','y']::text[] AS list, 'polling'::"Stage" AS stage,
+         '6f1c2a8e-3b7d-4c1e-9a2f-0d5e8b7c6a41'::uuid AS id, NULL::int8 AS nothing,
+         ${new Date("2026-11-29T00:00:00Z")}::timestamptz AS param_at, ${["p", "q"]}::text[] AS param_list`;
+
+describe("sqlRows", () => {
+  it("reads every kind of value exactly as $queryRaw does", async () => {
+    const direct = await sqlRows<Record<string, unknown>>(db, EVERY_KIND);
+    const viaPrisma = await db.$queryRaw<Record<string, unknown>[]>(EVERY_KIND);
+    expect(direct).toEqual(viaPrisma);
+    expect(direct[0]?.big).toBe(9_007_199_254_740_993n);
+    expect(String(direct[0]?.money)).toBe("12.5");
+  });
+
+  it("runs inside the caller's transaction when given one", async () => {
+    await db.$executeRaw`CREATE TABLE IF NOT EXISTS sql_rows_probe (id int PRIMARY KEY)`;
+    const seen = await inTransaction(db, async (tx) => {
+      await tx.$executeRaw`INSERT INTO sql_rows_probe VALUES (1)`;
+      return sqlRows<{ n: bigint }>(tx, Prisma.sql`SELECT count(*) AS n FROM sql_rows_probe`);
+    });
+    expect(seen[0]?.n).toBe(1n);
+  });
+
+  it("reports a taken unique key in a form isUniqueViolation recognises, like Prisma's", async () => {
+    await db.$executeRaw`CREATE TABLE IF NOT EXISTS sql_rows_unique (id int PRIMARY KEY)`;
+    await db.$executeRaw`INSERT INTO sql_rows_unique VALUES (1)`;
+    const insertAgain = Prisma.sql`INSERT INTO sql_rows_unique VALUES (1) RETURNING id`;
+    const direct = await sqlRows(db, insertAgain).catch((error: unknown) => error);
+    const viaPrisma = await db.$queryRaw(insertAgain).catch((error: unknown) => error);
+    // The driver's own error: the statement went to the pool, not through Prisma.
+    expect((direct as { code?: string }).code).toBe("23505");
+    expect((viaPrisma as { code?: string }).code).toBe("P2010");
+    expect(isUniqueViolation(direct)).toBe(true);
+    expect(isUniqueViolation(viaPrisma)).toBe(true);
+    expect(isUniqueViolation(new Error("something else"))).toBe(false);
+  });
+});
