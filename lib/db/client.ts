@@ -12,7 +12,12 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 
 export function createPrismaClient(connectionString: string, max = 10): PrismaClient {
   const named = preparedStatementsWanted();
-  const pool = new pg.Pool({ connectionString, max, types: RAW_RESULT_TYPES });
+  const pool = new pg.Pool({ connectionString, max, types: RAW_RESULT_TYPES, allowExitOnIdle: true });
+  // An idle connection dropped by the server (a restart, a terminated backend) is an event on the
+  // pool, fatal to the process unless someone listens; the pool replaces it on the next query.
+  pool.on("error", (error) => {
+    console.error(JSON.stringify({ level: "warn", msg: "idle database connection lost", error: error.message }));
+  });
   const adapter = new PrismaPg(pool, {
     disposeExternalPool: true,
     ...(named ? { statementNameGenerator: statementName } : {}),

@@ -1,5 +1,8 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { createPrismaClient } from "../../lib/db/client";
+import { Prisma } from "../../lib/db/generated/prisma/client";
+import { sqlRows } from "../../lib/db/sql-rows";
 import { openTestDb } from "./setup/test-db";
 
 // The chaos run restarts PostgreSQL under the app; here the same thing in small: every server
@@ -44,5 +47,20 @@ describe("database reconnect", () => {
     expect(inTx).toBe(await db.user.count());
     const pidsAfter = await db.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
     expect(pidsAfter[0]?.pid).not.toBe(pidsBefore[0]?.pid);
+  });
+
+  it("a client that has only sent statements straight to its pool survives losing them too", async () => {
+    // Prisma has not connected this client yet, so only the pool's own listener stands between a
+    // dropped idle connection and an unhandled error event.
+    const fresh = createPrismaClient(url, 3);
+    try {
+      const one = Prisma.sql`SELECT 1 AS one, pg_sleep(0.05)::text AS slept`;
+      await Promise.all(Array.from({ length: 3 }, () => sqlRows(fresh, one)));
+      expect(await terminateOtherBackends()).toBeGreaterThanOrEqual(1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await sqlRows<{ one: number }>(fresh, Prisma.sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+    } finally {
+      await fresh.$disconnect();
+    }
   });
 });
