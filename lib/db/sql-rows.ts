@@ -35,3 +35,9 @@ export async function sqlRows<T>(db: Queryable, query: Prisma.Sql): Promise<T[]>
   const result = await own.pool.query({ ...(name ? { name } : {}), text: query.text, values: query.values });
   return result.rows as T[];
 }
+
+/** Whether `sqlRows` sends a statement on this handle alone, committed by itself (not in a transaction). */
+export function committedAlone(db: object): boolean {
+  const own = direct.get(db);
+  return own !== undefined && !own.pool.ended;
+}

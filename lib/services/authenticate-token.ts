@@ -4,7 +4,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { isRole } from "@/lib/domain/roles";
-import { countInWindow, type RateLimitResult, RELAXED_COMMIT } from "./consume-rate-limit";
+import { countInWindow, type RateLimitResult, relaxedCommit } from "./consume-rate-limit";
 
 /** Last-used times are recorded at most this often, so a busy key does not write on every request. */
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -51,7 +51,7 @@ export async function admitToken(
   const rows = await sqlRows<Row>(
     db,
     Prisma.sql`
-    WITH ${RELAXED_COMMIT},
+    WITH ${relaxedCommit(db)},
     token AS (
       SELECT t.id, t.kind, t.name, t.user_id, t.last_used_at, u.email, u.name AS user_name,
              u.roles::text[] AS roles

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { committedAlone, sqlRows } from "@/lib/db/sql-rows";
 
 export type RateLimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
 
@@ -22,11 +22,17 @@ export function countInWindow(windowSeconds: number): Prisma.Sql {
 }
 
 /**
- * One key's row is updated by every request of that key; committing without waiting for the WAL
- * flush lets the next request have the row sooner (a crash may forget a few counts, nothing more).
- * Used outside a transaction, as every caller does: the setting holds for the transaction.
+ * A CTE named `relaxed` for the counter's statement. One key's row is updated by every request of
+ * that key; committing without waiting for the WAL flush lets the next request have the row sooner
+ * (a crash may forget a few counts, nothing more). The setting holds for the whole transaction, so
+ * it is made only when the statement commits alone (`committedAlone`): a caller's transaction may
+ * carry money.
  */
-export const RELAXED_COMMIT = Prisma.sql`relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
+export function relaxedCommit(db: Db): Prisma.Sql {
+  return committedAlone(db)
+    ? Prisma.sql`relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`
+    : Prisma.sql`relaxed AS (SELECT 1)`;
+}
 
 export async function consumeRateLimit(
   db: Db,
@@ -37,7 +43,7 @@ export async function consumeRateLimit(
   const rows = await sqlRows<{ count: number; retry_after: number }>(
     db,
     Prisma.sql`
-    WITH ${RELAXED_COMMIT}
+    WITH ${relaxedCommit(db)}
     INSERT INTO rate_limit_buckets (key, window_start, count) SELECT ${key}, now(), 1 FROM relaxed
     ${countInWindow(windowSeconds)}`,
   );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { inTransaction } from "../../lib/db/transaction";
 import { AppError } from "../../lib/errors";
 import { consumeRateLimit } from "../../lib/services/consume-rate-limit";
 import { DEMO_PASSWORD, demoEmail, seedDemoUsers } from "../../lib/services/seed-demo-users";
@@ -80,6 +81,15 @@ describe("password sign-in", () => {
     const results = await Promise.all(Array.from({ length: 25 }, () => consumeRateLimit(db, "race", 10, 60)));
     expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(results.filter((r) => r.allowed)).toHaveLength(10);
+  });
+
+  it("relaxes the commit of its own statement only, never of a caller's transaction", async () => {
+    const inside = await inTransaction(db, async (tx) => {
+      await consumeRateLimit(tx, "in-a-transaction", 10, 60);
+      return tx.$queryRaw<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+    });
+    expect(inside[0]?.synchronous_commit).toBe("on");
+    expect((await consumeRateLimit(db, "in-a-transaction", 10, 60)).count).toBe(2);
   });
 });
 
