@@ -21,11 +21,15 @@ BEGIN
     FROM old_rows c CROSS JOIN LATERAL stat_case_figures(c.stage, c.state, c.opened_at, c.currency, c.held_micros, -1) f
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
   ELSE
-    -- A claim, a heartbeat, a reschedule: most updates change nothing a figure reads.
+    -- A claim, a heartbeat, a reschedule: most updates change nothing a figure reads. A set
+    -- difference, not a join: transition tables have no statistics, and a join of two of them
+    -- was planned as a nested loop (quadratic in a 10,000-row bulk approval).
     IF NOT EXISTS (
-      SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
-      WHERE (o.stage, o.state = 'resolved', o.opened_at, o.currency, o.held_micros, o.attempt_ref)
-            IS DISTINCT FROM (n.stage, n.state = 'resolved', n.opened_at, n.currency, n.held_micros, n.attempt_ref)
+      SELECT o.id, o.stage, o.state = 'resolved', o.opened_at, o.currency, o.held_micros, o.attempt_ref
+      FROM old_rows o
+      EXCEPT
+      SELECT n.id, n.stage, n.state = 'resolved', n.opened_at, n.currency, n.held_micros, n.attempt_ref
+      FROM new_rows n
     ) THEN
       RETURN NULL;
     END IF;
