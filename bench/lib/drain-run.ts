@@ -25,8 +25,8 @@ export type DrainConfig = {
 /**
  * `loops` worker loops in this process, each calling run-tick back to back while it finds work
  * (like scripts/worker.ts calling the tick route) on one shared WorkerContext (like one app
- * instance serving them all), with the adapters pointed at the simulator. Timed from the first
- * tick until every case is resolved.
+ * instance serving them all, with that instance's pool of 10 connections), with the adapters
+ * pointed at the simulator. Timed from the first tick until every case is resolved.
  */
 export async function runDrain(
   url: string,
@@ -34,7 +34,7 @@ export async function runDrain(
   input: { config: DrainConfig },
 ): Promise<{ seconds: number; ticks: number; outcomes: Record<string, number> }> {
   const { config } = input;
-  const db = createPrismaClient(url, config.loops * (config.concurrency + 2));
+  const db = createPrismaClient(url);
   const assetDir = await mkdtemp(path.join(os.tmpdir(), "bench-drain-assets-"));
   const ctx: WorkerContext = {
     db,
