@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
+import { runOnServer, startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
 import { migrate } from "../../lib/db/migrate";
 import type { BenchContext } from "./types";
 
@@ -27,15 +26,7 @@ export async function openBenchServer(
     };
   }
   const created: string[] = [];
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => runOnServer(serverUrl, sql);
   const createDatabase = async (name: string) => {
     const database = `bench_${name.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}_${process.pid}`;
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);

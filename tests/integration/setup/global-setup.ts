@@ -3,7 +3,12 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../../../lib/db/embedded";
+import {
+  runOnServer as admin,
+  type EmbeddedDatabase,
+  startEmbeddedPostgres,
+  withDatabase,
+} from "../../../lib/db/embedded";
 import { migrate } from "../../../lib/db/migrate";
 
 declare module "vitest" {
@@ -11,16 +16,6 @@ declare module "vitest" {
     serverUrl: string;
     templateDatabase: string;
     runPrefix: string;
-  }
-}
-
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
   }
 }
 
