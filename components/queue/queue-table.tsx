@@ -38,6 +38,7 @@ export function QueueTable({
   const router = useRouter();
   const [active, setActive] = useState(0);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
+  const tableRef = useRef<HTMLTableElement | null>(null);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -51,6 +52,8 @@ export function QueueTable({
       event.preventDefault();
     }
     window.addEventListener("keydown", onKey);
+    // Keys typed before hydration go nowhere; this mark tells a script (and a test) when they count.
+    tableRef.current?.setAttribute("data-keys", "on");
     return () => window.removeEventListener("keydown", onKey);
   }, [rows, active, router, selectable, onToggle]);
 
@@ -66,7 +69,7 @@ export function QueueTable({
     );
   }
   return (
-    <table className="mt-4 w-full border-collapse bg-white text-left text-sm">
+    <table ref={tableRef} className="mt-4 w-full border-collapse bg-white text-left text-sm">
       <caption className="sr-only">Cases; j and k move, Enter opens</caption>
       <thead>
         <tr className="border-b border-slate-300">

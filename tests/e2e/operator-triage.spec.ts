@@ -22,6 +22,7 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
   // The filter is in the URL: the same view opens from a shared link.
   await page.goto("/queue?q=demo-order-1005");
   await expect(page.getByTestId("queue-row")).toHaveCount(1);
+  await expect(page.locator("table[data-keys=on]")).toBeVisible();
   await page.keyboard.press("j");
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/cases\//);
