@@ -1,3 +1,5 @@
+import securityHeaders from "./server/security-headers.json" with { type: "json" };
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -13,11 +15,8 @@ const nextConfig = {
     return [
       {
         source: "/:path*",
-        headers: [
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-        ],
+        // The HTTP entry's direct routes send the same (server/main.ts).
+        headers: securityHeaders,
       },
     ];
   },

@@ -9,7 +9,7 @@ import { statsAgreeWithRebuild } from "./lib/scale-seed";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
 /**
- * Part 4: a burst of registrations over HTTP against `next start` (16 connections, autocannon):
+ * Part 4: a burst of registrations over HTTP against the app server (16 connections, autocannon):
  * 20,000 new cases, then the same 20,000 bodies again (idempotent replays), next to the same rows
  * written by one raw statement per case over a pg pool of 16.
  */

@@ -9,6 +9,7 @@ import { migrate } from "../lib/db/migrate";
 import { EnvError, parseEnv } from "../lib/env";
 import { seedDemoUsers } from "../lib/services/seed-demo-users";
 import { seedDemoCases } from "../prisma/seed/demo-cases";
+import { serverNodeArgs } from "../server/node-args";
 import { buildIsStale } from "./build-freshness";
 import { demoWorkerToken } from "./demo-worker-token";
 import { openLocalDatabase } from "./local-database";
@@ -127,7 +128,8 @@ if (build) {
 }
 
 const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-const server = run(nextBin, [dev ? "dev" : "start", "-p", String(config.PORT)], childEnv);
+const [nodeFlag = "", ...serverArgs] = serverNodeArgs({ dev });
+const server = run(nodeFlag, serverArgs, { ...childEnv, NODE_ENV: dev ? "development" : "production" });
 children = [server];
 if (simulatorPort) {
   children.push(run(tsx, ["scripts/simulator.ts"], { ...childEnv, SIMULATOR_PORT: String(simulatorPort) }));

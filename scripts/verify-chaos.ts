@@ -13,7 +13,7 @@ import { readRequestLog } from "./verify/simulator-requests";
 
 /**
  * Crash and chaos run against real processes: worker loops (scripts/worker.ts) call the worker
- * route of a `next start` server to work off ready recovery actions, while a killer SIGKILLs
+ * route of the app server to work off ready recovery actions, while a killer SIGKILLs
  * random workers and the server and restarts PostgreSQL once. Exits non-zero when any
  * correctness figure is wrong.
  *   npm run verify:chaos -- [--actions 10000] [--workers 32] [--kills 64] [--server-kills 8] [--seed 20261129]

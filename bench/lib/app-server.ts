@@ -7,6 +7,7 @@ import { findFreePort } from "../../lib/db/embedded";
 import type { Role } from "../../lib/domain/roles";
 import { buildIsStale } from "../../scripts/build-freshness";
 import { sessionCookie as mintSessionCookie } from "../../scripts/verify/session-cookie";
+import { serverNodeArgs } from "../../server/node-args";
 import type { BenchContext } from "./types";
 
 /**
@@ -18,7 +19,7 @@ export type AppServer = {
   url: string;
   databaseUrl: string;
   authSecret: string;
-  /** The `next start` process; the server itself may be a child of it. */
+  /** The HTTP entry's process (server/main.ts: Next.js and the direct API routes). */
   pid: number;
   /** Resident memory of the server's whole process tree, in bytes. */
   rss: () => Promise<number>;
@@ -130,14 +131,14 @@ export async function treeRss(rootPid: number): Promise<number> {
 async function waitUntilUp(url: string, proc: ChildProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`next start exited with ${proc.exitCode}; see ${logFile}`);
+    if (proc.exitCode !== null) throw new Error(`the app server exited with ${proc.exitCode}; see ${logFile}`);
     const status = await fetch(`${url}/sign-in`, { signal: AbortSignal.timeout(5_000) })
       .then((response) => response.status)
       .catch(() => 0);
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`next start did not answer within 90 s; see ${logFile}`);
+  throw new Error(`the app server did not answer within 90 s; see ${logFile}`);
 }
 
 async function start(ctx: BenchContext): Promise<AppServer> {
@@ -149,7 +150,7 @@ async function start(ctx: BenchContext): Promise<AppServer> {
   // The latest run's server output, for when a request fails.
   const logFile = path.resolve(".data/bench", "next-server.log");
   const logStream = createWriteStream(logFile);
-  const proc = spawn(process.execPath, [nextBin, "start", "-p", String(port)], {
+  const proc = spawn(process.execPath, serverNodeArgs(), {
     env: {
       ...process.env,
       NODE_ENV: "production",
@@ -168,14 +169,14 @@ async function start(ctx: BenchContext): Promise<AppServer> {
       SIMULATOR_URL: "http://127.0.0.1:9",
     },
     stdio: ["ignore", "pipe", "pipe"],
-    // Its own process group, so stopping it also stops the server process `next start` forks.
+    // Its own process group, so stopping it also stops anything it forks.
     detached: true,
   });
   proc.stdout?.pipe(logStream);
   proc.stderr?.pipe(logStream);
   child = proc;
   await waitUntilUp(url, proc, logFile);
-  ctx.log(`next start on ${url} (pid ${proc.pid}, log ${path.relative(process.cwd(), logFile)})`);
+  ctx.log(`app server on ${url} (pid ${proc.pid}, log ${path.relative(process.cwd(), logFile)})`);
   const pid = proc.pid ?? 0;
   return {
     url,

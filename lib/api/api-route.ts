@@ -24,7 +24,7 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
   status?: number | ((result: unknown) => number);
   handler: Handler<B, P, Q>;
 }) {
-  return async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
+  const route = async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
     try {
       const window = rateWindow();
       const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
@@ -39,6 +39,8 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
       return errorResponse(error);
     }
   };
+  // Who may call it, readable by the HTTP entry, which serves bearer-only routes without Next.js.
+  return Object.assign(route, { audience: options.audience });
 }
 
 export function errorResponse(error: unknown): Response {

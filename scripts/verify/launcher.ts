@@ -16,7 +16,7 @@ export type Started = { process: ManagedProcess; url: string };
 
 /**
  * What a verification run stands on: a log directory, its own production build, a throwaway
- * database, the provider simulator, a `next start` server and worker loops. Each piece is started
+ * database, the provider simulator, the app server and worker loops. Each piece is started
  * when the run asks for it (a run seeds the database before the server comes up), and `close`
  * takes down whatever got started, so a run that fails half-way leaves nothing behind.
  */

@@ -1,0 +1,44 @@
+import type { Audience } from "@/lib/api/authenticate-request";
+
+export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
+/** An `apiRoute` handler: it says who may call it. */
+export type ApiRouteHandler = RouteHandler & { audience: Audience };
+export type RouteMatch = { handler: RouteHandler; params: Record<string, string> };
+type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: RouteHandler };
+
+/**
+ * Exact paths with `:name` segments, as Next.js's `[name]` folders match them: one segment each,
+ * percent-decoded; no trailing slash, no other method. Anything else is not a match.
+ * Only bearer-token routes are accepted: a session is read through Next's request context, which a
+ * request served outside Next.js does not have.
+ */
+export function createRouteMatcher(routes: readonly [method: string, path: string, handler: ApiRouteHandler][]) {
+  const compiled: Compiled[] = routes.map(([method, path, handler]) => {
+    if (handler.audience === "user") throw new Error(`${method} ${path} accepts sessions: leave it to Next.js`);
+    const keys: string[] = [];
+    const source = path.replace(/:(\w+)/g, (_, key: string) => {
+      keys.push(key);
+      return "([^/]+)";
+    });
+    return { method, pattern: new RegExp(`^${source}$`), keys, handler };
+  });
+
+  return function match(method: string | undefined, url: string | undefined): RouteMatch | null {
+    const pathname = (url ?? "").split("?", 1)[0] ?? "";
+    for (const route of compiled) {
+      if (route.method !== method) continue;
+      const found = route.pattern.exec(pathname);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      for (const [index, key] of route.keys.entries()) {
+        try {
+          params[key] = decodeURIComponent(found[index + 1] ?? "");
+        } catch {
+          return null; // A malformed escape: Next.js answers it as it always has.
+        }
+      }
+      return { handler: route.handler, params };
+    }
+    return null;
+  };
+}

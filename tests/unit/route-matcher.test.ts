@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import type { Audience } from "../../lib/api/authenticate-request";
+import { type ApiRouteHandler, createRouteMatcher } from "../../server/route-matcher";
+
+const handler = (audience: Audience, name: string): ApiRouteHandler =>
+  Object.assign(async () => new Response(name), { audience });
+
+const cases = handler("producer", "cases");
+const ack = handler("producer", "ack");
+const match = createRouteMatcher([
+  ["POST", "/api/v1/cases", cases],
+  ["POST", "/api/v1/replacements/:id/ack", ack],
+]);
+
+describe("the HTTP entry's route matcher", () => {
+  it("matches the exact path and method, ignoring the query", () => {
+    expect(match("POST", "/api/v1/cases")).toEqual({ handler: cases, params: {} });
+    expect(match("POST", "/api/v1/cases?x=1")).toEqual({ handler: cases, params: {} });
+  });
+
+  it("leaves every other method, path, trailing slash and prefix to Next.js", () => {
+    for (const [method, url] of [
+      ["GET", "/api/v1/cases"],
+      ["POST", "/api/v1/cases/"],
+      ["POST", "/api/v1/casesx"],
+      ["POST", "/x/api/v1/cases"],
+      ["POST", "/api/v1/replacements//ack"],
+      ["POST", "/api/v1/replacements/a/b/ack"],
+      [undefined, "/api/v1/cases"],
+      ["POST", undefined],
+    ] as const) {
+      expect(match(method, url), `${method} ${url}`).toBeNull();
+    }
+  });
+
+  it("decodes a segment as Next.js does, and leaves a malformed escape to Next.js", () => {
+    expect(match("POST", "/api/v1/replacements/a%20b%2Fc/ack")?.params).toEqual({ id: "a b/c" });
+    expect(match("POST", "/api/v1/replacements/%E0%A4%A/ack")).toBeNull();
+  });
+
+  it("refuses a route that accepts sessions: those need Next's request context", () => {
+    expect(() => createRouteMatcher([["GET", "/api/v1/cases", handler("user", "list")]])).toThrow(/sessions/);
+  });
+});
