@@ -3,10 +3,10 @@ import { register } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { runOnServer, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
 import type { RouteReport } from "../tests/integration/helpers/fuzz-requests";
+import { integerOption } from "./verify/integer-option";
 
 /**
  * Sends hostile requests (default 100,000 in all) to every public route against a throwaway
@@ -21,19 +21,15 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "8" },
   },
 });
-const total = Number(values.requests);
-const seed = Number(values.seed);
-const concurrency = Number(values.concurrency);
-if (!Number.isInteger(total) || total < 1) throw new Error("--requests must be a positive integer");
+const total = integerOption(values, "requests", 1);
+const seed = integerOption(values, "seed", 0);
+const concurrency = integerOption(values, "concurrency", 1);
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "verify-fuzz-"));
 const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), preferredPort: 56432 });
 let exitCode = 1;
 try {
-  const admin = new pg.Client({ connectionString: embedded.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE "verify_fuzz"');
-  await admin.end();
+  await runOnServer(embedded.url, 'CREATE DATABASE "verify_fuzz"');
   const url = withDatabase(embedded.url, "verify_fuzz");
   await migrate(url);
   // Set before any route module reads the environment (hence the dynamic imports below).

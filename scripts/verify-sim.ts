@@ -3,13 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { createPrismaClient } from "../lib/db/client";
-import { startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { runOnServer, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
 import { passed, runSimulation } from "../tests/simulation/engine";
 import { preferUnixSocket } from "../tests/simulation/local-socket";
 import { report } from "../tests/simulation/report";
+import { integerOption } from "./verify/integer-option";
 
 /**
  * Deterministic fault simulation on a throwaway embedded PostgreSQL: the real services and worker
@@ -27,23 +27,17 @@ const { values } = parseArgs({
     trace: { type: "string" },
   },
 });
-const seed = Number(values.seed);
-const jobs = Number(values.jobs);
-const workers = Number(values.workers);
-if (!Number.isInteger(seed) || seed < 0) throw new Error("--seed must be a non-negative integer");
-if (!Number.isInteger(jobs) || jobs < 1) throw new Error("--jobs must be a positive integer");
-if (!Number.isInteger(workers) || workers < 2) throw new Error("--workers must be at least 2");
+const seed = integerOption(values, "seed", 0);
+const jobs = integerOption(values, "jobs", 1);
+const workers = integerOption(values, "workers", 2);
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "verify-sim-"));
 const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), preferredPort: 57432 });
 let exitCode = 1;
 try {
-  const admin = new pg.Client({ connectionString: embedded.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE "verify_sim"');
+  await runOnServer(embedded.url, 'CREATE DATABASE "verify_sim"');
   // A throwaway database: commits need not wait for the disk (the simulation is about ordering, not durability).
-  await admin.query('ALTER DATABASE "verify_sim" SET synchronous_commit = off');
-  await admin.end();
+  await runOnServer(embedded.url, 'ALTER DATABASE "verify_sim" SET synchronous_commit = off');
   const url = preferUnixSocket(withDatabase(embedded.url, "verify_sim"));
   await migrate(url);
   const db = createPrismaClient(url, 4);
