@@ -14,7 +14,7 @@ import { appServer, partsServed, sessionCookie, stopAppServer, treeRss } from ".
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
 /**
- * Part 6: what the product costs to keep running. Resident memory of the Next server (the one that
+ * Part 6: what the product costs to keep running. Resident memory of the app server (the one that
  * served the ingest burst and the million-case console, when those parts ran) and of a worker
  * process after a few ticks; and the JavaScript each console page makes the browser download,
  * gzipped, counted from the requests a real browser makes while the page loads.
@@ -161,13 +161,13 @@ const part: BenchPart = {
     const worker = await workerRss(server.url, server.databaseUrl);
     ctx.log(`footprint: worker ${(worker.rss / MB).toFixed(0)} MB, exit ${worker.code}, ticked ${worker.ticked}`);
     const serverRss = await server.rss();
-    ctx.log(`footprint: next server ${(serverRss / MB).toFixed(0)} MB after ${served.join(", ") || "no other part"}`);
+    ctx.log(`footprint: app server ${(serverRss / MB).toFixed(0)} MB after ${served.join(", ") || "no other part"}`);
     await stopAppServer();
 
     const rows: BenchRow[] = [
       {
         part: "footprint",
-        metric: `Next server resident memory (after ${served.length > 0 ? served.join(" and ") : "no load: run with parts 4–5"})`,
+        metric: `app server resident memory (after ${served.length > 0 ? served.join(" and ") : "no load: run with parts 4–5"})`,
         value: serverRss / MB,
         unit: "MB",
         better: "lower",

@@ -11,9 +11,10 @@ import { serverNodeArgs } from "../../server/node-args";
 import type { BenchContext } from "./types";
 
 /**
- * One production Next server for the HTTP parts of the benchmark (ingest, console, footprint),
- * started once on its own database and kept until the footprint part has measured it, so the
- * memory figure is the memory of a server that has served the other runs.
+ * One production app server (server/main.ts over a production build) for the HTTP parts of the
+ * benchmark (ingest, console, footprint), started once on its own database and kept until the
+ * footprint part has measured it, so the memory figure is that of a server that has served the
+ * other runs.
  */
 export type AppServer = {
   url: string;

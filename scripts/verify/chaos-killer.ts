@@ -27,7 +27,7 @@ export class Killer {
       await this.server.kill();
       this.server.start();
       this.done.server += 1;
-      this.log(`SIGKILL next server (kill ${this.done.server}), restarted`);
+      this.log(`SIGKILL app server (kill ${this.done.server}), restarted`);
       return;
     }
     if (event.target === "postgres") {

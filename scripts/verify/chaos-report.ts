@@ -33,7 +33,7 @@ export function reportChaos(f: ChaosFigures, run: ChaosRun): boolean {
   }
   const checks = [
     must("workers killed (SIGKILL)", k.worker, k.worker > 0 || run.plannedKills.worker === 0),
-    must("next server killed (SIGKILL)", k.server, k.server > 0 || run.plannedKills.server === 0),
+    must("app server killed (SIGKILL)", k.server, k.server > 0 || run.plannedKills.server === 0),
     must("PostgreSQL restarts", k.postgres, k.postgres === 1),
     must("actions finished after the PostgreSQL restart", run.finishedAfterRestart, run.finishedAfterRestart > 0),
     must("processes that exited without being killed", run.unexpectedExits, run.unexpectedExits === 0),
