@@ -41,9 +41,9 @@ async function demoSecret(dataDir: string): Promise<string> {
   return secret;
 }
 
-function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
-  // Its own process group, so stopping it also stops the next-server processes it forks.
-  return spawn(process.execPath, [command, ...args], { stdio: "inherit", env: childEnv, detached: true });
+/** `node` with these arguments, in its own process group, so stopping it also stops what it forks. */
+function run(nodeArgs: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, nodeArgs, { stdio: "inherit", env: childEnv, detached: true });
 }
 
 function waitForExit(child: ChildProcess): Promise<number> {
@@ -99,7 +99,7 @@ const childEnv: NodeJS.ProcessEnv = {
 // Types are checked by `npm run typecheck` (and CI); the launcher's build skips Next's second pass.
 const build =
   !dev && (await buildIsStale())
-    ? run(nextBin, ["build"], { ...childEnv, NODE_ENV: "production", SKIP_BUILD_TYPECHECK: "1" })
+    ? run([nextBin, "build"], { ...childEnv, NODE_ENV: "production", SKIP_BUILD_TYPECHECK: "1" })
     : null;
 if (build) {
   log("Building the app (first start or changed sources)…");
@@ -128,17 +128,16 @@ if (build) {
 }
 
 const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-const [nodeFlag = "", ...serverArgs] = serverNodeArgs({ dev });
-const server = run(nodeFlag, serverArgs, { ...childEnv, NODE_ENV: dev ? "development" : "production" });
+const server = run(serverNodeArgs({ dev }), { ...childEnv, NODE_ENV: dev ? "development" : "production" });
 children = [server];
 if (simulatorPort) {
-  children.push(run(tsx, ["scripts/simulator.ts"], { ...childEnv, SIMULATOR_PORT: String(simulatorPort) }));
+  children.push(run([tsx, "scripts/simulator.ts"], { ...childEnv, SIMULATOR_PORT: String(simulatorPort) }));
   log(`Provider simulator: http://127.0.0.1:${simulatorPort}`);
 }
 if (workerToken && process.env.START_WORKER !== "0") {
   const appUrl = `http://localhost:${config.PORT}`;
   children.push(
-    run(tsx, ["scripts/worker.ts"], {
+    run([tsx, "scripts/worker.ts"], {
       ...childEnv,
       WORKER_TOKEN: workerToken,
       APP_URL: appUrl,

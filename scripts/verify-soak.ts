@@ -12,8 +12,8 @@ import { newCounters, pageLoop, reviewLoop, trafficLoop } from "./verify/soak-tr
 import { soakVerdict } from "./verify/soak-verdict";
 
 /**
- * Soak: demo traffic, a reviewer, worker loops and signed-in console page loads against a
- * the app server for --minutes, throttled to stay light on the machine. Prints throughput and
+ * Soak: demo traffic, a reviewer, worker loops and signed-in console page loads against the
+ * app server for --minutes, throttled to stay light on the machine. Prints throughput and
  * the resident memory of every process per minute, and fails (exit 1) when a process's memory
  * trend over the last 20 minutes (two thirds of a shorter run) grows by more than 10%.
  *   npm run verify:soak -- --minutes 30 [--workers 2] [--orders-per-minute 10] [--pages-per-minute 30]

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import next from "next";
+import { env } from "@/lib/env";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
@@ -8,22 +9,34 @@ import next from "next";
  */
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
-const app = next({ dev, dir: process.cwd(), port });
+const server = createServer();
+const app = next({ dev, dir: process.cwd(), port, httpServer: server });
 const handle = app.getRequestHandler();
 await app.prepare();
 // Route modules need the runtime Next.js sets up in prepare() (its AsyncLocalStorage): load them after.
 const { serveDirect } = await import("./serve-direct");
 
-const server = createServer((req, res) => {
+server.on("request", (req, res) => {
   if (!serveDirect(req, res)) void handle(req, res);
 });
-if (dev) server.on("upgrade", app.getUpgradeHandler());
+// Next.js logs uncaught errors rather than exiting; a port that cannot be had must still end the process.
+server.once("error", (error) => {
+  console.error(`[server] ${error.message}`);
+  process.exit(1);
+});
 server.listen(port, () => console.log(`[server] listening on http://localhost:${port}${dev ? " (dev)" : ""}`));
 
+// Requests in flight finish first; a worker tick may take its whole budget.
+const drainMs = env().WORKER_TICK_BUDGET_MS + 5_000;
+let stopping = false;
 function stop() {
+  if (stopping) return;
+  stopping = true;
   server.close(() => process.exit(0));
-  server.closeIdleConnections();
-  setTimeout(() => process.exit(0), 5_000).unref();
+  setTimeout(() => {
+    console.error(`[server] requests still open after ${drainMs} ms; exiting`);
+    process.exit(1);
+  }, drainMs).unref();
 }
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);

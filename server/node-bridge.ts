@@ -1,36 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { MAX_BODY_BYTES } from "@/lib/api/read-json-body";
+import { Readable } from "node:stream";
 
-/**
- * A Node request as the Fetch `Request` a route handler takes. The body is read here into one
- * buffer (cheaper than a web stream per request), stopping one byte past the API's limit so the
- * handler still answers 413 without more of it being held.
- */
-export async function toFetchRequest(req: IncomingMessage): Promise<Request> {
+/** A Node request as the Fetch `Request` a route handler takes; the body streams, unread. */
+export function toFetchRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
   }
   const method = req.method ?? "GET";
-  const body = method === "GET" || method === "HEAD" ? undefined : await readCapped(req, MAX_BODY_BYTES + 1);
-  return new Request(new URL(req.url ?? "/", "http://localhost"), { method, headers, body });
-}
-
-function readCapped(req: IncomingMessage, cap: number): Promise<Uint8Array<ArrayBuffer>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= cap) finish();
-    };
-    const finish = () => {
-      req.off("data", onData).off("end", finish).off("error", reject);
-      resolve(new Uint8Array(Buffer.concat(chunks).subarray(0, cap)));
-    };
-    req.on("data", onData).once("end", finish).once("error", reject);
-  });
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(new URL(req.url ?? "/", "http://localhost"), {
+    method,
+    headers,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+  } as RequestInit);
 }
 
 /** Writes a handler's `Response` (small JSON bodies here, so buffered) with extra headers. */

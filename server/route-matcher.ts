@@ -6,6 +6,10 @@ export type ApiRouteHandler = RouteHandler & { audience: Audience };
 export type RouteMatch = { handler: RouteHandler; params: Record<string, string> };
 type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: RouteHandler };
 
+/** Programs' audiences, authenticated by bearer token alone. */
+const BEARER_ONLY: readonly Audience[] = ["producer", "worker"];
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
  * Exact paths with `:name` segments, as Next.js's `[name]` folders match them: one segment each,
  * percent-decoded; no trailing slash, no other method. Anything else is not a match.
@@ -14,12 +18,18 @@ type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: Rout
  */
 export function createRouteMatcher(routes: readonly [method: string, path: string, handler: ApiRouteHandler][]) {
   const compiled: Compiled[] = routes.map(([method, path, handler]) => {
-    if (handler.audience === "user") throw new Error(`${method} ${path} accepts sessions: leave it to Next.js`);
+    if (!BEARER_ONLY.includes(handler.audience)) {
+      throw new Error(`${method} ${path} is not a bearer-only route (${handler.audience}): leave it to Next.js`);
+    }
     const keys: string[] = [];
-    const source = path.replace(/:(\w+)/g, (_, key: string) => {
-      keys.push(key);
-      return "([^/]+)";
-    });
+    const source = path
+      .split("/")
+      .map((segment) => {
+        if (!segment.startsWith(":")) return escapeRegExp(segment);
+        keys.push(segment.slice(1));
+        return "([^/]+)";
+      })
+      .join("/");
     return { method, pattern: new RegExp(`^${source}$`), keys, handler };
   });
 

@@ -12,7 +12,7 @@ export function serveDirect(req: IncomingMessage, res: ServerResponse): boolean 
   void (async () => {
     let response: Response;
     try {
-      const request = await toFetchRequest(req);
+      const request = toFetchRequest(req);
       response = await direct.handler(request, { params: Promise.resolve(direct.params) });
     } catch {
       // The handler answers its own failures; only an unreadable request gets here.

@@ -149,7 +149,7 @@ async function start(ctx: BenchContext): Promise<AppServer> {
   const port = await findFreePort(3600 + (process.pid % 50));
   const url = `http://localhost:${port}`;
   // The latest run's server output, for when a request fails.
-  const logFile = path.resolve(".data/bench", "next-server.log");
+  const logFile = path.resolve(".data/bench", "app-server.log");
   const logStream = createWriteStream(logFile);
   const proc = spawn(process.execPath, serverNodeArgs(), {
     env: {

@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { processShared } from "../process-shared";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { RAW_RESULT_TYPES, shareClientPool } from "./sql-rows";
 import { preparedStatementsWanted, statementName } from "./statement-names";
@@ -27,12 +28,14 @@ export function createPrismaClient(connectionString: string, max = 10): PrismaCl
   return client;
 }
 
-const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
-
-/** One client per process (dev reloads would otherwise leak connection pools). */
+/**
+ * One client per process: dev reloads would otherwise leak connection pools, and the HTTP entry
+ * and Next.js's bundle share it (processShared).
+ */
 export function db(): PrismaClient {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set");
-  globalForPrisma.prisma ??= createPrismaClient(url);
-  return globalForPrisma.prisma;
+  return processShared("prisma-client", () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is not set");
+    return createPrismaClient(url);
+  });
 }

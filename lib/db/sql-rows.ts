@@ -1,16 +1,13 @@
 import pg from "pg";
+import { processShared } from "../process-shared";
 import { Prisma } from "./generated/prisma/client";
 import { statementName } from "./statement-names";
 
 type Queryable = { $queryRaw<T = unknown>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 type Direct = { pool: pg.Pool; named: boolean };
 
-// On globalThis: the HTTP entry and Next.js's bundle load this module twice in one process and
-// share one client (see db()), so both must find its pool.
-const registry = globalThis as unknown as { [key: symbol]: WeakMap<object, Direct> | undefined };
-const REGISTRY_KEY = Symbol.for("video-job-recovery.direct-pools");
-registry[REGISTRY_KEY] ??= new WeakMap<object, Direct>();
-const direct: WeakMap<object, Direct> = registry[REGISTRY_KEY];
+// One registry per process, as db() keeps one client per process (see processShared).
+const direct = processShared("direct-pools", () => new WeakMap<object, Direct>());
 /** Result values as Prisma's `$queryRaw` gives them (int8 as bigint, numeric as Decimal). */
 export const RAW_RESULT_TYPES = {
   getTypeParser(oid: number, format?: "text" | "binary") {

@@ -1,9 +1,14 @@
+import { processShared } from "@/lib/process-shared";
+
 /**
  * Counters for events that leave no row behind (a lost claim writes nothing, by design), kept per
  * process like any Prometheus client's; everything else is read from the database on scrape.
  */
 type Labels = Record<string, string>;
-const values = new Map<string, { name: string; labels: Labels; value: number }>();
+const values = processShared(
+  "metric-counters",
+  () => new Map<string, { name: string; labels: Labels; value: number }>(),
+);
 
 export const COUNTER_HELP: Record<string, string> = {
   recovery_case_conflicts_total: "Changes to a case that lost a race to a concurrent change (retried or reported)",

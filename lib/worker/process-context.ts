@@ -1,11 +1,9 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { processShared } from "@/lib/process-shared";
 import { type WorkerContext, workerContextFromEnv } from "./worker-context";
-
-const globalForWorker = globalThis as unknown as { workerContext?: WorkerContext };
 
 /** One context per server process: adapters and storage are reused across ticks. */
 export function processWorkerContext(): WorkerContext {
-  globalForWorker.workerContext ??= workerContextFromEnv(db(), env(), process.env);
-  return globalForWorker.workerContext;
+  return processShared("worker-context", () => workerContextFromEnv(db(), env(), process.env));
 }

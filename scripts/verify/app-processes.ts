@@ -3,9 +3,9 @@ import { serverNodeArgs } from "../../server/node-args";
 import { ManagedProcess } from "./managed-process";
 
 /** The app's HTTP entry on the verification build, with the run's database, simulator and settings. */
-export function nextServer(input: { port: number; env: Record<string, string>; logFile: string }): ManagedProcess {
+export function appServer(input: { port: number; env: Record<string, string>; logFile: string }): ManagedProcess {
   const env = { ...process.env, ...input.env, PORT: String(input.port), NODE_ENV: "production" as const };
-  return new ManagedProcess("next", serverNodeArgs(), () => env, input.logFile);
+  return new ManagedProcess("server", serverNodeArgs(), () => env, input.logFile);
 }
 
 /** The provider simulator as a process of its own, logging every request it gets to `requestLog`. */

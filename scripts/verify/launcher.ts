@@ -6,7 +6,7 @@ import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "../../lib/db/client";
 import { findFreePort } from "../../lib/db/embedded";
 import { createAccessToken } from "../../lib/services/create-access-token";
-import { nextServer, simulatorProcess, workerLoops } from "./app-processes";
+import { appServer, simulatorProcess, workerLoops } from "./app-processes";
 import { ensureAppBuild } from "./build";
 import type { ManagedProcess } from "./managed-process";
 import { ThrowawayDatabase } from "./throwaway-database";
@@ -81,7 +81,7 @@ export class Launcher {
     if (!this.simulatorUrl) throw new Error("start the simulator before the server");
     const port = await findFreePort(input.preferredPort);
     const url = `http://127.0.0.1:${port}`;
-    const server = nextServer({
+    const server = appServer({
       port,
       logFile: path.join(this.runDir, "next.log"),
       env: {

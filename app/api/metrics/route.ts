@@ -1,25 +1,25 @@
-import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/api/api-route";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { exposition } from "@/lib/metrics/exposition";
+import { metricsAccess } from "@/lib/metrics/metrics-access";
 import { metricsSnapshot } from "@/lib/services/metrics-snapshot";
 
 export const dynamic = "force-dynamic";
 
-function authorised(req: Request, token: string | undefined): boolean {
-  if (!token) return true;
-  const presented = Buffer.from(/^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "");
-  const expected = Buffer.from(token);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
-}
-
-/** Prometheus text format; protected by METRICS_TOKEN when it is set. */
+/** Prometheus text format, behind METRICS_TOKEN (lib/metrics/metrics-access.ts). */
 export async function GET(req: Request): Promise<Response> {
   try {
-    if (!authorised(req, env().METRICS_TOKEN))
-      throw new AppError("unauthenticated", "Send the metrics token as a bearer token.");
+    const config = env();
+    const access = metricsAccess(req.headers.get("authorization"), { token: config.METRICS_TOKEN, demo: config.demo });
+    if (access === "not_configured") {
+      throw new AppError(
+        "forbidden",
+        "Metrics are off: set METRICS_TOKEN on the server and send it as a bearer token.",
+      );
+    }
+    if (access === "refused") throw new AppError("unauthenticated", "Send the metrics token as a bearer token.");
     const body = exposition(await metricsSnapshot(db()));
     return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   } catch (error) {
