@@ -13,7 +13,12 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 
 export function createPrismaClient(connectionString: string, max = 10): PrismaClient {
   const named = preparedStatementsWanted();
-  const pool = new pg.Pool({ connectionString, max, types: RAW_RESULT_TYPES, allowExitOnIdle: true });
+  const pool = new pg.Pool({
+    connectionString: inUtc(connectionString),
+    max,
+    types: RAW_RESULT_TYPES,
+    allowExitOnIdle: true,
+  });
   // An idle connection dropped by the server (a restart, a terminated backend) is an event on the
   // pool, fatal to the process unless someone listens; the pool replaces it on the next query.
   pool.on("error", (error) => {
@@ -26,6 +31,20 @@ export function createPrismaClient(connectionString: string, max = 10): PrismaCl
   const client = new PrismaClient({ adapter });
   shareClientPool(client, pool, named);
   return client;
+}
+
+/**
+ * Every session in UTC, whatever the database's own TimeZone. Prisma's adapter sends a Date as a
+ * UTC time without an offset and reads timestamps back without theirs, so in a session elsewhere
+ * (Asia/Kolkata, say) it would store instants 5.5 hours off, read `now()` 5.5 hours ahead, and
+ * disagree with `pg` and with the database's own defaults: leases, ages and hold timelines would
+ * all drift. Days in SQL (`date_trunc('day', ...)`) are UTC days, as the console shows them.
+ */
+function inUtc(connectionString: string): string {
+  const url = new URL(connectionString);
+  const options = url.searchParams.get("options");
+  url.searchParams.set("options", [options, "-c TimeZone=UTC"].filter(Boolean).join(" "));
+  return url.toString();
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { toCount, toMicros } from "./finance-micros";
@@ -43,7 +45,9 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
     b.maxSeconds === null ? [] : [new Date(now.getTime() - b.maxSeconds * 1000)],
   );
   const hours = ends.map(utcHourOf);
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await sqlRows<Row>(
+    db,
+    Prisma.sql`
     WITH totals AS (
       SELECT currency, sum(count) AS n, sum(micros) AS m FROM ${figureRows("held_holds", allHours)} f GROUP BY currency
     ), recent AS (
@@ -87,7 +91,8 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
                  FROM bounds b CROSS JOIN generate_series(1, 5) AS k ORDER BY k) AS oldest
     FROM totals t LEFT JOIN recent r ON r.currency = t.currency LEFT JOIN edges e ON e.currency = t.currency
     WHERE t.n > 0
-    ORDER BY t.currency`;
+    ORDER BY t.currency`,
+  );
   return rows.flatMap((row) => {
     const counts = [row.n, row.n0, row.n1, row.n2, row.n3, 0n].map(Number);
     const micros = [row.m, row.m0, row.m1, row.m2, row.m3, 0n];

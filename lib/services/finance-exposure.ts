@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { toCount, toMicros } from "./finance-micros";
@@ -17,7 +18,9 @@ type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | nul
 export async function getExposure(db: Db, actor: Principal) {
   requirePermission(actor, "hold:read");
   await foldWhenDue(db);
-  const totals = await db.$queryRaw<(Omit<Row, "oldest"> & { hour: Date })[]>`
+  const totals = await sqlRows<Omit<Row, "oldest"> & { hour: Date }>(
+    db,
+    Prisma.sql`
     WITH totals AS (
       SELECT currency, sum(count)::bigint AS count, sum(micros)::bigint AS micros
       FROM ${figureRows("exposure", allHours)} f GROUP BY currency HAVING sum(count) > 0
@@ -27,10 +30,13 @@ export async function getExposure(db: Db, actor: Principal) {
       SELECT hour FROM ${figureRows("exposure", Prisma.sql`hour IS NOT NULL`)} f
       WHERE f.currency = t.currency GROUP BY hour HAVING sum(count) > 0 ORDER BY hour LIMIT 1
     ) o
-    ORDER BY t.currency`;
+    ORDER BY t.currency`,
+  );
   if (totals.length === 0) return [];
   // Then the holds of those hours, each hour named outright so the planner sees how few rows it reads.
-  const oldest = await db.$queryRaw<{ currency: string; oldest: Date }[]>`
+  const oldest = await sqlRows<{ currency: string; oldest: Date }>(
+    db,
+    Prisma.sql`
     SELECT h.currency, min(h.created_at) AS oldest
     FROM holds h JOIN cases c ON c.id = h.case_id AND c.attempt_ref = h.attempt_ref
     WHERE h.status = 'held' AND c.stage = 'submission_uncertain' AND c.state <> 'resolved' AND (${Prisma.join(
@@ -40,7 +46,8 @@ export async function getExposure(db: Db, actor: Principal) {
       ),
       " OR ",
     )})
-    GROUP BY h.currency`;
+    GROUP BY h.currency`,
+  );
   const rows: Row[] = totals.map((t) => ({
     ...t,
     oldest: oldest.find((o) => o.currency === t.currency)?.oldest ?? null,

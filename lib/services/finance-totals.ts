@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { toCount, toMicros } from "./finance-micros";
@@ -52,7 +53,9 @@ export async function getFinanceTotals(db: Db, actor: Principal) {
   requirePermission(actor, "hold:read");
   await foldWhenDue(db);
   const [byCurrency, byModel] = await Promise.all([
-    db.$queryRaw<(Sums & { currency: string })[]>`
+    sqlRows<Sums & { currency: string }>(
+      db,
+      Prisma.sql`
       WITH o AS (
         SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage")} f GROUP BY 1
       )
@@ -60,7 +63,10 @@ export async function getFinanceTotals(db: Db, actor: Principal) {
              coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
       FROM ${figureRows("holds")} h LEFT JOIN o ON o.currency = h.currency
       GROUP BY h.currency HAVING sum(h.count) > 0 ORDER BY h.currency`,
-    db.$queryRaw<(Sums & { currency: string; provider: string; model: string })[]>`
+    ),
+    sqlRows<Sums & { currency: string; provider: string; model: string }>(
+      db,
+      Prisma.sql`
       WITH o AS (
         SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
         FROM ${figureRows("overage")} f GROUP BY 1, 2, 3
@@ -72,6 +78,7 @@ export async function getFinanceTotals(db: Db, actor: Principal) {
       GROUP BY h.currency, h.provider, h.model HAVING sum(h.count) > 0
       ORDER BY h.currency, h.provider, h.model
       LIMIT 500`,
+    ),
   ]);
   return {
     byCurrency: byCurrency.map((row) => ({ currency: row.currency, ...shape(row) })),

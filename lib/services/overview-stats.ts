@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "./overview-age-buckets";
@@ -33,7 +34,9 @@ export async function overviewStats(
   const ends = AGE_BUCKET_ENDS_SECONDS.map((s) => new Date(now.getTime() - s * 1000));
   const hours = ends.map(utcHourOf);
   const [stages, money, latency, events, recentUncertain, series] = await Promise.all([
-    db.$queryRaw<StageRow[]>`
+    sqlRows<StageRow>(
+      db,
+      Prisma.sql`
       WITH totals AS (
         SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage
       ), recent AS (
@@ -65,10 +68,16 @@ export async function overviewStats(
              (SELECT min(c.opened_at) FROM cases c WHERE c.stage = t.stage AND c.state <> 'resolved') AS oldest
       FROM totals t LEFT JOIN recent r ON r.stage = t.stage LEFT JOIN edges e ON e.stage = t.stage
       WHERE t.open > 0`,
-    db.$queryRaw<MoneyRow[]>`
+    ),
+    sqlRows<MoneyRow>(
+      db,
+      Prisma.sql`
       SELECT stage::text, currency, sum(micros)::bigint AS held FROM ${figureRows("case_held")} f
       GROUP BY stage, currency HAVING sum(micros) > 0`,
-    db.$queryRaw<LatencyRow[]>`
+    ),
+    sqlRows<LatencyRow>(
+      db,
+      Prisma.sql`
       WITH first_decisions AS (
         -- Each decision carries when its episode opened (set on insert), so no case is looked up.
         SELECT d.case_id, d.episode, min(d.created_at) AS decided_at, min(d.case_opened_at) AS opened_at
@@ -79,13 +88,20 @@ export async function overviewStats(
              percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM f.decided_at - f.opened_at)) AS p90,
              count(*) AS n
       FROM first_decisions f`,
-    db.$queryRaw<{ rescues: bigint; delivery_failures: bigint }[]>`
+    ),
+    sqlRows<{ rescues: bigint; delivery_failures: bigint }>(
+      db,
+      Prisma.sql`
       SELECT count(*) FILTER (WHERE kind = 'lease_rescued') AS rescues,
              count(*) FILTER (WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failures
       FROM audit_events WHERE kind IN ('lease_rescued', 'recovery_unresolved') AND created_at >= ${since}`,
-    db.$queryRaw<{ n: bigint }[]>`
+    ),
+    sqlRows<{ n: bigint }>(
+      db,
+      Prisma.sql`
       SELECT count(*) AS n FROM cases
       WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince}`,
+    ),
     heldOverTime(db, now),
   ]);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
@@ -137,7 +153,9 @@ type HourRow = SeriesRow & { ends: Date; ends_hour: Date };
  * by a second query, which names its few ranges outright so the planner sees how little it reads.
  */
 async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
-  const rows = await db.$queryRaw<HourRow[]>`
+  const rows = await sqlRows<HourRow>(
+    db,
+    Prisma.sql`
     WITH days AS MATERIALIZED (
       -- Counted in integers, so the planner knows there are 14 (a misjudged 1,000 made the query look
       -- costly enough for PostgreSQL's JIT compiler, which then spent a second compiling it).
@@ -158,11 +176,14 @@ async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
             - coalesce((SELECT sum(r.micros) FROM recent r WHERE r.currency = c.currency AND r.hour >= d.ends_hour), 0)
            )::bigint AS held
     FROM days d CROSS JOIN currencies c LEFT JOIN totals t ON t.currency = c.currency
-    ORDER BY d.day, c.currency`;
+    ORDER BY d.day, c.currency`,
+  );
   const cut = rows.filter((row) => row.ends.getTime() !== row.ends_hour.getTime());
   if (cut.length === 0) return rows;
   const ranges = [...new Map(cut.map((row) => [row.day.getTime(), row])).values()];
-  const edges = await db.$queryRaw<SeriesRow[]>`
+  const edges = await sqlRows<SeriesRow>(
+    db,
+    Prisma.sql`
     SELECT r.day, h.currency,
            sum(CASE WHEN e.kind = 'reserve' THEN e.amount_micros
                     WHEN e.kind IN ('settle', 'release') THEN -e.amount_micros ELSE 0 END)::bigint AS held
@@ -174,7 +195,8 @@ async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
       ranges.map((r) => Prisma.sql`(e.created_at >= ${r.ends_hour} AND e.created_at < ${r.ends})`),
       " OR ",
     )}
-    GROUP BY 1, 2`;
+    GROUP BY 1, 2`,
+  );
   return rows.map((row) => {
     const edge = edges.find((e) => e.day.getTime() === row.day.getTime() && e.currency === row.currency);
     return { day: row.day, currency: row.currency, held: row.held + (edge?.held ?? 0n) };

@@ -121,7 +121,7 @@ describe("running totals behind the overview and finance pages", () => {
     await foldStatDeltas(db);
     await expectFiguresMatch(db, finance, T0);
 
-    // Days end on the half hour in some time zones: the day boundaries then cut hours in two.
+    // A database set to a zone whose days end on the half hour changes no figure: sessions run in UTC.
     const name = new URL(url).pathname.slice(1);
     await db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET timezone = 'Asia/Kolkata'`);
     const kolkata = createPrismaClient(url, 2);
