@@ -20,7 +20,13 @@ describe("sessions in a database set to Asia/Kolkata", () => {
     try {
       const at = new Date("2026-11-30T00:00:00.000Z");
       const user = await kolkata.user.create({
-        data: { email: `tz-${Date.now()}@example.com`, name: "tz", passwordHash: "x", roles: ["operator"], createdAt: at },
+        data: {
+          email: `tz-${Date.now()}@example.com`,
+          name: "tz",
+          passwordHash: "x",
+          roles: ["operator"],
+          createdAt: at,
+        },
       });
       const query = Prisma.sql`
         SELECT created_at AS stored, extract(epoch FROM created_at)::float8 AS epoch, now() AS now,
