@@ -56,6 +56,14 @@ async function openActions(): Promise<number | null> {
   }
 }
 
+/** Actions a killed server left claimed: only an expired lease's rescue can end them. */
+async function claimedActions(): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM recovery_actions WHERE status = 'claimed'",
+  );
+  return rows[0]?.n ?? 0;
+}
+
 try {
   const requestLog = path.join(runDir, "provider-requests.jsonl");
   const simulator = await run.startSimulator({ preferredPort: 4400, requestLog });
@@ -84,7 +92,7 @@ try {
   });
   const appUrl = server.url;
   const workers = run.startWorkers({ appUrl, tokens, idPrefix: `chaos-${runId}`, intervalMs: 250, maxTasks: 4 });
-  killer = new Killer(workers, server.process, database, random, log);
+  killer = new Killer(workers, server.process, database, claimedActions, random, log);
   log(`${workers.length} worker loops against ${appUrl}; ${plan.length} chaos events planned`);
 
   const workStarted = Date.now();
@@ -127,6 +135,7 @@ try {
     workers: workerCount,
     plannedKills: { worker: count("kills", 0), server: count("server-kills", 0) },
     done: killer.done,
+    claimedAtServerKills: killer.claimedAtServerKills,
     unexpectedExits: killer.unexpectedExits,
     workSeconds,
     totalSeconds: (Date.now() - started) / 1000,

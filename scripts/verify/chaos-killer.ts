@@ -3,12 +3,15 @@ import type { ManagedProcess } from "./managed-process";
 import type { ThrowawayDatabase } from "./throwaway-database";
 
 /**
- * Carries out the plan: SIGKILL a random worker (restarted after a short random pause) or the Next
- * server (restarted at once), or stop and start PostgreSQL. Any process that exits without being
- * killed is counted (the app must survive a database restart by itself) and started again.
+ * Carries out the plan: SIGKILL a random worker (restarted after a short random pause) or the app
+ * server (restarted at once, after counting the actions it left claimed), or stop and start
+ * PostgreSQL. Any process that exits without being killed is counted (the app must survive a
+ * database restart by itself) and started again.
  */
 export class Killer {
   readonly done = { worker: 0, server: 0, postgres: 0 };
+  /** Actions left claimed by killed servers, summed over the kills. */
+  claimedAtServerKills = 0;
   unexpectedExits = 0;
   postgresDownMs = 0;
   private readonly intentionallyDown = new Set<ManagedProcess>();
@@ -18,6 +21,7 @@ export class Killer {
     private readonly workers: ManagedProcess[],
     private readonly server: ManagedProcess,
     private readonly database: ThrowawayDatabase,
+    private readonly claimedActions: () => Promise<number>,
     private readonly random: () => number,
     private readonly log: (line: string) => void,
   ) {}
@@ -25,6 +29,8 @@ export class Killer {
   async strike(event: ChaosEvent): Promise<void> {
     if (event.target === "server") {
       await this.server.kill();
+      // With the server down nothing can finish them: each must later be rescued when its lease expires.
+      this.claimedAtServerKills += await this.claimedActions().catch(() => 0);
       this.server.start();
       this.done.server += 1;
       this.log(`SIGKILL app server (kill ${this.done.server}), restarted`);
