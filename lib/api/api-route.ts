@@ -5,6 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
+import { rateLimitKey } from "@/lib/services/rate-limit-key";
 import { containsNul } from "@/lib/validation/nul";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
@@ -28,7 +29,7 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
     try {
       const window = rateWindow();
       const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
-      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), principalKey(actor), window.limit, WINDOW)));
+      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
       const params = await parseParams(options.params, await context.params);
       const query = parseQuery(options.query, new URL(req.url).searchParams);
       const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
@@ -69,17 +70,6 @@ function parseQuery<Q>(schema: z.ZodType<Q> | undefined, search: URLSearchParams
     throw new AppError("invalid_request", "The query does not match the schema.", { issues: zodIssues(parsed.error) });
   }
   return parsed.data;
-}
-
-function principalKey(actor: Principal): string {
-  switch (actor.kind) {
-    case "user":
-      return `api:user:${actor.userId}`;
-    case "api_key":
-      return `api:key:${actor.apiKeyId}`;
-    case "worker":
-      return `api:worker:${actor.tokenId}`;
-  }
 }
 
 const WINDOW = 60;

@@ -5,6 +5,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { isRole } from "@/lib/domain/roles";
 import { countInWindow, type RateLimitResult, relaxedCommit } from "./consume-rate-limit";
+import { RATE_KEY_PREFIX } from "./rate-limit-key";
 
 /** Last-used times are recorded at most this often, so a busy key does not write on every request. */
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -37,7 +38,7 @@ export async function authenticateToken(db: Db, secret: string, workerId?: strin
 /**
  * The API's hottest path in one statement: resolve the token, note when it was last used, and
  * count the request in its principal's rate-limit window (the counter row shared with
- * `consumeRateLimit`, whose key scheme `api:<kind>:<id>` this mirrors). Nobody is counted when the
+ * `consumeRateLimit`, keyed as `rateLimitKey` keys it). Nobody is counted when the
  * token resolves to nobody or is of another kind than `count.tokenKind`.
  */
 export async function admitToken(
@@ -69,9 +70,9 @@ export async function admitToken(
     ),
     bucket AS (
       INSERT INTO rate_limit_buckets (key, window_start, count)
-      SELECT CASE token.kind WHEN 'api_key' THEN 'api:key:' || token.id
-                             WHEN 'worker' THEN 'api:worker:' || token.id
-                             ELSE 'api:user:' || token.user_id END, now(), 1
+      SELECT CASE token.kind WHEN 'api_key' THEN ${RATE_KEY_PREFIX.api_key}::text || token.id
+                             WHEN 'worker' THEN ${RATE_KEY_PREFIX.worker}::text || token.id
+                             ELSE ${RATE_KEY_PREFIX.user}::text || token.user_id END, now(), 1
       FROM token, relaxed WHERE token.kind::text = ${count?.tokenKind ?? null}::text
       ${countInWindow(count?.windowSeconds ?? 60)}
     )
