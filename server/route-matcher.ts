@@ -1,8 +1,6 @@
+import type { ApiRouteHandler, RouteHandler } from "@/lib/api/api-route";
 import type { Audience } from "@/lib/api/authenticate-request";
 
-export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
-/** An `apiRoute` handler: it says who may call it. */
-export type ApiRouteHandler = RouteHandler & { audience: Audience };
 export type RouteMatch = { handler: RouteHandler; params: Record<string, string> };
 type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: RouteHandler };
 

@@ -12,6 +12,11 @@ import { readJsonBody, zodIssues } from "./read-json-body";
 
 type Handler<B, P, Q> = (input: { actor: Principal; body: B; params: P; query: Q }) => Promise<unknown>;
 
+/** A route file's exported method, as Next.js calls it. */
+export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
+/** What `apiRoute` makes: a route handler that says who may call it. */
+export type ApiRouteHandler = RouteHandler & { audience: Audience };
+
 /**
  * Every JSON route goes through here: authenticate, rate-limit per principal, parse params and
  * body with zod, call one service, and map any failure to `{ error: { code, message, issues? } }`.
@@ -24,8 +29,8 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
   query?: z.ZodType<Q>;
   status?: number | ((result: unknown) => number);
   handler: Handler<B, P, Q>;
-}) {
-  const route = async (req: Request, context: { params: Promise<unknown> }): Promise<Response> => {
+}): ApiRouteHandler {
+  const route: RouteHandler = async (req, context) => {
     try {
       const window = rateWindow();
       const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);

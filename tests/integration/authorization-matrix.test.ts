@@ -19,6 +19,7 @@ import * as declineRoute from "../../app/api/v1/replacement-requests/[id]/declin
 import * as ackRoute from "../../app/api/v1/replacements/[id]/ack/route";
 import * as replacementsRoute from "../../app/api/v1/replacements/route";
 import * as tickRoute from "../../app/api/worker/tick/route";
+import type { RouteHandler } from "../../lib/api/api-route";
 import { API_OPERATIONS } from "../../lib/api/openapi";
 import type { Stage } from "../../lib/domain/stages";
 import type { ProducerActor, UserActor } from "../../lib/services/actor";
@@ -139,7 +140,6 @@ function renderMatrix(): string {
 // Calling a route handler in-process with a real Request (success bodies may be CSV, not JSON).
 // ---------------------------------------------------------------------------------------------
 
-type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
 type CallInput = { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
 
 async function call(handler: RouteHandler, method: string, token: string | undefined, input: CallInput) {

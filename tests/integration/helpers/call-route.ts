@@ -1,4 +1,4 @@
-type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
+import type { RouteHandler } from "../../../lib/api/api-route";
 
 export type CallOptions = {
   token?: string;

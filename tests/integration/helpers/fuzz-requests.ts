@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
+import type { RouteHandler as Handler } from "../../../lib/api/api-route";
 import { API_OPERATIONS } from "../../../lib/api/openapi";
 import type { PrismaClient } from "../../../lib/db/client";
 import { createAccessToken } from "../../../lib/services/create-access-token";
@@ -14,7 +15,6 @@ import { createAccessToken } from "../../../lib/services/create-access-token";
  * production), against a real database.
  */
 
-type Handler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
 type Audience = "producer" | "user" | "worker" | "metrics" | "auth";
 
 export type FuzzRoute = {
