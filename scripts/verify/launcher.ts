@@ -83,7 +83,7 @@ export class Launcher {
     const url = `http://127.0.0.1:${port}`;
     const server = appServer({
       port,
-      logFile: path.join(this.runDir, "next.log"),
+      logFile: path.join(this.runDir, "server.log"),
       env: {
         ...this.buildEnv,
         DATABASE_URL: this.database.url,

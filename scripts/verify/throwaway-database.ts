@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
+import { type EmbeddedDatabase, runOnServer, startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
 import { migrate } from "../../lib/db/migrate";
 
 /**
@@ -19,11 +18,9 @@ export class ThrowawayDatabase {
   static async create(name: string, preferredPort: number): Promise<ThrowawayDatabase> {
     const dir = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
     const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), preferredPort });
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name.replace(/\W/g, "_")}"`);
-    await admin.end();
-    const url = withDatabase(server.url, name.replace(/\W/g, "_"));
+    const database = name.replace(/\W/g, "_");
+    await runOnServer(server.url, `CREATE DATABASE "${database}"`);
+    const url = withDatabase(server.url, database);
     await migrate(url);
     return new ThrowawayDatabase(dir, server, url);
   }
