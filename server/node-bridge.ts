@@ -1,35 +1,59 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import type { ApiReply, ApiRequest } from "@/lib/api/api-request";
 
-/** A Node request as the Fetch `Request` a route handler takes; the body streams, unread. */
-export function toFetchRequest(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
-  }
-  const method = req.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(new URL(req.url ?? "/", "http://localhost"), {
-    method,
-    headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
-  } as RequestInit);
+/**
+ * A Node request as an `ApiRequest`, with no Fetch objects in between (a `Request`, its body
+ * stream and a `Response` read back cost about a quarter of the server's CPU per registration).
+ * The body is read only when the route asks, after it has authenticated.
+ */
+export function fromNodeRequest(req: IncomingMessage): ApiRequest {
+  return {
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    header: (name) => {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+  };
 }
 
-/** Writes a handler's `Response` (small JSON bodies here, so buffered) with extra headers. */
-export async function sendFetchResponse(
-  res: ServerResponse,
-  response: Response,
-  extraHeaders: readonly { key: string; value: string }[],
-): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  res.statusCode = response.status;
-  for (const { key, value } of extraHeaders) res.setHeader(key, value);
-  response.headers.forEach((value, key) => {
-    if (key !== "set-cookie") res.setHeader(key, value);
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | "too_large"> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (result: Uint8Array | "too_large" | Error) => {
+      req.off("data", onData).off("end", onEnd).off("error", done);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        // Stop reading; the answer closes the connection rather than draining the rest.
+        req.pause();
+        done("too_large");
+      }
+    };
+    const onEnd = () => done(Buffer.concat(chunks));
+    req.on("data", onData).on("end", onEnd).on("error", done);
   });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+}
+
+/** Writes a route's reply as JSON, with the headers every response of the app carries. */
+export function sendReply(
+  res: ServerResponse,
+  reply: ApiReply,
+  extraHeaders: readonly { key: string; value: string }[],
+  options: { close?: boolean } = {},
+): void {
+  const body = Buffer.from(reply.json);
+  res.statusCode = reply.status;
+  for (const { key, value } of extraHeaders) res.setHeader(key, value);
+  res.setHeader("content-type", "application/json");
+  if (reply.retryAfterSeconds) res.setHeader("retry-after", String(reply.retryAfterSeconds));
+  if (options.close) res.setHeader("connection", "close");
   res.setHeader("content-length", body.length);
   res.end(body);
 }

@@ -1,8 +1,8 @@
-import type { ApiRouteHandler, RouteHandler } from "@/lib/api/api-route";
+import type { ApiRouteHandler } from "@/lib/api/api-route";
 import type { Audience } from "@/lib/api/authenticate-request";
 
-export type RouteMatch = { handler: RouteHandler; params: Record<string, string> };
-type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: RouteHandler };
+export type RouteMatch = { handler: ApiRouteHandler; params: Record<string, string> };
+type Compiled = { method: string; pattern: RegExp; keys: string[]; handler: ApiRouteHandler };
 
 /** Programs' audiences, authenticated by bearer token alone. */
 const BEARER_ONLY: readonly Audience[] = ["producer", "worker"];

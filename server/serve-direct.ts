@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorResponse } from "@/lib/api/api-route";
-import { AppError } from "@/lib/errors";
 import { directRoute } from "./direct-routes";
-import { sendFetchResponse, toFetchRequest } from "./node-bridge";
+import { fromNodeRequest, sendReply } from "./node-bridge";
 import securityHeaders from "./security-headers.json";
 
 /** Serves the request when it is one of the direct routes; false leaves it to Next.js. */
@@ -10,15 +8,9 @@ export function serveDirect(req: IncomingMessage, res: ServerResponse): boolean 
   const direct = directRoute(req.method, req.url);
   if (!direct) return false;
   void (async () => {
-    let response: Response;
-    try {
-      const request = toFetchRequest(req);
-      response = await direct.handler(request, { params: Promise.resolve(direct.params) });
-    } catch {
-      // The handler answers its own failures; only an unreadable request gets here.
-      response = errorResponse(new AppError("invalid_request", "The request could not be read."));
-    }
-    await sendFetchResponse(res, response, securityHeaders).catch(() => res.destroy());
-  })();
+    // The route answers its own failures (a typed error reply), never by throwing.
+    const reply = await direct.handler.serve(fromNodeRequest(req), direct.params);
+    sendReply(res, reply, securityHeaders, { close: !req.complete && reply.status === 413 });
+  })().catch(() => res.destroy());
   return true;
 }

@@ -1,4 +1,3 @@
-import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
@@ -7,6 +6,7 @@ import { AppError, toErrorBody } from "@/lib/errors";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/rate-limit-key";
 import { containsNul } from "@/lib/validation/nul";
+import { type ApiReply, type ApiRequest, fromFetchRequest, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
 
@@ -14,8 +14,14 @@ type Handler<B, P, Q> = (input: { actor: Principal; body: B; params: P; query: Q
 
 /** A route file's exported method, as Next.js calls it. */
 export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
-/** What `apiRoute` makes: a route handler that says who may call it. */
-export type ApiRouteHandler = RouteHandler & { audience: Audience };
+/**
+ * What `apiRoute` makes: a route handler that says who may call it, and the same route on any
+ * `ApiRequest` (the HTTP entry serves bearer-only routes with it, without Next.js or Fetch objects).
+ */
+export type ApiRouteHandler = RouteHandler & {
+  audience: Audience;
+  serve: (req: ApiRequest, params: unknown) => Promise<ApiReply>;
+};
 
 /**
  * Every JSON route goes through here: authenticate, rate-limit per principal, parse params and
@@ -30,32 +36,35 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
   status?: number | ((result: unknown) => number);
   handler: Handler<B, P, Q>;
 }): ApiRouteHandler {
-  const route: RouteHandler = async (req, context) => {
+  const serve = async (req: ApiRequest, rawParams: unknown): Promise<ApiReply> => {
     try {
       const window = rateWindow();
       const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
       enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
-      const params = await parseParams(options.params, await context.params);
-      const query = parseQuery(options.query, new URL(req.url).searchParams);
+      const params = await parseParams(options.params, rawParams);
+      const query = parseQuery(options.query, new URL(req.url, "http://localhost").searchParams);
       const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
       const result = await options.handler({ actor, body, params, query });
       const status = typeof options.status === "function" ? options.status(result) : (options.status ?? 200);
-      return NextResponse.json(result, { status });
+      // Serialised here, so a result JSON cannot carry is a typed 500 like any other failure.
+      return { status, json: JSON.stringify(result ?? null) };
     } catch (error) {
-      return errorResponse(error);
+      return errorReply(error);
     }
   };
-  // Who may call it, readable by the HTTP entry, which serves bearer-only routes without Next.js.
-  return Object.assign(route, { audience: options.audience });
+  const route: RouteHandler = async (req, context) =>
+    replyResponse(await serve(fromFetchRequest(req), await context.params));
+  return Object.assign(route, { audience: options.audience, serve });
+}
+
+export function errorReply(error: unknown): ApiReply {
+  const { status, body, retryAfterSeconds } = toErrorBody(error);
+  if (status >= 500) console.error(JSON.stringify({ level: "error", msg: "request failed", error: String(error) }));
+  return { status, json: JSON.stringify(body), ...(retryAfterSeconds ? { retryAfterSeconds } : {}) };
 }
 
 export function errorResponse(error: unknown): Response {
-  const { status, body, retryAfterSeconds } = toErrorBody(error);
-  if (status >= 500) console.error(JSON.stringify({ level: "error", msg: "request failed", error: String(error) }));
-  return NextResponse.json(body, {
-    status,
-    headers: retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {},
-  });
+  return replyResponse(errorReply(error));
 }
 
 async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): Promise<P> {

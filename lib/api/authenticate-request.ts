@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { admitToken } from "@/lib/services/authenticate-token";
 import type { RateLimitResult } from "@/lib/services/consume-rate-limit";
+import type { ApiRequest } from "./api-request";
 
 export type Audience = "producer" | "user" | "worker";
 
@@ -20,11 +21,11 @@ export type Authenticated = { actor: Principal; rateLimit: RateLimitResult | nul
  * request only from the console's own origin (a cross-site form cannot act as the user).
  */
 export async function authenticateRequest(
-  req: Request,
+  req: ApiRequest,
   audience: Audience,
   window: RateWindow,
 ): Promise<Authenticated> {
-  const header = req.headers.get("authorization");
+  const header = req.header("authorization");
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const count = { tokenKind: TOKEN_KIND[audience], ...window };
@@ -47,10 +48,10 @@ export async function authenticateRequest(
   throw new AppError("unauthenticated", "Authenticate with a bearer token or sign in.");
 }
 
-function sameOrigin(req: Request): boolean {
-  const origin = req.headers.get("origin");
-  if (!origin) return req.headers.get("sec-fetch-site") !== "cross-site";
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+function sameOrigin(req: ApiRequest): boolean {
+  const origin = req.header("origin");
+  if (!origin) return req.header("sec-fetch-site") !== "cross-site";
+  const host = req.header("x-forwarded-host") ?? req.header("host");
   try {
     return new URL(origin).host === host;
   } catch {

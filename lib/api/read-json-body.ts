@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { AppError, type ErrorIssue } from "@/lib/errors";
 import { inspectJson, MAX_JSON_DEPTH } from "@/lib/validation/nul";
+import type { ApiRequest } from "./api-request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -12,12 +13,12 @@ export function zodIssues(error: z.ZodError): ErrorIssue[] {
 }
 
 /** JSON only, 64 KB at most (checked while reading, not only from Content-Length), then the schema. */
-export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
-  const type = req.headers.get("content-type") ?? "";
+export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): Promise<z.infer<S>> {
+  const type = req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError("unsupported_media_type", "Send the body as application/json.");
   }
-  const declared = Number(req.headers.get("content-length") ?? "0");
+  const declared = Number(req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large", "The body is larger than 64 KB.");
   const text = await readLimited(req, MAX_BODY_BYTES);
   let value: unknown;
@@ -38,23 +39,11 @@ export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S)
   return parsed.data;
 }
 
-async function readLimited(req: Request, limit: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new AppError("payload_too_large", "The body is larger than 64 KB.");
-    }
-    chunks.push(value);
-  }
+async function readLimited(req: ApiRequest, limit: number): Promise<string> {
+  const bytes = await req.readBody(limit);
+  if (bytes === "too_large") throw new AppError("payload_too_large", "The body is larger than 64 KB.");
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new AppError("invalid_request", "The body is not valid UTF-8.");
   }

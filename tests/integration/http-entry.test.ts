@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessToken } from "../../lib/services/create-access-token";
@@ -34,6 +34,27 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     headers: { authorization: `Bearer ${producerKey}`, "content-type": "application/json", ...headers },
   });
 
+/** A body sent in chunks with no Content-Length: only counting while reading can stop it. */
+function postChunked(path: string, chunks: string[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${producerKey}`, "content-type": "application/json" },
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => {
+        text += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    // The server may answer and close before the last chunk is written.
+    req.on("error", (error) => (error.message.includes("EPIPE") ? undefined : reject(error)));
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
 describe("the HTTP entry's direct routes", () => {
   it("register a case (201), answer its replay (200) with the same body, and send the console's headers", async () => {
     const input = JSON.stringify(parkInput("polling"));
@@ -68,6 +89,21 @@ describe("the HTTP entry's direct routes", () => {
       expect(text).not.toMatch(/at .*\.ts|node_modules/);
     }
     expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it("count a body sent without Content-Length while reading it: over 64 KB is refused, a small one registers", async () => {
+    const before = await tableCounts(db);
+    const chunked = await postChunked("/api/v1/cases", [
+      '"',
+      ...Array.from({ length: 9 }, () => "x".repeat(8_000)),
+      '"',
+    ]);
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.text).error.code).toBe("payload_too_large");
+    const small = JSON.stringify(parkInput("polling"));
+    const fine = await postChunked("/api/v1/cases", [small.slice(0, 40), small.slice(40)]);
+    expect(fine.status).toBe(201);
+    expect((await tableCounts(db)).cases).toBe((before.cases ?? 0) + 1);
   });
 
   it("read a decoded path parameter, and leave sessions, other methods and odd paths to Next.js", async () => {

@@ -4,7 +4,10 @@ import type { Audience } from "../../lib/api/authenticate-request";
 import { createRouteMatcher } from "../../server/route-matcher";
 
 const handler = (audience: Audience, name: string): ApiRouteHandler =>
-  Object.assign(async () => new Response(name), { audience });
+  Object.assign(async () => new Response(name), {
+    audience,
+    serve: async () => ({ status: 200, json: JSON.stringify(name) }),
+  });
 
 const cases = handler("producer", "cases");
 const ack = handler("producer", "ack");
