@@ -19,11 +19,13 @@ export function fromNodeRequest(req: IncomingMessage): ApiRequest {
 }
 
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | "too_large"> {
+  // Gone while the route authenticated: its stream will emit nothing more.
+  if (req.destroyed) return Promise.reject(new Error("the request was aborted"));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (result: Uint8Array | "too_large" | Error) => {
-      req.off("data", onData).off("end", onEnd).off("error", done);
+      req.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
@@ -37,7 +39,9 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
       }
     };
     const onEnd = () => done(Buffer.concat(chunks));
-    req.on("data", onData).on("end", onEnd).on("error", done);
+    // A client gone before the body's end: nobody is left to answer.
+    const onClose = () => done(new Error("the request was aborted"));
+    req.on("data", onData).on("end", onEnd).on("error", done).on("close", onClose);
   });
 }
 

@@ -40,7 +40,9 @@ export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema:
 }
 
 async function readLimited(req: ApiRequest, limit: number): Promise<string> {
-  const bytes = await req.readBody(limit);
+  const bytes = await req.readBody(limit).catch(() => {
+    throw new AppError("invalid_request", "The body could not be read.");
+  });
   if (bytes === "too_large") throw new AppError("payload_too_large", "The body is larger than 64 KB.");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
