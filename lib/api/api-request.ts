@@ -1,5 +1,3 @@
-import { NextResponse } from "next/server";
-
 /**
  * What an API route reads of a request, whoever delivered it: Next.js (a Fetch `Request`) or the
  * HTTP entry (a Node request, without building one). The body is read only when asked for, so a
@@ -41,7 +39,7 @@ export function fromFetchRequest(req: Request): ApiRequest {
 }
 
 export function replyResponse(reply: ApiReply): Response {
-  return new NextResponse(reply.json, {
+  return new Response(reply.json, {
     status: reply.status,
     headers: {
       "content-type": "application/json",

@@ -42,7 +42,7 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
       const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
       enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
       const params = await parseParams(options.params, rawParams);
-      const query = parseQuery(options.query, new URL(req.url, "http://localhost").searchParams);
+      const query = parseQuery(options.query, req.url);
       const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
       const result = await options.handler({ actor, body, params, query });
       const status = typeof options.status === "function" ? options.status(result) : (options.status ?? 200);
@@ -75,9 +75,10 @@ async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): P
   return parsed.data;
 }
 
-function parseQuery<Q>(schema: z.ZodType<Q> | undefined, search: URLSearchParams): Q {
+/** `url` is a path with its query, or an absolute URL; it is parsed only for a route that reads a query. */
+function parseQuery<Q>(schema: z.ZodType<Q> | undefined, url: string): Q {
   if (!schema) return undefined as Q;
-  const raw = Object.fromEntries(search);
+  const raw = Object.fromEntries(new URL(url, "http://localhost").searchParams);
   if (containsNul(raw)) throw new AppError("invalid_request", "Query values must not contain NUL (U+0000) characters.");
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
