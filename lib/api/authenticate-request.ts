@@ -1,4 +1,5 @@
 import { currentUser } from "@/lib/auth/session";
+import { bearerSecret } from "@/lib/auth/token-secret";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
@@ -27,10 +28,10 @@ export async function authenticateRequest(
 ): Promise<Authenticated> {
   const header = req.header("authorization");
   if (header) {
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const secret = bearerSecret(header);
     const count = { tokenKind: TOKEN_KIND[audience], ...window };
-    const { principal, rateLimit } = match?.[1]
-      ? await admitToken(db(), match[1], count)
+    const { principal, rateLimit } = secret
+      ? await admitToken(db(), secret, count)
       : { principal: null, rateLimit: null };
     if (!principal) throw new AppError("unauthenticated", "The token is missing, malformed, revoked or expired.");
     if (principal.kind !== EXPECTED_KIND[audience]) {

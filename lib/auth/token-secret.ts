@@ -17,3 +17,8 @@ export function tokenKindOf(secret: string): TokenKind | null {
   const entry = Object.entries(PREFIX).find(([, prefix]) => secret.startsWith(`${prefix}_`));
   return entry ? (entry[0] as TokenKind) : null;
 }
+
+/** The secret of an `Authorization: Bearer <secret>` header, or null for any other header. */
+export function bearerSecret(authorization: string | null): string | null {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? null;
+}

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { bearerSecret } from "@/lib/auth/token-secret";
 
 export type MetricsAccess = "allowed" | "not_configured" | "refused";
 
@@ -8,7 +9,7 @@ export type MetricsAccess = "allowed" | "not_configured" | "refused";
  */
 export function metricsAccess(authorization: string | null, config: { token?: string; demo: boolean }): MetricsAccess {
   if (!config.token) return config.demo ? "allowed" : "not_configured";
-  const presented = Buffer.from(/^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? "");
+  const presented = Buffer.from(bearerSecret(authorization) ?? "");
   const expected = Buffer.from(config.token);
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? "allowed" : "refused";
 }
