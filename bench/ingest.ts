@@ -5,6 +5,7 @@ import { createAccessToken } from "../lib/services/create-access-token";
 import { type ParkBody, parkBody } from "./lib/app-ingest-bodies";
 import { type LoadFigures, runRawRegistrations } from "./lib/app-ingest-raw";
 import { appServer } from "./lib/app-server";
+import { type Measured, measured, postmasterOf, serverChildren, serverSettled } from "./lib/queue-machine";
 import { statsAgreeWithRebuild } from "./lib/scale-seed";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
@@ -93,6 +94,44 @@ const expectedCounts = (bodies: ParkBody[]): Counts => ({
 const summary = (figures: LoadFigures) =>
   `${figures.count} in ${figures.seconds.toFixed(1)} s, ${figures.perSecond.toFixed(0)}/s, p99 ${figures.p99Ms.toFixed(1)} ms`;
 
+type CpuPerRequest = { database: number; app: number; client: number; total: number };
+
+function cpuPerRequest(result: Measured<unknown>, requests: number): CpuPerRequest | undefined {
+  const { serverCpu, helperCpu, ownCpu } = result;
+  if (serverCpu === undefined || helperCpu === undefined || ownCpu === undefined || requests === 0) return undefined;
+  const ms = (seconds: number) => (seconds / requests) * 1000;
+  return { database: ms(serverCpu), app: ms(helperCpu), client: ms(ownCpu), total: ms(serverCpu + helperCpu + ownCpu) };
+}
+
+/**
+ * Where each request's CPU goes, against the raw statement's: on two cores the processes share,
+ * a rate is bounded by the CPU a request takes across all of them.
+ */
+function cpuRows(...[httpNew, rawNew, httpReplay, rawReplay, floor]: (CpuPerRequest | undefined)[]): BenchRow[] {
+  if (!httpNew || !rawNew || !httpReplay || !rawReplay || !floor) return [];
+  const row = (metric: string, value: number, baseline: string, against: number): BenchRow => ({
+    part: "ingest",
+    metric,
+    value,
+    unit: "ms",
+    baseline: { label: baseline, value: against },
+    better: "lower",
+  });
+  const all = "PostgreSQL, app server, load generator";
+  const raw = "raw: PostgreSQL and its pg client";
+  return [
+    row(`CPU per new case, all processes (${all})`, httpNew.total, raw, rawNew.total),
+    row(`CPU per re-registration, all processes (${all})`, httpReplay.total, raw, rawReplay.total),
+    row("PostgreSQL CPU per re-registration", httpReplay.database, "raw: PostgreSQL", rawReplay.database),
+    row(
+      "CPU per request refused before any database work (401): app server and load generator",
+      floor.total,
+      "raw re-registration, all processes",
+      rawReplay.total,
+    ),
+  ];
+}
+
 const part: BenchPart = {
   name: "ingest",
   async run(ctx) {
@@ -106,25 +145,41 @@ const part: BenchPart = {
     const warm = Array.from({ length: WARM_UP }, (_, i) => parkBody("warm", i));
     const bodies = Array.from({ length: CASES }, (_, i) => parkBody("burst", i));
 
-    // Warm both sides (route compilation, connection pools, plan caches) before any clock runs.
+    // Warm both sides (route compilation, connection pools, plan caches) before any clock runs. The
+    // server's processes with the app server's pool open are what it settles back to after a run.
+    const postmaster = await postmasterOf(server.databaseUrl);
     await postAll(server.url, key.secret, warm);
+    const idle = serverChildren(postmaster);
     await runRawRegistrations(rawUrl, warm, producer, CONNECTIONS);
+    await serverSettled(postmaster, idle);
 
+    // Each run's CPU per request, per process: PostgreSQL, the app server, and this process (the
+    // load generator, or the raw runs' pg client).
+    const phase = async <T extends LoadFigures>(name: string, run: () => Promise<T>) => {
+      const result = await measured(postmaster, run, [server.pid]);
+      await serverSettled(postmaster, idle);
+      const figures = result.value;
+      const cpu = cpuPerRequest(result, figures.count);
+      const split = cpu
+        ? `; CPU per request: PostgreSQL ${cpu.database.toFixed(2)} ms, app server ${cpu.app.toFixed(2)} ms, ` +
+          `this process ${cpu.client.toFixed(2)} ms; others used ${((result.foreignShare ?? 0) * 100).toFixed(0)}%`
+        : "";
+      ctx.log(`ingest: ${name} ${summary(figures)}${split}`);
+      return { figures, cpu };
+    };
     ctx.log(`ingest: ${CASES} new cases over HTTP…`);
-    const httpNew = await postAll(server.url, key.secret, bodies);
-    ctx.log(`ingest: HTTP new ${summary(httpNew)} ${JSON.stringify(httpNew.statuses)}`);
-    const rawNew = await runRawRegistrations(rawUrl, bodies, producer, CONNECTIONS);
-    ctx.log(`ingest: raw new ${summary(rawNew)}`);
-    const httpReplay = await postAll(server.url, key.secret, bodies);
-    ctx.log(`ingest: HTTP replay ${summary(httpReplay)} ${JSON.stringify(httpReplay.statuses)}`);
-    const rawReplay = await runRawRegistrations(rawUrl, bodies, producer, CONNECTIONS);
-    ctx.log(`ingest: raw replay ${summary(rawReplay)}`);
+    const httpNew = await phase("HTTP new", () => postAll(server.url, key.secret, bodies));
+    const rawNew = await phase("raw new", () => runRawRegistrations(rawUrl, bodies, producer, CONNECTIONS));
+    const httpReplay = await phase("HTTP replay", () => postAll(server.url, key.secret, bodies));
+    const rawReplay = await phase("raw replay", () => runRawRegistrations(rawUrl, bodies, producer, CONNECTIONS));
 
     // The framework's own floor on this machine: the same route refusing the request before any
     // database work (no credentials, 401). No registration can be answered faster than this.
     const floorBodies = bodies.slice(0, Math.min(CASES, 5_000));
-    const floor = await postAll(server.url, null, floorBodies);
-    ctx.log(`ingest: HTTP floor (401, no database) ${summary(floor)} ${JSON.stringify(floor.statuses)}`);
+    const floor = await phase("HTTP floor (401, no database)", () => postAll(server.url, null, floorBodies));
+    ctx.log(
+      `ingest: statuses new ${JSON.stringify(httpNew.figures.statuses)}, replay ${JSON.stringify(httpReplay.figures.statuses)}, floor ${JSON.stringify(floor.figures.statuses)}`,
+    );
 
     const all = [...warm, ...bodies];
     const [productCounts, rawCounts] = await Promise.all([
@@ -138,45 +193,46 @@ const part: BenchPart = {
       {
         part: "ingest",
         metric: `POST /api/v1/cases, ${CASES.toLocaleString("en-US")} new cases (16 connections)`,
-        value: httpNew.perSecond,
+        value: httpNew.figures.perSecond,
         unit: "req/s",
-        baseline: { label, value: rawNew.perSecond },
+        baseline: { label, value: rawNew.figures.perSecond },
         better: "higher",
         target: ">= 0.5x raw",
       },
       {
         part: "ingest",
         metric: "p99 latency, new cases",
-        value: httpNew.p99Ms,
+        value: httpNew.figures.p99Ms,
         unit: "ms",
-        baseline: { label, value: rawNew.p99Ms },
+        baseline: { label, value: rawNew.figures.p99Ms },
         better: "lower",
       },
       {
         part: "ingest",
         metric: `POST /api/v1/cases, ${CASES.toLocaleString("en-US")} identical re-registrations`,
-        value: httpReplay.perSecond,
+        value: httpReplay.figures.perSecond,
         unit: "req/s",
-        baseline: { label, value: rawReplay.perSecond },
+        baseline: { label, value: rawReplay.figures.perSecond },
         better: "higher",
         target: ">= 0.8x raw",
       },
       {
         part: "ingest",
         metric: "p99 latency, re-registrations",
-        value: httpReplay.p99Ms,
+        value: httpReplay.figures.p99Ms,
         unit: "ms",
-        baseline: { label, value: rawReplay.p99Ms },
+        baseline: { label, value: rawReplay.figures.p99Ms },
         better: "lower",
       },
       {
         part: "ingest",
         metric: "same route refused before any database work (401), the HTTP floor",
-        value: floor.perSecond,
+        value: floor.figures.perSecond,
         unit: "req/s",
-        baseline: { label, value: rawReplay.perSecond },
+        baseline: { label, value: rawReplay.figures.perSecond },
         better: "higher",
       },
+      ...cpuRows(httpNew.cpu, rawNew.cpu, httpReplay.cpu, rawReplay.cpu, floor.cpu),
     ];
     const only = (statuses: Record<string, number>, status: string, n: number) =>
       Object.keys(statuses).length === 1 && statuses[status] === n;
@@ -184,14 +240,14 @@ const part: BenchPart = {
       {
         part: "ingest",
         name: "every new registration answered 201",
-        ok: only(httpNew.statuses, "201", CASES),
-        detail: JSON.stringify(httpNew.statuses),
+        ok: only(httpNew.figures.statuses, "201", CASES),
+        detail: JSON.stringify(httpNew.figures.statuses),
       },
       {
         part: "ingest",
         name: "every re-registration answered 200 (the existing case)",
-        ok: only(httpReplay.statuses, "200", CASES),
-        detail: JSON.stringify(httpReplay.statuses),
+        ok: only(httpReplay.figures.statuses, "200", CASES),
+        detail: JSON.stringify(httpReplay.figures.statuses),
       },
       {
         part: "ingest",
@@ -203,8 +259,10 @@ const part: BenchPart = {
         part: "ingest",
         name: "the raw baseline wrote the same rows (new: all created, replay: none)",
         ok:
-          JSON.stringify(rawCounts) === JSON.stringify(expected) && rawNew.created === CASES && rawReplay.created === 0,
-        detail: `${JSON.stringify(rawCounts)}; created ${rawNew.created} then ${rawReplay.created}`,
+          JSON.stringify(rawCounts) === JSON.stringify(expected) &&
+          rawNew.figures.created === CASES &&
+          rawReplay.figures.created === 0,
+        detail: `${JSON.stringify(rawCounts)}; created ${rawNew.figures.created} then ${rawReplay.figures.created}`,
       },
       {
         part: "ingest",
@@ -215,8 +273,8 @@ const part: BenchPart = {
       {
         part: "ingest",
         name: "the floor run was refused (401) before any work",
-        ok: only(floor.statuses, "401", floorBodies.length),
-        detail: JSON.stringify(floor.statuses),
+        ok: only(floor.figures.statuses, "401", floorBodies.length),
+        detail: JSON.stringify(floor.figures.statuses),
       },
     ];
     return { rows, checks };

@@ -35,19 +35,39 @@ export async function postmasterOf(url: string): Promise<number | undefined> {
   }
 }
 
-/** CPU seconds of the server so far: the postmaster, the backends it reaped, the live ones. */
-function serverSeconds(postmaster: number): number {
+/** The server's processes: the postmaster's own and reaped CPU ticks, and its live children's. */
+function serverProcesses(postmaster: number): { ticks: number; children: number } {
   const main = procStat(postmaster);
   let ticks = main.own + main.children;
+  let children = 0;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const child = procStat(Number(entry));
-      if (child.ppid === postmaster) ticks += child.own;
+      if (child.ppid !== postmaster) continue;
+      ticks += child.own;
+      children++;
     } catch {}
   }
-  return ticks / TICKS_PER_SECOND;
+  return { ticks, children };
 }
+
+/** CPU seconds of the server so far: the postmaster, the backends it reaped, the live ones. */
+const serverSeconds = (postmaster: number) => serverProcesses(postmaster).ticks / TICKS_PER_SECOND;
+
+/**
+ * Waits (up to 5 s) until the server has no more processes than `children`: a backend leaving
+ * after its client closed spends CPU on its way out, which belongs to no later measurement.
+ */
+export async function serverSettled(postmaster: number | undefined, children: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (postmaster && Date.now() < deadline && serverProcesses(postmaster).children > children) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const serverChildren = (postmaster: number | undefined) =>
+  postmaster ? serverProcesses(postmaster).children : 0;
 
 function machineBusySeconds(): number {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
@@ -64,6 +84,10 @@ export type Measured<T> = {
   value: T;
   /** CPU seconds the benchmark's PostgreSQL spent during the run. */
   serverCpu?: number;
+  /** CPU seconds of this process (the load generator or client running in it). */
+  ownCpu?: number;
+  /** CPU seconds of the `helpers` processes. */
+  helperCpu?: number;
   /** Share of the machine's cores that other processes kept busy during the run (0..1). */
   foreignShare?: number;
 };
@@ -78,7 +102,7 @@ export async function measured<T>(
   const sample = () => {
     try {
       const server = postmaster ? serverSeconds(postmaster) : 0;
-      return { server, node: nodeSeconds() + helperSeconds(), busy: machineBusySeconds() };
+      return { server, own: nodeSeconds(), helpers: helperSeconds(), busy: machineBusySeconds() };
     } catch {
       return undefined;
     }
@@ -90,7 +114,8 @@ export async function measured<T>(
   const after = sample();
   if (!before || !after || !postmaster) return { value };
   const serverCpu = after.server - before.server;
-  const ours = serverCpu + (after.node - before.node);
-  const foreign = Math.max(0, after.busy - before.busy - ours);
-  return { value, serverCpu, foreignShare: Math.min(1, foreign / (os.cpus().length * wall)) };
+  const ownCpu = after.own - before.own;
+  const helperCpu = after.helpers - before.helpers;
+  const foreign = Math.max(0, after.busy - before.busy - serverCpu - ownCpu - helperCpu);
+  return { value, serverCpu, ownCpu, helperCpu, foreignShare: Math.min(1, foreign / (os.cpus().length * wall)) };
 }
