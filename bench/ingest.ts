@@ -5,7 +5,7 @@ import { createAccessToken } from "../lib/services/create-access-token";
 import { type ParkBody, parkBody } from "./lib/app-ingest-bodies";
 import { type LoadFigures, runRawRegistrations } from "./lib/app-ingest-raw";
 import { appServer } from "./lib/app-server";
-import { type Measured, measured, postmasterOf, serverChildren, serverSettled } from "./lib/queue-machine";
+import { type Measured, measured, postmasterOf } from "./lib/queue-machine";
 import { statsAgreeWithRebuild } from "./lib/scale-seed";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
@@ -145,19 +145,15 @@ const part: BenchPart = {
     const warm = Array.from({ length: WARM_UP }, (_, i) => parkBody("warm", i));
     const bodies = Array.from({ length: CASES }, (_, i) => parkBody("burst", i));
 
-    // Warm both sides (route compilation, connection pools, plan caches) before any clock runs. The
-    // server's processes with the app server's pool open are what it settles back to after a run.
-    const postmaster = await postmasterOf(server.databaseUrl);
+    // Warm both sides (route compilation, connection pools, plan caches) before any clock runs.
     await postAll(server.url, key.secret, warm);
-    const idle = serverChildren(postmaster);
     await runRawRegistrations(rawUrl, warm, producer, CONNECTIONS);
-    await serverSettled(postmaster, idle);
 
     // Each run's CPU per request, per process: PostgreSQL, the app server, and this process (the
     // load generator, or the raw runs' pg client).
+    const postmaster = await postmasterOf(server.databaseUrl);
     const phase = async <T extends LoadFigures>(name: string, run: () => Promise<T>) => {
       const result = await measured(postmaster, run, [server.pid]);
-      await serverSettled(postmaster, idle);
       const figures = result.value;
       const cpu = cpuPerRequest(result, figures.count);
       const split = cpu

@@ -56,18 +56,20 @@ function serverProcesses(postmaster: number): { ticks: number; children: number 
 const serverSeconds = (postmaster: number) => serverProcesses(postmaster).ticks / TICKS_PER_SECOND;
 
 /**
- * Waits (up to 5 s) until the server has no more processes than `children`: a backend leaving
+ * Waits (up to 5 s) until the server's process count has held still for 300 ms: a backend leaving
  * after its client closed spends CPU on its way out, which belongs to no later measurement.
  */
-export async function serverSettled(postmaster: number | undefined, children: number): Promise<void> {
+async function serverSettled(postmaster: number | undefined): Promise<void> {
+  if (!postmaster) return;
   const deadline = Date.now() + 5_000;
-  while (postmaster && Date.now() < deadline && serverProcesses(postmaster).children > children) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  let last = serverProcesses(postmaster).children;
+  let stillSince = Date.now();
+  while (Date.now() < deadline && Date.now() - stillSince < 300) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = serverProcesses(postmaster).children;
+    if (now !== last) [last, stillSince] = [now, Date.now()];
   }
 }
-
-export const serverChildren = (postmaster: number | undefined) =>
-  postmaster ? serverProcesses(postmaster).children : 0;
 
 function machineBusySeconds(): number {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
@@ -107,6 +109,7 @@ export async function measured<T>(
       return undefined;
     }
   };
+  await serverSettled(postmaster);
   const before = sample();
   const started = performance.now();
   const value = await run();
