@@ -124,7 +124,7 @@ function cpuRows(...[httpNew, rawNew, httpReplay, rawReplay, floor]: (CpuPerRequ
     row(`CPU per re-registration, all processes (${all})`, httpReplay.total, raw, rawReplay.total),
     row("PostgreSQL CPU per re-registration", httpReplay.database, "raw: PostgreSQL", rawReplay.database),
     row(
-      "CPU per request refused before any database work (401): app server and load generator",
+      "CPU per request refused before any database work (401), all processes",
       floor.total,
       "raw re-registration, all processes",
       rawReplay.total,

@@ -11,12 +11,13 @@ import { runSessionTasks, type SessionTask } from "./session-tasks";
  * resolved, as in a queue people work through. Not written: audit events and the decisions and
  * actions of resolved cases (history no measured read touches).
  *
- * The load is what a data-only restore does: secondary indexes dropped and triggers off
- * (session_replication_role = replica, which also skips per-row foreign-key checks) while the rows
- * go in, with the running-total deltas those rows stand for written alongside; then every index
- * rebuilt from its own definition and the foreign keys checked in one pass each. Two sessions share
- * the work (`runSessionTasks`), each step starting once what it reads is in: on two cores every
- * step is CPU-bound, and one session left a core idle.
+ * The load is what a data-only restore does: secondary indexes and statement triggers dropped, and
+ * the other triggers off (session_replication_role = replica, which also skips per-row foreign-key
+ * checks) while the rows go in, with the running-total deltas those rows stand for written
+ * alongside; then VACUUM, every index and trigger made again from its own definition, and each
+ * foreign key checked once over the whole set. Two sessions share the work (`runSessionTasks`),
+ * each step starting once what it reads is in: on two cores every step is CPU-bound, and one
+ * session left a core idle.
  */
 export type SeedReport = {
   seconds: number;
@@ -280,16 +281,12 @@ export async function seedScale(
         { label: `running-total deltas ${part}`, sql: SEED_DELTAS(`seed_${part}`), after: [`rows ${part}`] },
       ];
     };
+    const loads = [...loadsOf(1), ...loadsOf(2)];
     const tasks: SessionTask[] = [
       { label: "rows 1", sql: SEED_ROWS(count, "seed_1", 1, half) },
       { label: "rows 2", sql: SEED_ROWS(count, "seed_2", half + 1, count) },
-      ...loadsOf(1),
-      ...loadsOf(2),
-      {
-        label: "drop rows",
-        sql: "DROP TABLE seed_1, seed_2",
-        after: [...loadsOf(1), ...loadsOf(2)].map((task) => task.label),
-      },
+      ...loads,
+      { label: "drop rows", sql: "DROP TABLE seed_1, seed_2", after: loads.map((task) => task.label) },
       // The visibility map, as autovacuum would leave it: once every load is in, so no statement
       // still running can hide a row from the others, and before the index builds read the pages.
       ...LOAD_ORDER.map((table) => ({
