@@ -31,8 +31,8 @@ export async function runSessionTasks(
   };
   const session = async () => {
     const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
     try {
+      await client.connect();
       for (const statement of options.setup) await client.query(statement);
       while (!failed && pending.length > 0) {
         const index = pending.findIndex((task) => (task.after ?? []).every((label) => done.has(label)));

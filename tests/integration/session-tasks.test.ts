@@ -74,6 +74,15 @@ describe("SQL tasks shared by sessions, each after what it depends on", () => {
     expect(seen.get("slow")?.end).toBeDefined();
   });
 
+  it("fails, rather than waits, when a session cannot connect", async () => {
+    const closed = new URL(url);
+    closed.port = "1";
+    await expect(
+      runSessionTasks(closed.toString(), [timed("never", 0)], { sessions: 2, setup, done: () => {} }),
+    ).rejects.toThrow(/ECONNREFUSED|connect/);
+    expect((await marks()).size).toBe(0);
+  });
+
   it("refuses, and runs nothing of, a list that could never finish", async () => {
     const cycle = [timed("x", 0, ["y"]), timed("y", 0, ["x"])];
     const unknown = [timed("z", 0, ["nowhere"])];
