@@ -107,7 +107,10 @@ function cpuPerRequest(result: Measured<unknown>, requests: number): CpuPerReque
  * Where each request's CPU goes, against the raw statement's: on two cores the processes share,
  * a rate is bounded by the CPU a request takes across all of them.
  */
-function cpuRows(...[httpNew, rawNew, httpReplay, rawReplay, floor]: (CpuPerRequest | undefined)[]): BenchRow[] {
+function cpuRows(
+  cpu: Record<"httpNew" | "rawNew" | "httpReplay" | "rawReplay" | "floor", CpuPerRequest | undefined>,
+): BenchRow[] {
+  const { httpNew, rawNew, httpReplay, rawReplay, floor } = cpu;
   if (!httpNew || !rawNew || !httpReplay || !rawReplay || !floor) return [];
   const row = (metric: string, value: number, baseline: string, against: number): BenchRow => ({
     part: "ingest",
@@ -228,7 +231,13 @@ const part: BenchPart = {
         baseline: { label, value: rawReplay.figures.perSecond },
         better: "higher",
       },
-      ...cpuRows(httpNew.cpu, rawNew.cpu, httpReplay.cpu, rawReplay.cpu, floor.cpu),
+      ...cpuRows({
+        httpNew: httpNew.cpu,
+        rawNew: rawNew.cpu,
+        httpReplay: httpReplay.cpu,
+        rawReplay: rawReplay.cpu,
+        floor: floor.cpu,
+      }),
     ];
     const only = (statuses: Record<string, number>, status: string, n: number) =>
       Object.keys(statuses).length === 1 && statuses[status] === n;

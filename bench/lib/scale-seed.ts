@@ -24,7 +24,6 @@ export type SeedReport = {
   rows: Record<string, number>;
   /** Rows whose foreign key points nowhere, per table (all zero, or the load is wrong). */
   orphans: Record<string, number>;
-  steps: Record<string, number>;
 };
 
 // Truncating with date_bin from a UTC origin is integer arithmetic; date_trunc converts every value
@@ -188,7 +187,8 @@ const LOADS = (reviewerId: string, financeId: string, seed: string): Record<stri
     FROM ${seed} WHERE state IN ('ready', 'claimed')`,
 });
 
-const TABLES = ["operations", "attempts", "cases", "holds", "ledger_entries", "decisions", "recovery_actions"];
+// The tables the seed loads, largest first, so the other session's shorter loads fill in around them.
+const TABLES = ["cases", "ledger_entries", "operations", "holds", "attempts", "recovery_actions", "decisions"];
 
 const ROW_COUNTS = `SELECT
   (SELECT count(*)::int FROM operations) AS operations, (SELECT count(*)::int FROM attempts) AS attempts,
@@ -233,9 +233,6 @@ const SESSION_SETUP = [
   "SET enable_hashjoin = off",
 ];
 
-// Largest first, so the other session's shorter loads fill in around them.
-const LOAD_ORDER = ["cases", "ledger_entries", "operations", "holds", "attempts", "recovery_actions", "decisions"];
-
 export async function seedScale(
   databaseUrl: string,
   count: number,
@@ -243,7 +240,6 @@ export async function seedScale(
   log: (message: string) => void,
 ): Promise<SeedReport> {
   const started = performance.now();
-  const steps: Record<string, number> = {};
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -277,7 +273,7 @@ export async function seedScale(
       const loads = LOADS(people.reviewerId, people.financeId, `seed_${part}`);
       const after = (table: string) => [`rows ${part}`, ...(part === 2 ? [`${table} 1`] : [])];
       return [
-        ...LOAD_ORDER.map((table) => ({ label: `${table} ${part}`, sql: loads[table] ?? "", after: after(table) })),
+        ...TABLES.map((table) => ({ label: `${table} ${part}`, sql: loads[table] ?? "", after: after(table) })),
         { label: `running-total deltas ${part}`, sql: SEED_DELTAS(`seed_${part}`), after: [`rows ${part}`] },
       ];
     };
@@ -289,12 +285,12 @@ export async function seedScale(
       { label: "drop rows", sql: "DROP TABLE seed_1, seed_2", after: loads.map((task) => task.label) },
       // The visibility map, as autovacuum would leave it: once every load is in, so no statement
       // still running can hide a row from the others, and before the index builds read the pages.
-      ...LOAD_ORDER.map((table) => ({
+      ...TABLES.map((table) => ({
         label: `VACUUM ${table}`,
         sql: `VACUUM (ANALYZE) ${table}`,
         after: ["drop rows"],
       })),
-      ...LOAD_ORDER.flatMap((table) =>
+      ...TABLES.flatMap((table) =>
         indexesOf(table).map((index) => ({ label: index.name, sql: index.def, after: [`VACUUM ${table}`] })),
       ),
       ...Object.entries(REFERENCES).flatMap(([table, references]) =>
@@ -308,21 +304,17 @@ export async function seedScale(
         })),
       ),
     ];
-    const tasksAt = performance.now();
     await runSessionTasks(databaseUrl, tasks, {
       sessions: 2,
       setup: SESSION_SETUP,
       done: (label, seconds) => log(`seed: ${label} ${seconds.toFixed(1)} s`),
     });
     for (const trigger of triggers) await client.query(trigger.def);
-    steps["rows, indexes, keys"] = (performance.now() - tasksAt) / 1000;
-    const foldAt = performance.now();
     const prisma = createPrismaClient(databaseUrl, 1);
     await foldStatDeltas(prisma).finally(() => prisma.$disconnect());
     await client.query("VACUUM (ANALYZE) stat_totals");
-    steps["running totals folded"] = (performance.now() - foldAt) / 1000;
     const rows = (await client.query<Record<string, number>>(ROW_COUNTS)).rows[0] ?? {};
-    return { seconds: (performance.now() - started) / 1000, rows, orphans, steps };
+    return { seconds: (performance.now() - started) / 1000, rows, orphans };
   } finally {
     await client.end();
   }
