@@ -31,6 +31,7 @@ const schema = z.object({
   WORKER_POLL_BASE_SECONDS: integer(30),
   WORKER_POLL_MAX_SECONDS: integer(15 * 60),
   WORKER_CONCURRENCY: integer(4),
+  WORKER_POISON_CLAIMS: integer(5),
   MAX_DOWNLOAD_BYTES: integer(1024 * 1024 * 1024),
   ASSET_DIR: optionalText,
   METRICS_TOKEN: optionalText,

@@ -114,6 +114,11 @@ async function finishInOneStatement(
           finished_at = CASE WHEN ${end?.finished ?? false} THEN now() ELSE a.finished_at END,
           ready_at = coalesce(${end?.readyAt ?? null}::timestamptz, a.ready_at)
       FROM moved WHERE a.id = ${held.actionId}::uuid AND ${end !== null}
+    ), unreserved AS (
+      -- An ended claim can never publish what it reserved; its keys are spent, its rows not kept.
+      DELETE FROM assets r USING moved
+      WHERE r.action_id = ${held.actionId}::uuid AND r.fencing_token = ${BigInt(held.fencingToken)}
+        AND r.published_at IS NULL AND ${end !== null}
     ), audited AS (
       ${auditMoved(worker, seen, decision, evidence)}
     )

@@ -20,12 +20,13 @@ export type StoredOutput = {
 
 const DELIVERED_EVENT = "case.delivered";
 
-type Seen = HeldCase & { producer: string; operationId: string; attemptId: string; held: boolean };
+type Seen = HeldCase & { producer: string; operationId: string; attemptId: string; held: boolean; reserved: bigint };
 
 /**
  * Publishes verified files and resolves the case, only while this claim is still held: a late,
  * stale worker (older fencing token) finds no claim and publishes nothing, whatever it managed to
- * store. The pure decision resolves the case as read; one statement re-checks the claim under a
+ * store. Publishing flips the rows this claim reserved (reserve-assets.ts) before writing; a
+ * file with no reservation of this claim is never published. The pure decision resolves the case as read; one statement re-checks the claim under a
  * row lock, compares-and-sets the case on that state and version, and hangs the assets, the
  * action, the audit row and (for a producer with an active endpoint) the webhook off that update.
  */
@@ -38,6 +39,8 @@ export async function publishDelivery(
   const worker = requireWorker(actor);
   const held = { ...proof, workerId: worker.workerId };
   const assets = outputs.map((o) => ({ ...o, contentType: o.contentType ?? null }));
+  const outputSet = Prisma.sql`jsonb_to_recordset(${JSON.stringify(assets)}::jsonb)
+    AS o("outputIndex" int, "storageKey" text, sha256 text, size bigint, "contentType" text)`;
   const evidence = {
     text: "asset stored and verified",
     assets: outputs.map((o) => ({ key: o.storageKey, sha256: o.sha256, size: o.size })),
@@ -48,11 +51,17 @@ export async function publishDelivery(
       Prisma.sql`
       SELECT c.id AS "caseId", c.producer, c.operation_id AS "operationId", c.attempt_id AS "attemptId",
              c.stage::text AS stage, c.state::text AS state, c.provider_job_id AS "providerJobId", c.version,
-             c.episode, ${claimIsHeld(held)} AS held
+             c.episode, ${claimIsHeld(held)} AS held,
+             (SELECT count(*) FROM assets r JOIN ${outputSet} ON o."storageKey" = r.storage_key
+              WHERE r.action_id = a.id AND r.fencing_token = ${BigInt(held.fencingToken)} AND r.published_at IS NULL
+                AND r.output_index = o."outputIndex") AS reserved
       FROM recovery_actions a JOIN cases c ON c.id = a.case_id
       WHERE a.id = ${held.actionId}::uuid`,
     );
     if (!seen?.held) return "lost_claim";
+    if (Number(seen.reserved) !== outputs.length) {
+      return refuse(new Error("the outputs to publish are not all reserved by this claim"), locked);
+    }
     const before = snapshotOf(seen);
     const decision = decide(before, { type: "finish_resolved" });
     if (!decision.ok) return refuse(decision.error, locked);
@@ -80,12 +89,12 @@ export async function publishDelivery(
         FROM held WHERE c.id = held.case_id AND c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
         RETURNING c.id, c.attempt_ref
       ), stored AS (
-        INSERT INTO assets (case_id, attempt_ref, action_id, fencing_token, output_index, storage_key, sha256, size_bytes,
-                            content_type, published_at)
-        SELECT moved.id, moved.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, o."outputIndex",
-               o."storageKey", o.sha256, o.size, o."contentType", now()
-        FROM moved CROSS JOIN jsonb_to_recordset(${JSON.stringify(assets)}::jsonb)
-          AS o("outputIndex" int, "storageKey" text, sha256 text, size bigint, "contentType" text)
+        UPDATE assets r
+        SET sha256 = o.sha256, size_bytes = o.size, content_type = o."contentType", published_at = now()
+        FROM moved CROSS JOIN ${outputSet}
+        WHERE r.action_id = ${held.actionId}::uuid AND r.fencing_token = ${BigInt(held.fencingToken)}
+          AND r.storage_key = o."storageKey" AND r.output_index = o."outputIndex" AND r.case_id = moved.id
+          AND r.published_at IS NULL
       ), ended AS (
         UPDATE recovery_actions a
         SET status = 'succeeded', outcome = 'delivered', lease_owner = NULL, lease_until = NULL, finished_at = now()

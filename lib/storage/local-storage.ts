@@ -1,24 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { link, mkdir, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { finished } from "node:stream/promises";
-import type { AssetStorage, PendingWrite } from "./types";
+import { type AssetStorage, type PendingWrite, StorageRefusal } from "./types";
 
 const SAFE_KEY = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+// Delivered videos are the producers' property: readable by the app's own user only.
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 
 /** Files under one directory (default `.data/assets`); staging files live in `.staging/` beside them. */
 export function localStorage(root: string): AssetStorage {
   const resolve = (key: string) => {
-    if (!SAFE_KEY.test(key) || key.split("/").includes("..")) throw new Error(`unsafe storage key: ${key}`);
+    if (!SAFE_KEY.test(key) || key.split("/").some((part) => part === "." || part === "..")) {
+      throw new StorageRefusal("unsafe_key", `unsafe storage key: ${key.slice(0, 200)}`);
+    }
     return path.join(root, key);
   };
   return {
     async begin(key): Promise<PendingWrite> {
       const target = resolve(key);
       const staging = path.join(root, ".staging", `${randomBytes(8).toString("hex")}.part`);
-      await mkdir(path.dirname(staging), { recursive: true });
-      const sink = createWriteStream(staging, { flags: "wx" });
+      await mkdir(path.dirname(staging), { recursive: true, mode: DIR_MODE });
+      const sink = createWriteStream(staging, { flags: "wx", mode: FILE_MODE });
       // Kept, not thrown: a writer that is destroyed mid-copy must fail its commit, not the process.
       let failure: Error | null = null;
       sink.on("error", (error) => {
@@ -30,8 +35,19 @@ export function localStorage(root: string): AssetStorage {
         async commit() {
           if (!sink.writableFinished) await finished(sink);
           if (failure) throw failure;
-          await mkdir(path.dirname(target), { recursive: true });
-          await rename(staging, target);
+          await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+          // link() fails with EEXIST instead of replacing (rename would replace): whatever is
+          // already under the key, published or planted, stays byte for byte as it was.
+          try {
+            await link(staging, target);
+          } catch (error) {
+            if ((error as { code?: string }).code === "EEXIST") {
+              throw new StorageRefusal("key_taken", `a file already exists under ${key}; it was left untouched`);
+            }
+            throw error;
+          } finally {
+            await unlink(staging).catch(() => {});
+          }
           settled = true;
           return { key, size: (await stat(target)).size };
         },

@@ -5,8 +5,9 @@ export type StoredObject = { key: string; size: number };
 /**
  * Durable storage for delivered videos. A write goes to a private staging place and becomes
  * visible under its key only on `commit`, so a crashed or stale worker never leaves a partial or
- * unverified file where a reader could find it. An S3-compatible bucket fits the same shape
- * (multipart upload, then complete).
+ * unverified file where a reader could find it. `commit` never replaces what is already under the
+ * key (exclusive create). An S3-compatible bucket fits the same shape (multipart upload, then a
+ * conditional complete with `If-None-Match: *`).
  */
 export interface AssetStorage {
   begin(key: string): Promise<PendingWrite>;
@@ -18,4 +19,33 @@ export interface PendingWrite {
   sink: Writable;
   commit(): Promise<StoredObject>;
   abort(): Promise<void>;
+}
+
+export type StorageRefusalReason = "unsafe_key" | "key_taken" | "refused";
+
+/**
+ * A refusal that the same write would meet again on every retry (a key the store will not take,
+ * a file already under the key, no permission or no space): the caller ends the action with this
+ * as evidence instead of letting its lease run out and trying again.
+ */
+export class StorageRefusal extends Error {
+  constructor(
+    readonly reason: StorageRefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StorageRefusal";
+  }
+}
+
+/** Error codes of the file system that no retry of the same write can cure. */
+const LASTING_CODES = new Set(["EACCES", "EPERM", "ENOSPC", "EDQUOT", "EROFS", "ENOTDIR", "EISDIR", "ENAMETOOLONG"]);
+
+export function asStorageRefusal(error: unknown): StorageRefusal | null {
+  if (error instanceof StorageRefusal) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && LASTING_CODES.has(code)) {
+    return new StorageRefusal("refused", `the store refused the write (${code})`);
+  }
+  return null;
 }

@@ -1,58 +1,92 @@
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
+import { increment } from "@/lib/metrics/counters";
 import type { OutputRef, ProviderAdapter } from "@/lib/providers/types";
 import { type FinishOutcome, finishAction } from "@/lib/services/finish-action";
 import type { ClaimProof } from "@/lib/services/lease-guard";
 import { publishDelivery, type StoredOutput } from "@/lib/services/publish-delivery";
+import { type AssetKey, reserveAssets } from "@/lib/services/reserve-assets";
+import { asStorageRefusal } from "@/lib/storage/types";
 import type { WorkerContext } from "./worker-context";
 
-const keyPart = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "_";
-
-/** Deterministic per operation, output and claim: two claims never write the same key. */
-export function storageKey(operationId: string, fencingToken: number, outputIndex: number): string {
-  return `${keyPart(operationId)}/claim-${fencingToken}/output-${outputIndex}`;
-}
+export type KeyParts = { caseId: string; episode: number; actionId: string; fencingToken: number; outputIndex: number };
 
 /**
- * Copies every output to durable storage (streamed, size-limited, host-checked and verified by the
- * adapter), then publishes them under the claim. Any failed copy parks the case with the reason;
- * nothing partial is ever published.
+ * Built from immutable IDs only (rule 12): no text a producer chose, so two producers, two
+ * episodes or two claims of one action can never name the same file.
+ */
+export function storageKey(p: KeyParts): string {
+  return `${p.caseId}/episode-${p.episode}/action-${p.actionId}/claim-${p.fencingToken}/output-${p.outputIndex}`;
+}
+
+type Delivery = {
+  adapter: ProviderAdapter;
+  caseId: string;
+  episode: number;
+  outputs: OutputRef[];
+  signal: AbortSignal;
+};
+
+/**
+ * Reserves a key per output, copies every output to durable storage (streamed, size-limited,
+ * host-checked and verified by the adapter), then publishes them under the claim. Any failed copy
+ * parks the case with the reason; nothing partial is ever published. A refusal that a retry would
+ * meet again (a taken key, an unsafe key, a store without permission or space, a unique clash)
+ * ends the action at once with evidence rather than throwing and waiting for the lease to expire.
  */
 export async function deliverOutputs(
   ctx: WorkerContext,
   actor: Principal,
   proof: ClaimProof,
-  input: { adapter: ProviderAdapter; operationId: string; outputs: OutputRef[]; signal: AbortSignal },
+  input: Delivery,
 ): Promise<FinishOutcome> {
-  if (input.outputs.length === 0) {
-    return finishAction(ctx.db, actor, proof, {
-      kind: "unresolved",
-      evidence: "the provider reported no outputs to deliver",
-    });
+  const unresolved = (evidence: string) => finishAction(ctx.db, actor, proof, { kind: "unresolved", evidence });
+  const refused = (kind: string, evidence: string) => {
+    increment("recovery_storage_refusals_total", { kind });
+    return unresolved(`${evidence}; nothing was published`);
+  };
+  if (input.outputs.length === 0) return unresolved("the provider reported no outputs to deliver");
+  const keys: AssetKey[] = input.outputs.map((_, outputIndex) => ({
+    outputIndex,
+    storageKey: storageKey({ ...proof, caseId: input.caseId, episode: input.episode, outputIndex }),
+  }));
+  const reservation = await reserveAssets(ctx.db, actor, proof, { caseId: input.caseId, keys });
+  if (reservation.kind === "lost_claim") return "lost_claim";
+  if (reservation.kind === "taken") {
+    return refused("key_taken", `storage key already reserved by another asset: ${reservation.keys.join(", ")}`);
   }
   const stored: StoredOutput[] = [];
-  for (const [outputIndex, output] of input.outputs.entries()) {
-    const key = storageKey(input.operationId, proof.fencingToken, outputIndex);
-    const pending = await ctx.storage.begin(key);
-    const result = await input.adapter.downloadOutput(output, pending.sink, {
-      maxBytes: ctx.maxDownloadBytes,
-      signal: input.signal,
-      ...(output.size ? { expectedSize: output.size } : {}),
-    });
-    if (!result.ok) {
-      await pending.abort();
-      return finishAction(ctx.db, actor, proof, {
-        kind: "unresolved",
-        evidence: `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
+  for (const { outputIndex, storageKey: key } of keys) {
+    const output = input.outputs[outputIndex] as OutputRef;
+    try {
+      const pending = await ctx.storage.begin(key);
+      const result = await input.adapter.downloadOutput(output, pending.sink, {
+        maxBytes: ctx.maxDownloadBytes,
+        signal: input.signal,
+        ...(output.size ? { expectedSize: output.size } : {}),
       });
+      if (!result.ok) {
+        await pending.abort();
+        return unresolved(
+          `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
+        );
+      }
+      await pending.commit().catch(async (error) => {
+        await pending.abort();
+        throw error;
+      });
+      const { sha256, size, contentType } = result;
+      stored.push({ outputIndex, storageKey: key, sha256, size, ...(contentType ? { contentType } : {}) });
+    } catch (error) {
+      const refusal = asStorageRefusal(error);
+      if (!refusal) throw error;
+      return refused(refusal.reason, `storing output ${outputIndex} was refused: ${refusal.message}`);
     }
-    await pending.commit();
-    stored.push({
-      outputIndex,
-      storageKey: key,
-      sha256: result.sha256,
-      size: result.size,
-      contentType: result.contentType,
-    });
   }
-  return publishDelivery(ctx.db, actor, proof, stored);
+  try {
+    return await publishDelivery(ctx.db, actor, proof, stored);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return refused("unique_violation", "publishing clashed with an asset already published for this attempt");
+  }
 }

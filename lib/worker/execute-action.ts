@@ -40,7 +40,7 @@ async function runAction(
   const proof: ClaimProof = proofOf(claimed, actor.workerId);
   const row = await ctx.db.case.findUniqueOrThrow({
     where: { id: claimed.caseId },
-    select: { operationId: true, provider: true, model: true, providerJobId: true, pollAttempts: true },
+    select: { provider: true, model: true, providerJobId: true, pollAttempts: true },
   });
   const adapter = ctx.adapters[row.provider as keyof typeof ctx.adapters];
   if (!adapter || !row.providerJobId) {
@@ -94,7 +94,8 @@ async function runAction(
       return tickOutcome(
         await deliverOutputs(ctx, actor, proof, {
           adapter,
-          operationId: row.operationId,
+          caseId: claimed.caseId,
+          episode: claimed.episode,
           outputs: status.outputs,
           signal,
         }),

@@ -16,6 +16,8 @@ export type WorkerContext = {
   pollBaseSeconds: number;
   pollMaxSeconds: number;
   concurrency: number;
+  /** Claims that may end without finishing before the action is parked as poison (default 5). */
+  poisonClaims?: number;
   maxDownloadBytes: number;
   random: () => number;
   fetchImpl?: typeof fetch;
@@ -35,6 +37,7 @@ export function workerContextFromEnv(
     pollBaseSeconds: env.WORKER_POLL_BASE_SECONDS,
     pollMaxSeconds: env.WORKER_POLL_MAX_SECONDS,
     concurrency: env.WORKER_CONCURRENCY,
+    poisonClaims: env.WORKER_POISON_CLAIMS,
     maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
     random: Math.random,
   };

@@ -6,6 +6,7 @@ import { type ClaimedAction, claimActions, proofOf } from "../../lib/services/cl
 import { parkCase } from "../../lib/services/park-case";
 import { publishDelivery } from "../../lib/services/publish-delivery";
 import { recordObservation } from "../../lib/services/record-observation";
+import { reserveAssets } from "../../lib/services/reserve-assets";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
@@ -116,6 +117,7 @@ async function runPath(client: PrismaClient) {
       contentType: "video/mp4",
     },
   ];
+  expect(await reserveAssets(client, w, proof, { caseId, keys: outputs })).toEqual({ kind: "reserved" });
   expect(await publishDelivery(client, w, proof, outputs)).toBe("resolved");
   const used = transactions.mock.calls.length;
   transactions.mockRestore();

@@ -151,10 +151,13 @@ describe("retry_delivery", () => {
     expect(fast.results.find((r) => r.caseId === caseId)?.outcome).toBe("resolved");
     const stale = await slow;
     expect(stale.results.find((r) => r.caseId === caseId)?.outcome).toBe("lost_claim");
-    const assets = await db.asset.findMany({ where: { caseId } });
+    const assets = await db.asset.findMany({ where: { caseId, publishedAt: { not: null } } });
     expect(assets).toHaveLength(1);
     expect(assets[0]?.fencingToken).toBe(2n);
     expect(assets.some((a) => a.storageKey.includes("claim-1"))).toBe(false);
+    // The stale claim's reservation stays unpublished: the record that its key is spent.
+    const spent = await db.asset.findMany({ where: { caseId, publishedAt: null } });
+    expect(spent.map((a) => [a.fencingToken, a.sha256])).toEqual([[1n, null]]);
   });
 });
 
