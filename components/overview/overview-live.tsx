@@ -82,6 +82,7 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           ],
           ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
           ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
+          ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
         ].map(([label, value]) => (
           <div key={label} className="rounded border border-slate-300 bg-white p-3">
             <dt className="text-sm text-slate-700">{label}</dt>

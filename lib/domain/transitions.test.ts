@@ -145,6 +145,12 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     claimed: none,
     resolved: none,
   },
+  park_poison: {
+    parked: none,
+    ready: [NP, { stage: "polling", state: "parked" }, { stage: "delivery", state: "parked" }, NP],
+    claimed: [NP, { stage: "polling", state: "parked" }, { stage: "delivery", state: "parked" }, NP],
+    resolved: none,
+  },
 };
 
 describe("decide: every state x stage x command", () => {

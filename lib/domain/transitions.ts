@@ -216,6 +216,16 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       }
       return to(from, "replacement_authorized", { state: "resolved" });
 
+    // An action whose claims keep ending without a finish (rule 13) stops being retried: its case
+    // goes back to a reviewer with the failures as evidence. It is found either waiting for its
+    // next claim or as a claim whose lease ran out, hence both states.
+    case "park_poison":
+      if (state !== "ready" && state !== "claimed") return wrongState(from, command.type, ["ready", "claimed"]);
+      if (permittedRecoveryAction(stage) === null) {
+        return refuse("action_not_permitted_for_stage", `${stage} has no recovery action`, { stage });
+      }
+      return to(from, "poison_parked", { state: "parked" });
+
     default: {
       const unknown: { type?: unknown } = command;
       return refuse("illegal_transition", "unknown command", { command: String(unknown.type) });

@@ -15,6 +15,8 @@ export const COUNTER_HELP: Record<string, string> = {
   recovery_lost_claims_total: "Worker steps that found their claim lost (expired, rescued or taken over)",
   recovery_provider_errors_total: "Status checks that ended without an answer about the job, by kind",
   recovery_notification_failures_total: "Webhook sends that did not get a 2xx",
+  recovery_poison_actions_total: "Actions parked after too many claims ended without finishing, by kind",
+  recovery_storage_refusals_total: "Deliveries ended at once because storage refused the write for good, by kind",
 };
 
 export function increment(name: keyof typeof COUNTER_HELP | string, labels: Labels = {}, by = 1): void {

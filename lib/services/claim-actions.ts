@@ -5,6 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import type { RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { actorColumns, requireWorker } from "./actor";
 import type { ClaimProof } from "./lease-guard";
+import { DEFAULT_POISON_CLAIMS } from "./park-poison-actions";
 
 export type ClaimedAction = {
   actionId: string;
@@ -24,12 +25,13 @@ export const DEFAULT_LEASE_SECONDS = 60;
 /**
  * Rule 4 in one statement: lock up to `max` ready actions that no other worker is locking
  * (SKIP LOCKED), give each a lease and the next fencing token, move their cases to `claimed`, and
- * write one audit row per claim. Concurrent workers can never receive the same action.
+ * write one audit row per claim. Concurrent workers can never receive the same action. An action
+ * whose claims have failed `poisonClaims` times is left for park-poison-actions.ts.
  */
 export async function claimActions(
   db: Db,
   actor: Principal,
-  options: { max: number; leaseSeconds?: number },
+  options: { max: number; leaseSeconds?: number; poisonClaims?: number },
 ): Promise<ClaimedAction[]> {
   const worker = requireWorker(actor);
   const { actorId, actorLabel } = actorColumns(worker);
@@ -40,6 +42,7 @@ export async function claimActions(
     WITH picked AS (
       SELECT a.id FROM recovery_actions a
       WHERE a.status = 'ready' AND a.ready_at <= now()
+        AND jsonb_array_length(a.failures) < ${options.poisonClaims ?? DEFAULT_POISON_CLAIMS}
       ORDER BY a.ready_at, a.id
       LIMIT ${options.max}
       FOR UPDATE SKIP LOCKED

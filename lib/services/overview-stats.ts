@@ -89,12 +89,13 @@ export async function overviewStats(
              count(*) AS n
       FROM first_decisions f`,
     ),
-    sqlRows<{ rescues: bigint; delivery_failures: bigint }>(
+    sqlRows<{ rescues: bigint; delivery_failures: bigint; poison: bigint }>(
       db,
       Prisma.sql`
       SELECT count(*) FILTER (WHERE kind = 'lease_rescued') AS rescues,
-             count(*) FILTER (WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failures
-      FROM audit_events WHERE kind IN ('lease_rescued', 'recovery_unresolved') AND created_at >= ${since}`,
+             count(*) FILTER (WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failures,
+             count(*) FILTER (WHERE kind = 'poison_parked') AS poison
+      FROM audit_events WHERE kind IN ('lease_rescued', 'recovery_unresolved', 'poison_parked') AND created_at >= ${since}`,
     ),
     sqlRows<{ n: bigint }>(
       db,
@@ -123,6 +124,7 @@ export async function overviewStats(
     },
     leaseRescues24h: Number(events[0]?.rescues ?? 0),
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
+    poisonParked24h: Number(events[0]?.poison ?? 0),
     alert:
       recent >= options.alertThreshold
         ? { recentUncertain: recent, windowMinutes: options.alertWindowMinutes, threshold: options.alertThreshold }

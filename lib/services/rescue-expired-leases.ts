@@ -4,7 +4,8 @@ import { actorColumns, requireWorker } from "./actor";
 
 /**
  * Hands actions whose lease ran out back to the queue (their cases back to `ready`), with an audit
- * row each. The old holder's token is now stale: the next claim issues a higher one.
+ * row each. The old holder's token is now stale: the next claim issues a higher one. One that has
+ * ended without a finish too often is then parked by park-poison-actions.ts before it is claimed.
  */
 export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500): Promise<number> {
   const worker = requireWorker(actor);
@@ -17,7 +18,12 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
       FOR UPDATE SKIP LOCKED
     ), rescued AS (
       UPDATE recovery_actions a
-      SET status = 'ready', lease_owner = NULL, lease_until = NULL, ready_at = now()
+      SET status = 'ready', lease_owner = NULL, lease_until = NULL, ready_at = now(),
+          -- A claim that ran out without a finish counts towards the poison threshold, once.
+          failures = CASE WHEN a.failures @> jsonb_build_array(jsonb_build_object('fencingToken', a.fencing_token))
+                          THEN a.failures
+                          ELSE a.failures || jsonb_build_array(jsonb_build_object('fencingToken', a.fencing_token,
+                                 'error', 'the lease ran out before the claim finished', 'at', now())) END
       FROM expired WHERE a.id = expired.id
       RETURNING a.id, a.case_id, a.fencing_token
     ), moved AS (

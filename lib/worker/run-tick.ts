@@ -1,6 +1,8 @@
 import type { Principal } from "@/lib/domain/principal";
 import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
 import { finishAction } from "@/lib/services/finish-action";
+import { DEFAULT_POISON_CLAIMS, parkPoisonActions } from "@/lib/services/park-poison-actions";
+import { recordClaimFailure } from "@/lib/services/record-claim-failure";
 import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
 import { suggestReconciliations } from "@/lib/services/suggest-reconciliations";
 import { dispatchNotifications } from "./dispatch-notifications";
@@ -18,7 +20,7 @@ const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
- * claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
+ * park actions that keep failing, claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
  * what was not started), then send due notifications with whatever time is left, and finally
  * search providers for reconciliation suggestions if a few seconds remain (suggestions only).
  */
@@ -29,7 +31,14 @@ export async function runTick(
 ): Promise<{ claimed: number; rescued: number; results: TickResult[]; notifications: number }> {
   const deadline = Date.now() + ctx.budgetMs;
   const rescued = await rescueExpiredLeases(ctx.db, actor);
-  const claimed = await claimActions(ctx.db, actor, { max: options.maxTasks, leaseSeconds: ctx.leaseSeconds });
+  const poisonClaims = ctx.poisonClaims ?? DEFAULT_POISON_CLAIMS;
+  const poisoned = await parkPoisonActions(ctx.db, actor, { threshold: poisonClaims });
+  if (poisoned > 0) workerLog({ step: "poison_parked", workerId: actor.workerId, parked: poisoned });
+  const claimed = await claimActions(ctx.db, actor, {
+    max: options.maxTasks,
+    leaseSeconds: ctx.leaseSeconds,
+    poisonClaims,
+  });
   if (claimed.length > 0 || rescued > 0)
     workerLog({ step: "claimed", workerId: actor.workerId, claimed: claimed.length, rescued });
   const results: TickResult[] = [];
@@ -76,6 +85,8 @@ async function runOne(
     return { ...base, outcome };
   } catch (error) {
     // The lease is left to expire (or handed back if time ran out): a rescue makes it ready again.
+    // The failure is noted first, so an action that fails every time is parked, not retried forever.
+    await recordClaimFailure(ctx.db, actor, proof, error).catch(() => false);
     if (controller.signal.aborted) await finishAction(ctx.db, actor, proof, { kind: "released" }).catch(() => {});
     workerLog({ step: "error", ...base, error: error instanceof Error ? error.message : String(error) });
     return { ...base, outcome: "error" };
