@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { approveCase } from "../../lib/services/approve-case";
+import { getCase } from "../../lib/services/get-case";
 import { parkCase } from "../../lib/services/park-case";
 import { localStorage } from "../../lib/storage/local-storage";
 import { storageKey } from "../../lib/worker/deliver-outputs";
@@ -133,6 +134,48 @@ describe("file identity", () => {
     expect(JSON.stringify(event?.evidence)).toContain("already exists");
     expect(JSON.stringify(event?.evidence)).toContain("nothing was published");
     expect(await db.notificationOutbox.count({ where: { caseId } })).toBe(0);
+  });
+
+  it("a key another asset row already holds is refused by the unique index before any byte is written", async () => {
+    const { caseId, actionId } = await approvedDelivery("identity-shop-u", "order-unique-1");
+    const key = storageKey({ caseId, episode: 1, actionId, fencingToken: 1, outputIndex: 0 });
+    const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    const other = await db.asset.create({
+      data: {
+        caseId,
+        attemptRef: kase.attemptRef,
+        actionId: randomUUID(),
+        fencingToken: 1n,
+        outputIndex: 0,
+        storageKey: key,
+      },
+    });
+    expect(await tickFor(caseId)).toBe("parked");
+    expect(await stat(path.join(assetDir, key)).catch(() => null)).toBeNull();
+    expect(await db.asset.findMany({ where: { caseId } })).toEqual([other]);
+    const [event] = await db.auditEvent.findMany({ where: { caseId, kind: "recovery_unresolved" } });
+    expect(JSON.stringify(event?.evidence)).toContain("already reserved");
+    expect((await db.recoveryAction.findUniqueOrThrow({ where: { id: actionId } })).claimCount).toBe(1);
+  });
+
+  it("assets published under the old key layout stay valid; a published row must carry its checksum", async () => {
+    const { caseId } = await approvedDelivery("identity-shop-o", "order-old-1");
+    const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    const old = {
+      caseId,
+      attemptRef: kase.attemptRef,
+      actionId: randomUUID(),
+      fencingToken: 1n,
+      outputIndex: 0,
+      storageKey: "order-old-1/claim-1/output-0",
+    };
+    await db.asset.create({ data: { ...old, sha256: "ab".repeat(32), sizeBytes: 10n, publishedAt: new Date() } });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const detail = await getCase(db, reviewer, caseId);
+    expect(detail.assets.map((a) => a.storageKey)).toEqual(["order-old-1/claim-1/output-0"]);
+    await expect(
+      db.asset.create({ data: { ...old, actionId: randomUUID(), storageKey: "x/1", publishedAt: new Date() } }),
+    ).rejects.toThrow(/assets_published_has_content/);
   });
 
   it("stores files as 0600 in folders of 0700, staging included", async () => {
