@@ -52,6 +52,12 @@ export async function deliverOutputs(
   }));
   const reservation = await reserveAssets(ctx.db, actor, proof, { caseId: input.caseId, keys });
   if (reservation.kind === "lost_claim") return "lost_claim";
+  if (reservation.kind === "published") {
+    return refused(
+      "already_published",
+      `this attempt's output ${reservation.outputIndexes.join(", ")} was already delivered in an earlier episode`,
+    );
+  }
   if (reservation.kind === "taken") {
     return refused("key_taken", `storage key already reserved by another asset: ${reservation.keys.join(", ")}`);
   }

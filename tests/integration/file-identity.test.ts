@@ -116,6 +116,35 @@ describe("file identity", () => {
     expect(files[1]?.recorded).toBe(sim.state.expectedOutput(second.jobId)?.sha256);
   });
 
+  it("a new episode of an attempt already delivered is refused before any byte is written, episode 1 intact", async () => {
+    const first = await approvedDelivery("identity-shop-s", "order-same-attempt-1", "a1");
+    expect(await tickFor(first.caseId)).toBe("resolved");
+    const before = await publishedFiles(first.caseId);
+    const kase = await db.case.findUniqueOrThrow({ where: { id: first.caseId } });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    // The same attempt re-parked at another stage opens episode 2 on the same attempt.
+    await parkCase(
+      db,
+      producer("identity-shop-s"),
+      parkInput("polling", {
+        operationId: "order-same-attempt-1",
+        attemptId: "order-same-attempt-1-a1",
+        provider: kase.provider as "replicate",
+        model: kase.model,
+        providerJobId: first.jobId,
+        hold: { holdId: "hold-order-same-attempt-1-a1", amountMicros: 100_000, currency: "USD" },
+      }),
+    );
+    const { actionId } = await approveCase(db, reviewer, first.caseId, { action: "resume_poll", evidence: "again" });
+    expect(await tickFor(first.caseId)).toBe("parked");
+    expect(await publishedFiles(first.caseId)).toEqual(before);
+    expect(await db.asset.count({ where: { caseId: first.caseId, publishedAt: null } })).toBe(0);
+    const key = storageKey({ caseId: first.caseId, episode: 2, actionId, fencingToken: 1, outputIndex: 0 });
+    expect(await stat(path.join(assetDir, key)).catch(() => null)).toBeNull();
+    const events = await db.auditEvent.findMany({ where: { caseId: first.caseId, kind: "recovery_unresolved" } });
+    expect(JSON.stringify(events.at(-1)?.evidence)).toContain("already delivered in an earlier episode");
+  });
+
   it("a file already under the reserved key is never replaced; the action ends unresolved with evidence", async () => {
     const { caseId, actionId } = await approvedDelivery("identity-shop-p", "order-planted-1");
     const key = storageKey({ caseId, episode: 1, actionId, fencingToken: 1, outputIndex: 0 });
