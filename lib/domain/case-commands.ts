@@ -6,6 +6,11 @@ export interface CaseSnapshot {
   stage: Stage;
   state: CaseState;
   providerJobId: string | null;
+  /**
+   * The provider no longer has this job's outputs, so a copy cannot succeed. Absent (never false)
+   * while unknown, so snapshots of cases without the fact read as they always did.
+   */
+  outputsUnavailable?: true;
 }
 
 // `action` is a plain string on purpose: requests such as "submit_again" arrive from outside
@@ -28,7 +33,9 @@ export type CaseCommand =
   | { type: "release_claim" }
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
   | { type: "request_replacement"; evidence: string }
-  | { type: "close_for_replacement"; evidence: string };
+  | { type: "close_for_replacement"; evidence: string }
+  | { type: "mark_outputs_unavailable"; evidence: string }
+  | { type: "accept_outputs_lost"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -51,6 +58,8 @@ export const CASE_COMMAND_TYPES = [
   "reopen",
   "request_replacement",
   "close_for_replacement",
+  "mark_outputs_unavailable",
+  "accept_outputs_lost",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -73,6 +82,8 @@ export const AUDIT_KINDS = [
   "reopened",
   "replacement_requested",
   "replacement_authorized",
+  "outputs_unavailable_observed",
+  "outputs_loss_accepted",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -94,6 +105,8 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "reschedule":
     case "request_replacement":
     case "close_for_replacement":
+    case "mark_outputs_unavailable":
+    case "accept_outputs_lost":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");
