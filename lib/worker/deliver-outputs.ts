@@ -40,8 +40,9 @@ export async function deliverOutputs(
     });
     if (!result.ok) {
       await pending.abort();
+      // 403/404/410 from the file host: the provider deleted the file, so another copy cannot help.
       return finishAction(ctx.db, actor, proof, {
-        kind: "unresolved",
+        kind: result.reason === "not_available" ? "outputs_unavailable" : "unresolved",
         evidence: `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
       });
     }
