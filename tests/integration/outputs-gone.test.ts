@@ -171,6 +171,17 @@ describe("outputs the provider no longer has", () => {
     expect(await tickFor(flaky)).toBe("resolved");
   });
 
+  it("a status check that finds the job finished but its outputs removed settles the charge and parks the same way", async () => {
+    const caseId = await approved("polling", { provider: "replicate", outputTtlMs: 0 });
+    expect(await tickFor(caseId)).toBe("parked");
+    await expectOutputsGone(caseId);
+    // The provider completed the job, so the charge is certain: the hold is settled, never released.
+    expect((await db.hold.findFirstOrThrow({ where: { caseId } })).status).toBe("settled");
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await acceptOutputsLost(db, reviewer, caseId, { evidence: "finished after the retention hour" });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ outcome: "outputs_lost" });
+  });
+
   it("a new episode forgets the lost outputs of the old one", async () => {
     const input = parkInput("delivery");
     const seeded = sim.state.seedJob({ provider: "replicate", outputTtlMs: 0 });
