@@ -2,6 +2,7 @@
 
 import {
   acceptFailureAction,
+  acceptOutputsLostAction,
   addNoteAction,
   approveAction,
   assignAction,
@@ -94,6 +95,20 @@ export function CaseActions({
           {...common}
           onSubmit={(evidence) => acceptFailureAction({ caseId, input: { evidence } })}
         />
+      )}
+      {available.has("accept_outputs_lost") && (
+        <EvidenceForm
+          title="Accept that the outputs are lost"
+          submitLabel="Accept lost outputs"
+          variant="secondary"
+          {...common}
+          onSubmit={(evidence) => acceptOutputsLostAction({ caseId, input: { evidence } })}
+        >
+          <p className="mt-1 text-sm">
+            The provider deleted this job&apos;s outputs before a copy succeeded. The charge was made: the hold stays
+            open for finance.
+          </p>
+        </EvidenceForm>
       )}
       {available.has("request_replacement") && (
         <EvidenceForm

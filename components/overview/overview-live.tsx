@@ -83,6 +83,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
           ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
           ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
+          [
+            "Outputs expiring within 1 h",
+            `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}`,
+          ],
         ].map(([label, value]) => (
           <div key={label} className="rounded border border-slate-300 bg-white p-3">
             <dt className="text-sm text-slate-700">{label}</dt>

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/accept-failure";
+import { acceptOutputsLost } from "@/lib/services/accept-outputs-lost";
 import { addNote } from "@/lib/services/add-note";
 import { approveCase } from "@/lib/services/approve-case";
 import { assignCase } from "@/lib/services/assign-case";
@@ -46,6 +47,12 @@ export const reviewAction = safeAction(
 export const acceptFailureAction = safeAction(
   withCase(evidenceOnlySchema),
   ({ caseId, input }, actor) => acceptFailure(db(), actor, caseId, input),
+  { revalidate: paths },
+);
+
+export const acceptOutputsLostAction = safeAction(
+  withCase(evidenceOnlySchema),
+  ({ caseId, input }, actor) => acceptOutputsLost(db(), actor, caseId, input),
   { revalidate: paths },
 );
 

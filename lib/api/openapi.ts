@@ -131,6 +131,15 @@ export const API_OPERATIONS: Operation[] = [
   },
   {
     method: "post",
+    path: "/api/v1/cases/{id}/accept-outputs-lost",
+    audience: "user",
+    summary: "Close a delivery whose outputs the provider deleted (the hold stays for finance)",
+    params: idParams,
+    body: evidenceOnlySchema,
+    success: [200],
+  },
+  {
+    method: "post",
     path: "/api/v1/cases/{id}/notes",
     audience: "user",
     summary: "Add a note",

@@ -9,6 +9,7 @@ export type CaseActionName =
   | "approve"
   | "review"
   | "accept_failure"
+  | "accept_outputs_lost"
   | "request_replacement"
   | "add_note"
   | "assign";
@@ -34,6 +35,11 @@ const PROBES: { name: CaseActionName; permission: Permission; command: (s: CaseS
     name: "accept_failure",
     permission: "case:accept_failure",
     command: () => ({ type: "accept_failure", evidence: "probe" }),
+  },
+  {
+    name: "accept_outputs_lost",
+    permission: "case:accept_failure",
+    command: () => ({ type: "accept_outputs_lost", evidence: "probe" }),
   },
   {
     name: "request_replacement",

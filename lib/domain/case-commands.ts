@@ -6,6 +6,11 @@ export interface CaseSnapshot {
   stage: Stage;
   state: CaseState;
   providerJobId: string | null;
+  /**
+   * The provider no longer has this job's outputs, so a copy cannot succeed. Absent (never false)
+   * while unknown, so snapshots of cases without the fact read as they always did.
+   */
+  outputsUnavailable?: true;
 }
 
 // `action` is a plain string on purpose: requests such as "submit_again" arrive from outside
@@ -29,7 +34,9 @@ export type CaseCommand =
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
   | { type: "request_replacement"; evidence: string }
   | { type: "close_for_replacement"; evidence: string }
-  | { type: "park_poison"; evidence: string };
+  | { type: "park_poison"; evidence: string }
+  | { type: "mark_outputs_unavailable"; evidence: string }
+  | { type: "accept_outputs_lost"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -53,6 +60,8 @@ export const CASE_COMMAND_TYPES = [
   "request_replacement",
   "close_for_replacement",
   "park_poison",
+  "mark_outputs_unavailable",
+  "accept_outputs_lost",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -76,6 +85,8 @@ export const AUDIT_KINDS = [
   "replacement_requested",
   "replacement_authorized",
   "poison_parked",
+  "outputs_unavailable_observed",
+  "outputs_loss_accepted",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -98,6 +109,8 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "request_replacement":
     case "close_for_replacement":
     case "park_poison":
+    case "mark_outputs_unavailable":
+    case "accept_outputs_lost":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

@@ -14,6 +14,7 @@ export const DOMAIN_ERROR_CODES = [
   "four_eyes_violation",
   "replacement_expired",
   "replacement_not_allowed",
+  "outputs_unavailable",
   "forbidden",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
@@ -56,6 +57,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   four_eyes_violation: 403,
   replacement_expired: 410,
   replacement_not_allowed: 422,
+  outputs_unavailable: 409,
   forbidden: 403,
 };
 

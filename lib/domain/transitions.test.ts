@@ -44,7 +44,10 @@ function commandFor(type: CaseCommand["type"], stage: Stage): CaseCommand {
   }
 }
 
-type Cell = DomainErrorCode | "same" | { stage: Stage; state: CaseState; providerJobId?: string | null };
+type Cell =
+  | DomainErrorCode
+  | "same"
+  | { stage: Stage; state: CaseState; providerJobId?: string | null; outputsUnavailable?: true };
 type Row = readonly [Cell, Cell, Cell, Cell]; // submission_uncertain, polling, delivery, generation_failed
 type Grid = Record<CaseState, Row>;
 
@@ -151,6 +154,13 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     claimed: [NP, { stage: "polling", state: "parked" }, { stage: "delivery", state: "parked" }, NP],
     resolved: none,
   },
+  mark_outputs_unavailable: {
+    parked: none,
+    ready: none,
+    claimed: [ILL, ILL, { stage: "delivery", state: "parked", outputsUnavailable: true }, ILL],
+    resolved: none,
+  },
+  accept_outputs_lost: { parked: all(NP), ready: none, claimed: none, resolved: none },
 };
 
 describe("decide: every state x stage x command", () => {
@@ -181,6 +191,7 @@ describe("decide: every state x stage x command", () => {
                   stage: cell.stage,
                   state: cell.state,
                   providerJobId: cell.providerJobId === undefined ? from.providerJobId : cell.providerJobId,
+                  ...(cell.outputsUnavailable ? { outputsUnavailable: true } : {}),
                 };
           expect(decision.next).toEqual(expected);
           expect(decision.changesState).toBe(cell !== "same");

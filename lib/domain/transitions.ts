@@ -34,11 +34,32 @@ function refuse(code: DomainErrorCode, message: string, details?: Record<string,
   return { ok: false, error: new DomainError(code, message, details) };
 }
 
-function to(from: CaseSnapshot, auditKind: AuditKind, changes: Partial<CaseSnapshot> = {}): Decision {
-  const next: CaseSnapshot = { ...from, ...changes };
+function to(
+  from: CaseSnapshot,
+  auditKind: AuditKind,
+  changes: Partial<Omit<CaseSnapshot, "outputsUnavailable">> & { outputsUnavailable?: boolean } = {},
+): Decision {
+  const { outputsUnavailable, ...rest } = { ...from, ...changes };
+  const next: CaseSnapshot = outputsUnavailable ? { ...rest, outputsUnavailable: true } : rest;
   const changesState =
-    next.stage !== from.stage || next.state !== from.state || next.providerJobId !== from.providerJobId;
+    next.stage !== from.stage ||
+    next.state !== from.state ||
+    next.providerJobId !== from.providerJobId ||
+    next.outputsUnavailable !== from.outputsUnavailable;
   return { ok: true, next, auditKind, changesState };
+}
+
+/**
+ * A completed job whose outputs the provider has deleted: the charge was made, a copy cannot
+ * succeed, so the case needs a decision other than retrying the copy.
+ */
+export function hasLostOutputs(snapshot: Pick<CaseSnapshot, "stage" | "outputsUnavailable">): boolean {
+  return snapshot.stage === "delivery" && snapshot.outputsUnavailable === true;
+}
+
+/** The cases a replacement may answer: a proven failure, or a finished job whose outputs are gone. */
+function replaceable(from: CaseSnapshot): boolean {
+  return from.stage === "generation_failed" || hasLostOutputs(from);
 }
 
 function wrongState(from: CaseSnapshot, type: string, expected: readonly CaseState[]): Decision {
@@ -87,6 +108,12 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
           stage,
           requested: command.action,
           permitted,
+        });
+      }
+      if (hasLostOutputs(from)) {
+        return refuse("outputs_unavailable", "the provider no longer has the outputs; a copy cannot succeed", {
+          stage,
+          requested: command.action,
         });
       }
       return to(from, "approved", { state: "ready" });
@@ -193,17 +220,19 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       if (state !== "resolved") return wrongState(from, command.type, ["resolved"]);
       const facts = checkStageFacts(command.stage, command.providerJobId);
       if (!facts.ok) return facts;
+      // A new episode is a new attempt or stage: what was known about the old outputs no longer applies.
       return to(from, "reopened", {
         stage: command.stage,
         state: "parked",
         providerJobId: command.providerJobId,
+        outputsUnavailable: false,
       });
     }
 
     case "request_replacement":
       if (state !== "parked") return wrongState(from, command.type, ["parked"]);
-      if (stage !== "generation_failed") {
-        return refuse("replacement_not_allowed", "a replacement needs a proven failure", { stage });
+      if (!replaceable(from)) {
+        return refuse("replacement_not_allowed", "a replacement needs a proven failure or lost outputs", { stage });
       }
       return to(from, "replacement_requested");
 
@@ -211,8 +240,10 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
     // case ends; a later registration of the replacement attempt opens a new episode.
     case "close_for_replacement":
       if (state !== "parked") return wrongState(from, command.type, ["parked"]);
-      if (stage !== "generation_failed") {
-        return refuse("replacement_not_allowed", "only a proven failure is closed for a replacement", { stage });
+      if (!replaceable(from)) {
+        return refuse("replacement_not_allowed", "only a proven failure or lost outputs is closed for a replacement", {
+          stage,
+        });
       }
       return to(from, "replacement_authorized", { state: "resolved" });
 
@@ -225,6 +256,22 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
         return refuse("action_not_permitted_for_stage", `${stage} has no recovery action`, { stage });
       }
       return to(from, "poison_parked", { state: "parked" });
+    // The copy failed because the provider deleted the outputs (retention passed): retrying cannot
+    // help, so the claim ends and the case waits for one of the decisions lost outputs permit.
+    case "mark_outputs_unavailable":
+      if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
+      if (stage !== "delivery") {
+        return refuse("illegal_transition", "only a delivery can find its outputs gone", { stage });
+      }
+      return to(from, "outputs_unavailable_observed", { state: "parked", outputsUnavailable: true });
+
+    // The charge was made and the video cannot be fetched: the case closes, the hold stays for finance.
+    case "accept_outputs_lost":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (!hasLostOutputs(from)) {
+        return refuse("action_not_permitted_for_stage", "no lost outputs to accept", { stage });
+      }
+      return to(from, "outputs_loss_accepted", { state: "resolved" });
 
     default: {
       const unknown: { type?: unknown } = command;

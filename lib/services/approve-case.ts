@@ -47,7 +47,12 @@ export async function approveCase(
           actionKind: input.action,
         });
         const action = await tx.recoveryAction.create({
-          data: { caseId, decisionId: decision.id, kind: input.action },
+          data: {
+            caseId,
+            decisionId: decision.id,
+            kind: input.action,
+            ...(input.action === "retry_delivery" ? { outputsExpireAt: row.outputsExpireAt } : {}),
+          },
         });
         return { actionId: action.id, created: true };
       });

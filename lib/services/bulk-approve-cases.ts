@@ -54,7 +54,10 @@ export async function previewBulkApprove(
 /** Cases per statement: short row locks and small statements, few enough round trips. */
 const CHUNK = 500;
 
-type Target = Pick<CaseRow, "id" | "stage" | "state" | "providerJobId" | "version" | "episode">;
+type Target = Pick<
+  CaseRow,
+  "id" | "stage" | "state" | "providerJobId" | "version" | "episode" | "outputsUnavailableAt"
+>;
 type Skipped = { caseId: string; code: string; message: string };
 
 /**
@@ -72,7 +75,15 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
     where: targetWhere(input.stage, input.target, new Date()),
     orderBy: [{ openedAt: "asc" }, { id: "asc" }],
     take: limit,
-    select: { id: true, stage: true, state: true, providerJobId: true, version: true, episode: true },
+    select: {
+      id: true,
+      stage: true,
+      state: true,
+      providerJobId: true,
+      version: true,
+      episode: true,
+      outputsUnavailableAt: true,
+    },
   });
   let approved = 0;
   const skipped: Skipped[] = [];
@@ -161,8 +172,9 @@ async function approveChunk(
       FROM locked l JOIN moved m ON m.id = l.id
       RETURNING id, case_id
     ), acted AS (
-      INSERT INTO recovery_actions (case_id, decision_id, kind)
-      SELECT case_id, id, ${action}::"RecoveryActionKind" FROM decided
+      INSERT INTO recovery_actions (case_id, decision_id, kind, outputs_expire_at)
+      SELECT d.case_id, d.id, ${action}::"RecoveryActionKind", c.outputs_expire_at
+      FROM decided d JOIN cases c ON c.id = d.case_id
       RETURNING case_id
     )
     SELECT case_id AS id FROM acted`;

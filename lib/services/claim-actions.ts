@@ -43,7 +43,9 @@ export async function claimActions(
       SELECT a.id FROM recovery_actions a
       WHERE a.status = 'ready' AND a.ready_at <= now()
         AND jsonb_array_length(a.failures) < ${options.poisonClaims ?? DEFAULT_POISON_CLAIMS}
-      ORDER BY a.ready_at, a.id
+      -- Deliveries whose outputs expire soonest first (recovery_actions_ready_by_expiry): a copy
+      -- that waits past the provider's retention can never succeed. Status checks follow.
+      ORDER BY a.outputs_expire_at, a.ready_at, a.id
       LIMIT ${options.max}
       FOR UPDATE SKIP LOCKED
     ), claimed AS (

@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { CaseCommand } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
+import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker, type WorkerActor } from "./actor";
 import { type ClaimProof, casIs, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
@@ -12,6 +13,7 @@ import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
 export type FinishResult =
   | { kind: "resolved" }
   | { kind: "unresolved"; evidence: string }
+  | { kind: "outputs_unavailable"; evidence: string }
   | { kind: "moved"; stage: "delivery" | "generation_failed"; evidence: string }
   | { kind: "rescheduled"; evidence: string; nextCheckAt: Date }
   | { kind: "released" };
@@ -21,6 +23,7 @@ export type FinishOutcome = "resolved" | "parked" | "rescheduled" | "continued" 
 const COMMAND: { [K in FinishResult["kind"]]: (r: Extract<FinishResult, { kind: K }>) => CaseCommand } = {
   resolved: () => ({ type: "finish_resolved" }),
   unresolved: (r) => ({ type: "finish_unresolved", evidence: r.evidence }),
+  outputs_unavailable: (r) => ({ type: "mark_outputs_unavailable", evidence: r.evidence }),
   moved: (r) => ({ type: "move_stage", stage: r.stage, evidence: r.evidence }),
   rescheduled: (r) => ({ type: "reschedule", evidence: r.evidence }),
   released: () => ({ type: "release_claim" }),
@@ -36,6 +39,8 @@ function actionEnd(result: FinishResult): ActionEnd | null {
       return { status: "succeeded", outcome: "resolved", finished: true };
     case "unresolved":
       return { status: "unresolved", outcome: "unresolved", finished: true };
+    case "outputs_unavailable":
+      return { status: "unresolved", outcome: "outputs_unavailable", finished: true };
     case "moved":
       return result.stage === "delivery"
         ? null
@@ -95,6 +100,7 @@ async function finishInOneStatement(
   const next = decision.next;
   const end = actionEnd(result);
   const caseOutcome = result.kind === "resolved" ? "recovered" : null;
+  const outputsGone = result.kind === "outputs_unavailable";
   const evidence = { ...result, actionId: held.actionId, fencingToken: held.fencingToken };
   const rows = await sqlRows<{ held: bigint; moved: bigint }>(
     db,
@@ -104,9 +110,17 @@ async function finishInOneStatement(
       SET stage = ${next.stage}::"Stage", state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId},
           version = c.version + 1, updated_at = now(),
           resolved_at = CASE WHEN ${next.state === "resolved" && before.state !== "resolved"} THEN now() ELSE c.resolved_at END,
-          outcome = coalesce(${caseOutcome}, c.outcome)
+          outcome = coalesce(${caseOutcome}, c.outcome),
+          outputs_unavailable_at = CASE WHEN ${next.outputsUnavailable === true} THEN coalesce(c.outputs_unavailable_at, now())
+                                        ELSE c.outputs_unavailable_at END
       FROM held WHERE c.id = held.case_id AND c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
-      RETURNING c.id
+      RETURNING c.id, c.attempt_ref
+    ), gone AS (
+      -- The observation a reviewer reads on the timeline, written with the decision it caused.
+      INSERT INTO provider_observations (case_id, attempt_ref, action_id, fencing_token, kind, detail)
+      SELECT moved.id, moved.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, 'outputs_unavailable',
+             ${JSON.stringify(sanitise({ evidence: outputsGone ? result.evidence : null }))}::jsonb
+      FROM moved WHERE ${outputsGone}
     ), ended AS (
       UPDATE recovery_actions a
       SET status = ${end?.status ?? "claimed"}::"ActionStatus", outcome = coalesce(${end?.outcome ?? null}, a.outcome),

@@ -101,6 +101,10 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.
+    ...(row.outputsUnavailableAt ? { outputsUnavailable: true as const } : {}),
+    outputsUnavailableAt: row.outputsUnavailableAt?.toISOString() ?? null,
+    outputsExpireAt: row.outputsExpireAt?.toISOString() ?? null,
     heldMicros: Number(row.heldMicros),
     currency: row.currency,
     assignee: row.assignee,

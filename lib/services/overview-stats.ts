@@ -4,6 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "./overview-age-buckets";
+import { outputsExpiringSoon } from "./overview-expiring";
 import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
 
 export { AGE_BUCKETS };
@@ -105,6 +106,7 @@ export async function overviewStats(
     ),
     heldOverTime(db, now),
   ]);
+  const expiring = await outputsExpiringSoon(db, now);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
   const recent = Number(recentUncertain[0]?.n ?? 0);
@@ -125,6 +127,7 @@ export async function overviewStats(
     leaseRescues24h: Number(events[0]?.rescues ?? 0),
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
     poisonParked24h: Number(events[0]?.poison ?? 0),
+    outputsExpiringSoon: expiring,
     alert:
       recent >= options.alertThreshold
         ? { recentUncertain: recent, windowMinutes: options.alertWindowMinutes, threshold: options.alertThreshold }

@@ -128,6 +128,7 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
       assigneeId: null,
       outcome: null,
       resolvedAt: null,
+      outputsExpireAt: null,
       openedAt: new Date(),
     },
   });

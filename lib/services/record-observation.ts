@@ -5,6 +5,7 @@ import { planSettle } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
+import { earliestExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "./actor";
 import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
@@ -59,7 +60,15 @@ function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStat
   const outputs =
     status.kind === "completed"
       ? JSON.stringify(
-          sanitise(status.outputs.map((o, index) => ({ index, url: o.url, contentType: o.contentType, size: o.size }))),
+          sanitise(
+            status.outputs.map((o, index) => ({
+              index,
+              url: o.url,
+              contentType: o.contentType,
+              size: o.size,
+              expiresAt: o.expiresAt,
+            })),
+          ),
         )
       : null;
   return Prisma.sql`INSERT INTO provider_observations
@@ -70,15 +79,18 @@ function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStat
     FROM ${source} s`;
 }
 
-/** Only evidence and a counter: nothing is decided, so nothing needs the case as it was read. */
+/** Only evidence, a counter and the outputs' expiry: nothing is decided, so nothing needs the case as read. */
 async function observeOnly(db: Db, held: ClaimProof, status: JobStatus): Promise<boolean> {
+  const expiry = earliestExpiry(status);
   const rows = await sqlRows<{ held: bigint }>(
     db,
     Prisma.sql`
     WITH ${heldClaimCtes(held)}, observed AS (
       ${insertObservation(Prisma.sql`(SELECT c.id, c.attempt_ref FROM held JOIN cases c ON c.id = held.case_id)`, held, status)}
     ), counted AS (
-      UPDATE cases c SET poll_attempts = c.poll_attempts + 1 FROM held WHERE c.id = held.case_id
+      UPDATE cases c SET poll_attempts = c.poll_attempts + 1,
+          outputs_expire_at = least(c.outputs_expire_at, ${expiry}::timestamptz)
+      FROM held WHERE c.id = held.case_id
     )
     SELECT count(*) AS held FROM held`,
   );
@@ -146,9 +158,14 @@ async function observeCompletion(
       SET poll_attempts = c.poll_attempts + 1,
           held_micros = c.held_micros - coalesce((SELECT amount_micros FROM settled), 0),
           stage = ${move.next.stage}::"Stage", state = ${move.next.state}::"CaseState",
-          provider_job_id = ${move.next.providerJobId}, version = c.version + 1, updated_at = now()
+          provider_job_id = ${move.next.providerJobId}, version = c.version + 1, updated_at = now(),
+          outputs_expire_at = ${earliestExpiry(status)}::timestamptz
       FROM kase WHERE c.id = kase.id
       RETURNING c.id
+    ), due AS (
+      -- The claim carries on to delivery; if it is handed back, it is claimed again by this expiry.
+      UPDATE recovery_actions a SET outputs_expire_at = ${earliestExpiry(status)}::timestamptz
+      FROM held, moved WHERE a.id = held.id
     ), observed AS (
       ${insertObservation(Prisma.sql`kase`, held, status)}
     ), audited AS (

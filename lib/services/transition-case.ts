@@ -8,8 +8,11 @@ import { recordAudit } from "./record-audit";
 
 export type CaseRow = Prisma.CaseGetPayload<object>;
 
-export function snapshotOf(row: Pick<CaseRow, "stage" | "state" | "providerJobId">): CaseSnapshot {
-  return { stage: row.stage, state: row.state, providerJobId: row.providerJobId };
+export function snapshotOf(
+  row: Pick<CaseRow, "stage" | "state" | "providerJobId"> & { outputsUnavailableAt?: Date | null },
+): CaseSnapshot {
+  const snapshot: CaseSnapshot = { stage: row.stage, state: row.state, providerJobId: row.providerJobId };
+  return row.outputsUnavailableAt ? { ...snapshot, outputsUnavailable: true } : snapshot;
 }
 
 export async function loadCase(tx: Db, caseId: string): Promise<CaseRow> {
@@ -50,6 +53,9 @@ export async function transitionCase(
         version: { increment: 1 },
         updatedAt: new Date(),
         ...(decision.next.state === "resolved" && row.state !== "resolved" ? { resolvedAt: new Date() } : {}),
+        ...(decision.next.outputsUnavailable !== before.outputsUnavailable
+          ? { outputsUnavailableAt: decision.next.outputsUnavailable ? new Date() : null }
+          : {}),
         ...input.extra,
       },
     });

@@ -73,9 +73,11 @@ export async function deliverOutputs(
       });
       if (!result.ok) {
         await pending.abort();
-        return unresolved(
-          `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
-        );
+        // 403/404/410 from the file host: the provider deleted the file, so another copy cannot help.
+        return finishAction(ctx.db, actor, proof, {
+          kind: result.reason === "not_available" ? "outputs_unavailable" : "unresolved",
+          evidence: `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
+        });
       }
       await pending.commit().catch(async (error) => {
         await pending.abort();

@@ -1,5 +1,6 @@
 import type { Principal } from "@/lib/domain/principal";
 import { increment } from "@/lib/metrics/counters";
+import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import { type ClaimedAction, proofOf } from "@/lib/services/claim-actions";
 import { type FinishOutcome, type FinishResult, finishAction } from "@/lib/services/finish-action";
 import type { ClaimProof } from "@/lib/services/lease-guard";
@@ -53,7 +54,8 @@ async function runAction(
   }
   let status: Awaited<ReturnType<typeof adapter.getJob>>;
   try {
-    status = await adapter.getJob({ providerJobId: row.providerJobId, model: row.model }, { signal });
+    const answer = await adapter.getJob({ providerJobId: row.providerJobId, model: row.model }, { signal });
+    status = withOutputExpiry(answer, adapter.capabilities, new Date());
   } catch (error) {
     if (signal.aborted) throw error;
     // A request the adapter cannot even form (e.g. a malformed model id) will not fix itself on a
@@ -91,6 +93,14 @@ async function runAction(
       );
     }
     case "completed":
+      if (status.outputsRemoved) {
+        return tickOutcome(
+          await finishAction(ctx.db, actor, proof, {
+            kind: "outputs_unavailable",
+            evidence: `provider status ${status.providerStatus}: the outputs were removed (retention passed)`,
+          }),
+        );
+      }
       return tickOutcome(
         await deliverOutputs(ctx, actor, proof, {
           adapter,
@@ -109,6 +119,16 @@ async function runAction(
       return tickOutcome(await finishAction(ctx.db, actor, proof, result));
     }
     case "unknown":
+      // Completion was seen before (the case is a delivery), so a result that is gone now means the
+      // provider deleted it (fal keeps results for an hour), not that the outcome is in doubt.
+      if (claimed.stage === "delivery" && status.reason === "result_unavailable") {
+        return tickOutcome(
+          await finishAction(ctx.db, actor, proof, {
+            kind: "outputs_unavailable",
+            evidence: `the provider no longer has the job's result (HTTP ${status.httpStatus ?? "?"})`,
+          }),
+        );
+      }
       if (status.retryAfterMs && claimed.stage === "polling") {
         // Throttling says nothing about the job: look again when the provider allows it.
         return tickOutcome(

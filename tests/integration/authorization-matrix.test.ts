@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as acceptFailureRoute from "../../app/api/v1/cases/[id]/accept-failure/route";
+import * as acceptOutputsLostRoute from "../../app/api/v1/cases/[id]/accept-outputs-lost/route";
 import * as approveRoute from "../../app/api/v1/cases/[id]/approve/route";
 import * as assignRoute from "../../app/api/v1/cases/[id]/assign/route";
 import * as notesRoute from "../../app/api/v1/cases/[id]/notes/route";
@@ -86,6 +87,7 @@ const EXPECTED: Record<string, Outcome[]> = {
   "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F],
+  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F],
@@ -212,6 +214,13 @@ async function parked(stage: Stage) {
   return String(caseId);
 }
 
+/** A delivery whose outputs the worker found deleted at the provider (the fact set as the worker sets it). */
+async function outputsLost() {
+  const caseId = await parked("delivery");
+  await db.case.update({ where: { id: caseId }, data: { outputsUnavailableAt: new Date() } });
+  return caseId;
+}
+
 async function heldHold() {
   const caseId = await parked("polling");
   return (await db.hold.findFirstOrThrow({ where: { caseId } })).id;
@@ -288,6 +297,14 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({
       params: { id: await parked("generation_failed") },
       body: { evidence: "provider reported a content failure" },
+    }),
+  },
+  "POST /api/v1/cases/{id}/accept-outputs-lost": {
+    method: "POST",
+    handler: acceptOutputsLostRoute.POST,
+    target: async () => ({
+      params: { id: await outputsLost() },
+      body: { evidence: "the provider deleted the outputs before the copy" },
     }),
   },
   "POST /api/v1/cases/{id}/notes": {

@@ -429,7 +429,9 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
         const parkedAt = timeline.findIndex((e) => e.kind === "parked");
         const ended = timeline
           .slice(parkedAt + 1)
-          .filter((e) => e.kind === "recovery_unresolved" || e.kind === "generation_failure_observed");
+          .filter((e) =>
+            ["recovery_unresolved", "generation_failure_observed", "outputs_unavailable_observed"].includes(e.kind),
+          );
         const last = ended.at(-1);
         const text = (last?.evidence as { evidence?: unknown } | null)?.evidence;
         if (typeof text !== "string" || text.length === 0)

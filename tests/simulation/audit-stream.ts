@@ -26,6 +26,7 @@ const ENDS_CLAIM = new Set([
   "check_rescheduled",
   "claim_released",
   "generation_failure_observed",
+  "outputs_unavailable_observed",
   "recovery_succeeded",
 ]);
 /** Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search. */

@@ -1,5 +1,6 @@
 import { phaseOf } from "../../lib/providers/simulator/jobs";
 import { acceptFailure } from "../../lib/services/accept-failure";
+import { acceptOutputsLost } from "../../lib/services/accept-outputs-lost";
 import type { UserActor } from "../../lib/services/actor";
 import { approveCase } from "../../lib/services/approve-case";
 import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
@@ -109,15 +110,7 @@ export class Reviewer extends CaseDesk {
     const rng = op.plan.rng;
     op.reviews += 1;
     if (action === "retry_delivery" && (await this.outputsGone(view))) {
-      op.gaveUp = true;
-      count(this.world, "deliveries impossible: the provider deleted the outputs first (escalated, left parked)");
-      await this.steps.call(index, as, "escalates: the outputs are gone at the provider", () =>
-        reviewCase(db, who, view.id, {
-          verdict: "escalate",
-          evidence: "outputs deleted by the provider; paid, not delivered",
-        }),
-      );
-      return;
+      return this.decideLostOutputs(index, op, view, who, as);
     }
     if (op.reviews > MAX_REVIEWS) {
       op.gaveUp = true;
@@ -158,14 +151,41 @@ export class Reviewer extends CaseDesk {
     }
   }
 
-  /** The last failed attempt says the provider no longer has the files: retrying cannot help. */
+  /** The worker found the provider's files gone (retention passed): retrying cannot help. */
   private async outputsGone(view: CaseView): Promise<boolean> {
-    const { rows } = await this.world.sql.query<{ text: string | null }>(
-      `SELECT evidence->>'evidence' AS text FROM audit_events
-       WHERE case_id = $1::uuid AND episode = $2 AND kind = 'recovery_unresolved' ORDER BY id DESC LIMIT 1`,
-      [view.id, view.episode],
+    const { rows } = await this.world.sql.query<{ gone: boolean }>(
+      `SELECT outputs_unavailable_at IS NOT NULL AS gone FROM cases WHERE id = $1::uuid`,
+      [view.id],
     );
-    return /no outputs|not_available|result_unavailable/.test(rows[0]?.text ?? "");
+    return rows[0]?.gone === true;
+  }
+
+  /** Paid, not delivered: the loss is accepted (the hold stays for finance) or a replacement asked for. */
+  private async decideLostOutputs(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
+    const db = this.world.db;
+    const rng = op.plan.rng;
+    if (rng.chance(0.05)) {
+      await this.steps.call(
+        index,
+        as,
+        "tries another copy of deleted outputs",
+        () => approveCase(db, who, view.id, { action: "retry_delivery", evidence: "try again" }),
+        ["outputs_unavailable"],
+      );
+    }
+    if (view.pendingRequests.some((request) => !op.expiredRequests.has(request.id))) return;
+    if (op.replacementsRequested < MAX_REPLACEMENTS && rng.chance(0.4)) {
+      count(this.world, "deliveries whose outputs the provider deleted first: replacement requested");
+      const requested = await this.steps.call(index, as, "requests a replacement for deleted outputs", () =>
+        requestReplacement(db, who, view.id, { evidence: "outputs deleted by the provider before the copy" }),
+      );
+      if (requested.ok) op.replacementsRequested += 1;
+      return;
+    }
+    count(this.world, "deliveries whose outputs the provider deleted first: loss accepted (hold kept for finance)");
+    await this.steps.call(index, as, "accepts that the outputs are lost", () =>
+      acceptOutputsLost(db, who, view.id, { evidence: "outputs deleted by the provider; paid, not delivered" }),
+    );
   }
 
   private async decideFailure(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {

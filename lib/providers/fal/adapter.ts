@@ -8,7 +8,7 @@ import {
   type ProviderAdapter,
   ProviderConfigError,
 } from "../types";
-import { requestsPage, resultToStatus, statusToStep } from "./transform";
+import { FAL_RESULT_RETENTION_SECONDS, requestsPage, resultToStatus, statusToStep } from "./transform";
 
 export const FAL_QUEUE_BASE_URL = "https://queue.fal.run";
 export const FAL_PLATFORM_BASE_URL = "https://api.fal.ai/v1";
@@ -91,7 +91,12 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
 
   return {
     provider: "fal",
-    capabilities: { findByClientReference: false, listJobs: true, listJobsRequiresModel: true },
+    capabilities: {
+      findByClientReference: false,
+      listJobs: true,
+      listJobsRequiresModel: true,
+      outputRetentionSeconds: FAL_RESULT_RETENTION_SECONDS,
+    },
     getJob,
     downloadOutput: kit.downloadOutput,
     listJobs,

@@ -1,6 +1,13 @@
 import { isHttpUrl, isObject, type JsonObject, nonEmptyText } from "../json";
 import type { JobStatus, ListedJob, OutputRef } from "../types";
 
+/**
+ * The queue keeps a request's result (the only answer naming its output files) for an hour after
+ * completion (docs: "Get request result"; 6 minutes for results of 10 KB or more). CDN files follow
+ * the account's own lifecycle setting, which the API does not report, so the result is the bound.
+ */
+export const FAL_RESULT_RETENTION_SECONDS = 3600;
+
 /** After COMPLETED, only the result endpoint says whether the model produced output or an error. */
 export type FalStatusStep = JobStatus | { kind: "fetch_result" };
 
