@@ -6,6 +6,8 @@ export interface CaseSnapshot {
   stage: Stage;
   state: CaseState;
   providerJobId: string | null;
+  /** Whether the deadline sweep has escalated this episode already (a flag, not a state). */
+  escalated?: boolean;
 }
 
 // `action` is a plain string on purpose: requests such as "submit_again" arrive from outside
@@ -28,7 +30,8 @@ export type CaseCommand =
   | { type: "release_claim" }
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
   | { type: "request_replacement"; evidence: string }
-  | { type: "close_for_replacement"; evidence: string };
+  | { type: "close_for_replacement"; evidence: string }
+  | { type: "escalate_overdue"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -51,6 +54,7 @@ export const CASE_COMMAND_TYPES = [
   "reopen",
   "request_replacement",
   "close_for_replacement",
+  "escalate_overdue",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -73,6 +77,7 @@ export const AUDIT_KINDS = [
   "reopened",
   "replacement_requested",
   "replacement_authorized",
+  "deadline_escalated",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -94,6 +99,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "reschedule":
     case "request_replacement":
     case "close_for_replacement":
+    case "escalate_overdue":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

@@ -145,6 +145,7 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     claimed: none,
     resolved: none,
   },
+  escalate_overdue: { parked: all(S), ready: all(S), claimed: all(S), resolved: none },
 };
 
 describe("decide: every state x stage x command", () => {

@@ -216,6 +216,13 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       }
       return to(from, "replacement_authorized", { state: "resolved" });
 
+    // Rule 6: a passed deadline only raises a flag for people; the case keeps its state, its
+    // stage and its money, so the flag is not part of `next` and nothing is compare-and-set.
+    case "escalate_overdue":
+      if (state === "resolved") return wrongState(from, command.type, ["parked", "ready", "claimed"]);
+      if (from.escalated) return refuse("illegal_transition", "this episode is escalated already", { state });
+      return to(from, "deadline_escalated");
+
     default: {
       const unknown: { type?: unknown } = command;
       return refuse("illegal_transition", "unknown command", { command: String(unknown.type) });

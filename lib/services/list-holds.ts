@@ -1,4 +1,5 @@
-import type { Db, Prisma } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
@@ -25,8 +26,10 @@ function decode(raw: string | undefined): Cursor | null {
 export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery, now = new Date()) {
   requirePermission(actor, "hold:read");
   const cursor = decode(query.cursor);
-  const open = query.status === "held";
-  const where: Prisma.HoldWhereInput[] = [{ status: query.status }];
+  const needsDecision = query.view === "needs_decision";
+  const open = needsDecision || query.status === "held";
+  const where: Prisma.HoldWhereInput[] = [{ status: open ? "held" : query.status }];
+  if (needsDecision) where.push({ id: { in: await holdsNeedingDecision(db, cursor, query.limit + 1) } });
   if (cursor) {
     const at = new Date(cursor.v);
     where.push(
@@ -73,6 +76,7 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       createdAt: hold.createdAt.toISOString(),
       resolvedAt: hold.resolvedAt?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - hold.createdAt.getTime()) / 1000)),
+      needsDecision: hold.status === "held" && hold.case.state === "resolved",
       exposure:
         open &&
         hold.case.stage === "submission_uncertain" &&
@@ -81,6 +85,21 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
     })),
     nextCursor: rows.length > query.limit && last && lastAt ? encode({ v: lastAt.toISOString(), id: last.id }) : null,
   };
+}
+
+/**
+ * Found from the resolved cases that still hold money (their own partial index; a handful of a
+ * million cases) rather than from every held hold, most of which belong to open cases.
+ */
+async function holdsNeedingDecision(db: Db, cursor: Cursor | null, limit: number): Promise<string[]> {
+  const after = cursor
+    ? Prisma.sql`AND (h.created_at, h.id) > (${new Date(cursor.v)}, ${cursor.id}::uuid)`
+    : Prisma.empty;
+  const rows = await db.$queryRaw<{ id: string }[]>(Prisma.sql`
+    SELECT h.id FROM cases c JOIN holds h ON h.case_id = c.id AND h.status = 'held'
+    WHERE c.state = 'resolved' AND c.held_micros > 0 ${after}
+    ORDER BY h.created_at, h.id LIMIT ${limit}`);
+  return rows.map((row) => row.id);
 }
 
 export type HoldListItem = Awaited<ReturnType<typeof listHolds>>["items"][number];

@@ -128,6 +128,8 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
       assigneeId: null,
       outcome: null,
       resolvedAt: null,
+      escalatedAt: null,
+      escalationReason: null,
       openedAt: new Date(),
     },
   });
