@@ -208,5 +208,18 @@ describe("held money on closed cases", () => {
     expect(ids).toEqual([closed.caseId]);
     expect(ids).not.toContain(open.caseId);
     expect((await overview(finance)).needsDecision).toContainEqual({ currency: "SEK", count: 1, micros: 7 });
+
+    // Page by page, one case at a time: every such hold once, and nothing else.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listHolds(db, finance, { status: "held", view: "needs_decision", limit: 1, cursor });
+      seen.push(...page.items.map((h) => h.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    const expected = await db.$queryRaw<{ id: string }[]>`
+      SELECT h.id FROM holds h JOIN cases c ON c.id = h.case_id WHERE c.state = 'resolved' AND h.status = 'held'`;
+    expect(seen.length).toBeGreaterThan(1);
+    expect([...seen].sort()).toEqual(expected.map((row) => row.id).sort());
   });
 });
