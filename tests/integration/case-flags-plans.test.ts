@@ -51,6 +51,10 @@ describe("the flags read their own partial indexes", () => {
     const holdOpen = listCasesSchema.parse({ flag: "hold_open" });
     const index = "cases_resolved_hold_open_opened_at_id";
     expect(await scansDuring(index, () => listCases(session, reviewer, holdOpen))).toBeGreaterThan(0);
+    const byAmount = listCasesSchema.parse({ flag: "hold_open", sort: "amount" });
+    expect(
+      await scansDuring("cases_resolved_hold_open_held_micros_id", () => listCases(session, reviewer, byAmount)),
+    ).toBeGreaterThan(0);
     const holds = { status: "held", view: "needs_decision", limit: 50 } as const;
     expect(await scansDuring(index, () => listHolds(session, reviewer, holds))).toBeGreaterThan(0);
     expect(await scansDuring("cases_open_escalated_opened_at_id", () => caseFlagFigures(session))).toBeGreaterThan(0);
