@@ -102,6 +102,9 @@ const SEED_DELTAS = (
   SELECT 'case_held', stage, currency, NULL, NULL, NULL, NULL, NULL, count(*), sum(amount), 0, 0
   FROM rows WHERE hold_status = 'held' GROUP BY stage, currency
   UNION ALL
+  SELECT 'resolved_held', stage, currency, NULL, NULL, NULL, NULL, NULL, count(*), sum(amount), 0, 0
+  FROM rows WHERE hold_status = 'held' AND state = 'resolved' GROUP BY stage, currency
+  UNION ALL
   SELECT 'holds', NULL, currency, provider, model, hold_status, hold_status = 'settled' AND released > 0, NULL,
          count(*), sum(amount), sum(settled), sum(released)
   FROM rows GROUP BY 3, 4, 5, 6, 7

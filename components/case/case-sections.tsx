@@ -42,6 +42,19 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
         <dd>
           <Badge tone={STATE_TONE[detail.state]}>{detail.state}</Badge>
           {detail.outcome ? <span className="ml-2 text-slate-700">({detail.outcome})</span> : null}
+          {detail.escalation ? (
+            <span
+              className="ml-2"
+              title={`${detail.escalation.reason ?? "deadline passed"} at ${detail.escalation.at}`}
+            >
+              <Badge tone="danger">escalated: deadline passed</Badge>
+            </span>
+          ) : null}
+          {detail.holdOpen ? (
+            <span className="ml-2">
+              <Badge tone="warn">resolved, hold open — needs a decision</Badge>
+            </span>
+          ) : null}
         </dd>
         <dt className="text-slate-700">Age</dt>
         <dd>{formatAge(age)}</dd>

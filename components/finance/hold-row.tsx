@@ -44,6 +44,11 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
         <td className="px-3 py-2">
           {stageLabel(hold.stage)}
           <span className="block text-xs text-slate-600">case {hold.caseState}</span>
+          {hold.needsDecision ? (
+            <span className="mt-1 inline-block rounded bg-amber-200 px-2 py-0.5 text-xs font-semibold text-amber-950">
+              Resolved, hold open — needs a decision
+            </span>
+          ) : null}
         </td>
         <td className="px-3 py-2 text-right">
           <Money micros={hold.amountMicros} currency={hold.currency} />

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { formatAge } from "@/components/ui/format-age";
 import { formatMicros } from "@/lib/domain/money";
 import type { OverviewStats } from "@/lib/services/overview-stats";
+import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
 
 async function fetchOverview(): Promise<OverviewStats> {
@@ -36,6 +37,7 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           them before anything is retried.
         </p>
       )}
+      <CaseFlagsSummary stats={stats} />
       <table className="w-full border-collapse bg-white text-left text-sm">
         <caption className="py-2 text-left font-semibold">Open cases by stage</caption>
         <thead>

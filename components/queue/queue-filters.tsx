@@ -39,6 +39,14 @@ export function QueueFilters({ query }: { query: ListCasesQuery }) {
         </select>
       </label>
       <label className="text-sm font-medium">
+        Flag
+        <select name="flag" defaultValue={query.flag ?? ""} className={field}>
+          <option value="">any</option>
+          <option value="escalated">escalated (deadline passed)</option>
+          <option value="hold_open">resolved, hold open — needs a decision</option>
+        </select>
+      </label>
+      <label className="text-sm font-medium">
         Sort
         <select name="sort" defaultValue={query.sort} className={field}>
           <option value="age">oldest first</option>

@@ -18,6 +18,8 @@ export type QueueRow = {
   heldMicros: number;
   currency: string;
   ageSeconds: number;
+  escalationReason?: string | null;
+  holdOpen?: boolean;
 };
 
 /**
@@ -134,6 +136,7 @@ export function QueueTable({
             </td>
             <td className="px-2 py-1.5">
               <Badge tone={STATE_TONE[row.state]}>{row.state}</Badge>
+              <RowFlags row={row} />
             </td>
             <td className="px-2 py-1.5">
               {row.provider}
@@ -146,5 +149,23 @@ export function QueueTable({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Rule 13's flags on a row: escalated past its deadline, or resolved with money still held. */
+function RowFlags({ row }: { row: QueueRow }) {
+  return (
+    <>
+      {row.escalationReason ? (
+        <span className="ml-1" title={row.escalationReason}>
+          <Badge tone="danger">escalated</Badge>
+        </span>
+      ) : null}
+      {row.holdOpen ? (
+        <span className="ml-1" title="Resolved, hold open: finance must settle or release it">
+          <Badge tone="warn">hold open — needs a decision</Badge>
+        </span>
+      ) : null}
+    </>
   );
 }

@@ -11,6 +11,8 @@ export interface CaseSnapshot {
    * while unknown, so snapshots of cases without the fact read as they always did.
    */
   outputsUnavailable?: true;
+  /** Whether the deadline sweep has escalated this episode already (a flag, not a state). */
+  escalated?: boolean;
 }
 
 // `action` is a plain string on purpose: requests such as "submit_again" arrive from outside
@@ -36,7 +38,8 @@ export type CaseCommand =
   | { type: "close_for_replacement"; evidence: string }
   | { type: "park_poison"; evidence: string }
   | { type: "mark_outputs_unavailable"; evidence: string }
-  | { type: "accept_outputs_lost"; evidence: string };
+  | { type: "accept_outputs_lost"; evidence: string }
+  | { type: "escalate_overdue"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -62,6 +65,7 @@ export const CASE_COMMAND_TYPES = [
   "park_poison",
   "mark_outputs_unavailable",
   "accept_outputs_lost",
+  "escalate_overdue",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -87,6 +91,7 @@ export const AUDIT_KINDS = [
   "poison_parked",
   "outputs_unavailable_observed",
   "outputs_loss_accepted",
+  "deadline_escalated",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -111,6 +116,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "park_poison":
     case "mark_outputs_unavailable":
     case "accept_outputs_lost":
+    case "escalate_overdue":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

@@ -161,6 +161,7 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     resolved: none,
   },
   accept_outputs_lost: { parked: all(NP), ready: none, claimed: none, resolved: none },
+  escalate_overdue: { parked: all(S), ready: all(S), claimed: all(S), resolved: none },
 };
 
 describe("decide: every state x stage x command", () => {

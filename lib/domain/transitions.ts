@@ -272,6 +272,12 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
         return refuse("action_not_permitted_for_stage", "no lost outputs to accept", { stage });
       }
       return to(from, "outputs_loss_accepted", { state: "resolved" });
+    // Rule 6: a passed deadline only raises a flag for people; the case keeps its state, its
+    // stage and its money, so the flag is not part of `next` and nothing is compare-and-set.
+    case "escalate_overdue":
+      if (state === "resolved") return wrongState(from, command.type, ["parked", "ready", "claimed"]);
+      if (from.escalated) return refuse("illegal_transition", "this episode is escalated already", { state });
+      return to(from, "deadline_escalated");
 
     default: {
       const unknown: { type?: unknown } = command;

@@ -99,6 +99,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     counters: { pollAttempts: row.pollAttempts, deliveryAttempts: row.deliveryAttempts },
     submittedAt: row.submittedAt?.toISOString() ?? null,
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
+    escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
+    holdOpen: row.state === "resolved" && row.heldMicros > 0n,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
     // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.

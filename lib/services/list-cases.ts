@@ -46,6 +46,7 @@ type Row = {
   assignee_id: string | null;
   episode: number;
   opened_at: Date;
+  escalation_reason: string | null;
 };
 
 /**
@@ -58,8 +59,15 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   requirePermission(actor, "case:read");
   const cursor = decodeCursor(query.cursor, query.sort);
   const where: Prisma.Sql[] = [
-    query.state ? Prisma.sql`state = ${query.state}::"CaseState"` : Prisma.sql`state <> 'resolved'`,
+    query.state
+      ? Prisma.sql`state = ${query.state}::"CaseState"`
+      : query.flag === "hold_open"
+        ? Prisma.sql`state = 'resolved'`
+        : Prisma.sql`state <> 'resolved'`,
   ];
+  // Spelled as the partial indexes' predicates, so each flag reads only its own few rows.
+  if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
+  if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
   if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
   if (query.provider) where.push(Prisma.sql`provider = ${query.provider}`);
   if (query.model) where.push(Prisma.sql`model = ${query.model}`);
@@ -78,7 +86,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
     db,
     Prisma.sql`
     SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
-           assignee_id, episode, opened_at
+           assignee_id, episode, opened_at, escalation_reason
     FROM cases WHERE ${Prisma.join(where, " AND ")}
     ORDER BY ${order} LIMIT ${query.limit + 1}`,
   );
@@ -104,6 +112,8 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       episode: row.episode,
       openedAt: row.opened_at.toISOString(),
       ageSeconds: Math.max(0, Math.floor((now.getTime() - row.opened_at.getTime()) / 1000)),
+      escalationReason: row.escalation_reason,
+      holdOpen: row.state === "resolved" && row.held_micros > 0n,
     })),
     nextCursor,
   };

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { COUNTER_HELP, counterSamples } from "@/lib/metrics/counters";
 import type { Family } from "@/lib/metrics/exposition";
+import { caseFlagFigures } from "./case-flags";
 import { allHours, figureRows, foldWhenDue } from "./stat-figures";
 
 const LATENCY_BUCKETS = [60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600];
@@ -13,7 +14,7 @@ const LATENCY_BUCKETS = [60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600]
  */
 export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[]> {
   await foldWhenDue(db);
-  const [stages, money, latency, events, observations, outbox] = await Promise.all([
+  const [stages, money, latency, events, observations, outbox, flags, escalations] = await Promise.all([
     db.$queryRaw<{ stage: string; open: bigint; oldest: Date | null }[]>`
       SELECT t.stage::text, t.open,
              (SELECT min(c.opened_at) FROM cases c WHERE c.stage = t.stage AND c.state <> 'resolved') AS oldest
@@ -37,6 +38,8 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     db.$queryRaw<{ failed: bigint; pending: bigint }[]>`
       SELECT count(*) FILTER (WHERE last_error IS NOT NULL) AS failed,
              count(*) FILTER (WHERE delivered_at IS NULL AND give_up_at IS NULL) AS pending FROM notification_outbox`,
+    caseFlagFigures(db),
+    db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM audit_events WHERE kind = 'deadline_escalated'`,
   ]);
   const event = (kind: "claimed" | "lease_rescued" | "delivery_failure") => Number(events[0]?.[kind] ?? 0);
   const buckets = LATENCY_BUCKETS.map((le) => ({
@@ -135,6 +138,38 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
       type: "gauge",
       help: "Outbox messages not yet delivered",
       samples: [{ name: "recovery_notifications_pending", value: Number(outbox[0]?.pending ?? 0) }],
+    },
+    {
+      name: "recovery_resolved_hold_open_cases",
+      type: "gauge",
+      help: "Resolved cases whose hold is still open (needs a finance decision), by currency",
+      samples: flags.holdOpen.map((h) => ({
+        name: "recovery_resolved_hold_open_cases",
+        labels: { currency: h.currency },
+        value: h.count,
+      })),
+    },
+    {
+      name: "recovery_resolved_hold_open_micros",
+      type: "gauge",
+      help: "Money still held on resolved cases in micro-units, by currency",
+      samples: flags.holdOpen.map((h) => ({
+        name: "recovery_resolved_hold_open_micros",
+        labels: { currency: h.currency },
+        value: h.micros,
+      })),
+    },
+    {
+      name: "recovery_escalated_open_cases",
+      type: "gauge",
+      help: "Open cases escalated because their deadline passed",
+      samples: [{ name: "recovery_escalated_open_cases", value: flags.escalatedOpen }],
+    },
+    {
+      name: "recovery_deadline_escalations_total",
+      type: "counter",
+      help: "Cases escalated by the deadline sweep",
+      samples: [{ name: "recovery_deadline_escalations_total", value: Number(escalations[0]?.n ?? 0) }],
     },
   ];
   for (const [name, help] of Object.entries(COUNTER_HELP)) {

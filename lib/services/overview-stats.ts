@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
+import { caseFlagFigures } from "./case-flags";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "./overview-age-buckets";
 import { outputsExpiringSoon } from "./overview-expiring";
 import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
@@ -34,7 +35,7 @@ export async function overviewStats(
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
   const ends = AGE_BUCKET_ENDS_SECONDS.map((s) => new Date(now.getTime() - s * 1000));
   const hours = ends.map(utcHourOf);
-  const [stages, money, latency, events, recentUncertain, series] = await Promise.all([
+  const [stages, money, latency, events, recentUncertain, series, flags] = await Promise.all([
     sqlRows<StageRow>(
       db,
       Prisma.sql`
@@ -105,6 +106,7 @@ export async function overviewStats(
       WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince}`,
     ),
     heldOverTime(db, now),
+    caseFlagFigures(db),
   ]);
   const expiring = await outputsExpiringSoon(db, now);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
@@ -124,6 +126,9 @@ export async function overviewStats(
       p90Seconds: latency[0]?.p90 ?? null,
       decisions: Number(latency[0]?.n ?? 0),
     },
+    /** Resolved cases whose hold is still open: finance must settle or release it (rule 13). */
+    needsDecision: flags.holdOpen,
+    escalatedOpen: flags.escalatedOpen,
     leaseRescues24h: Number(events[0]?.rescues ?? 0),
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
     poisonParked24h: Number(events[0]?.poison ?? 0),

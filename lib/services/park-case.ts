@@ -129,6 +129,8 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
       outcome: null,
       resolvedAt: null,
       outputsExpireAt: null,
+      escalatedAt: null,
+      escalationReason: null,
       openedAt: new Date(),
     },
   });

@@ -7,7 +7,15 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
  * change, so a figure is its folded total plus the deltas not folded yet. Both are read in one
  * statement, so a concurrent fold never makes a figure count something twice or not at all.
  */
-export type Figure = "open_cases" | "case_held" | "holds" | "held_holds" | "ledger_held" | "overage" | "exposure";
+export type Figure =
+  | "open_cases"
+  | "case_held"
+  | "holds"
+  | "held_holds"
+  | "ledger_held"
+  | "overage"
+  | "exposure"
+  | "resolved_held";
 
 export function figureRows(figure: Figure, where: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
   return Prisma.sql`(

@@ -9,6 +9,8 @@ export const decideReplacementSchema = replacementDecisionSchema.extend({ reques
 
 export const listHoldsSchema = z.object({
   status: z.enum(HOLD_STATUSES).catch("held"),
+  /** Held holds of resolved cases only: money nothing else will ever decide (rule 13). */
+  view: z.enum(["needs_decision"]).optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
   limit: z.coerce.number().int().min(1).max(200).catch(50),
 });

@@ -17,6 +17,8 @@ export const listCasesSchema = z.strictObject({
     .optional(),
   minAmountMicros: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   q: optionalText,
+  /** Rule 13's flags: open cases past their deadline, or resolved cases that still hold money. */
+  flag: z.enum(["escalated", "hold_open"]).optional(),
   sort: z.enum(["age", "amount"]).default("age"),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -1,5 +1,6 @@
 import type { Principal } from "@/lib/domain/principal";
 import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
+import { escalateOverdueCases } from "@/lib/services/escalate-overdue-cases";
 import { finishAction } from "@/lib/services/finish-action";
 import { DEFAULT_POISON_CLAIMS, parkPoisonActions } from "@/lib/services/park-poison-actions";
 import { recordClaimFailure } from "@/lib/services/record-claim-failure";
@@ -20,7 +21,7 @@ const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
- * park actions that keep failing, claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
+ * escalate a batch of cases past their deadline, park actions that keep failing, claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
  * what was not started), then send due notifications with whatever time is left, and finally
  * search providers for reconciliation suggestions if a few seconds remain (suggestions only).
  */
@@ -28,9 +29,11 @@ export async function runTick(
   ctx: WorkerContext,
   actor: Principal & { kind: "worker" },
   options: { maxTasks: number },
-): Promise<{ claimed: number; rescued: number; results: TickResult[]; notifications: number }> {
+): Promise<{ claimed: number; rescued: number; escalated: number; results: TickResult[]; notifications: number }> {
   const deadline = Date.now() + ctx.budgetMs;
   const rescued = await rescueExpiredLeases(ctx.db, actor);
+  const escalated = await escalateOverdueCases(ctx.db, actor);
+  if (escalated > 0) workerLog({ step: "escalated", workerId: actor.workerId, escalated });
   const poisonClaims = ctx.poisonClaims ?? DEFAULT_POISON_CLAIMS;
   const poisoned = await parkPoisonActions(ctx.db, actor, { threshold: poisonClaims });
   if (poisoned > 0) workerLog({ step: "poison_parked", workerId: actor.workerId, parked: poisoned });
@@ -49,7 +52,7 @@ export async function runTick(
   await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
   const notifications = await dispatchNotifications(ctx, deadline);
   await suggestWithinBudget(ctx, actor, deadline);
-  return { claimed: claimed.length, rescued, results, notifications };
+  return { claimed: claimed.length, rescued, escalated, results, notifications };
 }
 
 /** Best effort: a failed or cut-short search is logged and tried again on a later tick. */

@@ -29,8 +29,11 @@ const ENDS_CLAIM = new Set([
   "outputs_unavailable_observed",
   "recovery_succeeded",
 ]);
-/** Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search. */
-const NOT_UNDER_CLAIM = new Set(["claimed", "lease_rescued", "reconciliation_suggested"]);
+/**
+ * Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search,
+ * a deadline escalation (a flag on any open case; its same version is checked like any other event's).
+ */
+const NOT_UNDER_CLAIM = new Set(["claimed", "lease_rescued", "reconciliation_suggested", "deadline_escalated"]);
 
 const hasEvidence = (value: unknown) =>
   typeof value === "object" && value !== null && Object.keys(value as object).length > 0;

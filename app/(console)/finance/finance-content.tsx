@@ -4,6 +4,7 @@ import { Announcer } from "@/components/finance/announcer";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
 import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
+import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
 import { ReplacementRequests } from "@/components/finance/replacement-requests";
 import { FinanceSection } from "@/components/finance/section";
@@ -11,6 +12,7 @@ import { StatusTotalsTable } from "@/components/finance/status-totals";
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
+import { caseFlagFigures } from "@/lib/services/case-flags";
 import { getHeldByAge } from "@/lib/services/finance-aging";
 import { getExposure } from "@/lib/services/finance-exposure";
 import { getFinanceTotals } from "@/lib/services/finance-totals";
@@ -21,13 +23,15 @@ import { loadHoldsPage } from "./load-holds-page";
 /** Everything below the heading: read through the finance services, which check hold:read again. */
 export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
   const now = new Date();
-  const [totals, aging, exposure, requests, holds] = await Promise.all([
+  const [totals, aging, exposure, requests, holds, flags] = await Promise.all([
     getFinanceTotals(db(), actor),
     getHeldByAge(db(), actor, now),
     getExposure(db(), actor),
     listPendingReplacementRequests(db(), actor, now),
     loadHoldsPage(actor, query, now),
+    caseFlagFigures(db()),
   ]);
+  const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
     totals.byCurrency.reduce((sum, row) => sum + row[status].count, 0);
   const today = now.toISOString().slice(0, 10);
@@ -36,6 +40,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
   return (
     <Announcer>
       <ExposureSummary rows={exposure} />
+      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} />
       <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">
@@ -60,22 +65,27 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
         />
         {holds.notice ? <p className="mt-2 text-sm text-amber-900">{holds.notice}</p> : null}
         {holds.items.length === 0 ? (
-          <p className="mt-3 text-sm text-slate-700">No {query.status} holds.</p>
-        ) : query.status === "held" ? (
+          <p className="mt-3 text-sm text-slate-700">
+            {needsDecision ? "No resolved case holds money." : `No ${query.status} holds.`}
+          </p>
+        ) : query.status === "held" || needsDecision ? (
           <OpenHoldsTable items={holds.items} canDecide={can(actor.roles, "hold:decide")} />
         ) : (
           <ResolvedHoldsTable items={holds.items} />
         )}
         <nav aria-label="Holds pages" className="mt-2 flex gap-4 text-sm">
           {query.cursor ? (
-            <Link className="text-brand underline" href={`/finance?status=${query.status}#holds`}>
+            <Link
+              className="text-brand underline"
+              href={needsDecision ? "/finance?view=needs_decision#holds" : `/finance?status=${query.status}#holds`}
+            >
               First page
             </Link>
           ) : null}
           {holds.nextCursor ? (
             <Link
               className="text-brand underline"
-              href={`/finance?status=${query.status}&cursor=${encodeURIComponent(holds.nextCursor)}#holds`}
+              href={`/finance?${needsDecision ? "view=needs_decision" : `status=${query.status}`}&cursor=${encodeURIComponent(holds.nextCursor)}#holds`}
             >
               Next page
             </Link>

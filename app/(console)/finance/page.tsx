@@ -29,7 +29,7 @@ export default async function FinancePage({ searchParams }: Props) {
       <p className="mt-1 text-sm text-slate-700">
         Every reserved amount is held, settled or released; charges above a hold are flagged as overage.
       </p>
-      <Suspense key={`${query.status}:${query.cursor ?? ""}`} fallback={<FinanceSkeleton />}>
+      <Suspense key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}`} fallback={<FinanceSkeleton />}>
         <FinanceContent actor={actor} query={query} />
       </Suspense>
     </section>

@@ -4,7 +4,7 @@ import { getHeldByAge } from "../../../lib/services/finance-aging";
 import { getExposure } from "../../../lib/services/finance-exposure";
 import { getFinanceTotals } from "../../../lib/services/finance-totals";
 import { overviewStats } from "../../../lib/services/overview-stats";
-import { agingByScan, exposureByScan, overviewByScan, totalsByScan } from "./figures-by-scan";
+import { agingByScan, exposureByScan, holdOpenByScan, overviewByScan, totalsByScan } from "./figures-by-scan";
 
 const BUCKET_LABELS = ["< 1 h", "1–6 h", "6–24 h", "1–3 d", "> 3 d"];
 const AGING_KEYS = ["lt_1h", "lt_1d", "lt_7d", "lt_30d", "gte_30d"];
@@ -34,7 +34,12 @@ export async function compareFiguresWithScans(
   const scan = await overviewByScan(db, now, new Date(now.getTime() - alertWindowMinutes * 60_000), { series });
   const overviewMs = performance.now() - at;
   at = performance.now();
-  const [aging, exposure, totalsScan] = await Promise.all([agingByScan(db, now), exposureByScan(db), totalsByScan(db)]);
+  const [aging, exposure, totalsScan, holdOpen] = await Promise.all([
+    agingByScan(db, now),
+    exposureByScan(db),
+    totalsByScan(db),
+    holdOpenByScan(db),
+  ]);
   const financeMs = performance.now() - at;
   const heldByAge = await getHeldByAge(db, actor, now);
   const served = await getExposure(db, actor);
@@ -82,6 +87,11 @@ export async function compareFiguresWithScans(
       figure: "exposure",
       served: served.map((r) => [r.currency, r.count, r.micros, r.oldestAt]),
       scanned: exposure.map((r) => [r.currency, Number(r.count), Number(r.micros), r.oldest.toISOString()]),
+    },
+    {
+      figure: "resolved cases with a hold open",
+      served: stats.needsDecision.map((r) => [r.currency, r.count, r.micros]),
+      scanned: holdOpen.map((r) => [r.currency, Number(r.count), Number(r.micros)]),
     },
     {
       figure: "finance totals by currency, provider and model",

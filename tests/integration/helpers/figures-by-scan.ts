@@ -128,3 +128,11 @@ export function runningTotals(db: PrismaClient) {
     HAVING sum(count) <> 0 OR sum(micros) <> 0 OR sum(settled_micros) <> 0 OR sum(released_micros) <> 0
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 }
+
+/** Rule 13 from its definition: resolved cases with a hold still held, whatever cases.held_micros says. */
+export function holdOpenByScan(db: PrismaClient) {
+  return db.$queryRaw<{ currency: string; count: bigint; micros: bigint }[]>`
+    SELECT c.currency, count(DISTINCT c.id) AS count, sum(h.amount_micros)::bigint AS micros
+    FROM cases c JOIN holds h ON h.case_id = c.id
+    WHERE c.state = 'resolved' AND h.status = 'held' GROUP BY c.currency ORDER BY c.currency`;
+}

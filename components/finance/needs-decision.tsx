@@ -1,0 +1,36 @@
+import Link from "next/link";
+import { formatMicros } from "@/lib/domain/money";
+import type { HoldOpenFigure } from "@/lib/services/case-flags";
+
+/**
+ * Rule 13: a resolved case whose hold is still open waits for finance alone, so it is named at the
+ * top with its money and a link to exactly those holds (settled or released from their rows).
+ */
+export function NeedsDecisionSummary({ rows, active }: { rows: HoldOpenFigure[]; active: boolean }) {
+  const count = rows.reduce((sum, row) => sum + row.count, 0);
+  if (count === 0 && !active) return null;
+  return (
+    <div
+      role="status"
+      data-testid="finance-needs-decision"
+      className="mt-4 rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950"
+    >
+      <p className="font-semibold">
+        Resolved, hold open — needs a decision: {count} {count === 1 ? "case" : "cases"}
+        {count > 0 ? ` (${rows.map((row) => formatMicros(row.micros, row.currency)).join(" + ")})` : ""}
+      </p>
+      <p className="mt-1">
+        These cases are closed, so nothing but a finance decision will settle or release their holds.{" "}
+        {active ? (
+          <Link className="text-brand underline" href="/finance?status=held#holds">
+            Show all held holds
+          </Link>
+        ) : (
+          <Link className="text-brand underline" href="/finance?view=needs_decision#holds">
+            Show only these holds
+          </Link>
+        )}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+import { formatMicros } from "@/lib/domain/money";
+import type { OverviewStats } from "@/lib/services/overview-stats";
+
+/** Rule 13's flags: money held on closed cases and cases past their deadline, each a link to its list. */
+export function CaseFlagsSummary({ stats }: { stats: Pick<OverviewStats, "needsDecision" | "escalatedOpen"> }) {
+  const count = stats.needsDecision.reduce((sum, row) => sum + row.count, 0);
+  const money = stats.needsDecision.map((row) => formatMicros(row.micros, row.currency)).join(" + ");
+  return (
+    <dl className="grid grid-cols-1 gap-3 md:grid-cols-2">
+      <div
+        data-testid="overview-needs-decision"
+        className={`rounded border p-3 ${count > 0 ? "border-amber-500 bg-amber-50" : "border-slate-300 bg-white"}`}
+      >
+        <dt className="text-sm text-slate-700">Resolved, hold open — needs a decision</dt>
+        <dd className="text-xl font-semibold">
+          {count} {count > 0 ? <span className="text-base font-normal">({money})</span> : null}
+        </dd>
+        {count > 0 ? (
+          <dd className="text-sm">
+            <a className="text-brand underline" href="/finance?view=needs_decision#holds">
+              Decide in finance
+            </a>{" "}
+            ·{" "}
+            <a className="text-brand underline" href="/queue?flag=hold_open">
+              Show in the queue
+            </a>
+          </dd>
+        ) : null}
+      </div>
+      <div data-testid="overview-escalated" className="rounded border border-slate-300 bg-white p-3">
+        <dt className="text-sm text-slate-700">Open cases past their deadline (escalated)</dt>
+        <dd className="text-xl font-semibold">{stats.escalatedOpen}</dd>
+        {stats.escalatedOpen > 0 ? (
+          <dd className="text-sm">
+            <a className="text-brand underline" href="/queue?flag=escalated">
+              Show in the queue
+            </a>
+          </dd>
+        ) : null}
+      </div>
+    </dl>
+  );
+}

@@ -1,0 +1,32 @@
+import type { CaseSnapshot } from "./case-commands";
+import { CASE_STATES, type CaseState, STAGES, type Stage } from "./stages";
+import { decide } from "./transitions";
+
+export type EscalationReason = "submit_deadline_passed" | "retry_deadline_passed";
+
+/** An uncertain submission's deadline is the producer's last moment to submit; later ones are retry deadlines. */
+export function escalationReason(stage: Stage): EscalationReason {
+  return stage === "submission_uncertain" ? "submit_deadline_passed" : "retry_deadline_passed";
+}
+
+export function isOverdue(deadline: Date | null, now: Date): boolean {
+  return deadline !== null && deadline.getTime() < now.getTime();
+}
+
+export function escalationEvidence(stage: Stage, deadline: Date): string {
+  return `${escalationReason(stage)} at ${deadline.toISOString()}`;
+}
+
+/**
+ * The (stage, state) pairs the decision lets the sweep escalate, read off `decide` itself so the
+ * sweep's set-based statement can never pick a case the decision would refuse.
+ */
+export function escalatableSnapshots(): Array<{ stage: Stage; state: CaseState; reason: EscalationReason }> {
+  return STAGES.flatMap((stage) =>
+    CASE_STATES.flatMap((state) => {
+      const from: CaseSnapshot = { stage, state, providerJobId: null, escalated: false };
+      const decision = decide(from, { type: "escalate_overdue", evidence: escalationReason(stage) });
+      return decision.ok ? [{ stage, state, reason: escalationReason(stage) }] : [];
+    }),
+  );
+}
