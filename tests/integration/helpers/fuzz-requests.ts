@@ -99,12 +99,21 @@ const ODD = [
   "\r\nX-Injected: 1",
 ];
 
+const LONE_SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ude00\ud83d"];
+
 function stringsUpTo(maxHuge: number): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...SQL, ...MARKUP, ...ODD) },
     { weight: 3, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
     { weight: 2, arbitrary: fc.string({ maxLength: 300 }) },
     { weight: 1, arbitrary: fc.uuid() },
+    // Text PostgreSQL cannot store, hidden inside ordinary text where a prefix check would miss it.
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: 20 }), fc.constantFrom(...LONE_SURROGATES), fc.string({ maxLength: 20 }))
+        .map(([before, lone, after]) => before + lone + after),
+    },
     {
       weight: 1,
       arbitrary: fc
@@ -171,9 +180,13 @@ function shapedObject(keys: string[]): fc.Arbitrary<Record<string, unknown>> {
     .tuple(
       fc.subarray(base),
       fc.array(hostileValue, { minLength: base.length, maxLength: base.length }),
-      fc.dictionary(fc.oneof(hostileString, fc.constantFrom("role", "admin", "id", "userId")), hostileValue, {
-        maxKeys: 3,
-      }),
+      fc.dictionary(
+        fc.oneof(hostileString, fc.constantFrom("role", "admin", "id", "userId", "note\ud800", "\udc00evidence")),
+        hostileValue,
+        {
+          maxKeys: 3,
+        },
+      ),
     )
     .map(([kept, values, extra]) => {
       const out: Record<string, unknown> = {};
