@@ -11,6 +11,8 @@
 --   cases (attempt_ref, provider_job_id)                a case can poll or deliver only the job recorded
 --     -> attempts (id, provider_job_id)                 on its own attempt, and a completion settles the
 --                                                       hold of the case's attempt
+--   cases (attempt_ref, operation_ref)                  ... and that attempt is one of the case's own
+--     -> attempts (id, operation_ref)                   operation, never another producer's
 --
 -- so a job's completion can settle only the one hold of the one attempt that owns it; a second hold
 -- can be tied to the job neither through another attempt nor through another case.
@@ -89,3 +91,6 @@ CREATE UNIQUE INDEX "attempts_id_provider_job_id_key" ON "attempts" ("id", "prov
 ALTER TABLE "cases" ADD CONSTRAINT "cases_job_is_its_attempts_fkey"
   FOREIGN KEY ("attempt_ref", "provider_job_id") REFERENCES "attempts" ("id", "provider_job_id")
   DEFERRABLE INITIALLY DEFERRED NOT VALID;
+CREATE UNIQUE INDEX "attempts_id_operation_ref_key" ON "attempts" ("id", "operation_ref");
+ALTER TABLE "cases" ADD CONSTRAINT "cases_attempt_of_its_operation_fkey"
+  FOREIGN KEY ("attempt_ref", "operation_ref") REFERENCES "attempts" ("id", "operation_ref");
