@@ -71,7 +71,7 @@ function factsOf(input: ParkCaseInput): RegistrationFacts {
 
 /** Rule 11. A producer learns nothing about the other operation: it may be another producer's. */
 function jobInUse(): AppError {
-  return new AppError("provider_job_in_use", "This provider job is already recorded for another operation.");
+  return new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
 }
 
 function registrationRefused(error: { code: string; message: string }): AppError {

@@ -2,13 +2,17 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
 import * as casesRoute from "../../app/api/v1/cases/route";
+import type { JobStatus } from "../../lib/providers/types";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import type { UserActor } from "../../lib/services/actor";
+import { approveCase } from "../../lib/services/approve-case";
+import { claimActions, proofOf } from "../../lib/services/claim-actions";
 import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
 import { createAccessToken } from "../../lib/services/create-access-token";
 import { parkCase } from "../../lib/services/park-case";
 import { reconcileCase } from "../../lib/services/reconcile-case";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { recordObservation } from "../../lib/services/record-observation";
+import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -107,6 +111,33 @@ describe("one provider job, one operation (rule 11)", () => {
     const holds = await db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM holds h JOIN attempts t ON t.id = h.attempt_ref WHERE t.provider_job_id = ${job}`;
     expect(Number(holds[0]?.n)).toBe(1);
+  });
+
+  it("after approvals and the provider's completion, exactly one hold is settled on the job", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const first = parkInput("polling");
+    const job = first.providerJobId ?? "";
+    const a = await parkCase(db, shopA, first);
+    const b = await parkCase(db, shopB, parkInput("submission_uncertain"));
+    // Producer B's mistake reaches the job by each door; each is refused.
+    expect((await refusal(parkCase(db, shopB, parkInput("polling", { providerJobId: job })))).code).toBe(
+      "provider_job_in_use",
+    );
+    const attach = { verdict: "attach" as const, providerJobId: job, evidence: "looks like ours" };
+    expect((await refusal(reconcileCase(db, reviewer, b.caseId, attach))).code).toBe("provider_job_in_use");
+
+    await approveCase(db, reviewer, a.caseId, { action: "resume_poll", evidence: "job is known" });
+    const w = worker();
+    const claimed = (await claimActions(db, w, { max: 50 })).find((c) => c.caseId === a.caseId);
+    if (!claimed) throw new Error("not claimed");
+    const completed: JobStatus = { kind: "completed", providerStatus: "succeeded", outputs: [], outputsRemoved: false };
+    expect(await recordObservation(db, w, proofOf(claimed, w.workerId), completed)).toBe(true);
+
+    const settled = await db.$queryRaw<{ case_id: string }[]>`
+      SELECT h.case_id::text FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref
+      JOIN attempts t ON t.id = h.attempt_ref WHERE e.kind = 'settle' AND t.provider_job_id = ${job}`;
+    expect(settled).toEqual([{ case_id: a.caseId }]);
+    expect(await db.hold.findFirstOrThrow({ where: { caseId: b.caseId } })).toMatchObject({ status: "held" });
   });
 
   it("a reviewer attaching an owned job is refused with the owning case; nothing changes", async () => {
