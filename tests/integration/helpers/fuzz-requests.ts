@@ -7,6 +7,7 @@ import type { RouteHandler as Handler } from "../../../lib/api/api-route";
 import { API_OPERATIONS } from "../../../lib/api/openapi";
 import type { PrismaClient } from "../../../lib/db/client";
 import { createAccessToken } from "../../../lib/services/create-access-token";
+import { inspectJson } from "../../../lib/validation/nul";
 
 /**
  * Hostile-input fuzzing of every public route, shared by the integration test and the
@@ -783,10 +784,21 @@ export type RouteReport = {
   serverErrors: number;
   malformed: number;
   writesAccepted: number;
+  /** Requests whose JSON body carried text PostgreSQL cannot store (NUL, a lone surrogate), in a key or value. */
+  unstorableBodies: number;
   changedTables: string[];
   examples: string[];
   ms: number;
 };
+
+function carriesUnstorableText(body: Uint8Array | undefined): boolean {
+  if (!body) return false;
+  try {
+    return inspectJson(JSON.parse(Buffer.from(body).toString("utf8"))).unstorable;
+  } catch {
+    return false;
+  }
+}
 
 /** Sends `count` hostile requests to one route (a few at a time) and judges every answer. */
 export async function fuzzRoute(
@@ -802,6 +814,7 @@ export async function fuzzRoute(
     serverErrors: 0,
     malformed: 0,
     writesAccepted: 0,
+    unstorableBodies: 0,
     changedTables: [],
     examples: [],
     ms: 0,
@@ -825,6 +838,7 @@ export async function fuzzRoute(
         const res = await send(route, fr);
         report.requests++;
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
+        if (carriesUnstorableText(fr.body)) report.unstorableBodies++;
         const text = await res.text();
         if (res.status >= 500) {
           report.serverErrors++;
