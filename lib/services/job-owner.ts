@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db/client";
+import type { Db, Prisma } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
@@ -11,6 +11,18 @@ export async function findJobOwner(tx: Prisma.TransactionClient, provider: strin
     select: { id: true, operation: { select: { case: { select: { id: true } } } } },
   });
   return owner ? { attemptRef: owner.id, caseId: owner.operation.case?.id ?? null } : null;
+}
+
+/** The owning case of each of these jobs that some attempt already records (jobs nobody owns are absent). */
+export async function ownersOfJobs(db: Db, provider: string, providerJobIds: string[]): Promise<Map<string, string>> {
+  if (providerJobIds.length === 0) return new Map();
+  const owners = await db.attempt.findMany({
+    where: { provider, providerJobId: { in: providerJobIds } },
+    select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
+  });
+  return new Map(
+    owners.flatMap((o) => (o.providerJobId && o.operation.case ? [[o.providerJobId, o.operation.case.id]] : [])),
+  );
 }
 
 /** To a reviewer the refusal points at the owning case, so they can look there instead of guessing. */

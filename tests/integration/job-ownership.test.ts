@@ -9,6 +9,7 @@ import { approveCase } from "../../lib/services/approve-case";
 import { claimActions, proofOf } from "../../lib/services/claim-actions";
 import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
 import { createAccessToken } from "../../lib/services/create-access-token";
+import { getCase } from "../../lib/services/get-case";
 import { parkCase } from "../../lib/services/park-case";
 import { reconcileCase } from "../../lib/services/reconcile-case";
 import { recordObservation } from "../../lib/services/record-observation";
@@ -180,6 +181,9 @@ describe("one provider job, one operation (rule 11)", () => {
       },
     });
     const reviewer = await makeUser(db, ["reviewer"]);
+    // The case page says whose the job is (and offers no confirm for it).
+    const detail = await getCase(db, reviewer, b.caseId);
+    expect(detail.suggestions).toEqual([expect.objectContaining({ id: suggestion.id, ownerCaseId: a.caseId })]);
     const refused = await refusal(
       confirmSuggestion(db, reviewer, b.caseId, { suggestionId: suggestion.id, evidence: "same prompt and time" }),
     );
