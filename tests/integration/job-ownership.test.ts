@@ -80,6 +80,21 @@ describe("one provider job, one operation (rule 11)", () => {
     });
   }
 
+  it("eight producers parking one job at once: one case, seven clean refusals", async () => {
+    const job = `raced-job-${Date.now()}`;
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        parkCase(db, producer(`racer-${i}`), parkInput("polling", { providerJobId: job })),
+      ),
+    );
+    const created = results.filter((r) => r.status === "fulfilled");
+    const refused = results.flatMap((r) => (r.status === "rejected" ? [(r.reason as Refusal).code] : []));
+    expect(created).toHaveLength(1);
+    expect(refused).toEqual(Array(7).fill("provider_job_in_use"));
+    expect(await db.attempt.count({ where: { providerJobId: job } })).toBe(1);
+    expect(await db.case.count({ where: { providerJobId: job } })).toBe(1);
+  });
+
   it("only one hold can ever be tied to a job: the database refuses every other path", async () => {
     const first = parkInput("polling");
     const job = first.providerJobId ?? "";
