@@ -23,6 +23,7 @@ const session = vi.hoisted(() => ({ user: null as unknown }));
 vi.mock("../../lib/auth/session", () => ({ currentUser: async () => session.user }));
 const { addNoteAction } = await import("../../lib/actions/case-actions");
 const notesRoute = await import("../../app/api/v1/cases/[id]/notes/route");
+const caseRoute = await import("../../app/api/v1/cases/[id]/route");
 
 const { db, url } = openTestDb();
 const shopA = producer("studio-a");
@@ -286,6 +287,11 @@ describe("text PostgreSQL cannot store", () => {
     });
     expect(api.status).toBe(400);
     expect(api.json.error?.code).toBe("invalid_request");
+
+    // In a path parameter too, before any lookup. (A URL's query cannot carry one: URL encoding
+    // turns a lone surrogate into U+FFFD, which is ordinary text.)
+    const path = await callRoute(caseRoute.GET, { token, params: { id: `${caseId}${lone}` } });
+    expect([path.status, path.json.error?.code]).toEqual([400, "invalid_request"]);
 
     session.user = reviewer;
     const action = await addNoteAction({ caseId, input: { text: `seen \udc00 twice` } });
