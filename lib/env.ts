@@ -34,6 +34,8 @@ const schema = z.object({
   WORKER_POISON_CLAIMS: integer(5),
   MAX_DOWNLOAD_BYTES: integer(1024 * 1024 * 1024),
   ASSET_DIR: optionalText,
+  /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
+  STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,

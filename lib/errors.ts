@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   conflicting_registration: 409,
   lost_race: 409,
+  provider_job_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

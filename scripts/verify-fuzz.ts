@@ -89,6 +89,7 @@ try {
     changedTables: changed.length,
     malformedErrorBodies: sum((r) => r.malformed),
     acceptedWrites: sum((r) => r.writesAccepted),
+    unstorableBodies: sum((r) => r.unstorableBodies),
   };
   log("");
   log(`seed ${seed}, ${routes.length} routes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -97,6 +98,7 @@ try {
   log(`tables changed:         ${figures.changedTables}${changed.length ? ` (${changed.join(", ")})` : ""}`);
   log(`malformed error bodies: ${figures.malformedErrorBodies}`);
   log(`accepted writes:        ${figures.acceptedWrites}`);
+  log(`bodies with NUL or lone surrogates: ${figures.unstorableBodies}`);
   exitCode =
     figures.status500 || figures.changedTables || figures.malformedErrorBodies || figures.acceptedWrites ? 1 : 0;
 } finally {

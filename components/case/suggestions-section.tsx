@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useState, useTransition } from "react";
 import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
@@ -66,10 +67,7 @@ function SuggestionItem({
   suggestion: Suggestion;
   onChanged: () => void;
 }) {
-  const [result, setResult] = useState<ActionResult<unknown> | null>(null);
-  const [pending, startTransition] = useTransition();
   const matched = suggestion.matched.map(label).join(", ") || "nothing";
-  const fieldId = `suggestion-${suggestion.id}-evidence`;
   return (
     <li className="rounded border border-slate-200 p-3 text-sm" data-testid="suggestion">
       <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
@@ -84,38 +82,67 @@ function SuggestionItem({
         <dt className="text-slate-700">Created at</dt>
         <dd>{suggestion.jobCreatedAt}</dd>
       </dl>
-      <form
-        aria-label={`Use job ${suggestion.providerJobId}`}
-        className="mt-2"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const evidence = String(new FormData(event.currentTarget).get("evidence") ?? "");
-          startTransition(async () => {
-            const answer = await confirmSuggestionAction({
-              caseId,
-              input: { suggestionId: suggestion.id, evidence },
-            });
-            setResult(answer);
-            if (answer.ok) onChanged();
-          });
-        }}
-      >
-        <label htmlFor={fieldId} className="block font-medium">
-          Evidence
-        </label>
-        <textarea
-          id={fieldId}
-          name="evidence"
-          required
-          rows={2}
-          defaultValue={`Matched by: ${matched} (confidence ${suggestion.confidence}%).`}
-          className="mt-1 w-full rounded border border-slate-400 px-2 py-1 text-sm"
-        />
-        <Button type="submit" className="mt-2" disabled={pending}>
-          {pending ? "Saving…" : "Use this job"}
-        </Button>
-        <ActionError result={result} />
-      </form>
+      {suggestion.ownerCaseId ? (
+        <p className="mt-2 text-red-900" data-testid="suggestion-owned">
+          Already recorded for{" "}
+          <Link href={`/cases/${suggestion.ownerCaseId}`} className="underline">
+            case {suggestion.ownerCaseId}
+          </Link>
+          : one provider job belongs to one operation, so it cannot be used here.
+        </p>
+      ) : (
+        <SuggestionForm caseId={caseId} suggestion={suggestion} matched={matched} onChanged={onChanged} />
+      )}
     </li>
+  );
+}
+
+function SuggestionForm({
+  caseId,
+  suggestion,
+  matched,
+  onChanged,
+}: {
+  caseId: string;
+  suggestion: Suggestion;
+  matched: string;
+  onChanged: () => void;
+}) {
+  const [result, setResult] = useState<ActionResult<unknown> | null>(null);
+  const [pending, startTransition] = useTransition();
+  const fieldId = `suggestion-${suggestion.id}-evidence`;
+  return (
+    <form
+      aria-label={`Use job ${suggestion.providerJobId}`}
+      className="mt-2"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const evidence = String(new FormData(event.currentTarget).get("evidence") ?? "");
+        startTransition(async () => {
+          const answer = await confirmSuggestionAction({
+            caseId,
+            input: { suggestionId: suggestion.id, evidence },
+          });
+          setResult(answer);
+          if (answer.ok) onChanged();
+        });
+      }}
+    >
+      <label htmlFor={fieldId} className="block font-medium">
+        Evidence
+      </label>
+      <textarea
+        id={fieldId}
+        name="evidence"
+        required
+        rows={2}
+        defaultValue={`Matched by: ${matched} (confidence ${suggestion.confidence}%).`}
+        className="mt-1 w-full rounded border border-slate-400 px-2 py-1 text-sm"
+      />
+      <Button type="submit" className="mt-2" disabled={pending}>
+        {pending ? "Saving…" : "Use this job"}
+      </Button>
+      <ActionError result={result} />
+    </form>
   );
 }

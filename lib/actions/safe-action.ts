@@ -4,7 +4,7 @@ import { zodIssues } from "@/lib/api/read-json-body";
 import { currentUser, type UserPrincipal } from "@/lib/auth/session";
 import type { ErrorBody } from "@/lib/errors";
 import { AppError, toErrorBody } from "@/lib/errors";
-import { containsNul } from "@/lib/validation/nul";
+import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody["error"] };
 
@@ -22,8 +22,8 @@ export function safeAction<S extends z.ZodType, T>(
     try {
       const actor = await currentUser();
       if (!actor) throw new AppError("unauthenticated", "Your session has ended; sign in again.");
-      if (containsNul(raw))
-        throw new AppError("invalid_request", "Text must not contain NUL (U+0000) characters or nest too deeply.");
+      if (containsUnstorable(raw))
+        throw new AppError("invalid_request", `${UNSTORABLE_MESSAGE} Nor may it nest too deeply.`);
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {
         throw new AppError("invalid_request", "Check the highlighted fields.", { issues: zodIssues(parsed.error) });

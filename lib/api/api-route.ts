@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/rate-limit-key";
-import { containsNul } from "@/lib/validation/nul";
+import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 import { type ApiReply, type ApiRequest, fromFetchRequest, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
@@ -69,7 +69,7 @@ export function errorResponse(error: unknown): Response {
 
 async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): Promise<P> {
   if (!schema) return {} as P;
-  if (containsNul(raw)) throw new AppError("not_found", "No such resource.");
+  if (containsUnstorable(raw)) throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw new AppError("not_found", "No such resource.", { issues: zodIssues(parsed.error) });
   return parsed.data;
@@ -79,7 +79,7 @@ async function parseParams<P>(schema: z.ZodType<P> | undefined, raw: unknown): P
 function parseQuery<Q>(schema: z.ZodType<Q> | undefined, url: string): Q {
   if (!schema) return undefined as Q;
   const raw = Object.fromEntries(new URL(url, "http://localhost").searchParams);
-  if (containsNul(raw)) throw new AppError("invalid_request", "Query values must not contain NUL (U+0000) characters.");
+  if (containsUnstorable(raw)) throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new AppError("invalid_request", "The query does not match the schema.", { issues: zodIssues(parsed.error) });

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { AppError, type ErrorIssue } from "@/lib/errors";
-import { inspectJson, MAX_JSON_DEPTH } from "@/lib/validation/nul";
+import { inspectJson, MAX_JSON_DEPTH, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 import type { ApiRequest } from "./api-request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -29,7 +29,7 @@ export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema:
   }
   const found = inspectJson(value);
   if (found.tooDeep) throw new AppError("invalid_request", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-  if (found.nul) throw new AppError("invalid_request", "Text must not contain NUL (U+0000) characters.");
+  if (found.unstorable) throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new AppError("invalid_request", "The request does not match the schema.", {

@@ -10,6 +10,11 @@ const facts: RegistrationFacts = {
   stage: "polling",
   providerJobId: "job-1",
   fingerprint: FP_A,
+  provider: "replicate",
+  model: "acme/video-1",
+  holdId: "hold-1",
+  amountMicros: 500_000n,
+  currency: "USD",
 };
 const existingIn = (state: CaseState, registered = facts) => ({ registered, state });
 const outcome = (result: ReturnType<typeof decideRegistration>) => (result.ok ? result.value.kind : result.error.code);
@@ -41,6 +46,47 @@ describe("decideRegistration", () => {
         );
       }
     }
+  });
+
+  it("names each differing money and provider fact, never its value, while the case is open", () => {
+    const changes: [Partial<RegistrationFacts>, string][] = [
+      [{ holdId: "hold-2" }, "hold.holdId"],
+      [{ amountMicros: 500_001n }, "hold.amountMicros"],
+      [{ currency: "EUR" }, "hold.currency"],
+      [{ provider: "fal" }, "provider"],
+      [{ model: "acme/video-2" }, "model"],
+      [{ fingerprint: FP_B }, "requestFingerprint"],
+    ];
+    for (const state of ["parked", "ready", "claimed"] as const) {
+      for (const [change, field] of changes) {
+        const result = decideRegistration(existingIn(state), { ...facts, ...change });
+        expect(result.ok).toBe(false);
+        if (result.ok) continue;
+        expect(result.error.code).toBe("conflicting_registration");
+        expect(result.error.details).toEqual({ differing: [field] });
+        expect(result.error.message).toContain(field);
+        for (const value of Object.values(change)) expect(result.error.message).not.toContain(String(value));
+      }
+    }
+  });
+
+  it("lists every differing field at once", () => {
+    const result = decideRegistration(existingIn("parked"), { ...facts, amountMicros: 1n, currency: "EUR" });
+    expect(result.ok ? null : result.error.details).toEqual({ differing: ["hold.amountMicros", "hold.currency"] });
+  });
+
+  it("never moves an operation to another provider or model, even in a new episode", () => {
+    const resolved = existingIn("resolved");
+    const newAttempt = { ...facts, attemptId: "att-2", providerJobId: "job-2", holdId: "hold-2" };
+    expect(outcome(decideRegistration(resolved, newAttempt))).toBe("new_episode");
+    expect(outcome(decideRegistration(resolved, { ...newAttempt, provider: "fal" }))).toBe("conflicting_registration");
+    expect(outcome(decideRegistration(resolved, { ...newAttempt, model: "other" }))).toBe("conflicting_registration");
+  });
+
+  it("refuses the same attempt coming back with another hold after resolution", () => {
+    const resolved = existingIn("resolved");
+    expect(outcome(decideRegistration(resolved, { ...facts, amountMicros: 1n }))).toBe("conflicting_registration");
+    expect(outcome(decideRegistration(resolved, { ...facts, holdId: "hold-2" }))).toBe("conflicting_registration");
   });
 
   it("opens a new episode on a resolved case for a new attempt or a new stage", () => {

@@ -10,6 +10,12 @@ export interface RegistrationFacts {
   stage: Stage;
   providerJobId: string | null;
   fingerprint: string;
+  provider: string;
+  model: string;
+  /** The hold the producer reserved for this attempt: money, so a replay must agree on it too. */
+  holdId: string;
+  amountMicros: bigint;
+  currency: string;
 }
 
 /**
@@ -24,7 +30,26 @@ export interface ExistingRegistration {
 
 export type RegistrationDecision = { kind: "create" } | { kind: "existing" } | { kind: "new_episode" };
 
-const COMPARED_FIELDS = ["attemptId", "stage", "providerJobId", "fingerprint"] as const;
+/** Each compared fact under the name the producer sent it by, so a refusal can point at it. */
+const COMPARED_FIELDS = {
+  attemptId: "attemptId",
+  stage: "stage",
+  providerJobId: "providerJobId",
+  fingerprint: "requestFingerprint",
+  provider: "provider",
+  model: "model",
+  holdId: "hold.holdId",
+  amountMicros: "hold.amountMicros",
+  currency: "hold.currency",
+} as const satisfies Record<Exclude<keyof RegistrationFacts, "operationId">, string>;
+
+type ComparedField = keyof typeof COMPARED_FIELDS;
+
+/** Names only: the registered values belong to whoever registered them. */
+function conflict(message: string, differing: ComparedField[]) {
+  const fields = differing.map((field) => COMPARED_FIELDS[field]);
+  return fail("conflicting_registration", `${message}; differing: ${fields.join(", ")}`, { differing: fields });
+}
 
 export function validateRegistration(facts: RegistrationFacts): Result<RegistrationFacts> {
   if (!isNonBlankText(facts.operationId) || !isNonBlankText(facts.attemptId)) {
@@ -45,24 +70,23 @@ export function decideRegistration(
   if (!valid.ok) return valid;
   if (existing === null) return ok({ kind: "create" });
 
-  const differing = COMPARED_FIELDS.filter((field) => existing.registered[field] !== incoming[field]);
+  const differing = (Object.keys(COMPARED_FIELDS) as ComparedField[]).filter(
+    (field) => existing.registered[field] !== incoming[field],
+  );
   if (differing.length === 0) return ok({ kind: "existing" });
 
   // An open case disagreeing with a new report is exactly the ambiguity that costs money twice;
   // refusing makes the producer look, instead of silently overwriting what reviewers see.
-  if (existing.state !== "resolved") {
-    return fail("conflicting_registration", "the operation is already parked with other facts", {
-      differing,
-    });
-  }
+  if (existing.state !== "resolved") return conflict("the operation is already parked with other facts", differing);
+  // An operation is one intended output of one model at one provider, in every episode.
+  const moved = differing.filter((field) => field === "provider" || field === "model");
+  if (moved.length > 0) return conflict("the operation was registered for another provider or model", moved);
   // An attempt's request never changes, so the same attempt cannot come back asking for
   // something else, and cannot name a different job for the same stage.
   const sameAttempt = existing.registered.attemptId === incoming.attemptId;
   const sameStage = existing.registered.stage === incoming.stage;
   if (sameAttempt && (differing.includes("fingerprint") || sameStage)) {
-    return fail("conflicting_registration", "the same attempt was registered with other facts", {
-      differing,
-    });
+    return conflict("the same attempt was registered with other facts", differing);
   }
   return ok({ kind: "new_episode" });
 }

@@ -76,6 +76,11 @@ describe("scenarios", () => {
       stage: "polling",
       providerJobId: "job-b",
       fingerprint: requestFingerprint({ model: "m", prompt: "p" }),
+      provider: "replicate",
+      model: "m",
+      holdId: "hold-b",
+      amountMicros: 500_000n,
+      currency: "USD",
     };
     expect(decideRegistration(null, facts)).toEqual({ ok: true, value: { kind: "create" } });
     const existing = { registered: facts, state: "parked" as const };

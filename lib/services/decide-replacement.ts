@@ -36,6 +36,7 @@ export async function authorizeReplacement(db: Db, actor: Principal, requestId: 
     const attempt = await tx.attempt.create({
       data: {
         operationRef: row.operationRef,
+        provider: row.provider,
         attemptId: `${original.attemptId}-replacement-${sequence + 1}`,
         kind: "replacement",
         replacesAttemptId: original.id,

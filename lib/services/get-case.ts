@@ -3,6 +3,7 @@ import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
+import { ownersOfJobs } from "./job-owner";
 
 const TIMELINE_LIMIT = 500;
 
@@ -53,6 +54,12 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
     db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
   ]);
+  // A suggestion from before its job was recorded elsewhere must say whose the job is now.
+  const owners = await ownersOfJobs(
+    db,
+    row.provider,
+    suggestions.map((s) => s.providerJobId),
+  );
   const lineage = row.operation.attempts.map((attempt) => ({
     attemptId: attempt.attemptId,
     kind: attempt.kind,
@@ -156,6 +163,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
       providerStatus: s.providerStatus,
       jobCreatedAt: s.jobCreatedAt.toISOString(),
       status: s.status,
+      ownerCaseId: owners.get(s.providerJobId) ?? null,
     })),
     timeline: timeline.map((e) => ({
       id: e.id.toString(),

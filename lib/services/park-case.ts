@@ -39,6 +39,7 @@ export async function parkCase(db: Db, actor: Principal, input: ParkCaseInput): 
       if (first.kind === "hold_taken") {
         throw new AppError("conflicting_registration", "This holdId already belongs to another attempt.");
       }
+      if (first.kind === "job_in_use") throw jobInUse();
       if (first.kind === "raced") throw new AppError("lost_race", "A concurrent registration is being written.");
       const verdict = decideRegistration({ registered: first.registered, state: first.state }, facts);
       if (!verdict.ok) throw registrationRefused(verdict.error);
@@ -60,7 +61,17 @@ function factsOf(input: ParkCaseInput): RegistrationFacts {
     stage: input.stage,
     providerJobId: input.providerJobId ?? null,
     fingerprint: input.requestFingerprint,
+    provider: input.provider,
+    model: input.model,
+    holdId: input.hold.holdId,
+    amountMicros: BigInt(input.hold.amountMicros),
+    currency: input.hold.currency,
   };
+}
+
+/** Rule 11. A producer learns nothing about the other operation: it may be another producer's. */
+function jobInUse(): AppError {
+  return new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
 }
 
 function registrationRefused(error: { code: string; message: string }): AppError {
@@ -83,6 +94,7 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
   });
   const row = operation?.case;
   if (!operation || !row) throw new AppError("lost_race", "The operation is not registered yet.");
+  const hold = await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } });
   const verdict = decideRegistration(
     {
       registered: {
@@ -91,6 +103,11 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
         stage: row.registeredStage,
         providerJobId: row.registeredJobId,
         fingerprint: row.registeredFingerprint,
+        provider: row.provider,
+        model: row.model,
+        holdId: hold?.holdId ?? "",
+        amountMicros: hold?.amountMicros ?? 0n,
+        currency: hold?.currency ?? "",
       },
       state: row.state,
     },
@@ -100,7 +117,7 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
   if (verdict.value.kind !== "new_episode") {
     return { caseId: row.id, created: false, stage: row.stage, state: row.state };
   }
-  const attempt = await findOrCreateAttempt(tx, operation.id, input);
+  const attempt = await findOrCreateAttempt(tx, operation, input);
   const held = await reserveHold(tx, actor, {
     caseId: row.id,
     episode: row.episode + 1,
@@ -137,14 +154,30 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
   return { caseId: row.id, created: true, stage: after.stage, state: after.state };
 }
 
-async function findOrCreateAttempt(tx: Prisma.TransactionClient, operationRef: string, input: ParkCaseInput) {
+async function findOrCreateAttempt(
+  tx: Prisma.TransactionClient,
+  operation: { id: string; provider: string },
+  input: ParkCaseInput,
+) {
+  const operationRef = operation.id;
   const found = await tx.attempt.findUnique({
     where: { operationRef_attemptId: { operationRef, attemptId: input.attemptId } },
   });
+  // The episode's job must be this attempt's own: another attempt's (even of this operation) has its
+  // own hold, and one job's charge settles one hold.
+  if (input.providerJobId) {
+    const owner = await tx.attempt.findUnique({
+      where: { provider_providerJobId: { provider: operation.provider, providerJobId: input.providerJobId } },
+      select: { id: true },
+    });
+    if (owner && owner.id !== found?.id) throw jobInUse();
+  }
   const data = {
     providerJobId: input.providerJobId ?? found?.providerJobId ?? null,
     submittedAt: input.submittedAt ? new Date(input.submittedAt) : (found?.submittedAt ?? null),
   };
   if (found) return tx.attempt.update({ where: { id: found.id }, data });
-  return tx.attempt.create({ data: { ...data, operationRef, attemptId: input.attemptId, kind: "original" } });
+  return tx.attempt.create({
+    data: { ...data, operationRef, provider: operation.provider, attemptId: input.attemptId, kind: "original" },
+  });
 }

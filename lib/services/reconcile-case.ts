@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ReconcileInput } from "@/lib/validation/review";
 import { requirePermission } from "./actor";
+import { recordJobOnAttempt } from "./job-owner";
 import { recordDecision } from "./record-decision";
 import { loadCase, transitionCase } from "./transition-case";
 
@@ -48,7 +49,11 @@ export async function reconcileCase(
     });
     await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
     if (input.verdict === "attach") {
-      await tx.attempt.update({ where: { id: row.attemptRef }, data: { providerJobId: input.providerJobId } });
+      await recordJobOnAttempt(tx, user, {
+        attemptRef: row.attemptRef,
+        provider: row.provider,
+        providerJobId: input.providerJobId,
+      });
     }
     return { caseId, stage: result.after.stage, state: result.after.state };
   });

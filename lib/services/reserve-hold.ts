@@ -21,8 +21,18 @@ export async function reserveHold(
 ): Promise<number> {
   const existing = await tx.hold.findUnique({ where: { attemptRef: input.attemptRef } });
   if (existing) {
-    if (existing.holdId !== input.hold.holdId) {
-      throw new AppError("conflicting_registration", "This attempt already has a different hold.");
+    // The same comparison a replay makes later, so a registration is never accepted first and then
+    // refused on its identical replay. Names only, as there.
+    const differing = [
+      existing.holdId !== input.hold.holdId && "hold.holdId",
+      existing.amountMicros !== BigInt(input.hold.amountMicros) && "hold.amountMicros",
+      existing.currency !== input.hold.currency && "hold.currency",
+    ].filter(Boolean);
+    if (differing.length > 0) {
+      throw new AppError(
+        "conflicting_registration",
+        `This attempt already has a different hold; differing: ${differing.join(", ")}`,
+      );
     }
     return 0;
   }

@@ -232,17 +232,16 @@ async function searchOne(
     submittedAt: row.submittedAt,
   };
   // A job already recorded on an attempt belongs to that submission; offering it here could pay twice.
+  // It is never offered, and the search's evidence says whose it is.
   const ids = [...candidates.keys()];
-  const known = new Set(
+  const owned =
     ids.length === 0
       ? []
-      : (
-          await ctx.db.attempt.findMany({
-            where: { providerJobId: { in: ids } },
-            select: { providerJobId: true },
-          })
-        ).map((attempt) => attempt.providerJobId),
-  );
+      : await ctx.db.attempt.findMany({
+          where: { provider: row.provider, providerJobId: { in: ids } },
+          select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
+        });
+  const known = new Set(owned.map((attempt) => attempt.providerJobId));
   const scored = [...candidates.values()]
     .filter(({ job }) => !known.has(job.providerJobId))
     .map(({ job, viaReference }) => ({ job, score: scoreListedJob(job, target, viaReference) }))
@@ -271,6 +270,7 @@ async function searchOne(
     lookups,
     ...(note ? { note } : {}),
     alreadyAttributed: ids.filter((id) => known.has(id)).length,
+    attributedTo: owned.map((a) => ({ providerJobId: a.providerJobId, caseId: a.operation.case?.id ?? null })),
     suggestions: scored.map(({ job, score }) => ({ providerJobId: job.providerJobId, confidence: score.confidence })),
     conclusive,
   };

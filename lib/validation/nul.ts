@@ -2,31 +2,41 @@ export const MAX_JSON_DEPTH = 32;
 
 /**
  * Walks a parsed JSON value without recursion (a hostile body may nest thousands deep) and reports
- * what the database or the schemas cannot take: U+0000, which PostgreSQL text and jsonb cannot hold,
- * and nesting deeper than any legitimate request needs.
+ * what the database or the schemas cannot take: text PostgreSQL cannot hold (U+0000, and lone UTF-16
+ * surrogates, which jsonb rejects and text stores only as mangled bytes), and nesting deeper than any
+ * legitimate request needs. Refused here, such text is a 400 instead of a 500 a producer would retry.
  */
-export function inspectJson(value: unknown): { nul: boolean; tooDeep: boolean } {
+export function inspectJson(value: unknown): { unstorable: boolean; tooDeep: boolean } {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const item = stack.pop();
     if (!item) break;
-    if (item.depth > MAX_JSON_DEPTH) return { nul: false, tooDeep: true };
+    if (item.depth > MAX_JSON_DEPTH) return { unstorable: false, tooDeep: true };
     const current = item.value;
     if (typeof current === "string") {
-      if (current.includes("\u0000")) return { nul: true, tooDeep: false };
+      if (isUnstorableText(current)) return { unstorable: true, tooDeep: false };
     } else if (Array.isArray(current)) {
       for (const inner of current) stack.push({ value: inner, depth: item.depth + 1 });
     } else if (current && typeof current === "object") {
       for (const [key, inner] of Object.entries(current)) {
-        if (key.includes("\u0000")) return { nul: true, tooDeep: false };
+        if (isUnstorableText(key)) return { unstorable: true, tooDeep: false };
         stack.push({ value: inner, depth: item.depth + 1 });
       }
     }
   }
-  return { nul: false, tooDeep: false };
+  return { unstorable: false, tooDeep: false };
 }
 
-export function containsNul(value: unknown): boolean {
-  const found = inspectJson(value);
-  return found.nul || found.tooDeep;
+// With the `u` flag a well-formed pair is one code point, so only a lone half matches.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+export function isUnstorableText(text: string): boolean {
+  return text.includes("\u0000") || LONE_SURROGATE.test(text);
 }
+
+export function containsUnstorable(value: unknown): boolean {
+  const found = inspectJson(value);
+  return found.unstorable || found.tooDeep;
+}
+
+export const UNSTORABLE_MESSAGE = "Text must not contain NUL (U+0000) characters or unpaired UTF-16 surrogates.";

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../lib/db/client";
@@ -206,13 +207,18 @@ describe("parkCase", () => {
 
     const row = await db.case.findUniqueOrThrow({ where: { id: caseId }, include: { operation: true } });
     const evidence = row.lastEvidence as { summary: string; details: Record<string, unknown> };
-    // What is safe to keep is kept: the asset's address without its query, the status, the prompt.
+    // What is safe to keep is kept: the asset's address without its query, the status; the prompt
+    // only as its digest and length (full prompts are stored only when STORE_PROMPTS=1).
     expect(evidence.summary).toContain("https://cdn.example.com/v.mp4");
     expect(evidence.details.status).toBe(502);
     expect(evidence.details.api_key).toBe("[redacted]");
     expect(String(evidence.details.output)).toMatch(/^https:\/\/cdn\.example\.com\/v\.mp4/);
     const request = row.operation.requestSummary as Record<string, unknown>;
-    expect(request.prompt).toBe("a red fox in the snow");
+    expect(request.prompt).toEqual({
+      sha256: createHash("sha256").update("a red fox in the snow").digest("hex"),
+      length: 21,
+    });
+    expect(JSON.stringify(request)).not.toContain("red fox");
     expect(request.api_key).toBe("[redacted]");
     const parked = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "parked" } });
     expect(parked.evidence).toEqual(row.lastEvidence);

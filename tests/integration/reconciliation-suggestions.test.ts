@@ -263,7 +263,7 @@ describe("reconciliation suggestions", () => {
       input,
       createdAt: submittedAt.getTime() + 1_000,
     });
-    await parkCase(
+    const owner = await parkCase(
       db,
       shop,
       parkInput("polling", { provider: "replicate", model: REPLICATE_MODEL, providerJobId: taken.id }),
@@ -272,7 +272,12 @@ describe("reconciliation suggestions", () => {
 
     await suggest();
     expect(await suggestionsOf(caseId)).toHaveLength(0);
-    expect(evidenceOf((await searchesOf(caseId))[0])).toMatchObject({ alreadyAttributed: 1, count: 0 });
+    // The search says whose the job is, so a reviewer can look there.
+    expect(evidenceOf((await searchesOf(caseId))[0])).toMatchObject({
+      alreadyAttributed: 1,
+      count: 0,
+      attributedTo: [{ providerJobId: taken.id, caseId: owner.caseId }],
+    });
   });
 
   it("only a worker searches", async () => {

@@ -7,6 +7,7 @@ import type { RouteHandler as Handler } from "../../../lib/api/api-route";
 import { API_OPERATIONS } from "../../../lib/api/openapi";
 import type { PrismaClient } from "../../../lib/db/client";
 import { createAccessToken } from "../../../lib/services/create-access-token";
+import { inspectJson } from "../../../lib/validation/nul";
 
 /**
  * Hostile-input fuzzing of every public route, shared by the integration test and the
@@ -99,12 +100,21 @@ const ODD = [
   "\r\nX-Injected: 1",
 ];
 
+const LONE_SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ude00\ud83d"];
+
 function stringsUpTo(maxHuge: number): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...SQL, ...MARKUP, ...ODD) },
     { weight: 3, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
     { weight: 2, arbitrary: fc.string({ maxLength: 300 }) },
     { weight: 1, arbitrary: fc.uuid() },
+    // Text PostgreSQL cannot store, hidden inside ordinary text where a prefix check would miss it.
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: 20 }), fc.constantFrom(...LONE_SURROGATES), fc.string({ maxLength: 20 }))
+        .map(([before, lone, after]) => before + lone + after),
+    },
     {
       weight: 1,
       arbitrary: fc
@@ -171,9 +181,13 @@ function shapedObject(keys: string[]): fc.Arbitrary<Record<string, unknown>> {
     .tuple(
       fc.subarray(base),
       fc.array(hostileValue, { minLength: base.length, maxLength: base.length }),
-      fc.dictionary(fc.oneof(hostileString, fc.constantFrom("role", "admin", "id", "userId")), hostileValue, {
-        maxKeys: 3,
-      }),
+      fc.dictionary(
+        fc.oneof(hostileString, fc.constantFrom("role", "admin", "id", "userId", "note\ud800", "\udc00evidence")),
+        hostileValue,
+        {
+          maxKeys: 3,
+        },
+      ),
     )
     .map(([kept, values, extra]) => {
       const out: Record<string, unknown> = {};
@@ -770,10 +784,21 @@ export type RouteReport = {
   serverErrors: number;
   malformed: number;
   writesAccepted: number;
+  /** Requests whose JSON body carried text PostgreSQL cannot store (NUL, a lone surrogate), in a key or value. */
+  unstorableBodies: number;
   changedTables: string[];
   examples: string[];
   ms: number;
 };
+
+function carriesUnstorableText(body: Uint8Array | undefined): boolean {
+  if (!body) return false;
+  try {
+    return inspectJson(JSON.parse(Buffer.from(body).toString("utf8"))).unstorable;
+  } catch {
+    return false;
+  }
+}
 
 /** Sends `count` hostile requests to one route (a few at a time) and judges every answer. */
 export async function fuzzRoute(
@@ -789,6 +814,7 @@ export async function fuzzRoute(
     serverErrors: 0,
     malformed: 0,
     writesAccepted: 0,
+    unstorableBodies: 0,
     changedTables: [],
     examples: [],
     ms: 0,
@@ -812,6 +838,7 @@ export async function fuzzRoute(
         const res = await send(route, fr);
         report.requests++;
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
+        if (carriesUnstorableText(fr.body)) report.unstorableBodies++;
         const text = await res.text();
         if (res.status >= 500) {
           report.serverErrors++;

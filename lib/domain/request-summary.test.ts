@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { digestPrompt, isPromptKey, summariseRequest } from "./request-summary";
+
+const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+describe("request summaries keep prompts as digests", () => {
+  it("replaces every prompt, at any depth, with its SHA-256 and length", () => {
+    const request = {
+      model: "acme/video-1",
+      prompt: "a red fox in the snow",
+      input: { negative_prompt: "blurry", systemPrompt: "be cinematic", prompts: ["one", "two"] },
+      duration_seconds: 5,
+    };
+    const stored = summariseRequest(request, { storePrompts: false });
+    expect(stored).toEqual({
+      model: "acme/video-1",
+      prompt: { sha256: sha("a red fox in the snow"), length: 21 },
+      input: {
+        negative_prompt: { sha256: sha("blurry"), length: 6 },
+        systemPrompt: { sha256: sha("be cinematic"), length: 12 },
+        prompts: [
+          { sha256: sha("one"), length: 3 },
+          { sha256: sha("two"), length: 3 },
+        ],
+      },
+      duration_seconds: 5,
+    });
+    expect(JSON.stringify(stored)).not.toContain("fox");
+  });
+
+  it("digests the whole prompt, past the sanitiser's truncation, and counts characters", () => {
+    const long = "🦊".repeat(3000);
+    expect(summariseRequest({ prompt: long }, { storePrompts: false })).toEqual({
+      prompt: { sha256: sha(long), length: 3000 },
+    });
+    expect(digestPrompt("é🦊")).toEqual({ sha256: sha("é🦊"), length: 2 });
+  });
+
+  it("digests text nested inside a structured prompt", () => {
+    const stored = summariseRequest({ prompt: { text: "secret idea", weight: 1 } }, { storePrompts: false });
+    expect(stored).toEqual({ prompt: { text: { sha256: sha("secret idea"), length: 11 }, weight: 1 } });
+  });
+
+  it("keeps the text when the operator turns full storage on, still sanitised", () => {
+    const stored = summariseRequest({ prompt: "a cat", api_key: "sk-abc" }, { storePrompts: true });
+    expect(stored).toEqual({ prompt: "a cat", api_key: "[redacted]" });
+  });
+
+  it("tells prompt text from fields that only mention prompts", () => {
+    for (const key of ["prompt", "Prompt", "negative_prompt", "negative-prompt", "systemPrompt", "prompts"]) {
+      expect(isPromptKey(key)).toBe(true);
+    }
+    for (const key of ["prompt_id", "prompt_strength", "model", "promptness_score"]) {
+      expect(isPromptKey(key)).toBe(false);
+    }
+  });
+});
