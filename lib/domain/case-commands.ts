@@ -28,7 +28,8 @@ export type CaseCommand =
   | { type: "release_claim" }
   | { type: "reopen"; stage: Stage; providerJobId: string | null }
   | { type: "request_replacement"; evidence: string }
-  | { type: "close_for_replacement"; evidence: string };
+  | { type: "close_for_replacement"; evidence: string }
+  | { type: "return_to_reconciliation"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -51,6 +52,7 @@ export const CASE_COMMAND_TYPES = [
   "reopen",
   "request_replacement",
   "close_for_replacement",
+  "return_to_reconciliation",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -73,6 +75,7 @@ export const AUDIT_KINDS = [
   "reopened",
   "replacement_requested",
   "replacement_authorized",
+  "returned_to_reconciliation",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -94,6 +97,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "reschedule":
     case "request_replacement":
     case "close_for_replacement":
+    case "return_to_reconciliation":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

@@ -145,6 +145,12 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     claimed: none,
     resolved: none,
   },
+  return_to_reconciliation: {
+    parked: [ILL, ILL, ILL, { stage: "submission_uncertain", state: "parked", providerJobId: null }],
+    ready: none,
+    claimed: none,
+    resolved: none,
+  },
 };
 
 describe("decide: every state x stage x command", () => {

@@ -4,17 +4,42 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
-import { actorColumns, requirePermission } from "./actor";
+import type { ProviderAdapters } from "@/lib/providers";
+import { actorColumns, requirePermission, type UserActor } from "./actor";
+import {
+  checkedCase,
+  lookForOriginalJob,
+  type OriginalJobMatch,
+  recordCheck,
+  restsOnNoJob,
+} from "./look-for-original-job";
 import { recordAudit } from "./record-audit";
 import { loadCase, transitionCase } from "./transition-case";
+
+/** What authorising may need besides the database: the adapters to look at the provider again. */
+export type AuthorizeContext = { adapters?: ProviderAdapters; now?: Date; signal?: AbortSignal };
+
+/** A failed check can be repeated soon; a minute spares a provider that is down. */
+const CHECK_RETRY_AFTER_SECONDS = 60;
 
 /**
  * Four-eyes (section 6): a finance user other than the requester authorises a replacement; only
  * then does the replacement attempt exist, linked to the original, with its own fresh hold. The
  * case's episode ends here; the producer submits the replacement itself.
+ *
+ * Rule 14: when the failure rests on "no job exists", the provider is asked again first, outside
+ * any transaction. A job that is visible now refuses the authorisation and sends the case back to
+ * reconciliation; a check that cannot be completed refuses it and changes nothing.
  */
-export async function authorizeReplacement(db: Db, actor: Principal, requestId: string, input: { evidence: string }) {
+export async function authorizeReplacement(
+  db: Db,
+  actor: Principal,
+  requestId: string,
+  input: { evidence: string },
+  context: AuthorizeContext = {},
+) {
   const user = requirePermission(actor, "replacement:authorize");
+  const checkedEpisode = await lookAgainIfNeeded(db, user, requestId, input, context);
   return inTransaction(db, async (tx) => {
     // Serialises concurrent decisions on one request: the second sees it already authorised.
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
@@ -25,12 +50,16 @@ export async function authorizeReplacement(db: Db, actor: Principal, requestId: 
       authorizer: { id: user.userId, roles: user.roles },
       status: request.status,
       expiresAt: request.expiresAt,
-      now: new Date(),
+      now: context.now ?? new Date(),
     });
     if (!check.ok) throw check.error;
     const reserve = planReserve(Number(request.amountMicros));
     if (!reserve.ok) throw reserve.error;
     const row = await loadCase(tx, request.caseId);
+    // The check covered one episode; a case that moved on since needs a check of its own.
+    if (checkedEpisode !== null && checkedEpisode !== row.episode) {
+      throw new AppError("lost_race", "The case changed while the provider was checked; try again.");
+    }
     const original = await tx.attempt.findUniqueOrThrow({ where: { id: request.originalAttemptRef } });
     const sequence = await tx.attempt.count({ where: { operationRef: row.operationRef, kind: "replacement" } });
     const attempt = await tx.attempt.create({
@@ -68,7 +97,12 @@ export async function authorizeReplacement(db: Db, actor: Principal, requestId: 
       row,
       actor: user,
       command: { type: "close_for_replacement", evidence: input.evidence },
-      evidence: { text: input.evidence, requestId: request.id, newAttemptId: attempt.attemptId },
+      evidence: {
+        text: input.evidence,
+        requestId: request.id,
+        newAttemptId: attempt.attemptId,
+        providerCheck: checkedEpisode === null ? "not_needed" : "nothing_found",
+      },
       extra: { outcome: "replacement_authorized", heldMicros: { increment: hold.amountMicros } },
     });
     await recordAudit(tx, {
@@ -105,5 +139,99 @@ export async function declineReplacement(db: Db, actor: Principal, requestId: st
       evidence: { text: input.evidence, requestId: request.id },
     });
     return { requestId: request.id, status: "declined" as const };
+  });
+}
+
+/**
+ * Returns the episode that was checked (null when no check was needed). Throws the refusal when
+ * the check found the original job or could not be made.
+ */
+async function lookAgainIfNeeded(
+  db: Db,
+  user: UserActor,
+  requestId: string,
+  input: { evidence: string },
+  context: AuthorizeContext,
+): Promise<number | null> {
+  const request = await db.replacementRequest.findUnique({ where: { id: requestId } });
+  if (!request) throw new AppError("not_found", "No such replacement request.");
+  // Refusals that need no provider are given without asking it (the transaction checks again).
+  const allowed = canAuthorizeReplacement({
+    requestedBy: request.requestedById,
+    authorizer: { id: user.userId, roles: user.roles },
+    status: request.status,
+    expiresAt: request.expiresAt,
+    now: context.now ?? new Date(),
+  });
+  if (!allowed.ok) throw allowed.error;
+  const row = await loadCase(db, request.caseId);
+  if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
+  const target = await checkedCase(db, row.id);
+  const check = await lookForOriginalJob(db, context.adapters, target, context.signal);
+  await recordCheck(db, target, check, "before_replacement");
+  if (check.kind === "failed") {
+    throw new AppError(
+      "provider_check_failed",
+      "The provider could not be checked for the original job, so nothing was authorised; try again later.",
+      { retryAfterSeconds: CHECK_RETRY_AFTER_SECONDS },
+    );
+  }
+  if (check.kind === "found") {
+    await returnToReconciliation(db, user, { requestId, episode: row.episode, matches: check.matches, input });
+    throw new AppError(
+      "original_job_found",
+      "The provider now shows the original job: nothing was authorised and the case is back in reconciliation.",
+    );
+  }
+  return row.episode;
+}
+
+/**
+ * The found job becomes a suggestion, the case an uncertain submission again, and the request is
+ * closed with the reason, all in one transaction; nothing is bought.
+ */
+async function returnToReconciliation(
+  db: Db,
+  user: UserActor,
+  found: { requestId: string; episode: number; matches: OriginalJobMatch[]; input: { evidence: string } },
+) {
+  await inTransaction(db, async (tx) => {
+    await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${found.requestId}::uuid FOR UPDATE`;
+    const request = await tx.replacementRequest.findUniqueOrThrow({ where: { id: found.requestId } });
+    const row = await loadCase(tx, request.caseId);
+    if (request.status !== "pending" || row.episode !== found.episode) {
+      throw new AppError("lost_race", "Someone else decided this request first.");
+    }
+    const jobIds = found.matches.map((m) => m.job.providerJobId);
+    const reason = `original job found at the provider: ${jobIds.join(", ")}`.slice(0, 500);
+    await transitionCase(tx, {
+      row,
+      actor: user,
+      command: { type: "return_to_reconciliation", evidence: reason },
+      evidence: { text: reason, requestId: request.id, providerJobIds: jobIds, note: found.input.evidence },
+    });
+    for (const { job, score } of found.matches) {
+      const created = Date.parse(job.createdAt);
+      await tx.$executeRaw`
+        INSERT INTO reconciliation_suggestions
+          (case_id, episode, provider_job_id, confidence, matched, provider_status, job_created_at)
+        VALUES (${row.id}::uuid, ${row.episode}, ${job.providerJobId}, ${score.confidence},
+                ${JSON.stringify(score.matched)}::jsonb, ${job.providerStatus},
+                ${new Date(Number.isNaN(created) ? Date.now() : created).toISOString()}::timestamptz)
+        ON CONFLICT (case_id, episode, provider_job_id) DO UPDATE
+          SET status = 'open', confidence = EXCLUDED.confidence, matched = EXCLUDED.matched,
+              provider_status = EXCLUDED.provider_status`;
+    }
+    await tx.replacementRequest.update({
+      where: { id: request.id },
+      data: { status: "withdrawn", closedReason: reason, decidedById: user.userId, decidedAt: new Date() },
+    });
+    await recordAudit(tx, {
+      actor: user,
+      kind: "replacement_request_closed",
+      caseId: row.id,
+      episode: row.episode,
+      evidence: { text: reason, requestId: request.id, providerJobIds: jobIds },
+    });
   });
 }

@@ -294,7 +294,7 @@ class Reconcile extends CaseCommand {
         this.verdict === "attach"
           ? { verdict: "attach", providerJobId: jobId, evidence: "matched by time window and fingerprint" }
           : { verdict: "no_job", evidence: "no job in the provider's list" },
-        { now: FUTURE, settlingSeconds: 0 },
+        { now: FUTURE },
       ),
     );
     same(this.toString(), result.ok ? ok() : result, expected);

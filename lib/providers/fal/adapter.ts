@@ -2,6 +2,7 @@ import { adapterKit, authHeaders, normaliseBaseUrl, unknownFrom, withAttempts } 
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
+  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
@@ -91,7 +92,12 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
 
   return {
     provider: "fal",
-    capabilities: { findByClientReference: false, listJobs: true, listJobsRequiresModel: true },
+    capabilities: {
+      findByClientReference: false,
+      listJobs: true,
+      listJobsRequiresModel: true,
+      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.fal,
+    },
     getJob,
     downloadOutput: kit.downloadOutput,
     listJobs,
