@@ -57,7 +57,10 @@ export async function authorizeReplacement(
     if (!reserve.ok) throw reserve.error;
     const row = await loadCase(tx, request.caseId);
     // The check covered one episode; a case that moved on since needs a check of its own.
-    if (checkedEpisode !== null && checkedEpisode !== row.episode) {
+    // A no-job verdict recorded after the look was skipped needs the look too.
+    const closable = row.state === "parked" && row.stage === "generation_failed";
+    const unchecked = checkedEpisode === null && closable && (await restsOnNoJob(tx, row.id, row.episode));
+    if (unchecked || (checkedEpisode !== null && checkedEpisode !== row.episode)) {
       throw new AppError("lost_race", "The case changed while the provider was checked; try again.");
     }
     const original = await tx.attempt.findUniqueOrThrow({ where: { id: request.originalAttemptRef } });
@@ -165,6 +168,8 @@ async function lookAgainIfNeeded(
   });
   if (!allowed.ok) throw allowed.error;
   const row = await loadCase(db, request.caseId);
+  // A case that cannot be closed for a replacement anyway is refused by the transaction, unasked.
+  if (row.state !== "parked" || row.stage !== "generation_failed") return null;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
   const target = await checkedCase(db, row.id);
   const check = await lookForOriginalJob(db, context.adapters, target, context.signal);
