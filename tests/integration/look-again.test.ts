@@ -1,16 +1,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as ackRoute from "../../app/api/v1/replacements/[id]/ack/route";
+import * as replacementsRoute from "../../app/api/v1/replacements/route";
 import { requestFingerprint } from "../../lib/domain/fingerprint";
 import { type ProviderAdapters, simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { type ManualClock, manualClock } from "../../lib/providers/simulator/clock";
+import { createAccessToken } from "../../lib/services/create-access-token";
 import { authorizeReplacement } from "../../lib/services/decide-replacement";
+import { listSuspectedDuplicates } from "../../lib/services/list-suspected-duplicates";
 import { FRESH_CHECK_KIND } from "../../lib/services/look-for-original-job";
+import { metricsSnapshot } from "../../lib/services/metrics-snapshot";
 import { parkCase } from "../../lib/services/park-case";
 import { noJobSettlingSeconds } from "../../lib/services/provider-settings";
 import { reconcileCase } from "../../lib/services/reconcile-case";
 import { requestReplacement } from "../../lib/services/request-replacement";
 import { saveProviderSetting } from "../../lib/services/save-provider-setting";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { watchReplacedOriginals } from "../../lib/services/watch-replaced-originals";
+import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { callRoute } from "./helpers/call-route";
 import { countRows } from "./helpers/tables";
 import { openTestDb } from "./setup/test-db";
 
@@ -203,6 +210,97 @@ describe("looking again before paying for a replacement", () => {
     await authorizeReplacement(db, await makeUser(db, ["finance"]), requestId, { evidence: "ok" });
     expect(sim.state.requests().length).toBe(requests);
     expect(await observationsOf(caseId)).toHaveLength(0);
+  });
+});
+
+describe("when the original job turns up after the replacement was authorised", () => {
+  it("flags both attempts, withdraws the unacknowledged replacement, and the producer is told", async () => {
+    const key = await createAccessToken(db, "cli", { kind: "api_key", name: "look-shop" });
+    const lagged: string[] = [];
+    const lateJob = (submittedAt: Date, input: Record<string, unknown>) => {
+      const createdAt = submittedAt.getTime() + 3_000;
+      lagged.push(
+        sim.state.seedJob({
+          provider: "replicate",
+          model: MODEL,
+          input,
+          createdAt,
+          notFoundForMs: clock.now() - createdAt + 20 * MINUTE,
+        }).id,
+      );
+    };
+    const fresh = await noJobCaseWithRequest(lateJob);
+    const taken = await noJobCaseWithRequest(lateJob);
+    const ctx = { db, adapters };
+    for (const { requestId, finance } of [fresh, taken]) {
+      await authorizeReplacement(db, finance, requestId, { evidence: "nothing listed" }, { adapters });
+    }
+    const ack = (id: string) => callRoute(ackRoute.POST, { token: key.secret, params: { id }, method: "POST" });
+    expect((await ack(taken.requestId)).status).toBe(200);
+
+    // Still hidden: a look finds nothing and flags nothing; the next look waits its turn.
+    expect(await watchReplacedOriginals(ctx, worker(), { max: 50 })).toMatchObject({ flagged: 0 });
+    expect(await watchReplacedOriginals(ctx, worker(), { max: 50 })).toMatchObject({ looked: 0 });
+    expect(await db.suspectedDuplicate.count({ where: { caseId: { in: [fresh.caseId, taken.caseId] } } })).toBe(0);
+
+    clock.advance(21 * MINUTE);
+    const later = new Date(Date.now() + 31 * MINUTE);
+    const watched = await watchReplacedOriginals(ctx, worker(), { max: 50, now: later });
+    expect(watched.flagged).toBeGreaterThanOrEqual(2);
+
+    const flags = await db.suspectedDuplicate.findMany({
+      where: { caseId: { in: [fresh.caseId, taken.caseId] } },
+      orderBy: { detectedAt: "asc" },
+    });
+    expect(flags.map((f) => [f.requestId, f.providerJobId, f.withdrawn])).toEqual([
+      [fresh.requestId, lagged[0], true],
+      [taken.requestId, lagged[1], false],
+    ]);
+    const flagged = await db.auditEvent.findFirstOrThrow({
+      where: { caseId: fresh.caseId, kind: "suspected_duplicate_flagged" },
+    });
+    expect(flagged.evidence).toMatchObject({
+      providerJobId: lagged[0],
+      original: { amountMicros: 100_000, currency: "USD" },
+      replacement: { amountMicros: 100_000, currency: "USD" },
+    });
+    expect(await db.auditEvent.count({ where: { caseId: fresh.caseId, kind: "replacement_withdrawn" } })).toBe(1);
+    // Finance sees the pair with both costs; the case page its own.
+    const listed = await listSuspectedDuplicates(db, fresh.finance);
+    expect(listed.find((i) => i.caseId === fresh.caseId)).toMatchObject({
+      providerJobId: lagged[0],
+      withdrawn: true,
+      original: { amountMicros: 100_000, status: "held" },
+      replacement: { amountMicros: 100_000, status: "held", holdId: `replacement-${fresh.requestId}` },
+    });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    expect(await listSuspectedDuplicates(db, reviewer, { caseId: taken.caseId })).toHaveLength(1);
+    expect(await refused(listSuspectedDuplicates(db, reviewer))).toBe("forbidden");
+    expect(await db.auditEvent.count({ where: { caseId: taken.caseId, kind: "replacement_withdrawn" } })).toBe(0);
+
+    // The producer's list says withdrawn; acknowledging it now is refused.
+    const pending = await callRoute(replacementsRoute.GET, { token: key.secret });
+    expect((pending.json.items as { id: string }[]).map((i) => i.id)).not.toContain(fresh.requestId);
+    const withdrawn = await callRoute(replacementsRoute.GET, { token: key.secret, query: { status: "withdrawn" } });
+    expect(withdrawn.json.items).toEqual([
+      expect.objectContaining({ id: fresh.requestId, status: "withdrawn", withdrawnReason: expect.any(String) }),
+    ]);
+    const refusedAck = await ack(fresh.requestId);
+    expect(refusedAck.status).toBe(409);
+    expect(refusedAck.json.error?.code).toBe("replacement_withdrawn");
+
+    // Flagged once: later looks leave the pair alone; metrics count it.
+    const again = await watchReplacedOriginals(ctx, worker(), {
+      max: 50,
+      now: new Date(later.getTime() + 31 * MINUTE),
+    });
+    expect(again.flagged).toBe(0);
+    const families = await metricsSnapshot(db);
+    const family = families.find((f) => f.name === "recovery_suspected_duplicates_total");
+    const value = (withdrawn: string) => family?.samples.find((s) => s.labels?.withdrawn === withdrawn)?.value ?? 0;
+    expect(value("true")).toBeGreaterThanOrEqual(1);
+    expect(value("false")).toBeGreaterThanOrEqual(1);
+    expect(sim.state.stats().creates.total).toBe(0);
   });
 });
 

@@ -6,6 +6,15 @@ ALTER TYPE "ReplacementStatus" ADD VALUE IF NOT EXISTS 'withdrawn';
 
 ALTER TABLE "replacement_requests" ADD COLUMN "closed_reason" TEXT;
 
+-- A withdrawn request may or may not have got as far as its replacement attempt. Compared as text:
+-- the new enum value cannot be used in the transaction that adds it.
+ALTER TABLE "replacement_requests" DROP CONSTRAINT "replacement_requests_authorized_has_attempt";
+ALTER TABLE "replacement_requests" ADD CONSTRAINT "replacement_requests_authorized_has_attempt"
+    CHECK ("status"::text = 'withdrawn' OR (("status"::text = 'authorized') = ("new_attempt_ref" IS NOT NULL)));
+-- Withdrawn always says why.
+ALTER TABLE "replacement_requests" ADD CONSTRAINT "replacement_requests_withdrawn_has_reason"
+    CHECK ("status"::text <> 'withdrawn' OR "closed_reason" IS NOT NULL);
+
 -- How long a lagging job list is given to show a late job, per provider; absent rows fall back to the
 -- adapter's own default.
 CREATE TABLE "provider_settings" (
