@@ -27,7 +27,7 @@ export const releaseHoldAction = safeAction(
 export const authorizeReplacementAction = safeAction(
   decideReplacementSchema,
   ({ requestId, evidence }, actor) =>
-    authorizeReplacement(db(), actor, requestId, { evidence }, { adapters: processWorkerContext().adapters }),
+    authorizeReplacement(db(), actor, requestId, { evidence }, { adapters: () => processWorkerContext().adapters }),
   { revalidate },
 );
 

@@ -16,8 +16,24 @@ import {
 import { recordAudit } from "./record-audit";
 import { loadCase, transitionCase } from "./transition-case";
 
-/** What authorising may need besides the database: the adapters to look at the provider again. */
-export type AuthorizeContext = { adapters?: ProviderAdapters; now?: Date; signal?: AbortSignal };
+/**
+ * What authorising may need besides the database: the adapters to look at the provider again, or a
+ * function building them, called only when a look is needed (a misconfigured provider then fails
+ * that look, not every authorisation).
+ */
+export type AuthorizeContext = {
+  adapters?: ProviderAdapters | (() => ProviderAdapters);
+  now?: Date;
+  signal?: AbortSignal;
+};
+
+function adaptersOf(context: AuthorizeContext): ProviderAdapters | undefined {
+  try {
+    return typeof context.adapters === "function" ? context.adapters() : context.adapters;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A failed check can be repeated soon; a minute spares a provider that is down. */
 const CHECK_RETRY_AFTER_SECONDS = 60;
@@ -172,7 +188,7 @@ async function lookAgainIfNeeded(
   if (row.state !== "parked" || row.stage !== "generation_failed") return null;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
   const target = await checkedCase(db, row.id);
-  const check = await lookForOriginalJob(db, context.adapters, target, context.signal);
+  const check = await lookForOriginalJob(db, adaptersOf(context), target, context.signal);
   await recordCheck(db, target, check, "before_replacement");
   if (check.kind === "failed") {
     throw new AppError(

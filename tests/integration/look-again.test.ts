@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as authorizeRoute from "../../app/api/v1/replacement-requests/[id]/authorize/route";
 import * as ackRoute from "../../app/api/v1/replacements/[id]/ack/route";
 import * as replacementsRoute from "../../app/api/v1/replacements/route";
 import { requestFingerprint } from "../../lib/domain/fingerprint";
@@ -200,6 +201,28 @@ describe("looking again before paying for a replacement", () => {
     const closed = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "replacement_authorized" } });
     expect(closed.evidence).toMatchObject({ providerCheck: "nothing_found" });
     expect(sim.state.stats().creates.total).toBe(0);
+  });
+
+  it("the API route looks with the worker's adapters: 503 with Retry-After when it cannot, then 200", async () => {
+    // The process's adapters are built from the environment on first use, here pointed at this simulator.
+    process.env.SIMULATOR_URL = sim.url;
+    const { caseId, requestId, finance } = await noJobCaseWithRequest();
+    const token = (await createAccessToken(db, finance, { kind: "personal", name: "cli" })).secret;
+    const call = () =>
+      callRoute(authorizeRoute.POST, { token, params: { id: requestId }, body: { evidence: "budget ok" } });
+    sim.state.faults.add({
+      match: { provider: "replicate", route: "list" },
+      fault: { type: "http_error", status: 500 },
+    });
+    const down = await call();
+    expect(down.status).toBe(503);
+    expect(down.json.error?.code).toBe("provider_check_failed");
+    expect(down.headers.get("retry-after")).toBe("60");
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ state: "parked" });
+    sim.state.faults.clear();
+    const ok = await call();
+    expect(ok.status).toBe(200);
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ state: "resolved" });
   });
 
   it("a failure the provider reported itself needs no second look", async () => {

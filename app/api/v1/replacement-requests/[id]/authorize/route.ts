@@ -13,5 +13,5 @@ export const POST = apiRoute({
   body: replacementDecisionSchema,
   // The worker's adapters: the same provider accounts, and the same pacing, as every status check.
   handler: ({ actor, params, body }) =>
-    authorizeReplacement(db(), actor, params.id, body, { adapters: processWorkerContext().adapters }),
+    authorizeReplacement(db(), actor, params.id, body, { adapters: () => processWorkerContext().adapters }),
 });
