@@ -21,7 +21,6 @@ const schema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
   LOGIN_WINDOW_SECONDS: integer(15 * 60),
   API_RATE_LIMIT_PER_MINUTE: integer(1200),
-  NO_JOB_SETTLING_SECONDS: integer(15 * 60, 0),
   REPLACEMENT_TTL_SECONDS: integer(72 * 60 * 60, 60),
   BULK_APPROVE_LIMIT: integer(500),
   ALERT_UNCERTAIN_THRESHOLD: integer(5),

@@ -10,6 +10,11 @@ export const ERROR_STATUS = {
   conflicting_registration: 409,
   lost_race: 409,
   provider_job_in_use: 409,
+  // Rule 14: the job a "no job exists" verdict denied is visible now, so no replacement is paid for.
+  original_job_found: 409,
+  replacement_withdrawn: 409,
+  // The provider could not be asked to the end; nothing changed and the same request can be tried later.
+  provider_check_failed: 503,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

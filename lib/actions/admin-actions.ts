@@ -12,6 +12,7 @@ import { revokeAccessToken } from "@/lib/services/revoke-access-token";
 import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/save-notification-endpoint";
 import { saveProviderPrice } from "@/lib/services/save-provider-price";
+import { saveProviderSetting } from "@/lib/services/save-provider-setting";
 import { setEndpointDisabled } from "@/lib/services/set-endpoint-disabled";
 import { setUserActive } from "@/lib/services/set-user-active";
 import { setUserRoles } from "@/lib/services/set-user-roles";
@@ -22,6 +23,7 @@ import {
   machineName,
   priceIdSchema,
   savePriceSchema,
+  saveProviderSettingSchema,
   setEndpointDisabledSchema,
   setUserActiveSchema,
   setUserRolesSchema,
@@ -127,4 +129,14 @@ const deletePriceRun = safeAction(priceIdSchema, (input, actor) => deleteProvide
 });
 export async function deletePriceAction(raw: unknown) {
   return deletePriceRun(raw);
+}
+
+const saveProviderSettingRun = safeAction(
+  saveProviderSettingSchema,
+  (input, actor) =>
+    saveProviderSetting(db(), actor, { provider: input.provider, noJobSettlingSeconds: input.settlingMinutes * 60 }),
+  { revalidate: () => ["/admin/providers"] },
+);
+export async function saveProviderSettingAction(raw: unknown) {
+  return saveProviderSettingRun(raw);
 }

@@ -27,8 +27,7 @@ const paths = ({ caseId }: { caseId: string }) => [`/cases/${caseId}`, "/queue"]
 
 export const reconcileAction = safeAction(
   withCase(reconcileSchema),
-  ({ caseId, input }, actor) =>
-    reconcileCase(db(), actor, caseId, input, { settlingSeconds: env().NO_JOB_SETTLING_SECONDS }),
+  ({ caseId, input }, actor) => reconcileCase(db(), actor, caseId, input),
   { revalidate: paths },
 );
 

@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/decide-replacement";
 import { resolveHold } from "@/lib/services/resolve-hold";
 import { decideReplacementSchema, releaseHoldSchema, settleHoldSchema } from "@/lib/validation/finance";
+import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";
 
 // The services authorise (hold:decide, replacement:authorize, four-eyes) and own the transaction;
@@ -25,7 +26,8 @@ export const releaseHoldAction = safeAction(
 
 export const authorizeReplacementAction = safeAction(
   decideReplacementSchema,
-  ({ requestId, evidence }, actor) => authorizeReplacement(db(), actor, requestId, { evidence }),
+  ({ requestId, evidence }, actor) =>
+    authorizeReplacement(db(), actor, requestId, { evidence }, { adapters: () => processWorkerContext().adapters }),
   { revalidate },
 );
 

@@ -26,6 +26,8 @@ type Operation = {
   query?: z.ZodType;
   params?: z.ZodObject;
   success: number[];
+  /** Error statuses beyond the common ones, e.g. 503 when a provider must be asked first. */
+  errors?: number[];
 };
 
 /** Every public JSON route; the OpenAPI document and the route tests both read this list. */
@@ -191,6 +193,7 @@ export const API_OPERATIONS: Operation[] = [
     params: idParams,
     body: replacementDecisionSchema,
     success: [200],
+    errors: [503],
   },
   {
     method: "post",
@@ -253,7 +256,7 @@ export function openApiDocument() {
         description: "OK",
         content: { "application/json": { schema: { type: "object" } } },
       };
-    for (const status of [400, 401, 403, 404, 409, 413, 415, 422, 429]) {
+    for (const status of [400, 401, 403, 404, 409, 413, 415, 422, 429, ...(op.errors ?? [])]) {
       responses[String(status)] = {
         description: "Error",
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },

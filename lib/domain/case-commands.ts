@@ -39,7 +39,8 @@ export type CaseCommand =
   | { type: "park_poison"; evidence: string }
   | { type: "mark_outputs_unavailable"; evidence: string }
   | { type: "accept_outputs_lost"; evidence: string }
-  | { type: "escalate_overdue"; evidence: string };
+  | { type: "escalate_overdue"; evidence: string }
+  | { type: "return_to_reconciliation"; evidence: string };
 
 export type CaseCommandType = CaseCommand["type"];
 
@@ -66,6 +67,7 @@ export const CASE_COMMAND_TYPES = [
   "mark_outputs_unavailable",
   "accept_outputs_lost",
   "escalate_overdue",
+  "return_to_reconciliation",
 ] as const satisfies readonly CaseCommandType[];
 
 export const AUDIT_KINDS = [
@@ -92,6 +94,7 @@ export const AUDIT_KINDS = [
   "outputs_unavailable_observed",
   "outputs_loss_accepted",
   "deadline_escalated",
+  "returned_to_reconciliation",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -117,6 +120,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "mark_outputs_unavailable":
     case "accept_outputs_lost":
     case "escalate_overdue":
+    case "return_to_reconciliation":
       return evidenceProblem(command.evidence);
     case "add_note":
       return evidenceProblem(command.text, "text");

@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from "./errors";
 import { can, type Role } from "./roles";
 
-export const REPLACEMENT_STATUSES = ["pending", "authorized", "declined", "expired"] as const;
+export const REPLACEMENT_STATUSES = ["pending", "authorized", "declined", "expired", "withdrawn"] as const;
 export type ReplacementStatus = (typeof REPLACEMENT_STATUSES)[number];
 
 /** Long enough for a finance colleague in another time zone, short enough that prices hold. */

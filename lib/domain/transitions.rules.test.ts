@@ -34,6 +34,7 @@ describe("evidence", () => {
     [{ stage: "polling", state: "claimed", providerJobId: "j" }, (evidence) => ({ type: "reschedule", evidence })],
     [parked("generation_failed", null), (evidence) => ({ type: "request_replacement", evidence })],
     [parked("generation_failed", null), (evidence) => ({ type: "close_for_replacement", evidence })],
+    [parked("generation_failed", null), (evidence) => ({ type: "return_to_reconciliation", evidence })],
     [parked("polling"), (text) => ({ type: "add_note", text })],
   ];
   for (const [from, make] of withEvidence) {
@@ -197,6 +198,15 @@ describe("other input checks", () => {
     );
     expect(closed.ok && closed.auditKind).toBe("replacement_authorized");
     expect(closed.ok && closed.next).toEqual({ stage: "generation_failed", state: "resolved", providerJobId: "job-5" });
+  });
+
+  it("a contradicted no-job verdict goes back to reconciliation, with no job attached yet", () => {
+    const back = decide(parked("generation_failed", null), {
+      type: "return_to_reconciliation",
+      evidence: "the provider now lists a matching job",
+    });
+    expect(back.ok && back.auditKind).toBe("returned_to_reconciliation");
+    expect(back.ok && back.next).toEqual({ stage: "submission_uncertain", state: "parked", providerJobId: null });
   });
 
   it("a stage move keeps the provider job ID for the next reviewer", () => {

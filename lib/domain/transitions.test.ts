@@ -162,6 +162,12 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
   },
   accept_outputs_lost: { parked: all(NP), ready: none, claimed: none, resolved: none },
   escalate_overdue: { parked: all(S), ready: all(S), claimed: all(S), resolved: none },
+  return_to_reconciliation: {
+    parked: [ILL, ILL, ILL, { stage: "submission_uncertain", state: "parked", providerJobId: null }],
+    ready: none,
+    claimed: none,
+    resolved: none,
+  },
 };
 
 describe("decide: every state x stage x command", () => {

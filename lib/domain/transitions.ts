@@ -278,6 +278,14 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       if (state === "resolved") return wrongState(from, command.type, ["parked", "ready", "claimed"]);
       if (from.escalated) return refuse("illegal_transition", "this episode is escalated already", { state });
       return to(from, "deadline_escalated");
+    // A "no job exists" verdict that a fresh provider check contradicts: the case is an uncertain
+    // submission again, so the job that turned up can be confirmed (or not) like any other.
+    case "return_to_reconciliation":
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (stage !== "generation_failed") {
+        return refuse("illegal_transition", "only a failure verdict goes back to reconciliation", { stage });
+      }
+      return to(from, "returned_to_reconciliation", { stage: "submission_uncertain", providerJobId: null });
 
     default: {
       const unknown: { type?: unknown } = command;

@@ -9,7 +9,7 @@ const completed = (outputs: { url: string; expiresAt?: string }[]): JobStatus =>
   outputs,
   outputsRemoved: false,
 });
-const caps = { findByClientReference: false, listJobs: false, listJobsRequiresModel: false };
+const caps = { findByClientReference: false, listJobs: false, listJobsRequiresModel: false, noJobSettlingSeconds: 900 };
 
 describe("output expiry", () => {
   it("keeps the provider's own expiry and fills the documented retention where none is given", () => {

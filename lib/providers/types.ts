@@ -6,6 +6,15 @@ import type { Writable } from "node:stream";
  */
 export type ProviderName = "replicate" | "fal";
 
+/**
+ * Neither provider documents how late a job can appear in its list; 15 minutes is what the
+ * reconciliation rule used before it became per provider, so it stays the starting point.
+ */
+export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, number>> = {
+  replicate: 15 * 60,
+  fal: 15 * 60,
+};
+
 export type OutputRef = {
   url: string;
   /** When the provider documents a retention period, the moment the URL is expected to stop working. */
@@ -89,6 +98,11 @@ export type ProviderCapabilities = {
   listJobsRequiresModel: boolean;
   /** Documented lifetime of output URLs, in seconds, when the provider states one. */
   outputRetentionSeconds?: number;
+  /**
+   * How long after a submission a job may still be missing from the list before "no job exists"
+   * can be recorded: the default until an admin stores the provider's own value.
+   */
+  noJobSettlingSeconds: number;
 };
 
 export interface ProviderAdapter {

@@ -4,17 +4,53 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
-import { actorColumns, requirePermission } from "./actor";
+import type { ProviderAdapters } from "@/lib/providers";
+import { actorColumns, requirePermission, type UserActor } from "./actor";
+import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "./look-for-original-job";
 import { recordAudit } from "./record-audit";
+import { returnToReconciliation } from "./return-to-reconciliation";
 import { loadCase, transitionCase } from "./transition-case";
+
+/**
+ * What authorising may need besides the database: the adapters to look at the provider again, or a
+ * function building them, called only when a look is needed (a misconfigured provider then fails
+ * that look, not every authorisation).
+ */
+export type AuthorizeContext = {
+  adapters?: ProviderAdapters | (() => ProviderAdapters);
+  now?: Date;
+  signal?: AbortSignal;
+};
+
+function adaptersOf(context: AuthorizeContext): ProviderAdapters | undefined {
+  try {
+    return typeof context.adapters === "function" ? context.adapters() : context.adapters;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A failed check can be repeated soon; a minute spares a provider that is down. */
+const CHECK_RETRY_AFTER_SECONDS = 60;
 
 /**
  * Four-eyes (section 6): a finance user other than the requester authorises a replacement; only
  * then does the replacement attempt exist, linked to the original, with its own fresh hold. The
  * case's episode ends here; the producer submits the replacement itself.
+ *
+ * Rule 14: when the failure rests on "no job exists", the provider is asked again first, outside
+ * any transaction. A job that is visible now refuses the authorisation and sends the case back to
+ * reconciliation; a check that cannot be completed refuses it and changes nothing.
  */
-export async function authorizeReplacement(db: Db, actor: Principal, requestId: string, input: { evidence: string }) {
+export async function authorizeReplacement(
+  db: Db,
+  actor: Principal,
+  requestId: string,
+  input: { evidence: string },
+  context: AuthorizeContext = {},
+) {
   const user = requirePermission(actor, "replacement:authorize");
+  const checkedEpisode = await lookAgainIfNeeded(db, user, requestId, input, context);
   return inTransaction(db, async (tx) => {
     // Serialises concurrent decisions on one request: the second sees it already authorised.
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
@@ -25,12 +61,19 @@ export async function authorizeReplacement(db: Db, actor: Principal, requestId: 
       authorizer: { id: user.userId, roles: user.roles },
       status: request.status,
       expiresAt: request.expiresAt,
-      now: new Date(),
+      now: context.now ?? new Date(),
     });
     if (!check.ok) throw check.error;
     const reserve = planReserve(Number(request.amountMicros));
     if (!reserve.ok) throw reserve.error;
     const row = await loadCase(tx, request.caseId);
+    // The check covered one episode; a case that moved on since needs a check of its own.
+    // A no-job verdict recorded after the look was skipped needs the look too.
+    const closable = row.state === "parked" && row.stage === "generation_failed";
+    const unchecked = checkedEpisode === null && closable && (await restsOnNoJob(tx, row.id, row.episode));
+    if (unchecked || (checkedEpisode !== null && checkedEpisode !== row.episode)) {
+      throw new AppError("lost_race", "The case changed while the provider was checked; try again.");
+    }
     const original = await tx.attempt.findUniqueOrThrow({ where: { id: request.originalAttemptRef } });
     const sequence = await tx.attempt.count({ where: { operationRef: row.operationRef, kind: "replacement" } });
     const attempt = await tx.attempt.create({
@@ -69,7 +112,12 @@ export async function authorizeReplacement(db: Db, actor: Principal, requestId: 
       row,
       actor: user,
       command: { type: "close_for_replacement", evidence: input.evidence },
-      evidence: { text: input.evidence, requestId: request.id, newAttemptId: attempt.attemptId },
+      evidence: {
+        text: input.evidence,
+        requestId: request.id,
+        newAttemptId: attempt.attemptId,
+        providerCheck: checkedEpisode === null ? "not_needed" : "nothing_found",
+      },
       extra: { outcome: "replacement_authorized", heldMicros: { increment: hold.amountMicros } },
     });
     await recordAudit(tx, {
@@ -107,4 +155,50 @@ export async function declineReplacement(db: Db, actor: Principal, requestId: st
     });
     return { requestId: request.id, status: "declined" as const };
   });
+}
+
+/**
+ * Returns the episode that was checked (null when no check was needed). Throws the refusal when
+ * the check found the original job or could not be made.
+ */
+async function lookAgainIfNeeded(
+  db: Db,
+  user: UserActor,
+  requestId: string,
+  input: { evidence: string },
+  context: AuthorizeContext,
+): Promise<number | null> {
+  const request = await db.replacementRequest.findUnique({ where: { id: requestId } });
+  if (!request) throw new AppError("not_found", "No such replacement request.");
+  // Refusals that need no provider are given without asking it (the transaction checks again).
+  const allowed = canAuthorizeReplacement({
+    requestedBy: request.requestedById,
+    authorizer: { id: user.userId, roles: user.roles },
+    status: request.status,
+    expiresAt: request.expiresAt,
+    now: context.now ?? new Date(),
+  });
+  if (!allowed.ok) throw allowed.error;
+  const row = await loadCase(db, request.caseId);
+  // A case that cannot be closed for a replacement anyway is refused by the transaction, unasked.
+  if (row.state !== "parked" || row.stage !== "generation_failed") return null;
+  if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
+  const target = await checkedCase(db, row.id);
+  const check = await lookForOriginalJob(db, adaptersOf(context), target, context.signal);
+  await recordCheck(db, target, check, "before_replacement");
+  if (check.kind === "failed") {
+    throw new AppError(
+      "provider_check_failed",
+      "The provider could not be checked for the original job, so nothing was authorised; try again later.",
+      { retryAfterSeconds: CHECK_RETRY_AFTER_SECONDS },
+    );
+  }
+  if (check.kind === "found") {
+    await returnToReconciliation(db, user, { requestId, episode: row.episode, matches: check.matches, input });
+    throw new AppError(
+      "original_job_found",
+      "The provider now shows the original job: nothing was authorised and the case is back in reconciliation.",
+    );
+  }
+  return row.episode;
 }

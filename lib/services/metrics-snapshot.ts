@@ -172,8 +172,26 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
       samples: [{ name: "recovery_deadline_escalations_total", value: Number(escalations[0]?.n ?? 0) }],
     },
   ];
+  families.push(await suspectedDuplicatesFamily(db));
   for (const [name, help] of Object.entries(COUNTER_HELP)) {
     families.push({ name, type: "counter", help, samples: counterSamples().filter((s) => s.name === name) });
   }
   return families;
+}
+
+/** Rule 14: replacements whose original job turned up afterwards, and how many could be withdrawn. */
+async function suspectedDuplicatesFamily(db: Db): Promise<Family> {
+  const rows = await db.$queryRaw<{ withdrawn: boolean; n: bigint }[]>`
+    SELECT withdrawn, count(*) AS n FROM suspected_duplicates GROUP BY withdrawn`;
+  const name = "recovery_suspected_duplicates_total";
+  return {
+    name,
+    type: "counter",
+    help: "Authorised replacements whose original job turned up afterwards, by whether it was withdrawn",
+    samples: [false, true].map((withdrawn) => ({
+      name,
+      labels: { withdrawn: String(withdrawn) },
+      value: Number(rows.find((r) => r.withdrawn === withdrawn)?.n ?? 0),
+    })),
+  };
 }

@@ -5,30 +5,29 @@ import { AppError } from "@/lib/errors";
 import type { ReconcileInput } from "@/lib/validation/review";
 import { requirePermission } from "./actor";
 import { recordJobOnAttempt } from "./job-owner";
+import { noJobSettlingSeconds } from "./provider-settings";
 import { recordDecision } from "./record-decision";
 import { loadCase, transitionCase } from "./transition-case";
-
-/** How long after the submit deadline a "no job exists" verdict must wait (DESIGN section 7). */
-export const DEFAULT_NO_JOB_SETTLING_SECONDS = 15 * 60;
 
 /**
  * An uncertain submission leaves only through evidence: a discovered job ID (-> polling) or proof
  * that no job exists (-> generation_failed), the latter only once the provider has had time to
- * show a late job.
+ * show a late job: the settling period of the case's provider (provider_settings, else the
+ * adapter's default), read when the verdict is recorded so an admin's change applies at once.
  */
 export async function reconcileCase(
   db: Db,
   actor: Principal,
   caseId: string,
   input: ReconcileInput,
-  options: { now?: Date; settlingSeconds?: number } = {},
+  options: { now?: Date } = {},
 ) {
   const user = requirePermission(actor, "case:reconcile");
   return inTransaction(db, async (tx) => {
     const row = await loadCase(tx, caseId);
     if (input.verdict === "no_job") {
       const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
-      const earliest = deadline.getTime() + (options.settlingSeconds ?? DEFAULT_NO_JOB_SETTLING_SECONDS) * 1000;
+      const earliest = deadline.getTime() + (await noJobSettlingSeconds(tx, row.provider)) * 1000;
       const now = options.now ?? new Date();
       if (now.getTime() < earliest) {
         throw new AppError(

@@ -2,8 +2,9 @@ import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
-import type { ListedJob, ListJobsResult, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import type { ListedJob, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
 import { requireWorker } from "./actor";
+import { type Candidate, type Lookup, lookUp } from "./provider-lookup";
 import { recordAudit } from "./record-audit";
 
 /** Half-width of the searched window around the submission time (DESIGN section 7). */
@@ -95,54 +96,6 @@ async function dueCases(db: Db, now: Date, max: number): Promise<DueCase[]> {
         OR (NOT s.concluded AND s.searches < ${MAX_SEARCHES_PER_EPISODE} AND s.last_at < ${cutoff}::timestamptz))
     ORDER BY s.last_at ASC NULLS FIRST, c.opened_at ASC, c.id ASC
     LIMIT ${max}`;
-}
-
-type Lookup = {
-  source: "client_reference" | "list";
-  outcome: "ok" | "incomplete" | "unknown";
-  reason?: string;
-  pages: number;
-  listed: number;
-};
-
-type Candidate = { job: ListedJob; viaReference: boolean };
-
-async function lookUp(
-  adapter: ProviderAdapter,
-  window: { from: Date; to: Date; model: string; clientReference: string },
-  signal: AbortSignal | undefined,
-): Promise<{ lookups: Lookup[]; candidates: Map<string, Candidate> }> {
-  const lookups: Lookup[] = [];
-  const candidates = new Map<string, Candidate>();
-  const take = (source: Lookup["source"], result: ListJobsResult) => {
-    const usable = result.kind === "ok" && result.complete;
-    lookups.push({
-      source,
-      outcome: result.kind === "unknown" ? "unknown" : result.complete ? "ok" : "incomplete",
-      ...(result.kind === "unknown" ? { reason: result.reason } : {}),
-      pages: result.pages,
-      listed: result.jobs.length,
-    });
-    // A partial answer proves nothing and may hide the better match: nothing from it is suggested.
-    if (!usable) return;
-    for (const job of result.jobs) {
-      const known = candidates.get(job.providerJobId);
-      candidates.set(job.providerJobId, {
-        job: known?.job.input !== undefined ? known.job : job,
-        viaReference: (known?.viaReference ?? false) || source === "client_reference",
-      });
-    }
-  };
-  if (adapter.capabilities.findByClientReference && adapter.findByClientReference) {
-    take("client_reference", await adapter.findByClientReference(window.clientReference, { signal }));
-  }
-  if (adapter.capabilities.listJobs && adapter.listJobs) {
-    // The model narrows the listing only where the provider insists on it (fal's log is per endpoint);
-    // elsewhere the whole window is read, so a differently spelled model name cannot hide the job.
-    const model = adapter.capabilities.listJobsRequiresModel ? window.model : undefined;
-    take("list", await adapter.listJobs({ from: window.from, to: window.to, model }, { signal }));
-  }
-  return { lookups, candidates };
 }
 
 export type SuggestResult = { searched: number; suggested: number };

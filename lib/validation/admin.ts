@@ -111,3 +111,15 @@ export const savePriceSchema = z.strictObject({
   currency,
 });
 export const priceIdSchema = z.strictObject({ priceId: uuid });
+
+/** Minutes in the form (what an operator thinks in), whole seconds in the service and the table. */
+export const saveProviderSettingSchema = z.strictObject({
+  provider: z.enum(["replicate", "fal"]),
+  // Text, not a coerced number: an empty field must be an error, not 0 minutes.
+  settlingMinutes: z
+    .string()
+    .trim()
+    .regex(/^\d{1,5}$/, "a whole number of minutes")
+    .transform(Number)
+    .pipe(z.number().max(7 * 24 * 60, "at most a week (10080 minutes)")),
+});

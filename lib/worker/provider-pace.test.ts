@@ -55,7 +55,12 @@ describe("provider pace", () => {
     const calls: string[] = [];
     const adapter = {
       provider: "replicate",
-      capabilities: { findByClientReference: false, listJobs: false, listJobsRequiresModel: false },
+      capabilities: {
+        findByClientReference: false,
+        listJobs: false,
+        listJobsRequiresModel: false,
+        noJobSettlingSeconds: 0,
+      },
       getJob: async (ref: { providerJobId: string }) => {
         calls.push(ref.providerJobId);
         return answers.shift() as JobStatus;

@@ -6,6 +6,7 @@ import { DEFAULT_POISON_CLAIMS, parkPoisonActions } from "@/lib/services/park-po
 import { recordClaimFailure } from "@/lib/services/record-claim-failure";
 import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
 import { suggestReconciliations } from "@/lib/services/suggest-reconciliations";
+import { watchReplacedOriginals } from "@/lib/services/watch-replaced-originals";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
@@ -62,6 +63,8 @@ async function suggestWithinBudget(ctx: WorkerContext, actor: Principal & { kind
   try {
     const found = await suggestReconciliations(ctx, actor, { max: SUGGESTION_CASES_PER_TICK, signal });
     if (found.searched > 0) workerLog({ step: "suggested", workerId: actor.workerId, ...found });
+    const watched = await watchReplacedOriginals(ctx, actor, { max: SUGGESTION_CASES_PER_TICK, signal });
+    if (watched.looked > 0) workerLog({ step: "watched_replaced", workerId: actor.workerId, ...watched });
   } catch (error) {
     workerLog({ step: "suggest_error", error: error instanceof Error ? error.message : String(error) });
   }

@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { expect, test } from "./fixtures/login";
 
-const ADMIN_PAGES = ["/admin", "/admin/users", "/admin/api-keys", "/admin/worker-tokens", "/admin/prices"];
+const ADMIN_PAGES = [
+  "/admin",
+  "/admin/users",
+  "/admin/api-keys",
+  "/admin/worker-tokens",
+  "/admin/prices",
+  "/admin/providers",
+];
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;
 

@@ -9,6 +9,7 @@ const PAGES: [string, readonly string[]][] = [
   ["/admin/api-keys", ["admin"]],
   ["/admin/worker-tokens", ["admin"]],
   ["/admin/prices", ["admin"]],
+  ["/admin/providers", ["admin"]],
   ["/profile", ["operator", "reviewer", "finance", "admin"]],
 ];
 

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../lib/db/client";
 import type { Principal } from "../../lib/domain/principal";
 import { permittedRecoveryAction, STAGES, type Stage } from "../../lib/domain/stages";
+import { type ProviderAdapters, simulatorAdapters } from "../../lib/providers";
+import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import type { UserActor } from "../../lib/services/actor";
 import { approveCase } from "../../lib/services/approve-case";
@@ -27,6 +29,9 @@ const { db, url } = openTestDb();
 const checker = new pg.Client({ connectionString: url });
 const shop = producer("model-shop");
 const FUTURE = new Date("2100-01-01T00:00:00Z");
+// A provider with no jobs at all: the look before a replacement (rule 14) always finds nothing here.
+let sim: RunningSimulator;
+let adapters: ProviderAdapters;
 
 type ActionStatus = "ready" | "claimed" | "succeeded" | "unresolved";
 type MAction = {
@@ -294,7 +299,7 @@ class Reconcile extends CaseCommand {
         this.verdict === "attach"
           ? { verdict: "attach", providerJobId: jobId, evidence: "matched by time window and fingerprint" }
           : { verdict: "no_job", evidence: "no job in the provider's list" },
-        { now: FUTURE, settlingSeconds: 0 },
+        { now: FUTURE },
       ),
     );
     same(this.toString(), result.ok ? ok() : result, expected);
@@ -680,7 +685,9 @@ class AuthorizeReplacement extends CaseCommand {
                 : c.stage !== "generation_failed"
                   ? err("replacement_not_allowed")
                   : ok();
-    const result = await attempt(() => authorizeReplacement(db, user, request.id, { evidence: "budget approved" }));
+    const result = await attempt(() =>
+      authorizeReplacement(db, user, request.id, { evidence: "budget approved" }, { adapters }),
+    );
     same(this.toString(), result.ok ? ok() : result, expected);
     if (!result.ok) return;
     request.status = "authorized";
@@ -926,6 +933,8 @@ let runs = 0;
 
 beforeAll(async () => {
   await checker.connect();
+  sim = await startSimulator({ port: 0 });
+  adapters = simulatorAdapters(sim.url, { retry: { maxAttempts: 1, perAttemptTimeoutMs: 2_000 } });
   users = {
     reviewer: await makeUser(db, ["reviewer"]),
     both: await makeUser(db, ["reviewer", "finance"]),
@@ -934,7 +943,10 @@ beforeAll(async () => {
     operator: await makeUser(db, ["operator"]),
   };
 });
-afterAll(() => checker.end());
+afterAll(async () => {
+  await sim.stop();
+  await checker.end();
+});
 
 /**
  * Actions left ready or claimed by a finished run would be picked up (or rescued) by later runs;

@@ -1,3 +1,4 @@
+import { type ProviderAdapters, simulatorAdapters } from "../../lib/providers";
 import { phaseOf } from "../../lib/providers/simulator/jobs";
 import { authorizeReplacement, declineReplacement } from "../../lib/services/decide-replacement";
 import { resolveHold } from "../../lib/services/resolve-hold";
@@ -14,6 +15,17 @@ const MINUTE = 60_000;
  * Money on a case that is still uncertain stays held.
  */
 export class Finance extends CaseDesk {
+  private adapters: ProviderAdapters | undefined;
+
+  /** Finance's own look at the provider before paying again (rule 14), without the worker's faults. */
+  private get providers(): ProviderAdapters {
+    this.adapters ??= simulatorAdapters(this.world.simulator.url, {
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, perAttemptTimeoutMs: 5_000, maxRetryAfterMs: 0 },
+      random: () => 0.5,
+    });
+    return this.adapters;
+  }
+
   async visit(index: number): Promise<void> {
     const visit = this.caseToVisit(index, "finance");
     if (!visit) return;
@@ -33,7 +45,14 @@ export class Finance extends CaseDesk {
         index,
         "dual",
         "tries to authorise their own replacement request",
-        () => authorizeReplacement(db, people.dual, request.id, { evidence: "looks fine to me" }),
+        () =>
+          authorizeReplacement(
+            db,
+            people.dual,
+            request.id,
+            { evidence: "looks fine to me" },
+            { adapters: this.providers },
+          ),
         ["four_eyes_violation"],
       );
     }
@@ -51,7 +70,7 @@ export class Finance extends CaseDesk {
         index,
         as,
         "authorises the replacement too late",
-        () => authorizeReplacement(db, who, request.id, { evidence: "sorry, was away" }),
+        () => authorizeReplacement(db, who, request.id, { evidence: "sorry, was away" }, { adapters: this.providers }),
         ["replacement_expired"],
       );
       this.visitAgain(op, index, "review", rng.int(5, 30) * MINUTE);
@@ -63,9 +82,17 @@ export class Finance extends CaseDesk {
       );
       return;
     }
-    const authorised = await this.steps.call(index, as, "authorises the replacement", () =>
-      authorizeReplacement(db, who, request.id, { evidence: "budget approved" }),
+    // The original job may show up in the lagging list at the last moment: then nothing is bought.
+    const authorised = await this.steps.call(
+      index,
+      as,
+      "authorises the replacement",
+      () => authorizeReplacement(db, who, request.id, { evidence: "budget approved" }, { adapters: this.providers }),
+      ["original_job_found", "provider_check_failed"],
     );
+    // A provider that could not be asked leaves the request pending: finance tries again later.
+    if (!authorised.ok && authorised.code === "provider_check_failed")
+      this.visitAgain(op, index, "finance", 30 * MINUTE);
     if (authorised.ok) this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "replacements");
   }
 

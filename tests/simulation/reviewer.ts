@@ -1,10 +1,11 @@
 import { phaseOf } from "../../lib/providers/simulator/jobs";
+import { DEFAULT_NO_JOB_SETTLING_SECONDS } from "../../lib/providers/types";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import { acceptOutputsLost } from "../../lib/services/accept-outputs-lost";
 import type { UserActor } from "../../lib/services/actor";
 import { approveCase } from "../../lib/services/approve-case";
 import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
-import { DEFAULT_NO_JOB_SETTLING_SECONDS, reconcileCase } from "../../lib/services/reconcile-case";
+import { reconcileCase } from "../../lib/services/reconcile-case";
 import { requestReplacement } from "../../lib/services/request-replacement";
 import { reviewCase } from "../../lib/services/review-case";
 import { CaseDesk, traceName } from "./case-desk";
@@ -13,7 +14,7 @@ import { RETRY_DEADLINE } from "./producer";
 import { count, type OpRecord, violate } from "./world";
 
 const MINUTE = 60_000;
-const SETTLING_MS = DEFAULT_NO_JOB_SETTLING_SECONDS * 1000;
+const SETTLING_MS = Math.max(...Object.values(DEFAULT_NO_JOB_SETTLING_SECONDS)) * 1000;
 const MAX_REVIEWS = 6;
 const MAX_REPLACEMENTS = 2;
 

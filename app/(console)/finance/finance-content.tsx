@@ -9,6 +9,7 @@ import { ProviderModelTable } from "@/components/finance/provider-model-totals";
 import { ReplacementRequests } from "@/components/finance/replacement-requests";
 import { FinanceSection } from "@/components/finance/section";
 import { StatusTotalsTable } from "@/components/finance/status-totals";
+import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
@@ -17,19 +18,21 @@ import { getHeldByAge } from "@/lib/services/finance-aging";
 import { getExposure } from "@/lib/services/finance-exposure";
 import { getFinanceTotals } from "@/lib/services/finance-totals";
 import { listPendingReplacementRequests } from "@/lib/services/list-replacement-requests";
+import { listSuspectedDuplicates } from "@/lib/services/list-suspected-duplicates";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { loadHoldsPage } from "./load-holds-page";
 
 /** Everything below the heading: read through the finance services, which check hold:read again. */
 export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
   const now = new Date();
-  const [totals, aging, exposure, requests, holds, flags] = await Promise.all([
+  const [totals, aging, exposure, requests, holds, flags, duplicates] = await Promise.all([
     getFinanceTotals(db(), actor),
     getHeldByAge(db(), actor, now),
     getExposure(db(), actor),
     listPendingReplacementRequests(db(), actor, now),
     loadHoldsPage(actor, query, now),
     caseFlagFigures(db()),
+    listSuspectedDuplicates(db(), actor),
   ]);
   const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
@@ -58,6 +61,15 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
           canDecide={can(actor.roles, "replacement:authorize")}
         />
       </FinanceSection>
+      {duplicates.length ? (
+        <FinanceSection
+          id="suspected-duplicates"
+          title="Suspected duplicates"
+          description="A replacement was authorised on a “no job exists” verdict, and the original job turned up afterwards: the provider may charge both."
+        >
+          <SuspectedDuplicates items={duplicates} />
+        </FinanceSection>
+      ) : null}
       <FinanceSection id="holds" title="Holds">
         <HoldStatusTabs
           current={query.status}

@@ -2,6 +2,7 @@ import { adapterKit, authHeaders, normaliseBaseUrl, unknownFrom, withAttempts } 
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
+  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
@@ -96,6 +97,7 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
       listJobs: true,
       listJobsRequiresModel: true,
       outputRetentionSeconds: FAL_RESULT_RETENTION_SECONDS,
+      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.fal,
     },
     getJob,
     downloadOutput: kit.downloadOutput,

@@ -1,6 +1,13 @@
 import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-kit";
 import { getWithRetry } from "../http/get-with-retry";
-import type { AdapterConfig, ListedJob, ListJobsResult, ListWindow, ProviderAdapter } from "../types";
+import {
+  type AdapterConfig,
+  DEFAULT_NO_JOB_SETTLING_SECONDS,
+  type ListedJob,
+  type ListJobsResult,
+  type ListWindow,
+  type ProviderAdapter,
+} from "../types";
 import { listPage, predictionToStatus, REPLICATE_OUTPUT_RETENTION_SECONDS } from "./transform";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com";
@@ -51,6 +58,7 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
       listJobs: true,
       listJobsRequiresModel: false,
       outputRetentionSeconds: REPLICATE_OUTPUT_RETENTION_SECONDS,
+      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.replicate,
     },
     async getJob(ref, options = {}) {
       const answer = await get(

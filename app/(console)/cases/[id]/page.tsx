@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
+import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import { getCase } from "@/lib/services/get-case";
 import { listAssignableUsers } from "@/lib/services/list-assignable-users";
+import { listSuspectedDuplicates } from "@/lib/services/list-suspected-duplicates";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Case" };
@@ -20,5 +22,21 @@ export default async function CasePage({ params }: { params: Promise<{ id: strin
     throw error;
   });
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
-  return <CaseLive initial={detail} user={{ id: user.userId, roles: user.roles }} reviewers={reviewers} />;
+  const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
+  return (
+    <>
+      {duplicates.length ? (
+        <section
+          aria-labelledby="suspected-duplicate-heading"
+          className="mb-4 rounded border border-amber-600 bg-amber-50 p-4"
+        >
+          <h2 id="suspected-duplicate-heading" className="font-semibold text-amber-950">
+            Suspected duplicate: the original job turned up after its replacement was authorised
+          </h2>
+          <SuspectedDuplicates items={duplicates} showCase={false} />
+        </section>
+      ) : null}
+      <CaseLive initial={detail} user={{ id: user.userId, roles: user.roles }} reviewers={reviewers} />
+    </>
+  );
 }

@@ -1,6 +1,5 @@
 import { apiRoute } from "@/lib/api/api-route";
 import { db } from "@/lib/db/client";
-import { env } from "@/lib/env";
 import { reconcileCase } from "@/lib/services/reconcile-case";
 import { idParams } from "@/lib/validation/params";
 import { reconcileSchema } from "@/lib/validation/review";
@@ -11,6 +10,5 @@ export const POST = apiRoute({
   audience: "user",
   params: idParams,
   body: reconcileSchema,
-  handler: ({ actor, params, body }) =>
-    reconcileCase(db(), actor, params.id, body, { settlingSeconds: env().NO_JOB_SETTLING_SECONDS }),
+  handler: ({ actor, params, body }) => reconcileCase(db(), actor, params.id, body),
 });

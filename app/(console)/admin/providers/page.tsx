@@ -1,0 +1,44 @@
+import type { Metadata } from "next";
+import { formatWhen } from "@/components/admin/format";
+import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { listProviderSettings } from "@/lib/services/provider-settings";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Providers" };
+
+export default async function AdminProvidersPage() {
+  const actor = await requirePageUser("admin:settings");
+  const settings = await listProviderSettings(db(), actor);
+  return (
+    <section aria-labelledby="providers-heading" className="space-y-4">
+      <div>
+        <h1 id="providers-heading" className="text-2xl font-semibold">
+          Providers
+        </h1>
+        <p className="mt-1 text-sm text-slate-700">
+          A provider's job list can lag behind its jobs. "No job exists" can be recorded for an uncertain submission
+          only once this settling period has passed since its deadline (or submission). Too short, and a late job is
+          paid for twice; a replacement is checked against the provider again before it is authorised either way.
+        </p>
+      </div>
+      <ul className="space-y-3">
+        {settings.map((row) => (
+          <li key={row.provider} className="rounded border border-slate-300 bg-white p-4">
+            <p className="text-sm text-slate-700">
+              <strong className="text-slate-900">{row.provider}</strong>: {Math.round(row.noJobSettlingSeconds / 60)}{" "}
+              min{" "}
+              {row.stored && row.updatedAt
+                ? `(set ${formatWhen(row.updatedAt)}; adapter default ${Math.round(row.defaultSeconds / 60)} min)`
+                : "(the adapter's default)"}
+            </p>
+            <div className="mt-2">
+              <ProviderSettingForm provider={row.provider} minutes={Math.round(row.noJobSettlingSeconds / 60)} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+"use client";
+
+import { type FormEvent, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { saveProviderSettingAction } from "@/lib/actions/admin-actions";
+import { FormError, fieldError, TextField, useServerAction } from "./form-kit";
+
+/** One provider's settling period, edited in minutes. */
+export function ProviderSettingForm({ provider, minutes }: { provider: string; minutes: number }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { run, pending, result } = useServerAction(saveProviderSettingAction, formRef);
+  const [saved, setSaved] = useState<string | null>(null);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setSaved(null);
+    run({ provider, settlingMinutes: String(form.get("settlingMinutes") ?? "") }, (data) =>
+      setSaved(`Saved: ${Math.round(data.noJobSettlingSeconds / 60)} min.`),
+    );
+  }
+
+  return (
+    <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-3">
+      <TextField
+        id={`settling-${provider}`}
+        path="settlingMinutes"
+        name="settlingMinutes"
+        label={`Settling period for ${provider} (minutes)`}
+        required
+        inputMode="numeric"
+        defaultValue={String(minutes)}
+        error={fieldError(result, "settlingMinutes")}
+      />
+      <Button type="submit" disabled={pending}>
+        {pending ? "Saving…" : "Save"}
+      </Button>
+      <p role="status" className="text-sm text-slate-700">
+        {saved ?? ""}
+      </p>
+      <FormError result={result} />
+    </form>
+  );
+}

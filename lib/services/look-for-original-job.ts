@@ -1,0 +1,136 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sanitise } from "@/lib/domain/sanitise";
+import type { ListedJob, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import { type Lookup, lookUp } from "./provider-lookup";
+import { type ScoredJob, SUGGESTION_WINDOW_MS, scoreListedJob } from "./suggest-reconciliations";
+
+/** The provider observation kind of a check made before (or after) paying for a replacement. */
+export const FRESH_CHECK_KIND = "original_job_check";
+
+export type OriginalJobMatch = { job: ListedJob; score: ScoredJob };
+
+export type OriginalJobCheck =
+  | { kind: "nothing_found"; lookups: Lookup[] }
+  | { kind: "found"; lookups: Lookup[]; matches: OriginalJobMatch[] }
+  | { kind: "failed"; lookups: Lookup[]; reason: string };
+
+type CheckedCase = {
+  id: string;
+  attemptRef: string;
+  attemptId: string;
+  provider: string;
+  model: string;
+  submittedAt: Date | null;
+  openedAt: Date;
+  fingerprint: string;
+};
+
+/** True when the case's current episode reached its failure through a "no job exists" verdict. */
+export async function restsOnNoJob(db: Db, caseId: string, episode: number): Promise<boolean> {
+  const verdict = await db.auditEvent.findFirst({
+    where: { caseId, episode, kind: "reconciled_no_job" },
+    select: { id: true },
+  });
+  return verdict !== null;
+}
+
+export async function checkedCase(db: Db, caseId: string): Promise<CheckedCase> {
+  const row = await db.case.findUniqueOrThrow({
+    where: { id: caseId },
+    include: { operation: { select: { requestFingerprint: true } } },
+  });
+  return { ...row, fingerprint: row.operation.requestFingerprint };
+}
+
+/**
+ * Asks the provider, now, whether the job that "no job exists" denied is visible after all. Only
+ * the strong signals count as the original (the client reference, or the provider's copy of the
+ * request fingerprinting equal to ours): a job of the same model at about the same time is
+ * someone else's as often as not. Any answer short of a complete one is a failed check.
+ * Never call this inside a database transaction: it waits on the provider.
+ */
+export async function lookForOriginalJob(
+  db: Db,
+  adapters: ProviderAdapters | undefined,
+  row: CheckedCase,
+  signal?: AbortSignal,
+): Promise<OriginalJobCheck> {
+  const adapter = adapters ? (adapters as Partial<Record<string, ProviderAdapter>>)[row.provider] : undefined;
+  const searchable =
+    adapter !== undefined &&
+    ((adapter.capabilities.listJobs && adapter.listJobs !== undefined) ||
+      (adapter.capabilities.findByClientReference && adapter.findByClientReference !== undefined));
+  if (!adapter || !searchable) {
+    return { kind: "failed", lookups: [], reason: `no ${row.provider} adapter that can search for the job` };
+  }
+  const reference = row.submittedAt ?? row.openedAt;
+  let found: Awaited<ReturnType<typeof lookUp>>;
+  try {
+    found = await lookUp(
+      adapter,
+      {
+        from: new Date(reference.getTime() - SUGGESTION_WINDOW_MS),
+        to: new Date(reference.getTime() + SUGGESTION_WINDOW_MS),
+        model: row.model,
+        clientReference: row.attemptId,
+      },
+      signal,
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { kind: "failed", lookups: [], reason: `the search failed: ${reason.slice(0, 300)}` };
+  }
+  const { lookups, candidates } = found;
+  if (lookups.some((l) => l.outcome !== "ok")) {
+    return { kind: "failed", lookups, reason: "the provider's answer was incomplete or unknown" };
+  }
+  const ids = [...candidates.keys()];
+  // A job recorded on an attempt already belongs to that submission, whichever operation it is.
+  const owned = new Set(
+    ids.length === 0
+      ? []
+      : (await db.attempt.findMany({ where: { providerJobId: { in: ids } }, select: { providerJobId: true } })).map(
+          (a) => a.providerJobId,
+        ),
+  );
+  const target = { model: row.model, fingerprint: row.fingerprint, submittedAt: row.submittedAt };
+  const matches = [...candidates.values()]
+    .filter(({ job }) => !owned.has(job.providerJobId))
+    .map(({ job, viaReference }) => ({ job, score: scoreListedJob(job, target, viaReference) }))
+    .filter(
+      (m): m is OriginalJobMatch =>
+        m.score !== null && (m.score.matched.includes("client_reference") || m.score.matched.includes("fingerprint")),
+    )
+    .sort((a, b) => b.score.confidence - a.score.confidence);
+  return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
+}
+
+/** Evidence of what was asked and seen; the provider's copy of the request is never part of it. */
+export function checkEvidence(check: OriginalJobCheck, purpose: string) {
+  return sanitise({
+    purpose,
+    outcome: check.kind,
+    lookups: check.lookups,
+    ...(check.kind === "failed" ? { reason: check.reason } : {}),
+    ...(check.kind === "found"
+      ? {
+          matches: check.matches.map((m) => ({
+            providerJobId: m.job.providerJobId,
+            providerStatus: m.job.providerStatus,
+            confidence: m.score.confidence,
+            matched: m.score.matched,
+          })),
+        }
+      : {}),
+  });
+}
+
+/** Appends the check to the case's provider observations (its own statement, after the call). */
+export async function recordCheck(db: Db, row: CheckedCase, check: OriginalJobCheck, purpose: string) {
+  const status = check.kind === "found" ? (check.matches[0]?.job.providerStatus ?? null) : null;
+  await db.$executeRaw(Prisma.sql`
+    INSERT INTO provider_observations (case_id, attempt_ref, kind, provider_status, detail)
+    VALUES (${row.id}::uuid, ${row.attemptRef}::uuid, ${FRESH_CHECK_KIND}, ${status},
+            ${JSON.stringify(checkEvidence(check, purpose))}::jsonb)`);
+}
