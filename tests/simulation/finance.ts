@@ -63,9 +63,16 @@ export class Finance extends CaseDesk {
       );
       return;
     }
-    const authorised = await this.steps.call(index, as, "authorises the replacement", () =>
-      authorizeReplacement(db, who, request.id, { evidence: "budget approved" }),
+    const replaced = op.caseId ? this.steps.view(op.caseId)?.attemptId : undefined;
+    const authorised = await this.steps.call(
+      index,
+      as,
+      "authorises the replacement",
+      () => authorizeReplacement(db, who, request.id, { evidence: "budget approved" }),
+      // A fresh look at the provider may find the original job, or fail to look: both refuse to pay again.
+      ["original_job_found", "provider_check_failed"],
     );
+    if (authorised.ok && replaced) this.steps.promise.atAuthorisation(index, replaced);
     if (authorised.ok) this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "replacements");
   }
 

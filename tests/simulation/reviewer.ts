@@ -1,3 +1,5 @@
+import { availableCaseActions } from "../../lib/domain/available-actions";
+import type { CaseState, Stage } from "../../lib/domain/stages";
 import { phaseOf } from "../../lib/providers/simulator/jobs";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import type { UserActor } from "../../lib/services/actor";
@@ -9,6 +11,7 @@ import { reviewCase } from "../../lib/services/review-case";
 import { CaseDesk, traceName } from "./case-desk";
 import type { CaseView } from "./case-views";
 import { RETRY_DEADLINE } from "./producer";
+import { chooseOutputsGoneDecision, outputsGoneServices } from "./product-hooks";
 import { count, type OpRecord, violate } from "./world";
 
 const MINUTE = 60_000;
@@ -109,6 +112,7 @@ export class Reviewer extends CaseDesk {
     const rng = op.plan.rng;
     op.reviews += 1;
     if (action === "retry_delivery" && (await this.outputsGone(view))) {
+      if (await this.decideOutputsGone(index, op, view, who, as)) return;
       op.gaveUp = true;
       count(this.world, "deliveries impossible: the provider deleted the outputs first (escalated, left parked)");
       await this.steps.call(index, as, "escalates: the outputs are gone at the provider", () =>
@@ -158,6 +162,28 @@ export class Reviewer extends CaseDesk {
     }
   }
 
+  /**
+   * Outputs gone: accept the loss or ask for a replacement, when the console offers either. False
+   * when it offers neither (then the case can only be escalated).
+   */
+  private async decideOutputsGone(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
+    const offered = availableCaseActions(
+      { stage: view.stage as Stage, state: view.state as CaseState, providerJobId: view.providerJobId },
+      who.roles,
+    );
+    const decision = chooseOutputsGoneDecision(offered, op.plan.seams.chance(0.5));
+    const service = decision ? outputsGoneServices[decision] : undefined;
+    if (!decision || !service) return false;
+    const done = await this.steps.call(
+      index,
+      as,
+      `decides ${decision.replaceAll("_", " ")}: the outputs are gone`,
+      () => service(this.world.db, who, view.id, { evidence: "outputs deleted by the provider before delivery" }),
+    );
+    if (done.ok && decision === "request_replacement") op.replacementsRequested += 1;
+    return true;
+  }
+
   /** The last failed attempt says the provider no longer has the files: retrying cannot help. */
   private async outputsGone(view: CaseView): Promise<boolean> {
     const { rows } = await this.world.sql.query<{ text: string | null }>(
@@ -165,7 +191,7 @@ export class Reviewer extends CaseDesk {
        WHERE case_id = $1::uuid AND episode = $2 AND kind = 'recovery_unresolved' ORDER BY id DESC LIMIT 1`,
       [view.id, view.episode],
     );
-    return /no outputs|not_available|result_unavailable/.test(rows[0]?.text ?? "");
+    return /no outputs|not_available|result_unavailable|outputs_unavailable/.test(rows[0]?.text ?? "");
   }
 
   private async decideFailure(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
