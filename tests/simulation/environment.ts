@@ -112,6 +112,7 @@ export async function createEnvironment(
       webhooks: new Set(),
       episodes: 0,
       comebackPlanned: false,
+      comebackTries: 0,
       ownResubmissions: 0,
       storageFailures: 0,
       storageFixed: false,

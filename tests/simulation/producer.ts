@@ -140,6 +140,13 @@ export class Producer {
    */
   async comeBack(index: number): Promise<void> {
     const op = this.op(index);
+    const view = op.caseId ? this.steps.view(op.caseId) : undefined;
+    if (view?.state !== "resolved" || op.attempts.some((a) => a.parkPending)) {
+      // Still busy with the last episode (a replacement, say): the customer asks again later, a few times at most.
+      op.comebackTries += 1;
+      if (op.comebackTries < 5) this.world.schedule.add(this.steps.later(60 * MINUTE), index, "comeback");
+      return;
+    }
     const episode = op.episodes + 1;
     op.ownResubmissions += 1;
     op.gaveUp = false;

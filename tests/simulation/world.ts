@@ -41,6 +41,7 @@ export type OpRecord = {
   /** Episodes the producer parked so far (a resolved operation may come back as a new one). */
   episodes: number;
   comebackPlanned: boolean;
+  comebackTries: number;
   /** New generations the producer itself chose to make for a new episode (not accidents). */
   ownResubmissions: number;
   /** Storage refusals so far, and whether someone fixed the cause after it looped. */
