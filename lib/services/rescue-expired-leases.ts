@@ -17,7 +17,10 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
       FOR UPDATE SKIP LOCKED
     ), rescued AS (
       UPDATE recovery_actions a
-      SET status = 'ready', lease_owner = NULL, lease_until = NULL, ready_at = now()
+      SET status = 'ready', lease_owner = NULL, lease_until = NULL,
+          -- Truncated, not rounded to the column's milliseconds: the same tick's claim (ready_at <= now())
+          -- must find it, however soon after the rescue it runs.
+          ready_at = date_trunc('milliseconds', now())
       FROM expired WHERE a.id = expired.id
       RETURNING a.id, a.case_id, a.fencing_token
     ), moved AS (
