@@ -13,6 +13,7 @@ import {
   type ShopProducer,
   violate,
   type World,
+  wrongAnswer,
 } from "./world";
 
 const MINUTE = 60_000;
@@ -75,8 +76,7 @@ export class Producer {
           () => parkCase(this.world.db, shop, other),
           ["conflicting_registration"],
         );
-        if (replay.ok)
-          violate(this.world, "unexpectedRefusals", index, "a replay with another hold amount was accepted");
+        if (replay.ok) wrongAnswer(this.world, index, "a replay with another hold amount was accepted");
       }
       if (rng.chance(0.05)) {
         const again = await this.steps.call(index, "producer", "parks the same facts again", () =>
@@ -117,7 +117,7 @@ export class Producer {
       ["provider_job_in_use"],
     );
     if (!parked.ok) return false;
-    violate(this.world, "unexpectedRefusals", index, "a registration naming another operation's job was accepted");
+    wrongAnswer(this.world, index, "a registration naming another operation's job was accepted");
     op.caseId = parked.value.caseId;
     op.episodes += 1;
     this.world.byCase.set(parked.value.caseId, index);

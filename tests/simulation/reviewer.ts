@@ -12,7 +12,7 @@ import { CaseDesk, traceName } from "./case-desk";
 import type { CaseView } from "./case-views";
 import { RETRY_DEADLINE } from "./producer";
 import { chooseOutputsGoneDecision, outputsGoneServices } from "./product-hooks";
-import { count, type OpRecord, violate } from "./world";
+import { count, type OpRecord, violate, wrongAnswer } from "./world";
 
 const MINUTE = 60_000;
 const SETTLING_MS = DEFAULT_NO_JOB_SETTLING_SECONDS * 1000;
@@ -128,7 +128,7 @@ export class Reviewer extends CaseDesk {
       ["provider_job_in_use"],
     );
     if (!attached.ok) return false;
-    violate(this.world, "unexpectedRefusals", index, "an attach naming another operation's job was accepted");
+    wrongAnswer(this.world, index, "an attach naming another operation's job was accepted");
     return true;
   }
 

@@ -173,3 +173,9 @@ export function resetFaultRules(world: World): void {
   world.simulator.state.faults.clear();
   for (const rule of world.storms) world.simulator.state.faults.add(rule);
 }
+
+/** A request the product answered wrongly, counted by what it was (`detail` names no IDs). */
+export function wrongAnswer(world: World, operation: number | null, detail: string): void {
+  count(world, `wrong answers: ${detail}`);
+  violate(world, "unexpectedRefusals", operation, detail);
+}
