@@ -18,7 +18,10 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
       FOR UPDATE SKIP LOCKED
     ), rescued AS (
       UPDATE recovery_actions a
-      SET status = 'ready', lease_owner = NULL, lease_until = NULL, ready_at = now(),
+      SET status = 'ready', lease_owner = NULL, lease_until = NULL,
+          -- Truncated, not rounded to the column's milliseconds: the same tick's claim (ready_at <= now())
+          -- must find it, however soon after the rescue it runs.
+          ready_at = date_trunc('milliseconds', now()),
           -- A claim that ran out without a finish counts towards the poison threshold, once.
           failures = CASE WHEN a.failures @> jsonb_build_array(jsonb_build_object('fencingToken', a.fencing_token))
                           THEN a.failures

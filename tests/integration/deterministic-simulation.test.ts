@@ -114,6 +114,26 @@ describe("deterministic fault simulation", () => {
     expect(problems[2]?.detail).toContain("hold h1 resolved 2 times");
   });
 
+  it("two shops' holds that share a hold ID are counted apart, a hold reserved twice in one case is not", () => {
+    let id = 0;
+    const reserve = (caseId: string): AuditRow => ({
+      id: ++id,
+      caseId,
+      episode: 1,
+      kind: "hold_reserved",
+      actorKind: "api_key",
+      actorLabel: "shop",
+      before: null,
+      after: { holdId: "order-1-hold" },
+      evidence: null,
+    });
+    const stream = new AuditStream();
+    const problems = [reserve("case-a"), reserve("case-b"), reserve("case-a")].flatMap((e) => stream.apply(e));
+    expect(problems.map((p) => p.detail)).toEqual([expect.stringContaining("hold order-1-hold reserved 2 times")]);
+    expect(stream.holdAudits("case-a", "order-1-hold").reserved).toBe(2);
+    expect(stream.holdAudits("case-b", "order-1-hold").reserved).toBe(1);
+  });
+
   // Found by the simulation (seed 1): finance let a replacement request expire; it stayed "pending",
   // and every later request for the case was refused as "already waiting".
   it("an expired replacement request no longer blocks a new one", async () => {

@@ -35,6 +35,8 @@ const ENDS_CLAIM = new Set([
  */
 const NOT_UNDER_CLAIM = new Set(["claimed", "lease_rescued", "reconciliation_suggested", "deadline_escalated"]);
 
+const holdKey = (caseId: string, holdId: unknown) => `${caseId}:${String(holdId)}`;
+
 const hasEvidence = (value: unknown) =>
   typeof value === "object" && value !== null && Object.keys(value as object).length > 0;
 
@@ -95,9 +97,12 @@ export class AuditStream {
       });
       return problems;
     }
-    if (event.kind === "hold_reserved") this.countHold(this.holdReserves, String(after.holdId), problem, "reserved");
+    // Hold IDs are the producer's own: two shops may use the same text, so a hold is known by its case.
+    if (event.kind === "hold_reserved") {
+      this.countHold(this.holdReserves, holdKey(caseId, after.holdId), String(after.holdId), problem, "reserved");
+    }
     if (event.kind === "hold_settled" || event.kind === "hold_released") {
-      this.countHold(this.holdResolutions, String(before.holdId), problem, "resolved");
+      this.countHold(this.holdResolutions, holdKey(caseId, before.holdId), String(before.holdId), problem, "resolved");
     }
 
     if (typeof before.version === "number" && typeof after.version === "number") {
@@ -148,16 +153,18 @@ export class AuditStream {
 
   private countHold(
     map: Map<string, number>,
+    key: string,
     holdId: string,
     problem: (f: StreamProblem["figure"], d: string) => void,
     what: string,
   ) {
-    const seen = (map.get(holdId) ?? 0) + 1;
-    map.set(holdId, seen);
+    const seen = (map.get(key) ?? 0) + 1;
+    map.set(key, seen);
     if (seen > 1) problem("changesWithoutOneAudit", `hold ${holdId} ${what} ${seen} times in the log`);
   }
 
-  holdAudits(holdId: string): { reserved: number; resolved: number } {
-    return { reserved: this.holdReserves.get(holdId) ?? 0, resolved: this.holdResolutions.get(holdId) ?? 0 };
+  holdAudits(caseId: string, holdId: string): { reserved: number; resolved: number } {
+    const key = holdKey(caseId, holdId);
+    return { reserved: this.holdReserves.get(key) ?? 0, resolved: this.holdResolutions.get(key) ?? 0 };
   }
 }

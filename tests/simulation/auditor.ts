@@ -11,7 +11,8 @@ import {
   viewsSql,
 } from "./case-views";
 import { canonicaliseCtes } from "./db-time";
-import { type Figure, learnCase, opOfCase, violate, type World } from "./world";
+import { PromiseChecks } from "./promise-checks";
+import { type Figure, learnCase, opKey, opOfCase, violate, type World } from "./world";
 
 const EVENTS_PER_READ = 5_000;
 
@@ -28,9 +29,14 @@ export class Auditor {
   private lastEventId = 0;
   private readonly reported = new Set<string>();
   private createsSeen = 0;
+  readonly promise: PromiseChecks;
   steps = 0;
 
-  constructor(private readonly world: World) {}
+  constructor(private readonly world: World) {
+    this.promise = new PromiseChecks(world, (key, figure, operation, detail) =>
+      this.once(key, figure, operation, detail),
+    );
+  }
 
   /**
    * One statement after every step: the audit events written since the last step, the time
@@ -60,6 +66,7 @@ export class Auditor {
       for (const event of row.events) {
         this.lastEventId = event.id;
         this.backlog.onEvent(event);
+        this.promise.onEvent(event);
         for (const problem of this.stream.apply(event)) {
           this.once(
             `${problem.figure}:${event.id}`,
@@ -71,21 +78,26 @@ export class Auditor {
       }
       this.backlog.onCanonicalised(row.actions, row.webhooks.map(Number));
       for (const view of row.views.map(toView)) {
-        learnCase(this.world, view.id, view.operationId);
+        learnCase(this.world, view.id, view.producer, view.operationId);
         this.latest.set(view.id, view);
         views.push(view);
       }
       if (row.events.length < EVENTS_PER_READ) break;
     }
     this.checkCreates();
-    for (const view of views) this.checkCase(view, false);
+    for (const view of views) {
+      this.checkCase(view, false);
+      this.promise.afterView(view);
+    }
     return views;
   }
 
   /** Everything, after the run: every case, every hold, every operation and every paid generation. */
   async final(): Promise<void> {
     await this.afterStep();
-    for (const view of await loadAllCaseViews(this.world.sql)) this.checkCase(view, true);
+    const views = await loadAllCaseViews(this.world.sql);
+    for (const view of views) this.checkCase(view, true);
+    await this.promise.final(views);
     for (const op of this.world.ops) {
       if (!op.caseId)
         this.once(`unparked:${op.plan.index}`, "lostOrStuck", op.plan.index, "the job was never registered");
@@ -158,7 +170,7 @@ export class Auditor {
           `hold ${hold.holdId} released by no finance user`,
         );
       }
-      const audits = this.stream.holdAudits(hold.holdId);
+      const audits = this.stream.holdAudits(view.id, hold.holdId);
       if (audits.reserved !== 1 || audits.resolved !== (hold.status === "held" ? 0 : 1)) {
         this.once(
           `holdaudit:${hold.holdId}:${hold.status}`,
@@ -183,17 +195,22 @@ export class Auditor {
     const paid = new Map<string, number>();
     for (const job of this.world.simulator.state.jobs.values()) {
       if (!job.createdByApi) continue;
-      const operation = String((job.input as { operation?: unknown }).operation);
+      const input = job.input as { operation?: unknown; shop?: unknown };
+      const shop = this.world.producers[Number(input.shop)]?.principal.name ?? "";
+      const operation = opKey(shop, String(input.operation));
       paid.set(operation, (paid.get(operation) ?? 0) + 1);
     }
-    const { rows } = await this.world.sql.query<{ operationId: string; authorised: number }>(
-      `SELECT c.operation_id AS "operationId", count(r.id) FILTER (WHERE r.status = 'authorized')::int AS authorised
-       FROM cases c LEFT JOIN replacement_requests r ON r.case_id = c.id GROUP BY c.operation_id`,
+    const { rows } = await this.world.sql.query<{ producer: string; operationId: string; authorised: number }>(
+      `SELECT c.producer, c.operation_id AS "operationId",
+              count(r.id) FILTER (WHERE r.status = 'authorized')::int AS authorised
+       FROM cases c LEFT JOIN replacement_requests r ON r.case_id = c.id GROUP BY c.producer, c.operation_id`,
     );
-    const authorised = new Map(rows.map((row) => [row.operationId, 1 + row.authorised]));
+    const authorised = new Map(rows.map((row) => [opKey(row.producer, row.operationId), 1 + row.authorised]));
     for (const [operation, generations] of paid) {
-      const allowed = authorised.get(operation) ?? 1;
       const index = this.world.byOperationId.get(operation) ?? null;
+      // A generation the shop chose to make for a new episode is paid on purpose.
+      const own = index === null ? 0 : (this.world.ops[index]?.ownResubmissions ?? 0);
+      const allowed = (authorised.get(operation) ?? 1) + own;
       this.world.counters.set("paid generations", (this.world.counters.get("paid generations") ?? 0) + generations);
       if (generations > allowed) {
         this.once(

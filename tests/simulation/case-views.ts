@@ -18,7 +18,10 @@ export type HoldView = {
 /** One case as the auditor and the simulated people see it after a step. */
 export type CaseView = {
   id: string;
+  producer: string;
   operationId: string;
+  provider: string;
+  providerJobId: string | null;
   stage: string;
   state: string;
   version: number;
@@ -26,6 +29,8 @@ export type CaseView = {
   attemptRef: string;
   attemptId: string;
   outcome: string | null;
+  /** The worker found the provider's outputs gone (the fact the case's decisions read). */
+  outputsUnavailable: boolean;
   heldMicros: number;
   liveActions: { id: string; status: string }[];
   holds: HoldView[];
@@ -49,9 +54,10 @@ const ledger = (kind: string) =>
 
 /** The case views of the cases matching `where` (SQL over `c`), ordered by operation. */
 export const viewsSql = (where: string) => `
-  SELECT c.id::text AS id, c.operation_id AS "operationId", c.stage::text AS stage, c.state::text AS state,
+  SELECT c.id::text AS id, c.producer, c.operation_id AS "operationId", c.provider,
+         c.provider_job_id AS "providerJobId", c.stage::text AS stage, c.state::text AS state,
          c.version, c.episode, c.attempt_ref::text AS "attemptRef", c.attempt_id AS "attemptId", c.outcome,
-         c.held_micros::text AS "heldMicros",
+         c.outputs_unavailable_at IS NOT NULL AS "outputsUnavailable", c.held_micros::text AS "heldMicros",
          coalesce((SELECT json_agg(json_build_object('id', a.id, 'status', a.status) ORDER BY a.id)
                    FROM recovery_actions a WHERE a.case_id = c.id AND a.status IN ('ready', 'claimed')), '[]') AS "liveActions",
          coalesce((SELECT json_agg(json_build_object(
@@ -63,7 +69,7 @@ export const viewsSql = (where: string) => `
                    FROM holds h LEFT JOIN users u ON u.id = h.decided_by_id WHERE h.case_id = c.id), '[]') AS holds,
          coalesce((SELECT json_agg(json_build_object('id', r.id, 'requestedBy', r.requested_by_id) ORDER BY r.created_at)
                    FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending'), '[]') AS "pendingRequests"
-  FROM cases c WHERE ${where} ORDER BY c.operation_id`;
+  FROM cases c WHERE ${where} ORDER BY c.operation_id, c.producer`;
 
 export function toView(row: ViewRow): CaseView {
   return {

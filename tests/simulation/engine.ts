@@ -92,6 +92,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         return producer.arrive(event.operation);
       }
       if (event.kind === "park") return producer.park(event.operation);
+      if (event.kind === "comeback") return producer.comeBack(event.operation);
       if (event.kind === "review") return reviewer.visit(event.operation);
       if (event.kind === "finance") return finance.visit(event.operation);
       if (event.kind === "replacements") return producer.submitReplacements();

@@ -15,14 +15,26 @@ import { faultyAdapters, type Interleave } from "./faulty-adapters";
 import { faultyStorage } from "./faulty-storage";
 import { producerEndpoint } from "./faulty-webhooks";
 import { LogicalClock } from "./logical-clock";
-import { planOperation } from "./op-plan";
+import { PRODUCER_COUNT, planOperation } from "./op-plan";
 import { Rng, seedOf } from "./random";
 import { Schedule } from "./schedule";
 import type { SimWorker } from "./sim-worker";
 import { Trace } from "./trace";
-import { FIGURES, type Figure, type People, type World } from "./world";
+import { FIGURES, type Figure, opKey, type People, type ShopProducer, type World } from "./world";
 
-const PRODUCER = { kind: "api_key" as const, apiKeyId: "00000000-0000-4000-8000-00000000a11e", name: "sim-shop" };
+/** Shops on one provider account; each has its own API key and its own signed webhook endpoint. */
+async function createProducers(db: PrismaClient, seed: number): Promise<ShopProducer[]> {
+  const producers: ShopProducer[] = [];
+  for (let i = 0; i < PRODUCER_COUNT; i++) {
+    const name = i === 0 ? "sim-shop" : `sim-shop-${i + 1}`;
+    const endpointUrl = `https://${name}.example/hooks/video`;
+    const webhookSecret = `whsec_${createHash("sha256").update(`webhooks ${seed} ${name}`).digest("base64")}`;
+    await db.notificationEndpoint.create({ data: { producer: name, url: endpointUrl, signingSecret: webhookSecret } });
+    const apiKeyId = `00000000-0000-4000-8000-${String(0xa11e + i).padStart(12, "0")}`;
+    producers.push({ principal: { kind: "api_key", apiKeyId, name }, endpointUrl, webhookSecret });
+  }
+  return producers;
+}
 
 async function person(db: PrismaClient, email: string, roles: Role[]): Promise<UserActor> {
   const user = await db.user.create({ data: { email, name: email.split("@")[0] ?? email, roles } });
@@ -59,10 +71,6 @@ export async function createEnvironment(
   const sql = new pg.Pool({ connectionString: url, max: 2 });
   const simulator = await startSimulator({ port: 0, clock: clock.asSimulatorClock(), timings: { outputBytes: 2048 } });
   const assetDir = await mkdtemp(path.join(tmpdir(), "sim-assets-"));
-  const webhookSecret = `whsec_${createHash("sha256").update(`webhooks ${seed}`).digest("base64")}`;
-  await db.notificationEndpoint.create({
-    data: { producer: PRODUCER.name, url: "https://shop.example/hooks/video", signingSecret: webhookSecret },
-  });
   const world: World = {
     seed,
     db,
@@ -75,11 +83,12 @@ export async function createEnvironment(
     rng: new Rng(seedOf("world", seed)),
     ops: [],
     byJob: new Map(),
+    lastStatusCheckAt: new Map(),
     byCase: new Map(),
     byOperationId: new Map(),
-    producer: PRODUCER,
+    producers: await createProducers(db, seed),
     people: await createPeople(db),
-    webhookSecret,
+    assetDir,
     storms: [],
     producerCreates: 0,
     counters: new Map(),
@@ -88,7 +97,8 @@ export async function createEnvironment(
   };
   for (let index = 0; index < jobs; index++) {
     const plan = planOperation(seed, index);
-    world.byOperationId.set(plan.operationId, index);
+    const producer = world.producers[plan.producer];
+    if (producer) world.byOperationId.set(opKey(producer.principal.name, plan.operationId), index);
     world.ops.push({
       plan,
       caseId: null,
@@ -101,6 +111,12 @@ export async function createEnvironment(
       budget: { crashes: 0, interleaves: 0, providerFaults: 0 },
       expiredRequests: new Set(),
       webhooks: new Set(),
+      episodes: 0,
+      comebackPlanned: false,
+      comebackTries: 0,
+      ownResubmissions: 0,
+      storageFailures: 0,
+      storageFixed: false,
     });
   }
   // One quick retry, no waiting on Retry-After (the worker reschedules instead), no real sleeps.

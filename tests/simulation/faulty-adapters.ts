@@ -50,6 +50,7 @@ export function faultyAdapters(
       const index = world.byJob.get(ref.providerJobId);
       const op = index === undefined ? undefined : world.ops[index];
       if (index === undefined || !op) return adapter.getJob(ref, options);
+      worker.lastOperation = index;
       const plan = planStatusCall(world, op, ref.providerJobId, worker.nested);
       if (plan.crash === "before") return worker.crash(index, "before the status check");
       if (plan.interleave === "before") await interleave(worker, index);
@@ -64,6 +65,7 @@ export function faultyAdapters(
         resetFaultRules(world);
       }
       world.trace.record(index, `${worker.label} status check [${plan.label}] -> ${summary(status)}`);
+      if (status.kind !== "unknown") world.lastStatusCheckAt.set(ref.providerJobId, world.clock.now());
       if (plan.interleave === "after") {
         finishNow(world, job);
         await interleave(worker, index);

@@ -83,6 +83,9 @@ export class Finance extends CaseDesk {
       return;
     }
     // The original job may show up in the lagging list at the last moment: then nothing is bought.
+    // Rule 14 guards replacements of a job thought missing; lost outputs replace a job known to exist.
+    const before = op.caseId ? this.steps.view(op.caseId) : undefined;
+    const replaced = before?.stage === "generation_failed" ? before.attemptId : undefined;
     const authorised = await this.steps.call(
       index,
       as,
@@ -93,6 +96,7 @@ export class Finance extends CaseDesk {
     // A provider that could not be asked leaves the request pending: finance tries again later.
     if (!authorised.ok && authorised.code === "provider_check_failed")
       this.visitAgain(op, index, "finance", 30 * MINUTE);
+    if (authorised.ok && replaced) this.steps.promise.atAuthorisation(index, replaced);
     if (authorised.ok) this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "replacements");
   }
 

@@ -44,11 +44,28 @@ const MODELS: ModelChoice[] = [
   { provider: "fal", model: "fal-ai/minimax/video-01-live", createPath: "/fal/fal-ai/minimax/video-01-live" },
 ];
 
+/** How the product's local storage treats this operation's copies: fine, refusing twice, or refusing every time. */
+export type StorageTrouble = "none" | "repeated" | "always";
+
+/** Shops sharing the one provider account (index into the world's producers). */
+export const PRODUCER_COUNT = 3;
+
 export type OpPlan = {
   index: number;
+  /** Which shop owns the operation. */
+  producer: number;
+  /** The operation ID text; a twin reuses the previous operation's text under another shop. */
   operationId: string;
+  twin: boolean;
+  /** When parking, the shop names another shop's job by mistake first. */
+  misnamesJob: boolean;
+  /** Once resolved, the operation comes back: the shop generates again and parks a new episode. */
+  comesBack: boolean;
+  storage: StorageTrouble;
+  /** Choices about the seams above, drawn apart from `rng` so that its draws stay as they were. */
+  seams: Rng;
   model: ModelChoice;
-  input: { prompt: string; operation: string; seconds: number };
+  input: { prompt: string; operation: string; shop: number; seconds: number };
   fingerprint: string;
   amountMicros: number;
   createFault: CreateFault;
@@ -62,12 +79,48 @@ export type OpPlan = {
   rng: Rng;
 };
 
+const ownOperationId = (seed: number, index: number) => `sim-${seed}-op-${String(index).padStart(6, "0")}`;
+
+/**
+ * The seams of a deployment with several shops, drawn from a stream of their own so that the
+ * operation's main stream (faults, people) is drawn exactly as before.
+ */
+function seams(seed: number, index: number) {
+  const rng = new Rng(seedOf("seams", seed, index));
+  const producer = rng.int(0, PRODUCER_COUNT - 1);
+  const twinCandidate = index > 0 && rng.chance(0.05);
+  return {
+    rng,
+    producer,
+    twinCandidate,
+    misnamesJob: rng.chance(0.04),
+    comesBack: rng.chance(0.08),
+    storage: rng.weighted<StorageTrouble>([
+      ["none", 95],
+      ["repeated", 3],
+      ["always", 2],
+    ]),
+    lagsLong: rng.chance(0.06),
+    outputsGoneEarly: rng.chance(0.1),
+  };
+}
+
 /** Everything about operation `index` follows from the seed and the index alone. */
 export function planOperation(seed: number, index: number): OpPlan {
   const rng = new Rng(seedOf("operation", seed, index));
   const model = rng.pick(MODELS);
-  const operationId = `sim-${seed}-op-${String(index).padStart(6, "0")}`;
-  const input = { prompt: `product clip ${index}, soft light, slow pan`, operation: operationId, seconds: 5 };
+  const own = seams(seed, index);
+  // A twin's predecessor is never a twin itself, so (shop, operation ID) stays unique.
+  const previous = index > 0 ? seams(seed, index - 1) : null;
+  const twin = own.twinCandidate && previous !== null && !previous.twinCandidate;
+  const producer = twin && previous ? (previous.producer + 1) % PRODUCER_COUNT : own.producer;
+  const operationId = ownOperationId(seed, twin ? index - 1 : index);
+  const input = {
+    prompt: `product clip ${index}, soft light, slow pan`,
+    operation: operationId,
+    shop: producer,
+    seconds: 5,
+  };
   const createFault = rng.weighted<CreateFault>([
     ["none", 58],
     ["before_send", 6],
@@ -80,20 +133,32 @@ export function planOperation(seed: number, index: number): OpPlan {
     ["download", 35],
     ["generation_failed", 20],
   ]);
-  return {
+  const job = jobBehaviour(rng, trouble === "generation_failed");
+  const plan = {
     index,
+    producer,
     operationId,
+    twin,
+    misnamesJob: own.misnamesJob,
+    comesBack: own.comesBack,
+    storage: own.storage,
+    seams: own.rng,
     model,
     input,
     fingerprint: requestFingerprint(input),
     amountMicros: rng.pick([350_000, 500_000, 1_400_000]),
     createFault,
     trouble,
-    job: jobBehaviour(rng, trouble === "generation_failed"),
+    job,
     patienceMs: quanta(rng.int(10, 40) * MINUTE),
     reviewerFindsJob: rng.chance(0.7),
     rng,
   };
+  // The provider's list shows the job only long after the settling period (5 min deadline + 15 min).
+  if (own.lagsLong) job.notFoundForMs = quanta(own.rng.int(30, 120) * MINUTE);
+  // The provider deletes the outputs within minutes of completion, before any delivery can copy them.
+  if (own.outputsGoneEarly && trouble === "download") job.outputTtlMs = quanta(own.rng.int(1, 3) * MINUTE);
+  return plan;
 }
 
 /** What the provider will do with a job; `mustFail` for a generation the producer saw fail. */

@@ -5,7 +5,17 @@ import type { ParkCaseInput } from "../../lib/validation/park-case";
 import { type CreateFault, jobBehaviour, type Trouble } from "./op-plan";
 import { ProviderCreates } from "./producer-submit";
 import type { Steps } from "./steps";
-import { type AttemptRecord, type OpRecord, violate, type World } from "./world";
+import {
+  type AttemptRecord,
+  count,
+  type OpRecord,
+  opOfOperationId,
+  producerOf,
+  type ShopProducer,
+  violate,
+  type World,
+  wrongAnswer,
+} from "./world";
 
 const MINUTE = 60_000;
 const RETRY_DEADLINE_MS = 5 * MINUTE;
@@ -44,20 +54,49 @@ export class Producer {
   /** Parks every attempt of the operation that is waiting to be parked. */
   async park(index: number): Promise<void> {
     const op = this.op(index);
+    const shop = producerOf(this.world, op).principal;
     for (const attempt of op.attempts as AttemptRecord[]) {
       if (!attempt.parkPending) continue;
       attempt.parkPending = false;
-      const input = this.registration(op, attempt);
-      const parked = await this.steps.call(index, "producer", `parks ${input.stage}`, () =>
-        parkCase(this.world.db, this.world.producer, input),
+      let input = this.registration(op, attempt);
+      if (op.episodes === 0 && op.plan.misnamesJob && (await this.misnameJob(index, op, input))) continue;
+      const taken = await this.jobTakenByAnother(op, input);
+      let parked = await this.steps.call(
+        index,
+        "producer",
+        `parks ${input.stage}`,
+        () => parkCase(this.world.db, shop, input),
+        taken ? ["provider_job_in_use"] : [],
       );
+      if (!parked.ok && parked.code === "provider_job_in_use") {
+        // Another shop registered this job first by mistake: which job is ours is uncertain again, so
+        // the shop parks it as such and a reviewer sorts it out with the provider's evidence.
+        count(this.world, "own job taken by another shop's mistaken registration: parked as uncertain");
+        const uncertain: ParkCaseInput = { ...input, stage: "submission_uncertain", providerJobId: undefined };
+        input = uncertain;
+        parked = await this.steps.call(index, "producer", "parks submission_uncertain (job taken)", () =>
+          parkCase(this.world.db, shop, uncertain),
+        );
+      }
       if (!parked.ok) continue;
       op.caseId = parked.value.caseId;
+      op.episodes += 1;
       this.world.byCase.set(parked.value.caseId, index);
       const rng = op.plan.rng;
+      if (op.plan.seams.chance(0.04)) {
+        const other = { ...input, hold: { ...input.hold, amountMicros: input.hold.amountMicros + 100_000 } };
+        const replay = await this.steps.call(
+          index,
+          "producer",
+          "parks the operation again with another hold amount",
+          () => parkCase(this.world.db, shop, other),
+          ["conflicting_registration"],
+        );
+        if (replay.ok) wrongAnswer(this.world, index, "a replay with another hold amount was accepted");
+      }
       if (rng.chance(0.05)) {
         const again = await this.steps.call(index, "producer", "parks the same facts again", () =>
-          parkCase(this.world.db, this.world.producer, input),
+          parkCase(this.world.db, shop, input),
         );
         if (again.ok && (again.value.created || again.value.caseId !== parked.value.caseId)) {
           violate(this.world, "unexpectedRefusals", index, "an identical registration created something new");
@@ -68,26 +107,115 @@ export class Producer {
           index,
           "producer",
           "parks the operation with other facts",
-          () => parkCase(this.world.db, this.world.producer, other),
+          () => parkCase(this.world.db, shop, other),
           ["conflicting_registration"],
         );
       }
     }
   }
 
+  /**
+   * The shop copies the wrong job ID into its registration: one that another shop's operation on
+   * the same provider account owns. The product must refuse it (409 provider_job_in_use), after
+   * which the shop parks with its own job. True when the wrong registration was accepted.
+   */
+  private async misnameJob(index: number, op: OpRecord, input: ParkCaseInput): Promise<boolean> {
+    if (!input.providerJobId) return false;
+    const victim = this.recentJobOfAnotherShop(index, op);
+    if (!victim) return false;
+    const wrong = { ...input, providerJobId: victim };
+    const shop = producerOf(this.world, op).principal;
+    // Only a job already recorded for its owner can be recognised at the door: a job whose owner
+    // never learned its ID (an uncertain submission) is the mistaken shop's as far as anyone can tell.
+    const recorded = await this.world.sql.query("SELECT 1 FROM attempts WHERE provider = $1 AND provider_job_id = $2", [
+      input.provider,
+      victim,
+    ]);
+    const parked = await this.steps.call(
+      index,
+      "producer",
+      `parks ${input.stage} naming another shop's job`,
+      () => parkCase(this.world.db, shop, wrong),
+      ["provider_job_in_use"],
+    );
+    if (!parked.ok) return false;
+    if (recorded.rowCount === 0) {
+      count(
+        this.world,
+        "registrations naming another shop's job before its owner recorded it (accepted: nothing tells)",
+      );
+    } else wrongAnswer(this.world, index, "a registration naming another operation's job was accepted");
+    op.caseId = parked.value.caseId;
+    op.episodes += 1;
+    this.world.byCase.set(parked.value.caseId, index);
+    return true;
+  }
+
+  /** Whether the product records this job for another operation (the only refusal a shop can expect). */
+  private async jobTakenByAnother(op: OpRecord, input: ParkCaseInput): Promise<boolean> {
+    if (!input.providerJobId) return false;
+    const { rowCount } = await this.world.sql.query(
+      `SELECT 1 FROM attempts a JOIN operations o ON o.id = a.operation_ref
+       WHERE a.provider = $1 AND a.provider_job_id = $2 AND NOT (o.producer = $3 AND o.operation_id = $4)`,
+      [input.provider, input.providerJobId, producerOf(this.world, op).principal.name, input.operationId],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  private recentJobOfAnotherShop(index: number, op: OpRecord): string | null {
+    for (let other = index - 1; other >= Math.max(0, index - 30); other--) {
+      const candidate = this.world.ops[other];
+      if (!candidate || candidate.plan.producer === op.plan.producer) continue;
+      const job = candidate.attempts.find((a) => a.jobId !== null)?.jobId;
+      if (job) return job;
+    }
+    return null;
+  }
+
+  /**
+   * A resolved operation comes back: the shop generates it again on purpose (say the customer
+   * asked for it anew) and parks the new attempt as a new episode of the same case.
+   */
+  async comeBack(index: number): Promise<void> {
+    const op = this.op(index);
+    const view = op.caseId ? this.steps.view(op.caseId) : undefined;
+    if (view?.state !== "resolved" || op.attempts.some((a) => a.parkPending)) {
+      // Still busy with the last episode (a replacement, say): the customer asks again later, a few times at most.
+      op.comebackTries += 1;
+      if (op.comebackTries < 5) this.world.schedule.add(this.steps.later(60 * MINUTE), index, "comeback");
+      return;
+    }
+    const episode = op.episodes + 1;
+    op.ownResubmissions += 1;
+    op.gaveUp = false;
+    op.reviews = 0;
+    const job = jobBehaviour(op.plan.seams, false);
+    job.outcome = "succeeded";
+    const attempt = await this.creates.submit(index, op, `${op.plan.operationId}-e${episode}`, "none", "download", {
+      holdId: `${op.plan.operationId}-e${episode}-hold`,
+      job,
+    });
+    this.world.trace.record(index, `producer generates the operation again for episode ${episode}`);
+    this.world.schedule.add(this.parkTime(op, attempt), index, "park");
+  }
+
   /** Authorised replacements: acknowledge, then submit each (a new paid generation the producer makes). */
   async submitReplacements(): Promise<void> {
+    for (const shop of this.world.producers) await this.submitReplacementsOf(shop.principal);
+  }
+
+  private async submitReplacementsOf(shop: ShopProducer["principal"]): Promise<void> {
     const listed = await this.steps.call(null, "producer", "lists authorised replacements", () =>
-      listReplacements(this.world.db, this.world.producer, "authorized"),
+      listReplacements(this.world.db, shop, "authorized"),
     );
     if (!listed.ok) return;
     const items = [...listed.value.items].sort((a, b) => a.operationId.localeCompare(b.operationId));
     for (const item of items) {
-      const index = this.world.byOperationId.get(item.operationId);
-      const op = index === undefined ? undefined : this.world.ops[index];
-      if (index === undefined || !op || !item.attemptId || !item.hold) continue;
+      const index = opOfOperationId(this.world, shop.name, item.operationId);
+      const op = index === null ? undefined : this.world.ops[index];
+      if (index === null || !op || !item.attemptId || !item.hold) continue;
       const acknowledged = await this.steps.call(index, "producer", "acknowledges an authorised replacement", () =>
-        acknowledgeReplacement(this.world.db, this.world.producer, item.id),
+        acknowledgeReplacement(this.world.db, shop, item.id),
       );
       if (!acknowledged.ok) continue;
       const rng = op.plan.rng;

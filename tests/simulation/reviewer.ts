@@ -11,7 +11,7 @@ import { reviewCase } from "../../lib/services/review-case";
 import { CaseDesk, traceName } from "./case-desk";
 import type { CaseView } from "./case-views";
 import { RETRY_DEADLINE } from "./producer";
-import { count, type OpRecord, violate } from "./world";
+import { count, type OpRecord, violate, wrongAnswer } from "./world";
 
 const MINUTE = 60_000;
 const SETTLING_MS = Math.max(...Object.values(DEFAULT_NO_JOB_SETTLING_SECONDS)) * 1000;
@@ -39,6 +39,7 @@ export class Reviewer extends CaseDesk {
   private async reconcile(index: number, op: OpRecord, view: CaseView, who: UserActor, as: string) {
     const db = this.world.db;
     const rng = op.plan.rng;
+    if (op.plan.seams.chance(0.04) && (await this.attachAnotherOperationsJob(index, view, who, as))) return;
     const attempt = op.attempts.find((a) => a.attemptId === view.attemptId);
     const jobId = attempt?.jobId ?? null;
     const { rows } = jobId
@@ -50,16 +51,31 @@ export class Reviewer extends CaseDesk {
       : { rows: [] };
     const suggestion = rows[0];
     if (suggestion && JSON.stringify(suggestion.matched).includes("fingerprint")) {
-      await this.steps.call(index, as, "confirms the suggested job", () =>
-        confirmSuggestion(db, who, view.id, { suggestionId: suggestion.id, evidence: "request fingerprint matches" }),
+      // Another shop may have registered this job by mistake first: the job is then refused as theirs.
+      await this.steps.call(
+        index,
+        as,
+        "confirms the suggested job",
+        () =>
+          confirmSuggestion(db, who, view.id, { suggestionId: suggestion.id, evidence: "request fingerprint matches" }),
+        ["provider_job_in_use"],
       );
       return;
     }
     const job = jobId ? this.world.simulator.state.jobs.get(jobId) : undefined;
     const now = this.world.clock.now();
     if (job && jobId && phaseOf(job, now) !== "hidden" && op.plan.reviewerFindsJob) {
-      await this.steps.call(index, as, "attaches the job found in the producer's logs", () =>
-        reconcileCase(db, who, view.id, { verdict: "attach", providerJobId: jobId, evidence: "job id in the app log" }),
+      await this.steps.call(
+        index,
+        as,
+        "attaches the job found in the producer's logs",
+        () =>
+          reconcileCase(db, who, view.id, {
+            verdict: "attach",
+            providerJobId: jobId,
+            evidence: "job id in the app log",
+          }),
+        ["provider_job_in_use"],
       );
       return;
     }
@@ -88,15 +104,55 @@ export class Reviewer extends CaseDesk {
       return;
     }
     if (job) count(this.world, "no-job verdicts although the provider had the job (its list lagged)");
-    await this.steps.call(index, as, "records that no job exists", () =>
-      reconcileCase(
-        db,
-        who,
-        view.id,
-        { verdict: "no_job", evidence: "provider list searched past the settling period" },
-        { now: new Date(now) },
-      ),
+    const verdict = await this.steps.call(
+      index,
+      as,
+      "records that no job exists",
+      () =>
+        reconcileCase(
+          db,
+          who,
+          view.id,
+          { verdict: "no_job", evidence: "provider list searched past the settling period" },
+          { now: new Date(now) },
+        ),
+      // The provider's own settling period may be longer than the default the reviewer waited for.
+      ["too_early"],
     );
+    if (!verdict.ok && verdict.code === "too_early") this.visitAgain(op, index, "review", 15 * MINUTE);
+  }
+
+  /**
+   * The reviewer copies the wrong job ID from the provider's dashboard: one that another operation
+   * already owns. The product must refuse it (409 provider_job_in_use). True when it was accepted.
+   */
+  private async attachAnotherOperationsJob(index: number, view: CaseView, who: UserActor, as: string) {
+    const owned = this.ownedJobOfAnotherOperation(index, view.provider);
+    if (!owned) return false;
+    const attached = await this.steps.call(
+      index,
+      as,
+      "attaches a job another operation owns",
+      () =>
+        reconcileCase(this.world.db, who, view.id, {
+          verdict: "attach",
+          providerJobId: owned,
+          evidence: "job id from the dashboard",
+        }),
+      ["provider_job_in_use"],
+    );
+    if (!attached.ok) return false;
+    wrongAnswer(this.world, index, "an attach naming another operation's job was accepted");
+    return true;
+  }
+
+  private ownedJobOfAnotherOperation(index: number, provider: string): string | null {
+    for (let other = index - 1; other >= Math.max(0, index - 30); other--) {
+      const caseId = this.world.ops[other]?.caseId;
+      const owner = caseId ? this.steps.view(caseId) : undefined;
+      if (owner?.providerJobId && owner.provider === provider) return owner.providerJobId;
+    }
+    return null;
   }
 
   private async approve(

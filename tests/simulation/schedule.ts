@@ -2,7 +2,7 @@
 export type ScheduledEvent = {
   at: number;
   operation: number;
-  kind: "arrive" | "park" | "review" | "finance" | "replacements" | "storm_start" | "storm_end";
+  kind: "arrive" | "park" | "comeback" | "review" | "finance" | "replacements" | "storm_start" | "storm_end";
   seq: number;
 };
 

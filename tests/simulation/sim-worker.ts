@@ -19,6 +19,8 @@ export class SimWorker {
   nested = false;
   listCalls = 0;
   webhookSends = 0;
+  /** The operation of the last provider call this worker made (storage keys need not name it). */
+  lastOperation: number | null = null;
   private crashedAt: ((where: string, operation: number | null) => void) | null = null;
 
   constructor(readonly label: string) {

@@ -32,6 +32,10 @@ export class Steps {
     return this.auditor.backlog;
   }
 
+  get promise() {
+    return this.auditor.promise;
+  }
+
   /** The case as the last step left it. */
   view(caseId: string): CaseView | undefined {
     return this.auditor.latest.get(caseId);
@@ -67,6 +71,10 @@ export class Steps {
       const index = opOfCase(this.world, view.id);
       const op = index === null ? undefined : this.world.ops[index];
       if (index === null || !op) continue;
+      if (view.state === "resolved" && op.plan.comesBack && op.episodes === 1 && !op.comebackPlanned) {
+        op.comebackPlanned = true;
+        this.world.schedule.add(this.later(op.plan.seams.int(10, 120) * MINUTE), index, "comeback");
+      }
       if (view.state === "parked" && !op.reviewPending && !op.gaveUp) {
         op.reviewPending = true;
         this.world.schedule.add(this.later(op.plan.rng.int(1, 20) * MINUTE), index, "review");

@@ -2,7 +2,7 @@ import type { WorkerContext } from "../../lib/worker/worker-context";
 import type { Auditor } from "./auditor";
 import { SimWorker, type TickReport } from "./sim-worker";
 import type { Steps } from "./steps";
-import { count, opOfCase, violate, type World } from "./world";
+import { count, opOfCase, violate, type World, wrongAnswer } from "./world";
 
 /** A stalled worker's claim that another worker took over; checked when the stalled tick ends. */
 type Watch = { worker: SimWorker; operation: number; actionId: string; token: string; observations: number };
@@ -118,7 +118,7 @@ export class WorkerPool {
       for (const r of report.result.results) {
         const index = opOfCase(this.world, r.caseId);
         this.world.trace.record(index, `${worker.label} ran ${r.kind} under token ${r.fencingToken} -> ${r.outcome}`);
-        if (r.outcome === "error") violate(this.world, "unexpectedRefusals", index, `${r.kind} ended in an error`);
+        if (r.outcome === "error") wrongAnswer(this.world, index, `${r.kind} ended in an error`);
       }
       if (report.result.rescued > 0) this.world.trace.record(null, `${worker.label} rescued ${report.result.rescued}`);
     }

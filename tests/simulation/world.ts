@@ -38,6 +38,15 @@ export type OpRecord = {
   /** Replacement requests that nobody decided in time (still "pending" in the database). */
   expiredRequests: Set<string>;
   webhooks: Set<string>;
+  /** Episodes the producer parked so far (a resolved operation may come back as a new one). */
+  episodes: number;
+  comebackPlanned: boolean;
+  comebackTries: number;
+  /** New generations the producer itself chose to make for a new episode (not accidents). */
+  ownResubmissions: number;
+  /** Storage refusals so far, and whether someone fixed the cause after it looped. */
+  storageFailures: number;
+  storageFixed: boolean;
 };
 
 /** The figures that must all be 0. */
@@ -51,10 +60,23 @@ export const FIGURES = {
   changesWithoutOneAudit: "state changes without exactly one audit event",
   lostOrStuck: "cases lost or stuck without a next step and evidence",
   unexpectedRefusals: "requests the product refused, failed or answered wrongly",
+  overwrittenFiles: "published files whose bytes differ from their recorded SHA-256",
+  jobsOnTwoHolds: "provider jobs settled on more than one hold",
+  replacementsWhileVisible: "replacements authorised while the original job was visible at the provider",
+  openWithoutNextStep: "open cases without a permitted decision or a scheduled action",
+  resolvedHeldUnflagged: "resolved cases with a held hold that nobody flagged for finance",
+  ledgerUnbalanced: "ledgers whose totals differ from the holds by a micro-unit or more",
+  poisonActions: "actions claimed again and again without ever finishing",
 } as const;
 export type Figure = keyof typeof FIGURES;
 
 export type Violation = { figure: Figure; operation: number | null; detail: string; step: number };
+
+export type ShopProducer = {
+  principal: Principal & { kind: "api_key" };
+  endpointUrl: string;
+  webhookSecret: string;
+};
 
 export type People = {
   reviewers: UserActor[];
@@ -77,11 +99,15 @@ export type World = {
   rng: Rng;
   ops: OpRecord[];
   byJob: Map<string, number>;
+  /** When the provider last answered the product's status check of each job (logical time). */
+  lastStatusCheckAt: Map<string, number>;
   byCase: Map<string, number>;
   byOperationId: Map<string, number>;
-  producer: Principal & { kind: "api_key" };
+  /** Several shops on one provider account, each with its own API key and webhook endpoint. */
+  producers: ShopProducer[];
   people: People;
-  webhookSecret: string;
+  /** Where the product's local storage keeps published files (the auditor reads them back). */
+  assetDir: string;
   /** Storm rules currently installed in the simulator (re-installed after per-call rules are purged). */
   storms: FaultRuleInput[];
   producerCreates: number;
@@ -105,18 +131,39 @@ export function opOfCase(world: World, caseId: string | null | undefined): numbe
 }
 
 /** Links a case the product created to the operation it belongs to (the first time it is seen). */
-export function learnCase(world: World, caseId: string, operationId: string): void {
+export function learnCase(world: World, caseId: string, producer: string, operationId: string): void {
   if (world.byCase.has(caseId)) return;
-  const index = world.byOperationId.get(operationId);
+  const index = world.byOperationId.get(opKey(producer, operationId));
   const op = index === undefined ? undefined : world.ops[index];
   if (index === undefined || !op) return;
   world.byCase.set(caseId, index);
   op.caseId = caseId;
 }
 
-/** Operation IDs end with the index; anything else is not ours. */
-export function opOfOperationId(world: World, operationId: string | null | undefined): number | null {
-  return operationId ? (world.byOperationId.get(operationId) ?? null) : null;
+/** Operation IDs are the producer's own: two shops may use the same text for different operations. */
+export const opKey = (producer: string, operationId: string) => `${producer}\u0000${operationId}`;
+
+/** The operation a producer's operation ID names; anything else is not ours. */
+export function opOfOperationId(
+  world: World,
+  producer: string | null | undefined,
+  operationId: string | null | undefined,
+): number | null {
+  return producer && operationId ? (world.byOperationId.get(opKey(producer, operationId)) ?? null) : null;
+}
+
+/** Every operation, of any producer, that uses this operation ID text (lowest index first). */
+export function opsOfOperationText(world: World, operationId: string): number[] {
+  return world.producers
+    .map((p) => opOfOperationId(world, p.principal.name, operationId))
+    .filter((i): i is number => i !== null)
+    .sort((a, b) => a - b);
+}
+
+export function producerOf(world: World, op: OpRecord): ShopProducer {
+  const producer = world.producers[op.plan.producer];
+  if (!producer) throw new Error(`no producer ${op.plan.producer}`);
+  return producer;
 }
 
 export function currentAttempt(op: OpRecord): AttemptRecord | undefined {
@@ -127,4 +174,10 @@ export function currentAttempt(op: OpRecord): AttemptRecord | undefined {
 export function resetFaultRules(world: World): void {
   world.simulator.state.faults.clear();
   for (const rule of world.storms) world.simulator.state.faults.add(rule);
+}
+
+/** A request the product answered wrongly, counted by what it was (`detail` names no IDs). */
+export function wrongAnswer(world: World, operation: number | null, detail: string): void {
+  count(world, `wrong answers: ${detail}`);
+  violate(world, "unexpectedRefusals", operation, detail);
 }
