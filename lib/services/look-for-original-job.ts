@@ -86,17 +86,23 @@ export async function lookForOriginalJob(
     return { kind: "failed", lookups, reason: "the provider's answer was incomplete or unknown" };
   }
   const ids = [...candidates.keys()];
-  // A job recorded on an attempt already belongs to that submission, whichever operation it is.
-  const owned = new Set(
+  // The operation's own jobs (a replacement already bought, say) are not the original. A job
+  // recorded for another operation still counts when its request is ours: another shop's mistaken
+  // registration must not make this one pay again (uncertainty never pays); the suggestion it
+  // becomes says whose it is, and people sort out which operation it belongs to.
+  const ours = new Set(
     ids.length === 0
       ? []
-      : (await db.attempt.findMany({ where: { providerJobId: { in: ids } }, select: { providerJobId: true } })).map(
-          (a) => a.providerJobId,
-        ),
+      : (
+          await db.attempt.findMany({
+            where: { providerJobId: { in: ids }, operation: { case: { id: row.id } } },
+            select: { providerJobId: true },
+          })
+        ).map((a) => a.providerJobId),
   );
   const target = { model: row.model, fingerprint: row.fingerprint, submittedAt: row.submittedAt };
   const matches = [...candidates.values()]
-    .filter(({ job }) => !owned.has(job.providerJobId))
+    .filter(({ job }) => !ours.has(job.providerJobId))
     .map(({ job, viaReference }) => ({ job, score: scoreListedJob(job, target, viaReference) }))
     .filter(
       (m): m is OriginalJobMatch =>

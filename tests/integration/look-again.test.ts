@@ -138,6 +138,31 @@ describe("looking again before paying for a replacement", () => {
     expect(sim.state.stats().creates.total).toBe(0);
   });
 
+  it("refuses when the original job is visible but another shop registered it by mistake", async () => {
+    // The other shop copied this job's ID into its own registration before anyone here knew it:
+    // the job's request is still ours, so paying for a replacement would buy the video twice.
+    let jobId = "";
+    const { caseId, requestId, finance } = await noJobCaseWithRequest((submittedAt, input) => {
+      jobId = sim.state.seedJob({
+        provider: "replicate",
+        model: MODEL,
+        input,
+        createdAt: submittedAt.getTime() + 4_000,
+      }).id;
+    });
+    await parkCase(db, producer("mistaken-shop"), parkInput("polling", { model: MODEL, providerJobId: jobId }));
+    const holds = await db.hold.count();
+
+    expect(await refused(authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters }))).toBe(
+      "original_job_found",
+    );
+    expect(await db.hold.count()).toBe(holds);
+    const after = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    expect(after).toMatchObject({ stage: "submission_uncertain", state: "parked" });
+    const suggestions = await db.reconciliationSuggestion.findMany({ where: { caseId, episode: after.episode } });
+    expect(suggestions.map((s) => s.providerJobId)).toEqual([jobId]);
+  });
+
   it("refuses with provider_check_failed and changes nothing when the provider cannot be asked", async () => {
     const { caseId, requestId, finance } = await noJobCaseWithRequest();
     const cases = await db.case.findUniqueOrThrow({ where: { id: caseId } });
