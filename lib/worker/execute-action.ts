@@ -3,6 +3,7 @@ import { increment } from "@/lib/metrics/counters";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import { type ClaimedAction, proofOf } from "@/lib/services/claim-actions";
 import { type FinishOutcome, type FinishResult, finishAction } from "@/lib/services/finish-action";
+import { providerForgotJob } from "@/lib/services/job-forgotten";
 import type { ClaimProof } from "@/lib/services/lease-guard";
 import { recordObservation } from "@/lib/services/record-observation";
 import { deliverOutputs } from "./deliver-outputs";
@@ -146,6 +147,14 @@ async function runAction(
         }),
       );
     case "not_found":
+      if (claimed.stage === "delivery" && (await providerForgotJob(ctx.db, claimed.caseId))) {
+        return tickOutcome(
+          await finishAction(ctx.db, actor, proof, {
+            kind: "outputs_unavailable",
+            evidence: `the provider did not know job ${row.providerJobId} on two separate checks (HTTP ${status.httpStatus}): there is nothing to copy`,
+          }),
+        );
+      }
       return tickOutcome(
         await finishAction(ctx.db, actor, proof, {
           kind: "unresolved",

@@ -204,6 +204,30 @@ describe("outputs the provider no longer has", () => {
     await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "the new attempt finished" });
     expect(await tickFor(caseId)).toBe("resolved");
   });
+
+  it("a delivery whose job the provider does not know on two separate claims gets the same two decisions", async () => {
+    // A producer that copied a wrong job ID: every copy fails with "no such job", so without this
+    // the case could only be retried (rule 13). One not-found alone may be a stale replica.
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("delivery", { providerJobId: "no-such-job-at-the-provider" }),
+    );
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "go" });
+    expect(await tickFor(caseId)).toBe("parked");
+    const once = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    expect(once.outputsUnavailableAt).toBeNull();
+
+    await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "maybe a replica lagged" });
+    expect(await tickFor(caseId)).toBe("parked");
+    await expectOutputsGone(caseId);
+    const evidence = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "outputs_unavailable_observed" } });
+    expect(JSON.stringify(evidence.evidence)).toContain("on two separate checks");
+    const result = await acceptOutputsLost(db, reviewer, caseId, { evidence: "wrong job ID in the shop's log" });
+    expect(result.outcome).toBe("outputs_lost");
+    expect(sim.state.stats().creates.total).toBe(0);
+  });
 });
 
 describe("delivering before expiry", () => {
