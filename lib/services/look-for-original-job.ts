@@ -44,10 +44,10 @@ export async function checkedCase(db: Db, caseId: string): Promise<CheckedCase> 
 }
 
 /**
- * Asks the provider, now, whether the job that "no job exists" denied is visible after all. Only
- * the strong signals count as the original (the client reference, or the provider's copy of the
- * request fingerprinting equal to ours): a job of the same model at about the same time is
- * someone else's as often as not. Any answer short of a complete one is a failed check.
+ * Asks the provider, now, whether the job that "no job exists" denied is visible after all (see
+ * `mayBeTheOriginal` for what counts): a job of the same model at about the same time whose request
+ * the provider still shows, and shows different, is someone else's. Any answer short of a complete
+ * one is a failed check.
  * Never call this inside a database transaction: it waits on the provider.
  */
 export async function lookForOriginalJob(
@@ -86,31 +86,47 @@ export async function lookForOriginalJob(
     return { kind: "failed", lookups, reason: "the provider's answer was incomplete or unknown" };
   }
   const ids = [...candidates.keys()];
+  const recorded =
+    ids.length === 0
+      ? []
+      : await db.attempt.findMany({
+          where: { providerJobId: { in: ids } },
+          select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
+        });
   // The operation's own jobs (a replacement already bought, say) are not the original. A job
   // recorded for another operation still counts when its request is ours: another shop's mistaken
   // registration must not make this one pay again (uncertainty never pays); the suggestion it
   // becomes says whose it is, and people sort out which operation it belongs to.
-  const ours = new Set(
-    ids.length === 0
-      ? []
-      : (
-          await db.attempt.findMany({
-            where: { providerJobId: { in: ids }, operation: { case: { id: row.id } } },
-            select: { providerJobId: true },
-          })
-        ).map((a) => a.providerJobId),
-  );
+  const ours = new Set(recorded.filter((a) => a.operation.case?.id === row.id).map((a) => a.providerJobId));
+  const recordedJobs = new Set(recorded.map((a) => a.providerJobId));
   const target = { model: row.model, fingerprint: row.fingerprint, submittedAt: row.submittedAt };
   const matches = [...candidates.values()]
     .filter(({ job }) => !ours.has(job.providerJobId))
     .map(({ job, viaReference }) => ({ job, score: scoreListedJob(job, target, viaReference) }))
     .filter(
       (m): m is OriginalJobMatch =>
-        m.score !== null && (m.score.matched.includes("client_reference") || m.score.matched.includes("fingerprint")),
+        m.score !== null && mayBeTheOriginal(m.job, m.score, recordedJobs.has(m.job.providerJobId)),
     )
     .sort((a, b) => b.score.confidence - a.score.confidence);
   return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
 }
+
+/**
+ * The strong signals name the original: the client reference, or the provider's copy of the request
+ * fingerprinting equal to ours. A job of the same model created within a minute of the submission
+ * whose copy of the request the provider no longer keeps (Replicate drops API predictions' input after
+ * its retention period) and that no operation has recorded cannot be told apart from the original,
+ * so it is not ruled out either.
+ */
+function mayBeTheOriginal(job: ListedJob, score: ScoredJob, recordedElsewhere: boolean): boolean {
+  if (score.matched.includes("client_reference") || score.matched.includes("fingerprint")) return true;
+  // Without its request, a job another operation registered is taken to be theirs.
+  if (recordedElsewhere || requestKept(job.input)) return false;
+  return score.matched.includes("model") && score.matched.includes("submitted_within_60s");
+}
+
+const requestKept = (input: unknown) =>
+  input !== undefined && input !== null && !(typeof input === "object" && Object.keys(input).length === 0);
 
 /** Evidence of what was asked and seen; the provider's copy of the request is never part of it. */
 export function checkEvidence(check: OriginalJobCheck, purpose: string) {

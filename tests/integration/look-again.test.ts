@@ -163,6 +163,25 @@ describe("looking again before paying for a replacement", () => {
     expect(suggestions.map((s) => s.providerJobId)).toEqual([jobId]);
   });
 
+  it("refuses when a job of the model, created with the submission, no longer shows its request", async () => {
+    // Replicate drops an API prediction's input after its retention period: the job cannot be
+    // fingerprinted any more, and nothing tells it apart from the original, so nothing is bought.
+    let jobId = "";
+    const { requestId, finance } = await noJobCaseWithRequest((submittedAt, input) => {
+      const createdAt = submittedAt.getTime() + 4_000;
+      jobId = sim.state.seedJob({ provider: "replicate", model: MODEL, input, createdAt, outputTtlMs: 0 }).id;
+    });
+    const listed = await adapters.replicate.listJobs?.({
+      from: new Date(clock.now() - 24 * 60 * MINUTE),
+      to: new Date(clock.now()),
+    });
+    const seen = listed?.kind === "ok" ? listed.jobs.find((j) => j.providerJobId === jobId) : undefined;
+    expect(seen?.input).toEqual({});
+    expect(await refused(authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters }))).toBe(
+      "original_job_found",
+    );
+  });
+
   it("refuses with provider_check_failed and changes nothing when the provider cannot be asked", async () => {
     const { caseId, requestId, finance } = await noJobCaseWithRequest();
     const cases = await db.case.findUniqueOrThrow({ where: { id: caseId } });
