@@ -184,7 +184,13 @@ async function lookAgainIfNeeded(
   if (row.state !== "parked" || row.stage !== "generation_failed") return null;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
   const target = await checkedCase(db, row.id);
-  const check = await lookForOriginalJob(db, adaptersOf(context), target, context.signal);
+  const check = await lookForOriginalJob(
+    db,
+    adaptersOf(context),
+    target,
+    { kind: "before_paying", episode: row.episode },
+    context.signal,
+  );
   await recordCheck(db, target, check, "before_replacement");
   if (check.kind === "failed") {
     throw new AppError(

@@ -45,7 +45,7 @@ export async function checkedCase(db: Db, caseId: string): Promise<CheckedCase> 
 
 /**
  * Asks the provider, now, whether the job that "no job exists" denied is visible after all (see
- * `mayBeTheOriginal` for what counts): a job of the same model at about the same time whose request
+ * `CheckMode` for what counts): a job of the same model at about the same time whose request
  * the provider still shows, and shows different, is someone else's. Any answer short of a complete
  * one is a failed check.
  * Never call this inside a database transaction: it waits on the provider.
@@ -54,6 +54,7 @@ export async function lookForOriginalJob(
   db: Db,
   adapters: ProviderAdapters | undefined,
   row: CheckedCase,
+  mode: CheckMode,
   signal?: AbortSignal,
 ): Promise<OriginalJobCheck> {
   const adapter = adapters ? (adapters as Partial<Record<string, ProviderAdapter>>)[row.provider] : undefined;
@@ -86,6 +87,7 @@ export async function lookForOriginalJob(
     return { kind: "failed", lookups, reason: "the provider's answer was incomplete or unknown" };
   }
   const ids = [...candidates.keys()];
+  const weakAllowed = mode.kind === "before_paying" ? await undismissedWeak(db, row.id, mode.episode, ids) : new Set();
   const recorded =
     ids.length === 0
       ? []
@@ -105,24 +107,47 @@ export async function lookForOriginalJob(
     .map(({ job, viaReference }) => ({ job, score: scoreListedJob(job, target, viaReference) }))
     .filter(
       (m): m is OriginalJobMatch =>
-        m.score !== null && mayBeTheOriginal(m.job, m.score, recordedJobs.has(m.job.providerJobId)),
+        m.score !== null &&
+        (isStrong(m.score) ||
+          (weakAllowed.has(m.job.providerJobId) &&
+            cannotBeRuledOut(m.job, m.score, recordedJobs.has(m.job.providerJobId)))),
     )
     .sort((a, b) => b.score.confidence - a.score.confidence);
   return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
 }
 
 /**
- * The strong signals name the original: the client reference, or the provider's copy of the request
- * fingerprinting equal to ours. A job of the same model created within a minute of the submission
- * whose copy of the request the provider no longer keeps (Replicate drops API predictions' input after
- * its retention period) and that no operation has recorded cannot be told apart from the original,
- * so it is not ruled out either.
+ * How the check is used. Before paying, a job that cannot be ruled out blocks the replacement, unless
+ * a reviewer already saw it as a suggestion and then said again that no job exists; when watching
+ * after a replacement was bought, only proof of the original flags a duplicate.
  */
-function mayBeTheOriginal(job: ListedJob, score: ScoredJob, recordedElsewhere: boolean): boolean {
-  if (score.matched.includes("client_reference") || score.matched.includes("fingerprint")) return true;
+export type CheckMode = { kind: "before_paying"; episode: number } | { kind: "watch" };
+
+/** The client reference, or the provider's copy of the request fingerprinting equal to ours. */
+const isStrong = (score: ScoredJob) =>
+  score.matched.includes("client_reference") || score.matched.includes("fingerprint");
+
+/**
+ * A job of the same model created within a minute of the submission whose copy of the request the
+ * provider no longer keeps (Replicate drops API predictions' input after its retention period) and
+ * that no operation has recorded cannot be told apart from the original.
+ */
+function cannotBeRuledOut(job: ListedJob, score: ScoredJob, recordedElsewhere: boolean): boolean {
   // Without its request, a job another operation registered is taken to be theirs.
   if (recordedElsewhere || requestKept(job.input)) return false;
   return score.matched.includes("model") && score.matched.includes("submitted_within_60s");
+}
+
+/** The candidates no reviewer has yet set aside by a "no job exists" verdict made after seeing them. */
+async function undismissedWeak(db: Db, caseId: string, episode: number, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const seen = await db.$queryRaw<{ id: string }[]>(Prisma.sql`
+    SELECT s.provider_job_id AS id FROM reconciliation_suggestions s
+    WHERE s.case_id = ${caseId}::uuid AND s.episode = ${episode} AND s.provider_job_id = ANY(${ids})
+      AND s.created_at < (SELECT max(e.created_at) FROM audit_events e
+                          WHERE e.case_id = ${caseId}::uuid AND e.episode = ${episode} AND e.kind = 'reconciled_no_job')`);
+  const setAside = new Set(seen.map((r) => r.id));
+  return new Set(ids.filter((id) => !setAside.has(id)));
 }
 
 const requestKept = (input: unknown) =>

@@ -77,7 +77,7 @@ export async function watchReplacedOriginals(
       openedAt: original.createdAt,
       fingerprint: original.operation.requestFingerprint,
     };
-    const check = await lookForOriginalJob(ctx.db, ctx.adapters, target, options.signal);
+    const check = await lookForOriginalJob(ctx.db, ctx.adapters, target, { kind: "watch" }, options.signal);
     if (options.signal?.aborted) break;
     await recordCheck(ctx.db, target, check, WATCH_PURPOSE);
     result.looked += 1;

@@ -167,7 +167,7 @@ describe("looking again before paying for a replacement", () => {
     // Replicate drops an API prediction's input after its retention period: the job cannot be
     // fingerprinted any more, and nothing tells it apart from the original, so nothing is bought.
     let jobId = "";
-    const { requestId, finance } = await noJobCaseWithRequest((submittedAt, input) => {
+    const { caseId, requestId, finance } = await noJobCaseWithRequest((submittedAt, input) => {
       const createdAt = submittedAt.getTime() + 4_000;
       jobId = sim.state.seedJob({ provider: "replicate", model: MODEL, input, createdAt, outputTtlMs: 0 }).id;
     });
@@ -180,6 +180,16 @@ describe("looking again before paying for a replacement", () => {
     expect(await refused(authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters }))).toBe(
       "original_job_found",
     );
+
+    // A reviewer who saw that job as a suggestion and says again that no job exists sets it aside.
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await reconcileCase(db, reviewer, caseId, { verdict: "no_job", evidence: "that job is another shop's" });
+    const again = await requestReplacement(db, reviewer, caseId, { evidence: "customer still waiting" });
+    const authorised = await authorizeReplacement(db, finance, again.requestId, { evidence: "ok" }, { adapters });
+    expect(authorised).toMatchObject({ requestId: again.requestId });
+    expect(await db.replacementRequest.findUniqueOrThrow({ where: { id: again.requestId } })).toMatchObject({
+      status: "authorized",
+    });
   });
 
   it("refuses with provider_check_failed and changes nothing when the provider cannot be asked", async () => {

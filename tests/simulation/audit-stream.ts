@@ -31,9 +31,17 @@ const ENDS_CLAIM = new Set([
 ]);
 /**
  * Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search,
- * a deadline escalation (a flag on any open case; its same version is checked like any other event's).
+ * a deadline escalation (a flag on any open case; its same version is checked like any other event's),
+ * and the watch for a replaced original (a suspected-duplicate flag and a withdrawal).
  */
-const NOT_UNDER_CLAIM = new Set(["claimed", "lease_rescued", "reconciliation_suggested", "deadline_escalated"]);
+const NOT_UNDER_CLAIM = new Set([
+  "claimed",
+  "lease_rescued",
+  "reconciliation_suggested",
+  "deadline_escalated",
+  "suspected_duplicate_flagged",
+  "replacement_withdrawn",
+]);
 
 const holdKey = (caseId: string, holdId: unknown) => `${caseId}:${String(holdId)}`;
 
