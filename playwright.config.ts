@@ -6,6 +6,8 @@ import { defineConfig, devices } from "@playwright/test";
 process.env.E2E_PORT ??= String(3100 + Math.floor(Math.random() * 800));
 export const E2E_PORT = Number(process.env.E2E_PORT);
 export const E2E_DATA_DIR = `.data/e2e-${E2E_PORT}`;
+// The launcher starts the provider simulator here, so journeys can seed jobs through its control plane.
+export const E2E_SIMULATOR_URL = `http://127.0.0.1:${20000 + E2E_PORT}`;
 
 // Browsers cannot be downloaded here: use the system's Chromium (Debian package `chromium`).
 const chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => existsSync(p));
@@ -46,6 +48,7 @@ export default defineConfig({
       NEXT_DIST_DIR: `.next-e2e-${E2E_PORT}`,
       EMBEDDED_PG_PORT: String(50000 + E2E_PORT),
       DEMO: "1",
+      SIMULATOR_PORT: String(20000 + E2E_PORT),
       // Journeys drive the worker themselves where they need it, so nothing races the assertions.
       START_WORKER: "0",
     },

@@ -1,0 +1,97 @@
+import { execFileSync } from "node:child_process";
+import type { APIRequestContext } from "@playwright/test";
+import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "../../playwright.config";
+import { expect, test } from "./fixtures/login";
+
+// Rule 13 in the console: a delivery whose outputs the provider deleted before the copy offers the
+// two decisions that can still move it on, and the accepted loss reaches finance as a closed case
+// whose hold still needs a decision. Everything runs for real: the simulator deletes the outputs,
+// the worker tick finds them gone.
+const CURRENCY = "XTS";
+const run = Date.now().toString(36);
+
+function mintToken(kind: "api_key" | "worker", name: string): string {
+  const { DATABASE_URL: _configured, ...inherited } = process.env;
+  const out = execFileSync("npx", ["tsx", "scripts/token-create.ts", kind, "--name", name], {
+    env: { ...inherited, DATA_DIR: E2E_DATA_DIR },
+    encoding: "utf8",
+  });
+  const secret = /Secret \(shown once, store it now\): (\S+)/.exec(out)?.[1];
+  if (!secret) throw new Error(`no secret in: ${out}`);
+  return secret;
+}
+
+async function seedDeletedJob(request: APIRequestContext): Promise<{ id: string; model: string }> {
+  const response = await request.post(`${E2E_SIMULATOR_URL}/__admin/jobs`, {
+    data: { provider: "replicate", outcome: "succeeded", queuedMs: 0, runningMs: 0, outputTtlMs: 0 },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  const job = await response.json();
+  return { id: job.id, model: job.model };
+}
+
+test("outputs deleted before the copy: accept the loss, and finance sees the hold that needs a decision", async ({
+  page,
+  login,
+  request,
+}) => {
+  // Two tokens are minted by the operator's own command (a Node process each) before the browser work.
+  test.setTimeout(120_000);
+  const apiKey = mintToken("api_key", `e2e-gone-${run}`);
+  const workerToken = mintToken("worker", `e2e-gone-worker-${run}`);
+  const job = await seedDeletedJob(request);
+  const operationId = `e2e-gone-${run}`;
+  const holdId = `hold-gone-${run}`;
+  const parked = await request.post("/api/v1/cases", {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: {
+      operationId,
+      attemptId: `${operationId}-a1`,
+      stage: "delivery",
+      provider: "replicate",
+      model: job.model,
+      providerJobId: job.id,
+      requestFingerprint: `sha256:${"cd".repeat(32)}`,
+      evidence: { summary: "download failed twice", observedAt: new Date().toISOString() },
+      hold: { holdId, amountMicros: 3_000_000, currency: CURRENCY },
+    },
+  });
+  expect(parked.status(), await parked.text()).toBe(201);
+  const { caseId } = await parked.json();
+
+  await login("reviewer@demo.local");
+  await page.goto(`/cases/${caseId}`);
+  const approve = page.getByRole("form", { name: "Approve retry_delivery" });
+  await approve.getByLabel("Evidence").fill("Copy failed on a network reset; retry the download.");
+  await approve.getByRole("button", { name: "Approve retry_delivery" }).click();
+  await expect(approve.getByRole("status")).toHaveText("Done.");
+
+  const tick = await request.post("/api/worker/tick", {
+    headers: { authorization: `Bearer ${workerToken}` },
+    data: { workerId: `e2e-${run}`, maxTasks: 10 },
+  });
+  expect(tick.status(), await tick.text()).toBe(200);
+  const result = (await tick.json()).results.find((r: { caseId: string }) => r.caseId === caseId);
+  expect(result?.outcome).toBe("parked");
+
+  // The copy cannot succeed any more: only the two decisions that still move the case on are offered.
+  await page.reload();
+  await expect(page.getByRole("form", { name: "Approve retry_delivery" })).toHaveCount(0);
+  await expect(page.getByRole("form", { name: "Request a replacement generation" })).toBeVisible();
+  const accept = page.getByRole("form", { name: "Accept that the outputs are lost" });
+  await expect(accept).toContainText("the hold stays open for finance");
+  await accept.getByLabel("Evidence").fill("Replicate removed the files after an hour; the customer was refunded.");
+  await accept.getByRole("button", { name: "Accept lost outputs" }).click();
+  await expect(accept.getByRole("status")).toHaveText("Done.");
+  await page.reload();
+  await expect(page.getByText("resolved, hold open — needs a decision").first()).toBeVisible();
+
+  await login("finance@demo.local");
+  await page.goto("/finance");
+  const summary = page.getByTestId("finance-needs-decision");
+  await expect(summary).toContainText("Resolved, hold open — needs a decision");
+  await summary.getByRole("link", { name: "Show only these holds" }).click();
+  const row = page.locator(`[data-hold-id="${holdId}"]`);
+  await expect(row).toContainText("Resolved, hold open — needs a decision");
+  await expect(row).toContainText(`3.00 ${CURRENCY}`);
+});
