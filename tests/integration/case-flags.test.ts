@@ -1,10 +1,6 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGES, type Stage } from "../../lib/domain/stages";
 import type { Family } from "../../lib/metrics/exposition";
-import { simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import { approveCase } from "../../lib/services/approve-case";
@@ -16,11 +12,11 @@ import { metricsSnapshot } from "../../lib/services/metrics-snapshot";
 import { overviewStats } from "../../lib/services/overview-stats";
 import { parkCase } from "../../lib/services/park-case";
 import { resolveHold } from "../../lib/services/resolve-hold";
-import { localStorage } from "../../lib/storage/local-storage";
 import { listCasesSchema } from "../../lib/validation/list-cases";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 // Rule 13: a case past its deadline is escalated (flag, audit, metric, overview; never released),
@@ -124,20 +120,7 @@ let sim: RunningSimulator;
 let ctx: WorkerContext;
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
-  ctx = {
-    db,
-    adapters: simulatorAdapters(sim.url, {
-      retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100, perAttemptTimeoutMs: 2_000 },
-    }),
-    storage: localStorage(await mkdtemp(path.join(tmpdir(), "flags-assets-"))),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 1,
-    maxDownloadBytes: 10 * 1024 * 1024,
-    random: () => 0.5,
-  };
+  ctx = await testWorkerContext(db, sim.url);
 });
 afterAll(() => sim?.stop());
 const quietContext = () => ctx;

@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { approveCase } from "../../lib/services/approve-case";
 import { getCase } from "../../lib/services/get-case";
@@ -13,6 +12,7 @@ import { storageKey } from "../../lib/worker/deliver-outputs";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 process.env.WORKER_LOG = "0";
@@ -24,21 +24,7 @@ let ctx: WorkerContext;
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 32 * 1024 } });
   assetDir = await mkdtemp(path.join(tmpdir(), "file-identity-"));
-  ctx = {
-    db,
-    adapters: simulatorAdapters(sim.url, {
-      retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100, perAttemptTimeoutMs: 2_000 },
-    }),
-    storage: localStorage(assetDir),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 2,
-    maxDownloadBytes: 10 * 1024 * 1024,
-    random: () => 0.5,
-    poisonClaims: 5,
-  };
+  ctx = await testWorkerContext(db, sim.url, { storage: localStorage(assetDir), concurrency: 2, poisonClaims: 5 });
 });
 afterAll(() => sim.stop());
 

@@ -1,9 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { acceptOutputsLost } from "../../lib/services/accept-outputs-lost";
 import { approveCase } from "../../lib/services/approve-case";
@@ -13,11 +9,11 @@ import { getCase } from "../../lib/services/get-case";
 import { overviewStats } from "../../lib/services/overview-stats";
 import { parkCase } from "../../lib/services/park-case";
 import { requestReplacement } from "../../lib/services/request-replacement";
-import { localStorage } from "../../lib/storage/local-storage";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
+import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 // Rule 13 for deliveries: outputs the provider deleted before a copy succeeded have their own
@@ -34,20 +30,7 @@ const codeOf = (error: unknown) => (error as { code?: string } | undefined)?.cod
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
-  ctx = {
-    db,
-    adapters: simulatorAdapters(sim.url, {
-      retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50, perAttemptTimeoutMs: 2_000 },
-    }),
-    storage: localStorage(await mkdtemp(path.join(tmpdir(), "gone-assets-"))),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 1,
-    maxDownloadBytes: 1024 * 1024,
-    random: () => 0.5,
-  };
+  ctx = await testWorkerContext(db, sim.url, { maxDownloadBytes: 1024 * 1024 });
   receiver = await startWebhookReceiver(secret);
   await db.notificationEndpoint.create({ data: { producer: shop.name, url: receiver.url, signingSecret: secret } });
 });

@@ -1,20 +1,16 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counterSamples } from "../../lib/metrics/counters";
-import { simulatorAdapters } from "../../lib/providers";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { approveCase } from "../../lib/services/approve-case";
 import { claimActions } from "../../lib/services/claim-actions";
 import { overviewStats } from "../../lib/services/overview-stats";
 import { parkCase } from "../../lib/services/park-case";
 import { rescueExpiredLeases } from "../../lib/services/rescue-expired-leases";
-import { localStorage } from "../../lib/storage/local-storage";
 import type { AssetStorage } from "../../lib/storage/types";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 process.env.WORKER_LOG = "0";
@@ -26,21 +22,7 @@ const POISON_CLAIMS = 3;
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
-  ctx = {
-    db,
-    adapters: simulatorAdapters(sim.url, {
-      retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100, perAttemptTimeoutMs: 2_000 },
-    }),
-    storage: localStorage(await mkdtemp(path.join(tmpdir(), "poison-"))),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 1,
-    maxDownloadBytes: 10 * 1024 * 1024,
-    random: () => 0.5,
-    poisonClaims: POISON_CLAIMS,
-  };
+  ctx = await testWorkerContext(db, sim.url, { poisonClaims: POISON_CLAIMS });
 });
 afterAll(() => sim.stop());
 

@@ -1,0 +1,33 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { PrismaClient } from "../../../lib/db/client";
+import { simulatorAdapters } from "../../../lib/providers";
+import { localStorage } from "../../../lib/storage/local-storage";
+import type { WorkerContext } from "../../../lib/worker/worker-context";
+
+/**
+ * A worker context for tests against the simulator at `simulatorUrl`: quick retries, a fresh asset
+ * directory, one action at a time and no jitter, so a tick's outcome depends only on the scenario.
+ */
+export async function testWorkerContext(
+  db: PrismaClient,
+  simulatorUrl: string,
+  overrides: Partial<WorkerContext> = {},
+): Promise<WorkerContext> {
+  return {
+    db,
+    adapters: simulatorAdapters(simulatorUrl, {
+      retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 100, perAttemptTimeoutMs: 2_000 },
+    }),
+    storage: localStorage(await mkdtemp(path.join(tmpdir(), "worker-assets-"))),
+    budgetMs: 15_000,
+    leaseSeconds: 30,
+    pollBaseSeconds: 30,
+    pollMaxSeconds: 600,
+    concurrency: 1,
+    maxDownloadBytes: 10 * 1024 * 1024,
+    random: () => 0.5,
+    ...overrides,
+  };
+}
