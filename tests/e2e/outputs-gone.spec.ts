@@ -66,13 +66,19 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await approve.getByRole("button", { name: "Approve retry_delivery" }).click();
   await expect(approve.getByRole("status")).toHaveText("Done.");
 
-  const tick = await request.post("/api/worker/tick", {
-    headers: { authorization: `Bearer ${workerToken}` },
-    data: { workerId: `e2e-${run}`, maxTasks: 10 },
-  });
-  expect(tick.status(), await tick.text()).toBe(200);
-  const result = (await tick.json()).results.find((r: { caseId: string }) => r.caseId === caseId);
-  expect(result?.outcome).toBe("parked");
+  // Earlier journeys leave approved actions too, and deliveries with a known expiry go first: tick
+  // until this case's action has run.
+  let outcome: string | undefined;
+  for (let tick = 0; tick < 20 && outcome === undefined; tick++) {
+    const response = await request.post("/api/worker/tick", {
+      headers: { authorization: `Bearer ${workerToken}` },
+      data: { workerId: `e2e-${run}`, maxTasks: 50 },
+    });
+    expect(response.status(), await response.text()).toBe(200);
+    const results: { caseId: string; outcome: string }[] = (await response.json()).results;
+    outcome = results.find((r) => r.caseId === caseId)?.outcome;
+  }
+  expect(outcome).toBe("parked");
 
   // The copy cannot succeed any more: only the two decisions that still move the case on are offered.
   await page.reload();
