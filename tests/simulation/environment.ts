@@ -83,7 +83,7 @@ export async function createEnvironment(
     rng: new Rng(seedOf("world", seed)),
     ops: [],
     byJob: new Map(),
-    lastStatusCheckAt: new Map(),
+    lossShownAt: new Map(),
     byCase: new Map(),
     byOperationId: new Map(),
     producers: await createProducers(db, seed),

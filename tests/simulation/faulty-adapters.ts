@@ -65,7 +65,10 @@ export function faultyAdapters(
         resetFaultRules(world);
       }
       world.trace.record(index, `${worker.label} status check [${plan.label}] -> ${summary(status)}`);
-      if (status.kind !== "unknown") world.lastStatusCheckAt.set(ref.providerJobId, world.clock.now());
+      const lossShown =
+        (status.kind === "completed" && status.outputsRemoved) ||
+        (status.kind === "unknown" && status.reason === "result_unavailable");
+      if (lossShown) world.lossShownAt.set(ref.providerJobId, world.clock.now());
       if (plan.interleave === "after") {
         finishNow(world, job);
         await interleave(worker, index);
@@ -89,6 +92,7 @@ export function faultyAdapters(
         resetFaultRules(world);
       }
       world.trace.record(index, `${worker.label} download [${plan.label}] -> ${result.ok ? "ok" : result.reason}`);
+      if (!result.ok && result.reason === "not_available") world.lossShownAt.set(jobId, world.clock.now());
       if (plan.interleave === "after") await interleave(worker, index);
       if (plan.crash === "after") return worker.crash(index, "after downloading, before storing");
       return result;

@@ -83,9 +83,11 @@ export class Finance extends CaseDesk {
       return;
     }
     // The original job may show up in the lagging list at the last moment: then nothing is bought.
-    // Rule 14 guards replacements of a job thought missing; lost outputs replace a job known to exist.
+    // Rule 14 guards replacements of a job thought missing: a failure with no job is one that "no job
+    // exists" decided. Lost outputs or a failure the provider reported replace a job known to exist.
     const before = op.caseId ? this.steps.view(op.caseId) : undefined;
-    const replaced = before?.stage === "generation_failed" ? before.attemptId : undefined;
+    const restsOnNoJob = before?.stage === "generation_failed" && before.providerJobId === null;
+    const replaced = restsOnNoJob ? before.attemptId : undefined;
     const authorised = await this.steps.call(
       index,
       as,

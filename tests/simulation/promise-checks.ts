@@ -4,7 +4,7 @@ import path from "node:path";
 import { availableCaseActions } from "../../lib/domain/available-actions";
 import { ROLES } from "../../lib/domain/roles";
 import type { CaseState, Stage } from "../../lib/domain/stages";
-import { completedAt, outputAvailable } from "../../lib/providers/simulator/jobs";
+import { outputAvailable } from "../../lib/providers/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
 import { count, type Figure, opOfCase, type World } from "./world";
@@ -119,11 +119,10 @@ export class PromiseChecks {
     const decisions = [...offered].filter((name) => !NOT_DECISIONS.has(name));
     const job = view.providerJobId ? this.world.simulator.state.jobs.get(view.providerJobId) : undefined;
     // Retrying a delivery whose files the provider deleted cannot succeed, whatever the console offers,
-    // once the product has asked the provider since then (until it asks, a retry is how it finds out).
-    const goneAt = job ? completedAt(job) + job.outputTtlMs : Number.POSITIVE_INFINITY;
-    const askedSince = (this.world.lastStatusCheckAt.get(view.providerJobId ?? "") ?? -1) >= goneAt;
+    // once the provider has shown the product the loss (until then, a retry is how it finds out).
+    const shown = view.providerJobId ? this.world.lossShownAt.has(view.providerJobId) : false;
     const futile =
-      view.stage === "delivery" && job !== undefined && !outputAvailable(job, this.world.clock.now()) && askedSince;
+      view.stage === "delivery" && job !== undefined && !outputAvailable(job, this.world.clock.now()) && shown;
     const useful = decisions.filter((name) => !(futile && name === "approve"));
     if (useful.length > 0) return;
     count(this.world, `open cases without a next step: ${view.stage}${futile ? " (outputs gone)" : ""}`);

@@ -50,14 +50,19 @@ export class Reviewer extends CaseDesk {
         )
       : { rows: [] };
     const suggestion = rows[0];
-    if (suggestion && JSON.stringify(suggestion.matched).includes("fingerprint")) {
+    if (suggestion) {
+      // Without a fingerprint match (the provider dropped the request), the reviewer checks the
+      // provider's usage records for the submission's minute (DESIGN section 7) before confirming.
+      const proof = JSON.stringify(suggestion.matched).includes("fingerprint")
+        ? "request fingerprint matches"
+        : "usage record shows our charge at the submission minute";
+      if (!proof.startsWith("request")) count(this.world, "suggestions confirmed on the provider's usage records");
       // Another shop may have registered this job by mistake first: the job is then refused as theirs.
       await this.steps.call(
         index,
         as,
         "confirms the suggested job",
-        () =>
-          confirmSuggestion(db, who, view.id, { suggestionId: suggestion.id, evidence: "request fingerprint matches" }),
+        () => confirmSuggestion(db, who, view.id, { suggestionId: suggestion.id, evidence: proof }),
         ["provider_job_in_use"],
       );
       return;

@@ -99,8 +99,8 @@ export type World = {
   rng: Rng;
   ops: OpRecord[];
   byJob: Map<string, number>;
-  /** When the provider last answered the product's status check of each job (logical time). */
-  lastStatusCheckAt: Map<string, number>;
+  /** When the provider last showed the product that a job's outputs are gone (logical time). */
+  lossShownAt: Map<string, number>;
   byCase: Map<string, number>;
   byOperationId: Map<string, number>;
   /** Several shops on one provider account, each with its own API key and webhook endpoint. */
