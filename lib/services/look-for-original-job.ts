@@ -88,19 +88,20 @@ export async function lookForOriginalJob(
   }
   const ids = [...candidates.keys()];
   const weakAllowed = mode.kind === "before_paying" ? await undismissedWeak(db, row.id, mode.episode, ids) : new Set();
-  const recorded =
+  // The operation's own jobs (a replacement already bought, say) are not the original. A job
+  // recorded for another operation still counts: another shop's mistaken registration must not make
+  // this one pay again (uncertainty never pays); the suggestion it becomes says whose it is, and
+  // people sort out which operation it belongs to.
+  const ours = new Set(
     ids.length === 0
       ? []
-      : await db.attempt.findMany({
-          where: { providerJobId: { in: ids } },
-          select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
-        });
-  // The operation's own jobs (a replacement already bought, say) are not the original. A job
-  // recorded for another operation still counts when its request is ours: another shop's mistaken
-  // registration must not make this one pay again (uncertainty never pays); the suggestion it
-  // becomes says whose it is, and people sort out which operation it belongs to.
-  const ours = new Set(recorded.filter((a) => a.operation.case?.id === row.id).map((a) => a.providerJobId));
-  const recordedJobs = new Set(recorded.map((a) => a.providerJobId));
+      : (
+          await db.attempt.findMany({
+            where: { providerJobId: { in: ids }, operation: { case: { id: row.id } } },
+            select: { providerJobId: true },
+          })
+        ).map((a) => a.providerJobId),
+  );
   const target = { model: row.model, fingerprint: row.fingerprint, submittedAt: row.submittedAt };
   const matches = [...candidates.values()]
     .filter(({ job }) => !ours.has(job.providerJobId))
@@ -108,9 +109,7 @@ export async function lookForOriginalJob(
     .filter(
       (m): m is OriginalJobMatch =>
         m.score !== null &&
-        (isStrong(m.score) ||
-          (weakAllowed.has(m.job.providerJobId) &&
-            cannotBeRuledOut(m.job, m.score, recordedJobs.has(m.job.providerJobId)))),
+        (isStrong(m.score) || (weakAllowed.has(m.job.providerJobId) && cannotBeRuledOut(m.job, m.score))),
     )
     .sort((a, b) => b.score.confidence - a.score.confidence);
   return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
@@ -129,12 +128,12 @@ const isStrong = (score: ScoredJob) =>
 
 /**
  * A job of the same model created within a minute of the submission whose copy of the request the
- * provider no longer keeps (Replicate drops API predictions' input after its retention period) and
- * that no operation has recorded cannot be told apart from the original.
+ * provider no longer keeps (Replicate drops API predictions' input after its retention period)
+ * cannot be told apart from the original, even when another operation recorded it: a shop that
+ * copied the wrong job ID would otherwise make this one pay again.
  */
-function cannotBeRuledOut(job: ListedJob, score: ScoredJob, recordedElsewhere: boolean): boolean {
-  // Without its request, a job another operation registered is taken to be theirs.
-  if (recordedElsewhere || requestKept(job.input)) return false;
+function cannotBeRuledOut(job: ListedJob, score: ScoredJob): boolean {
+  if (requestKept(job.input)) return false;
   return score.matched.includes("model") && score.matched.includes("submitted_within_60s");
 }
 

@@ -163,6 +163,18 @@ describe("looking again before paying for a replacement", () => {
     expect(suggestions.map((s) => s.providerJobId)).toEqual([jobId]);
   });
 
+  it("refuses when another shop registered the original by mistake and the provider has dropped its request", async () => {
+    let jobId = "";
+    const { requestId, finance } = await noJobCaseWithRequest((submittedAt, input) => {
+      const createdAt = submittedAt.getTime() + 4_000;
+      jobId = sim.state.seedJob({ provider: "replicate", model: MODEL, input, createdAt, outputTtlMs: 0 }).id;
+    });
+    await parkCase(db, producer("careless-shop"), parkInput("polling", { model: MODEL, providerJobId: jobId }));
+    expect(await refused(authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters }))).toBe(
+      "original_job_found",
+    );
+  });
+
   it("refuses when a job of the model, created with the submission, no longer shows its request", async () => {
     // Replicate drops an API prediction's input after its retention period: the job cannot be
     // fingerprinted any more, and nothing tells it apart from the original, so nothing is bought.
