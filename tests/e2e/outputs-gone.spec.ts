@@ -64,7 +64,9 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   const approve = page.getByRole("form", { name: "Approve retry_delivery" });
   await approve.getByLabel("Evidence").fill("Copy failed on a network reset; retry the download.");
   await approve.getByRole("button", { name: "Approve retry_delivery" }).click();
-  await expect(approve.getByRole("status")).toHaveText("Done.");
+  // The form goes away as soon as the approval lands (a ready case offers no second approval).
+  const stateOf = async () => (await (await page.request.get(`/api/v1/cases/${caseId}`)).json()).state;
+  await expect.poll(stateOf).toBe("ready");
 
   // Earlier journeys leave approved actions too, and deliveries with a known expiry go first: tick
   // until this case's action has run.
@@ -88,7 +90,7 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await expect(accept).toContainText("the hold stays open for finance");
   await accept.getByLabel("Evidence").fill("Replicate removed the files after an hour; the customer was refunded.");
   await accept.getByRole("button", { name: "Accept lost outputs" }).click();
-  await expect(accept.getByRole("status")).toHaveText("Done.");
+  await expect.poll(stateOf).toBe("resolved");
   await page.reload();
   await expect(page.getByText("resolved, hold open — needs a decision").first()).toBeVisible();
 
