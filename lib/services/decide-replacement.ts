@@ -56,14 +56,7 @@ export async function authorizeReplacement(
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
     const request = await tx.replacementRequest.findUnique({ where: { id: requestId } });
     if (!request) throw new AppError("not_found", "No such replacement request.");
-    const check = canAuthorizeReplacement({
-      requestedBy: request.requestedById,
-      authorizer: { id: user.userId, roles: user.roles },
-      status: request.status,
-      expiresAt: request.expiresAt,
-      now: context.now ?? new Date(),
-    });
-    if (!check.ok) throw check.error;
+    requireAuthorizable(request, user, context);
     const reserve = planReserve(Number(request.amountMicros));
     if (!reserve.ok) throw reserve.error;
     const row = await loadCase(tx, request.caseId);
@@ -157,6 +150,22 @@ export async function declineReplacement(db: Db, actor: Principal, requestId: st
   });
 }
 
+/** Four-eyes, status and expiry: the refusals that need neither the provider nor the case. */
+function requireAuthorizable(
+  request: { requestedById: string; status: Parameters<typeof canAuthorizeReplacement>[0]["status"]; expiresAt: Date },
+  user: UserActor,
+  context: AuthorizeContext,
+): void {
+  const allowed = canAuthorizeReplacement({
+    requestedBy: request.requestedById,
+    authorizer: { id: user.userId, roles: user.roles },
+    status: request.status,
+    expiresAt: request.expiresAt,
+    now: context.now ?? new Date(),
+  });
+  if (!allowed.ok) throw allowed.error;
+}
+
 /**
  * Returns the episode that was checked (null when no check was needed). Throws the refusal when
  * the check found the original job or could not be made.
@@ -171,14 +180,7 @@ async function lookAgainIfNeeded(
   const request = await db.replacementRequest.findUnique({ where: { id: requestId } });
   if (!request) throw new AppError("not_found", "No such replacement request.");
   // Refusals that need no provider are given without asking it (the transaction checks again).
-  const allowed = canAuthorizeReplacement({
-    requestedBy: request.requestedById,
-    authorizer: { id: user.userId, roles: user.roles },
-    status: request.status,
-    expiresAt: request.expiresAt,
-    now: context.now ?? new Date(),
-  });
-  if (!allowed.ok) throw allowed.error;
+  requireAuthorizable(request, user, context);
   const row = await loadCase(db, request.caseId);
   // A case that cannot be closed for a replacement anyway is refused by the transaction, unasked.
   if (row.state !== "parked" || row.stage !== "generation_failed") return null;
