@@ -3,7 +3,12 @@
 import { type FormEvent, useRef, useState } from "react";
 import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
-import { resetUserPasswordAction, setUserActiveAction, setUserRolesAction } from "@/lib/actions/admin-actions";
+import {
+  resetUserPasswordAction,
+  setUserActiveAction,
+  setUserRolesAction,
+  signOutUserAction,
+} from "@/lib/actions/admin-actions";
 import { ROLES, type Role } from "@/lib/domain/roles";
 import { ConfirmButton } from "./confirm-button";
 import { fieldError, useServerAction } from "./form-kit";
@@ -80,7 +85,10 @@ export function UserRolesEditor({ user, isSelf }: { user: UserSummary; isSelf: b
 export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSelf: boolean }) {
   const active = useServerAction(setUserActiveAction);
   const reset = useServerAction(resetUserPasswordAction);
-  const [password, setPassword] = useState<string | null>(null);
+  const signOut = useServerAction(signOutUserAction);
+  const [password, setPassword] = useState<{ secret: string; tokensRevoked: number } | null>(null);
+  const [revokeTokens, setRevokeTokens] = useState(false);
+  const [signedOut, setSignedOut] = useState(false);
 
   return (
     <div className="flex flex-col items-start gap-2">
@@ -108,16 +116,49 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
         <ConfirmButton
           label="Reset password"
           confirmLabel="Issue a new password"
-          question="The current password stops working."
+          question={
+            revokeTokens
+              ? "The current password, their sessions and their personal tokens stop working."
+              : "The current password and their sessions stop working."
+          }
           variant="secondary"
           pending={reset.pending}
-          onConfirm={() => reset.run({ userId: user.id }, (data) => setPassword(data.password))}
+          onConfirm={() =>
+            reset.run({ userId: user.id, revokePersonalTokens: revokeTokens }, (data) =>
+              setPassword({ secret: data.password, tokensRevoked: data.personalTokensRevoked }),
+            )
+          }
         />
+        {isSelf ? null : (
+          <ConfirmButton
+            label="Sign this user out"
+            confirmLabel={`Sign out ${user.email}`}
+            question="Every session of theirs ends; they can sign in again."
+            variant="secondary"
+            pending={signOut.pending}
+            onConfirm={() => {
+              setSignedOut(false);
+              signOut.run({ userId: user.id }, () => setSignedOut(true));
+            }}
+          />
+        )}
       </div>
+      <label className="flex items-center gap-1 text-xs text-slate-800">
+        <input type="checkbox" checked={revokeTokens} onChange={(event) => setRevokeTokens(event.target.checked)} />
+        On password reset, also revoke this user&apos;s personal tokens
+      </label>
+      <span role="status" className="text-xs text-slate-700">
+        {signedOut && signOut.result?.ok ? "Signed out everywhere." : ""}
+      </span>
       <ActionError result={active.result} />
       <ActionError result={reset.result} />
+      <ActionError result={signOut.result} />
       {password ? (
-        <SecretReveal title={`New password for ${user.email}`} secret={password} onDismiss={() => setPassword(null)} />
+        <SecretReveal
+          title={`New password for ${user.email}${password.tokensRevoked ? ` (${password.tokensRevoked} personal tokens revoked)` : ""}`}
+          secret={password.secret}
+          onDismiss={() => setPassword(null)}
+        />
       ) : null}
     </div>
   );

@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/create-access-token";
 import { createUser } from "@/lib/services/create-user";
 import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
+import { endUserSessions } from "@/lib/services/end-sessions";
 import { resetUserPassword } from "@/lib/services/reset-user-password";
 import { revokeAccessToken } from "@/lib/services/revoke-access-token";
 import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
@@ -22,6 +23,7 @@ import {
   endpointIdSchema,
   machineName,
   priceIdSchema,
+  resetPasswordSchema,
   savePriceSchema,
   saveProviderSettingSchema,
   setEndpointDisabledSchema,
@@ -59,9 +61,19 @@ export async function setUserActiveAction(raw: unknown) {
   return setActiveRun(raw);
 }
 
-const resetPasswordRun = safeAction(userIdSchema, (input, actor) => resetUserPassword(db(), actor, input));
+const resetPasswordRun = safeAction(resetPasswordSchema, (input, actor) => resetUserPassword(db(), actor, input), {
+  revalidate: () => USERS,
+});
 export async function resetUserPasswordAction(raw: unknown) {
   return resetPasswordRun(raw);
+}
+
+// "Sign this user out": every session of theirs ends at its next request.
+const signOutUserRun = safeAction(userIdSchema, (input, actor) => endUserSessions(db(), actor, input), {
+  revalidate: () => USERS,
+});
+export async function signOutUserAction(raw: unknown) {
+  return signOutUserRun(raw);
 }
 
 const createTokenRun = safeAction(

@@ -1,8 +1,10 @@
 "use server";
 
+import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { createAccessToken } from "@/lib/services/create-access-token";
+import { endUserSessions } from "@/lib/services/end-sessions";
 import { revokeAccessToken } from "@/lib/services/revoke-access-token";
 import { createPersonalTokenSchema, tokenIdSchema } from "@/lib/validation/admin";
 import { safeAction } from "./safe-action";
@@ -34,4 +36,12 @@ const revokeRun = safeAction(
 );
 export async function revokePersonalTokenAction(raw: unknown) {
   return revokeRun(raw);
+}
+
+// "Sign out everywhere": every session of the signed-in user ends, this browser's included.
+const signOutEverywhereRun = safeAction(z.strictObject({}), (_input, actor) =>
+  endUserSessions(db(), actor, { userId: actor.userId }),
+);
+export async function signOutEverywhereAction(raw: unknown) {
+  return signOutEverywhereRun(raw);
 }

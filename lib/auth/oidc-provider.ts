@@ -1,11 +1,23 @@
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import type { Env } from "@/lib/env";
 
-type OidcProfile = { sub: string; email?: string; name?: string; preferred_username?: string };
+export type OidcProfile = {
+  iss?: string;
+  sub: string;
+  email?: string;
+  email_verified?: boolean | string;
+  name?: string;
+  preferred_username?: string;
+};
+
+/** The configured issuer as identities are stored under it (no trailing slash). */
+export function oidcIssuer(config: Env): string {
+  return (config.OIDC_ISSUER ?? "").replace(/\/$/, "");
+}
 
 /** A generic OpenID Connect provider, discovered from the issuer's well-known document. */
 export function oidcProvider(config: Env): OAuthConfig<OidcProfile> {
-  const issuer = (config.OIDC_ISSUER ?? "").replace(/\/$/, "");
+  const issuer = oidcIssuer(config);
   return {
     id: "oidc",
     name: config.OIDC_NAME,

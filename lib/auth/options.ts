@@ -4,22 +4,30 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { recordSignOut } from "@/lib/services/end-sessions";
+import { claimsEmailVerified, linkOidcIdentity } from "@/lib/services/link-oidc-identity";
+import { resolveSession } from "@/lib/services/resolve-session";
 import { verifyCredentials } from "@/lib/services/verify-credentials";
 import { clientAddress } from "./client-address";
-import { oidcProvider } from "./oidc-provider";
+import { type OidcProfile, oidcIssuer, oidcProvider } from "./oidc-provider";
+import { newSessionClaims } from "./session-claims";
 
 const credentialsSchema = z.object({
   email: z.string().trim().min(3).max(320),
   password: z.string().min(1).max(1024),
 });
 
+/** Sign-in error codes the sign-in page explains (next-auth passes a thrown message on as `?error=`). */
+export const OIDC_EMAIL_UNVERIFIED = "OidcEmailUnverified";
+
 export function authOptions(): NextAuthOptions {
   const config = env();
   if (!config.AUTH_SECRET) throw new Error("AUTH_SECRET is not set (the launcher provides one in demo mode)");
+  const maxAge = config.SESSION_MAX_AGE_SECONDS;
   return {
     secret: config.AUTH_SECRET,
-    session: { strategy: "jwt", maxAge: config.SESSION_MAX_AGE_SECONDS },
-    jwt: { maxAge: config.SESSION_MAX_AGE_SECONDS },
+    session: { strategy: "jwt", maxAge },
+    jwt: { maxAge },
     pages: { signIn: "/sign-in", error: "/sign-in" },
     providers: [
       CredentialsProvider({
@@ -47,41 +55,53 @@ export function authOptions(): NextAuthOptions {
       ...(config.oidcEnabled ? [oidcProvider(config)] : []),
     ],
     callbacks: {
-      async signIn({ user, account }) {
+      async signIn({ user, account, profile }) {
         if (account?.provider !== "oidc") return true;
-        // No self sign-up: single sign-on only opens accounts an admin already created.
-        const email = user.email?.trim().toLowerCase();
-        if (!email) return false;
-        const existing = await db().user.findUnique({ where: { email } });
-        return Boolean(existing?.active);
+        const claims = (profile ?? {}) as Partial<OidcProfile>;
+        const linked = await linkOidcIdentity(db(), {
+          issuer: oidcIssuer(config),
+          subject: account.providerAccountId,
+          email: user.email ?? claims.email ?? null,
+          emailVerified: claimsEmailVerified(claims.email_verified),
+        });
+        if (linked.ok) return true;
+        if (linked.reason === "email_unverified") throw new Error(OIDC_EMAIL_UNVERIFIED);
+        return false;
       },
       async jwt({ token, user, account }) {
         if (!user) return token;
-        const email = (user.email ?? "").toLowerCase();
-        const record = await db().user.findUnique({ where: { email } });
-        if (!record) return token;
+        // The account signing in: the credentials check's user, or the identity linked above.
+        const userId =
+          account?.provider === "oidc"
+            ? (
+                await db().userIdentity.findUnique({
+                  where: { issuer_subject: { issuer: oidcIssuer(config), subject: account.providerAccountId } },
+                  select: { userId: true },
+                })
+              )?.userId
+            : user.id;
+        const record = userId ? await db().user.findUnique({ where: { id: userId } }) : null;
+        if (!record) return {};
         if (account?.provider === "oidc") {
           await db().user.update({ where: { id: record.id }, data: { lastSignInAt: new Date() } });
         }
-        return {
-          ...token,
-          sub: record.id,
-          uid: record.id,
-          roles: record.roles,
-          authTime: Math.floor(Date.now() / 1000),
-        };
+        return { sub: record.id, email: record.email, name: record.name, ...newSessionClaims(record) };
       },
       async session({ session, token }) {
+        // The one session check, run wherever a session is read (pages, actions, API routes, and
+        // next-auth's own session endpoint): a refused cookie yields a session with no user.
+        const user = await resolveSession(db(), token, maxAge);
+        if (!user) return { expires: session.expires };
         return {
-          ...session,
-          user: {
-            id: token.uid ?? "",
-            email: token.email ?? "",
-            name: token.name ?? "",
-            roles: token.roles ?? [],
-          },
+          expires: session.expires,
+          user: { id: user.userId, email: user.email, name: user.name, roles: user.roles },
           authTime: token.authTime ?? 0,
         };
+      },
+    },
+    events: {
+      async signOut({ token }) {
+        await recordSignOut(db(), token, maxAge);
       },
     },
   };

@@ -1,27 +1,24 @@
 import { forbidden, redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
 import { cache } from "react";
-import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { can, type Permission } from "@/lib/domain/roles";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { authOptions } from "./options";
 
 export type UserPrincipal = Extract<Principal, { kind: "user" }>;
 
 /**
- * The signed-in user as the database knows them now: a deactivated account or a changed role
- * takes effect on the next request, not when the session cookie happens to expire.
+ * The signed-in user as the database knows them now. Reading the session runs the session check
+ * (`resolveSession`, from the options' session callback) against the database on every request:
+ * a deactivated account, a bumped session version or a signed-out session id is nobody at once,
+ * not when the cookie happens to expire. Pages, server actions and session-accepting API routes
+ * all come through here.
  */
 export const currentUser = cache(async (): Promise<UserPrincipal | null> => {
   const session = await getServerSession(authOptions());
-  if (!session?.user?.id) return null;
-  // Sessions end a fixed time after sign-in, however active they were.
-  const ageSeconds = Math.floor(Date.now() / 1000) - session.authTime;
-  if (ageSeconds > env().SESSION_MAX_AGE_SECONDS) return null;
-  const user = await db().user.findUnique({ where: { id: session.user.id } });
-  if (!user?.active) return null;
+  const user = session?.user;
+  if (!user?.id) return null;
   return { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles };
 });
 

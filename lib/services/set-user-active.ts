@@ -5,11 +5,12 @@ import { AppError } from "@/lib/errors";
 import { setUserActiveSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { bumpSessionVersion } from "./end-sessions";
 import { recordAudit } from "./record-audit";
 
 /**
- * Deactivates or reactivates an account. A deactivated user's sessions and personal tokens stop
- * working on their next request (both re-read the account). An admin cannot deactivate themself,
+ * Deactivates or reactivates an account. A deactivated user's sessions end (their version is
+ * bumped) and personal tokens stop working on their next request (they re-read the account). An admin cannot deactivate themself,
  * and the last active admin cannot be deactivated. Idempotent.
  */
 export async function setUserActive(db: Db, actor: Principal, raw: { userId: string; active: boolean }) {
@@ -31,6 +32,8 @@ export async function setUserActive(db: Db, actor: Principal, raw: { userId: str
       data: { active: input.active },
       select: { id: true, active: true },
     });
+    // Reactivation does not bring back the sessions a deactivation ended.
+    if (!input.active) await bumpSessionVersion(tx, target.id);
     await recordAudit(tx, {
       actor: admin,
       kind: input.active ? "user_reactivated" : "user_deactivated",

@@ -6,6 +6,7 @@ import { AppError } from "@/lib/errors";
 import { setUserRolesSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { bumpSessionVersion } from "./end-sessions";
 import { recordAudit } from "./record-audit";
 
 /**
@@ -33,6 +34,10 @@ export async function setUserRoles(db: Db, actor: Principal, raw: { userId: stri
       data: { roles: after },
       select: { id: true, roles: true },
     });
+    // Sessions re-read roles on every request anyway; ending them on a change gives the user a clean
+    // start and cuts off any session an admin had doubts about. An admin only adding roles to
+    // themself (they cannot remove their own admin role) is not signed out by it.
+    if (target.id !== admin.userId) await bumpSessionVersion(tx, target.id);
     await recordAudit(tx, {
       actor: admin,
       kind: "user_roles_changed",

@@ -27,6 +27,8 @@ export type CreateUserInput = z.infer<typeof createUserSchema>;
 export const setUserRolesSchema = z.strictObject({ userId: uuid, roles: roleList });
 export const setUserActiveSchema = z.strictObject({ userId: uuid, active: z.boolean() });
 export const userIdSchema = z.strictObject({ userId: uuid });
+/** A reset always ends the user's sessions; it revokes their personal tokens only when asked. */
+export const resetPasswordSchema = z.strictObject({ userId: uuid, revokePersonalTokens: z.boolean().default(false) });
 
 /** Producer and worker names: the producer's name is how its operations are owned (decision 003). */
 export const machineName = z

@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { LoadingState } from "@/components/admin/loading-state";
 import { TokenTable } from "@/components/admin/token-table";
 import { CreatePersonalTokenForm } from "@/components/profile/create-personal-token-form";
+import { SignOutEverywhereButton } from "@/components/profile/sign-out-everywhere-button";
 import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -37,6 +38,19 @@ export default async function ProfilePage() {
             </ul>
           </dd>
         </dl>
+      </section>
+
+      <section aria-labelledby="sessions-heading" className="space-y-3">
+        <div>
+          <h2 id="sessions-heading" className="text-xl font-semibold">
+            Sessions
+          </h2>
+          <p className="mt-1 text-sm text-slate-700">
+            Signing out here ends this browser&apos;s session. To end every session signed in as you (another computer,
+            a copied cookie), sign out everywhere. Your personal tokens are not affected; revoke them below.
+          </p>
+        </div>
+        <SignOutEverywhereButton />
       </section>
 
       <section aria-labelledby="tokens-heading" className="space-y-4">
