@@ -9,6 +9,9 @@ const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Invalid email or password.",
   rate_limited: "Too many sign-in attempts. Wait a few minutes and try again.",
   AccessDenied: "This account cannot sign in here. Ask an administrator for access.",
+  // Sent by the server's sign-in check (lib/auth/options.ts) when single sign-on cannot vouch for the email.
+  OidcEmailUnverified:
+    "Your identity provider has not verified this email address. Verify it there, then sign in again.",
 };
 const explain = (code: string): string => MESSAGES[code] ?? "Invalid email or password.";
 
