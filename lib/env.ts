@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustedProxies } from "./auth/trusted-proxies";
 
 const optionalText = z
   .string()
@@ -20,6 +21,10 @@ const schema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ACCOUNT: integer(5),
   LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
   LOGIN_WINDOW_SECONDS: integer(15 * 60),
+  /** Proxies in front of the app whose X-Forwarded-For is believed: a hop count, or their addresses. */
+  TRUSTED_PROXIES: optionalText.refine((value) => parseTrustedProxies(value) !== null, {
+    message: "a hop count (1) or a comma-separated list of proxy addresses and CIDR ranges",
+  }),
   API_RATE_LIMIT_PER_MINUTE: integer(1200),
   REPLACEMENT_TTL_SECONDS: integer(72 * 60 * 60, 60),
   BULK_APPROVE_LIMIT: integer(500),

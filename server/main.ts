@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
+import { stampSocketAddress } from "./socket-address";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
@@ -17,6 +18,7 @@ await app.prepare();
 const { serveDirect } = await import("./serve-direct");
 
 server.on("request", (req, res) => {
+  stampSocketAddress(req);
   if (!serveDirect(req, res)) void handle(req, res);
 });
 // Next.js logs uncaught errors rather than exiting; a port that cannot be had must still end the process.

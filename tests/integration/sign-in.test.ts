@@ -50,19 +50,61 @@ describe("password sign-in", () => {
     ).toBeNull();
   });
 
-  it("limits attempts per account, even with the right password, across addresses", async () => {
+  it("does not lock the owner out: failures from other addresses slow the account down but never refuse it", async () => {
     await upsertUser(db, { email: "target@example.com", roles: ["finance"], password: "secret" });
-    for (let i = 0; i < limits.perAccount; i++) {
-      await verifyCredentials(db, { email: "target@example.com", password: `guess-${i}`, ip: freshIp() }, limits);
+    const delays: number[] = [];
+    const record = async (ms: number) => delays.push(ms);
+    // A guesser rotating addresses, more times than the per-(account, address) limit allows from one.
+    for (let i = 0; i < limits.perAccount * 3; i++) {
+      expect(
+        await verifyCredentials(
+          db,
+          { email: "target@example.com", password: `guess-${i}`, ip: freshIp() },
+          limits,
+          record,
+        ),
+      ).toBeNull();
     }
-    const error = await verifyCredentials(
+    // Each failure made the next answer wait longer, up to the cap: a delay, not a lock.
+    expect(delays.length).toBeGreaterThan(0);
+    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
+    expect(delays.at(-1)).toBeGreaterThan(delays[0] ?? 0);
+    const owner = await verifyCredentials(
       db,
       { email: "target@example.com", password: "secret", ip: freshIp() },
       limits,
+      record,
+    );
+    expect(owner?.email).toBe("target@example.com");
+    // The owner's success clears the account's failures: their next sign-in is not slowed.
+    delays.length = 0;
+    await verifyCredentials(db, { email: "target@example.com", password: "secret", ip: freshIp() }, limits, record);
+    expect(delays).toEqual([]);
+  });
+
+  it("limits attempts per account and address, even with the right password, without touching other addresses", async () => {
+    await upsertUser(db, { email: "pair@example.com", roles: ["finance"], password: "secret" });
+    const ip = freshIp();
+    const noPause = async () => undefined;
+    for (let i = 0; i < limits.perAccount; i++) {
+      await verifyCredentials(db, { email: "pair@example.com", password: `guess-${i}`, ip }, limits, noPause);
+    }
+    const error = await verifyCredentials(
+      db,
+      { email: "pair@example.com", password: "secret", ip },
+      limits,
+      noPause,
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("rate_limited");
     expect((error as AppError).extra.retryAfterSeconds).toBeGreaterThan(0);
+    const elsewhere = await verifyCredentials(
+      db,
+      { email: "pair@example.com", password: "secret", ip: freshIp() },
+      limits,
+      noPause,
+    );
+    expect(elsewhere?.email).toBe("pair@example.com");
   });
 
   it("limits attempts per address across accounts", async () => {
