@@ -1,4 +1,4 @@
-import type { NextAuthOptions } from "next-auth";
+import type { NextAuthOptions, Session } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
@@ -89,9 +89,10 @@ export function authOptions(): NextAuthOptions {
       },
       async session({ session, token }) {
         // The one session check, run wherever a session is read (pages, actions, API routes, and
-        // next-auth's own session endpoint): a refused cookie yields a session with no user.
+        // next-auth's own session endpoint). A refused cookie yields an empty session, which
+        // next-auth reports as signed out (`getServerSession` returns null).
         const user = await resolveSession(db(), token, maxAge);
-        if (!user) return { expires: session.expires };
+        if (!user) return {} as Session;
         return {
           expires: session.expires,
           user: { id: user.userId, email: user.email, name: user.name, roles: user.roles },
