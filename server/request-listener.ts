@@ -1,0 +1,18 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { transportHeaders } from "./security-policy";
+import { serveDirect } from "./serve-direct";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * The HTTP entry's listener: the headers that depend on how the server was started go on every
+ * response (Next's pages, routes and assets, and the direct routes alike), then the direct routes
+ * answer theirs and Next.js the rest. Computed once here, so a request pays a header copy at most.
+ */
+export function requestListener(next: Handler, authUrl: string): Handler {
+  const headers = transportHeaders(authUrl);
+  return (req, res) => {
+    for (const { key, value } of headers) res.setHeader(key, value);
+    if (!serveDirect(req, res)) void next(req, res);
+  };
+}
