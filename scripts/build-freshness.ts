@@ -1,7 +1,18 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 
-const SOURCES = ["app", "components", "lib", "public", "next.config.mjs", "tailwind.config.ts", "package-lock.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "proxy.ts",
+  "server/security-headers.json",
+  "server/security-policy.ts",
+  "next.config.mjs",
+  "tailwind.config.ts",
+  "package-lock.json",
+];
 
 async function newestMtime(target: string): Promise<number> {
   const info = await stat(target).catch(() => null);

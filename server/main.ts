@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
-import { stampSocketAddress } from "./socket-address";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
@@ -15,12 +14,9 @@ const app = next({ dev, dir: process.cwd(), port, httpServer: server });
 const handle = app.getRequestHandler();
 await app.prepare();
 // Route modules need the runtime Next.js sets up in prepare() (its AsyncLocalStorage): load them after.
-const { serveDirect } = await import("./serve-direct");
+const { requestListener } = await import("./request-listener");
 
-server.on("request", (req, res) => {
-  stampSocketAddress(req);
-  if (!serveDirect(req, res)) void handle(req, res);
-});
+server.on("request", requestListener(handle, env().authUrl));
 // Next.js logs uncaught errors rather than exiting; a port that cannot be had must still end the process.
 server.once("error", (error) => {
   console.error(`[server] ${error.message}`);

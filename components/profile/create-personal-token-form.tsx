@@ -5,7 +5,7 @@ import { FormError, fieldError, SelectField, TextField, useServerAction } from "
 import { SecretReveal } from "@/components/admin/secret-reveal";
 import { Button } from "@/components/ui/button";
 import { createPersonalTokenAction } from "@/lib/actions/profile-actions";
-import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/validation/admin";
+import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 
 export function CreatePersonalTokenForm() {
   const formRef = useRef<HTMLFormElement>(null);

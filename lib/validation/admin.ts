@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
+import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 import { ROLES } from "@/lib/domain/roles";
 import { currency } from "./common";
 
@@ -42,7 +43,6 @@ export const createMachineTokenSchema = z.strictObject({
 });
 export const tokenIdSchema = z.strictObject({ tokenId: uuid });
 
-export const PERSONAL_TOKEN_EXPIRY_DAYS = [7, 30, 90, 365] as const;
 export const createPersonalTokenSchema = z.strictObject({
   name: z.string().trim().min(1, "give the token a name").max(100, "at most 100 characters"),
   /** null: the token does not expire (it can still be revoked). */

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures/csp-watch";
 
 const PASSWORD = "demo-recovery";
 const ROLES = ["operator", "reviewer", "finance", "admin"] as const;
