@@ -11,6 +11,9 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: optionalText.pipe(z.url().optional()),
   PORT: integer(3000),
+  /** A client gets this long to send a request's headers, and this long for the whole request (slow-body defence). */
+  HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 100),
+  HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 100),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: integer(54329),
   DEMO: z.enum(["auto", "1", "0"]).default("auto"),
