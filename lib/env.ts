@@ -39,6 +39,19 @@ const schema = z.object({
   /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
   STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,
+  /**
+   * Comma list of host names and address ranges (CIDR) webhooks may reach although private or over
+   * plain http; unset: none, or this machine's loopback names in demo mode.
+   */
+  WEBHOOK_ALLOWED_HOSTS: optionalText.pipe(
+    z
+      .string()
+      .refine(
+        (list) => list.split(",").every((entry) => /^[a-z0-9.:[\]-]*(\/\d{1,3})?$/i.test(entry.trim())),
+        "a comma list of host names, addresses or CIDR ranges",
+      )
+      .optional(),
+  ),
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
