@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseEnv } from "@/lib/env";
 import { parseWebhookAllowList, webhookAllowListFromEnv } from "./webhook-allow-list";
 import { vetWebhookTarget, type WebhookLookup } from "./webhook-target";
 
@@ -18,6 +19,12 @@ describe("the allow-list", () => {
     const list = parseWebhookAllowList(" Hooks.Test. , 10.0.0.0/8, [::1] ");
     expect([...list.hosts]).toEqual(["hooks.test"]);
     expect(list.ranges).toHaveLength(2);
+  });
+
+  it("is read from WEBHOOK_ALLOWED_HOSTS, which refuses what is not a host, an address or a range", () => {
+    const env = parseEnv({ WEBHOOK_ALLOWED_HOSTS: "receiver.test, 10.0.0.0/8, [::1]" });
+    expect(webhookAllowListFromEnv(env).entries).toEqual(["receiver.test", "10.0.0.0/8", "[::1]"]);
+    expect(() => parseEnv({ WEBHOOK_ALLOWED_HOSTS: "https://receiver.test/" })).toThrow(/WEBHOOK_ALLOWED_HOSTS/);
   });
 });
 
