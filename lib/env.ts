@@ -12,6 +12,9 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: optionalText.pipe(z.url().optional()),
   PORT: integer(3000),
+  /** A client gets this long to send a request's headers, and this long for the whole request (slow-body defence). */
+  HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 100),
+  HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 100),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: integer(54329),
   DEMO: z.enum(["auto", "1", "0"]).default("auto"),
@@ -41,6 +44,19 @@ const schema = z.object({
   /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
   STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,
+  /**
+   * Comma list of host names and address ranges (CIDR) webhooks may reach although private or over
+   * plain http; unset: none, or this machine's loopback names in demo mode.
+   */
+  WEBHOOK_ALLOWED_HOSTS: optionalText.pipe(
+    z
+      .string()
+      .refine(
+        (list) => list.split(",").every((entry) => /^[a-z0-9.:[\]-]*(\/\d{1,3})?$/i.test(entry.trim())),
+        "a comma list of host names, addresses or CIDR ranges",
+      )
+      .optional(),
+  ),
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
+import { applyHttpTimeouts } from "./http-timeouts";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
@@ -9,7 +10,7 @@ import { env } from "@/lib/env";
  */
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
-const server = createServer();
+const server = applyHttpTimeouts(createServer(), env());
 const app = next({ dev, dir: process.cwd(), port, httpServer: server });
 const handle = app.getRequestHandler();
 await app.prepare();

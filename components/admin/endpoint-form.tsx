@@ -7,7 +7,7 @@ import { FormError, fieldError, SelectField, TextField, useServerAction } from "
 import { SecretReveal } from "./secret-reveal";
 
 /** Sets a producer's notification URL; the first time, it also issues the signing secret (shown once). */
-export function EndpointForm({ producers, allowLocalHttp }: { producers: string[]; allowLocalHttp: boolean }) {
+export function EndpointForm({ producers, allowedHosts }: { producers: string[]; allowedHosts: string[] }) {
   const formRef = useRef<HTMLFormElement>(null);
   const { run, pending, result } = useServerAction(saveEndpointAction, formRef);
   const [created, setCreated] = useState<{ producer: string; secret: string } | null>(null);
@@ -61,9 +61,9 @@ export function EndpointForm({ producers, allowLocalHttp }: { producers: string[
           required
           placeholder="https://example.com/hooks/video-recovery"
           hint={
-            allowLocalHttp
-              ? "https only; in demo mode http://localhost and http://127.0.0.1 are allowed too."
-              : "https only."
+            allowedHosts.length
+              ? `https to a public address; plain http and private addresses only for ${allowedHosts.join(", ")}.`
+              : "https to a public address only."
           }
           error={fieldError(result, "url")}
         />

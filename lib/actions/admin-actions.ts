@@ -4,6 +4,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
+import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { createAccessToken } from "@/lib/services/create-access-token";
 import { createUser } from "@/lib/services/create-user";
 import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
@@ -97,7 +98,7 @@ export async function revokeMachineTokenAction(raw: unknown) {
 // The URL rule depends on demo mode, so the service (not this schema) checks it.
 const saveEndpointRun = safeAction(
   z.strictObject({ producer: machineName, url: z.string().max(4096) }),
-  (input, actor) => saveNotificationEndpoint(db(), actor, input, { allowLocalHttp: env().demo }),
+  (input, actor) => saveNotificationEndpoint(db(), actor, input, { allow: webhookAllowListFromEnv(env()) }),
   { revalidate: () => [TOKEN_PAGES.api_key] },
 );
 export async function saveEndpointAction(raw: unknown) {

@@ -3,7 +3,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { saveEndpointSchema } from "@/lib/validation/admin";
+import { type EndpointUrlOptions, saveEndpointSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
@@ -13,13 +13,14 @@ import { recordAudit } from "./record-audit";
 /**
  * Sets a producer's notification URL. The first time, a signing secret is generated and returned
  * (the only time it is ever returned); later saves change the URL and keep the secret.
- * `allowLocalHttp` is demo mode: http://localhost receivers for trying the product out.
+ * `allow` lists the hosts that may be private or plain http (WEBHOOK_ALLOWED_HOSTS; in demo mode
+ * this machine, for trying the product out with a local receiver).
  */
 export async function saveNotificationEndpoint(
   db: Db,
   actor: Principal,
   raw: { producer: string; url: string },
-  options: { allowLocalHttp: boolean },
+  options: EndpointUrlOptions,
 ) {
   const admin = requirePermission(actor, "admin:api_keys");
   const input = parseInput(saveEndpointSchema(options), raw);

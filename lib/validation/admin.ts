@@ -2,6 +2,8 @@ import { z } from "zod";
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
 import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 import { ROLES } from "@/lib/domain/roles";
+import type { WebhookAllowList } from "@/lib/notify/webhook-allow-list";
+import { webhookUrlProblem } from "@/lib/notify/webhook-target";
 import { currency } from "./common";
 
 /** Shared by the console forms and the services, so a service refuses what a form would. */
@@ -49,13 +51,15 @@ export const createPersonalTokenSchema = z.strictObject({
   expiresInDays: z.literal(PERSONAL_TOKEN_EXPIRY_DAYS).nullable().default(null),
 });
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+/** Which non-public or plain-http endpoints a form may save: WEBHOOK_ALLOWED_HOSTS (demo mode: this machine). */
+export type EndpointUrlOptions = { allow: WebhookAllowList };
 
 /**
- * Notification URLs: https anywhere; plain http only to this machine, and only in demo mode
- * (a local receiver for trying the product out). No credentials in the URL, no fragment.
+ * Notification URLs: https to a public address; plain http and private or local addresses only
+ * for hosts on the allow-list. No credentials in the URL, no fragment. Names are not resolved
+ * here: the worker checks the address again before every send (lib/notify/webhook-target.ts).
  */
-export function endpointUrlProblem(value: string, options: { allowLocalHttp: boolean }): string | null {
+export function endpointUrlProblem(value: string, options: EndpointUrlOptions): string | null {
   if (value.length > 2048) return "at most 2048 characters";
   let url: URL;
   try {
@@ -63,18 +67,11 @@ export function endpointUrlProblem(value: string, options: { allowLocalHttp: boo
   } catch {
     return "enter a full URL, e.g. https://example.com/hooks/video-recovery";
   }
-  if (url.username || url.password) return "must not contain a user name or password";
   if (url.hash) return "must not contain a #fragment";
-  if (url.protocol === "https:") return url.hostname ? null : "needs a host";
-  if (url.protocol === "http:") {
-    if (!LOCAL_HOSTS.has(url.hostname)) return "must use https (http is allowed only for localhost)";
-    if (!options.allowLocalHttp) return "must use https (http://localhost is allowed only in demo mode)";
-    return null;
-  }
-  return "must be an https URL";
+  return webhookUrlProblem(value, options.allow);
 }
 
-export function endpointUrl(options: { allowLocalHttp: boolean }) {
+export function endpointUrl(options: EndpointUrlOptions) {
   return z
     .string()
     .trim()
@@ -85,7 +82,7 @@ export function endpointUrl(options: { allowLocalHttp: boolean }) {
     });
 }
 
-export function saveEndpointSchema(options: { allowLocalHttp: boolean }) {
+export function saveEndpointSchema(options: EndpointUrlOptions) {
   return z.strictObject({ producer: machineName, url: endpointUrl(options) });
 }
 export const endpointIdSchema = z.strictObject({ endpointId: uuid });

@@ -1,5 +1,9 @@
+import { lookup as dnsLookup } from "node:dns/promises";
 import { increment } from "@/lib/metrics/counters";
+import { postWebhook } from "@/lib/notify/post-webhook";
 import { webhookHeaders } from "@/lib/notify/sign-webhook";
+import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
+import { vetWebhookTarget, type WebhookLookup } from "@/lib/notify/webhook-target";
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
 
@@ -7,6 +11,10 @@ const MAX_ATTEMPTS = 12;
 const SEND_TIMEOUT_MS = 10_000;
 /** While a worker sends a message, nobody else picks it up (a crash makes it due again later). */
 const SEND_LEASE_SECONDS = 60;
+
+/** No exceptions: public https addresses only, unless the context brings an allow-list. */
+const PUBLIC_ONLY = parseWebhookAllowList("");
+const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 type Due = { id: string; producer: string; payload: unknown; attempts: number };
 
@@ -19,6 +27,11 @@ function retryDelayMs(attempts: number, random: () => number): number {
  * Sends due webhooks from the outbox, signed per Standard Webhooks, to the producer's configured
  * endpoint only (never a URL from a request). Retries back off with jitter; 410 disables the
  * endpoint; the `webhook-id` stays the same across retries so receivers can deduplicate.
+ * The endpoint's address is checked at send time (names can change what they resolve to after the
+ * URL was saved) and the connection goes to that checked address. A refused address is recorded
+ * like any failed send and retried on the same backoff: the refusal may come from a name that
+ * briefly resolved somewhere private, or be fixed by an admin, and the bounded attempts and
+ * growing delays keep it from becoming a storm (docs/decisions/018).
  */
 export async function dispatchNotifications(ctx: WorkerContext, deadline: number, limit = 50): Promise<number> {
   // RETURNING comes back in no particular order: sort the batch so receivers hear oldest first.
@@ -52,16 +65,23 @@ async function send(ctx: WorkerContext, message: Due): Promise<boolean> {
   const body = JSON.stringify(message.payload);
   let status: number | null = null;
   let error: string | null = null;
+  let refused = false;
   try {
-    const response = await (ctx.fetchImpl ?? fetch)(endpoint.url, {
-      method: "POST",
-      headers: webhookHeaders(endpoint.signingSecret, message.id, body),
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-    });
-    status = response.status;
-    await response.body?.cancel();
+    const vetting = await withTimeout(
+      vetWebhookTarget(endpoint.url, ctx.webhookAllowList ?? PUBLIC_ONLY, ctx.webhookLookup ?? systemLookup),
+      SEND_TIMEOUT_MS,
+    );
+    const headers = webhookHeaders(endpoint.signingSecret, message.id, body);
+    if (!vetting.ok) {
+      refused = true;
+      error = `refused: ${vetting.reason}`;
+    } else if (ctx.fetchImpl) {
+      const response = await ctx.fetchImpl(endpoint.url, { method: "POST", headers, body, redirect: "manual" });
+      status = response.status;
+      await response.body?.cancel();
+    } else {
+      status = await postWebhook(vetting.target, headers, body, SEND_TIMEOUT_MS);
+    }
   } catch (cause) {
     error = cause instanceof Error ? cause.message : String(cause);
   }
@@ -88,7 +108,18 @@ async function send(ctx: WorkerContext, message: Due): Promise<boolean> {
         : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(message.attempts, ctx.random)) }),
     },
   });
-  increment("recovery_notification_failures_total", { status: status === null ? "transport" : String(status) });
+  increment("recovery_notification_failures_total", {
+    status: refused ? "refused" : status === null ? "transport" : String(status),
+  });
   workerLog({ step: "notify_failed", webhookId: message.id, producer: message.producer, status, error, giveUp });
   return false;
+}
+
+/** A lookup cannot be cancelled; a hung resolver must still not hold the tick. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,8 @@
 import path from "node:path";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Env } from "@/lib/env";
+import { type WebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
+import type { WebhookLookup } from "@/lib/notify/webhook-target";
 import { type ProviderAdapters, providerAdaptersFromEnv } from "@/lib/providers";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { AssetStorage } from "@/lib/storage/types";
@@ -20,6 +22,11 @@ export type WorkerContext = {
   poisonClaims?: number;
   maxDownloadBytes: number;
   random: () => number;
+  /** Where webhooks may go besides public https addresses (WEBHOOK_ALLOWED_HOSTS); none when absent. */
+  webhookAllowList?: WebhookAllowList;
+  /** Resolves endpoint host names (default: the system resolver); a test can make a name resolve anywhere. */
+  webhookLookup?: WebhookLookup;
+  /** An in-process endpoint instead of the network (the simulation); the address check still runs first. */
   fetchImpl?: typeof fetch;
 };
 
@@ -40,5 +47,6 @@ export function workerContextFromEnv(
     poisonClaims: env.WORKER_POISON_CLAIMS,
     maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
     random: Math.random,
+    webhookAllowList: webhookAllowListFromEnv(env),
   };
 }

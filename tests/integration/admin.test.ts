@@ -5,6 +5,7 @@ import { inTransaction } from "../../lib/db/transaction";
 import { duplicateCost } from "../../lib/domain/money";
 import type { Principal } from "../../lib/domain/principal";
 import { AppError } from "../../lib/errors";
+import { parseWebhookAllowList, webhookAllowListFromEnv } from "../../lib/notify/webhook-allow-list";
 import type { UserActor } from "../../lib/services/actor";
 import { authenticateToken } from "../../lib/services/authenticate-token";
 import { createAccessToken } from "../../lib/services/create-access-token";
@@ -32,8 +33,9 @@ import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
 const { db } = openTestDb();
-const DEMO = { allowLocalHttp: true };
-const PRODUCTION = { allowLocalHttp: false };
+// Demo mode allows this machine's receivers (WEBHOOK_ALLOWED_HOSTS unset); production allows nothing extra.
+const DEMO = { allow: webhookAllowListFromEnv({ demo: true }) };
+const PRODUCTION = { allow: webhookAllowListFromEnv({ demo: false }) };
 
 /** The console's actions wrap these services in one transaction, so do the tests. */
 const issue = (actor: Principal, input: Parameters<typeof createAccessToken>[2]) =>
@@ -299,6 +301,18 @@ describe("notification endpoints", () => {
     ["not a URL", "hooks.example.com/hook", false, false],
     ["empty", "", false, false],
     ["too long", `https://hooks.example.com/${"a".repeat(2100)}`, false, false],
+    // Addresses a webhook must never reach, whatever the scheme (demo mode allows only this machine).
+    ["the cloud metadata address", "https://169.254.169.254/latest/meta-data/", false, false],
+    ["a metadata host name", "https://metadata.google.internal/computeMetadata/v1/", false, false],
+    ["a private address", "https://10.0.0.5/hook", false, false],
+    ["a carrier-grade NAT address", "https://100.64.0.1/hook", false, false],
+    ["an IPv6 unique-local address", "https://[fd00:ec2::254]/hook", false, false],
+    ["an IPv6 link-local address", "https://[fe80::1]/hook", false, false],
+    ["an IPv4-mapped loopback", "https://[::ffff:127.0.0.1]/hook", false, false],
+    ["a NAT64 address carrying a private one", "https://[64:ff9b::a00:1]/hook", false, false],
+    ["loopback written as one decimal number", "https://2130706433/hook", true, false],
+    ["loopback written in hex", "http://0x7f.1/hook", true, false],
+    ["https to localhost", "https://localhost/hook", true, false],
   ];
   it.each(cases)("validates the URL: %s", async (_name, url, demo, production) => {
     for (const [options, allowed] of [
@@ -314,6 +328,23 @@ describe("notification endpoints", () => {
         expect(error.extra.issues?.[0]?.path).toBe("url");
       }
     }
+  });
+
+  it("allows private addresses and plain http exactly for the hosts and ranges on the allow-list", async () => {
+    const options = { allow: parseWebhookAllowList("hooks.partner.test, 10.20.0.0/16") };
+    for (const url of ["http://hooks.partner.test/x", "https://10.20.1.2/x", "http://10.20.1.2:8080/x"]) {
+      await expect(saveNotificationEndpoint(db, admin, { producer: "local-app", url }, options)).resolves.toMatchObject(
+        { endpoint: { url } },
+      );
+    }
+    for (const url of ["http://other.partner.test/x", "https://10.21.0.1/x", "http://localhost/x"]) {
+      const error = await refusal(saveNotificationEndpoint(db, admin, { producer: "local-app", url }, options));
+      expect(error.extra.issues?.[0]).toMatchObject({ path: "url" });
+    }
+    const metadata = await refusal(
+      saveNotificationEndpoint(db, admin, { producer: "local-app", url: "https://169.254.169.254/" }, PRODUCTION),
+    );
+    expect(metadata.extra.issues?.[0]?.message).toMatch(/metadata/);
   });
 
   it("issues a whsec_ secret once, never lists it, keeps it usable for signing, and can rotate it", async () => {

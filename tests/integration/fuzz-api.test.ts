@@ -11,6 +11,7 @@ import {
   loadFuzzRoutes,
   tableChecksums,
 } from "./helpers/fuzz-requests";
+import { fuzzWire, startSlowClients, startWireEntry } from "./helpers/wire-fuzz";
 import { openTestDb } from "./setup/test-db";
 
 // Hostile input against every public route: never a 500, never a changed row, always the documented error shape.
@@ -75,5 +76,36 @@ describe("hostile requests to every public route", () => {
     expect(changedTables(initial, await tableChecksums(db))).toEqual([]);
     // The run really tried text PostgreSQL cannot store (and none of it got in, as checked above).
     expect(unstorableBodies).toBeGreaterThan(routes.length);
+  });
+
+  it("over the wire: header floods get 431, invalid UTF-8 a 4xx, trickling clients are cut; no 500, no changed rows", {
+    timeout: 120_000,
+  }, async () => {
+    const before = await tableChecksums(db);
+    // Short limits, set the way server/main.ts sets its own, so that the trickling clients end in seconds.
+    const entry = await startWireEntry({ headersMs: 1_000, requestMs: 2_000 });
+    try {
+      const slow = startSlowClients(entry.port, tokens.producer, { lanes: 2, intervalMs: 100, giveUpMs: 8_000 });
+      const wire = await fuzzWire(entry.port, tokens.producer, { count: 400, seed: SEED, concurrency: 4 });
+      const trickled = await slow.stop();
+      if (process.env.FUZZ_VERBOSE) process.stdout.write(`${JSON.stringify({ wire, trickled })}\n`);
+      expect(wire.examples).toEqual([]);
+      expect({ serverErrors: wire.serverErrors, floodsNot431: wire.floodsNot431, unanswered: wire.unanswered }).toEqual(
+        {
+          serverErrors: 0,
+          floodsNot431: 0,
+          unanswered: 0,
+        },
+      );
+      // The run really sent floods past the limit, and requests that reached the routes.
+      expect(wire.statuses["431"]).toBeGreaterThan(0);
+      expect(Object.keys(wire.statuses).some((status) => status.startsWith("4") && status !== "431")).toBe(true);
+      expect(trickled.clients).toBeGreaterThanOrEqual(2);
+      expect({ notCut: trickled.notCut, serverErrors: trickled.serverErrors }).toEqual({ notCut: 0, serverErrors: 0 });
+      expect(trickled.slowestMs).toBeLessThan(2_000 + 1_500);
+    } finally {
+      await entry.stop();
+    }
+    expect(changedTables(before, await tableChecksums(db))).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
+import { TEST_RECEIVERS } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 process.env.WORKER_LOG = "0";
@@ -312,6 +313,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
       concurrency: 4,
       maxDownloadBytes: 1024 * 1024,
       random,
+      webhookAllowList: TEST_RECEIVERS,
     };
 
     // Quiet means: nothing claimed, nothing due except jobs already seen running (rescheduled at

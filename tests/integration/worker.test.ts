@@ -14,6 +14,7 @@ import { dispatchNotifications } from "../../lib/worker/dispatch-notifications";
 import { runTick } from "../../lib/worker/run-tick";
 import type { WorkerContext } from "../../lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { TEST_RECEIVERS } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 process.env.WORKER_LOG = "0";
@@ -39,6 +40,7 @@ beforeAll(async () => {
     concurrency: 2,
     maxDownloadBytes: 10 * 1024 * 1024,
     random: () => 0.5,
+    webhookAllowList: TEST_RECEIVERS,
   };
 });
 afterAll(() => sim.stop());

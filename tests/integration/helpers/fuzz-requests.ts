@@ -167,12 +167,31 @@ const concat = (...parts: Uint8Array[]) => Uint8Array.from(Buffer.concat(parts))
 const INVALID_UTF8 = [
   [0xff, 0xfe],
   [0xc3, 0x28],
-  [0xed, 0xa0, 0x80],
-  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80], // a UTF-16 surrogate encoded as UTF-8
+  [0xed, 0xbf, 0xbf],
+  [0xc0, 0xaf], // overlong encodings of '/'
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0xaf],
+  [0xf0, 0x80, 0x80, 0xaf],
+  [0xc0, 0x80], // an overlong NUL
+  [0xf4, 0x90, 0x80, 0x80], // past U+10FFFF
   [0xf8, 0x88, 0x80, 0x80, 0x80],
   [0xe2, 0x82],
   [0x80],
 ].map((bytes) => Uint8Array.from(bytes));
+/** The same bytes percent-encoded, as a path or query value carries them. */
+const INVALID_UTF8_ESCAPES = INVALID_UTF8.map((bytes) =>
+  [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+);
+/** Lone surrogates written as JSON escapes in the body's text (a parser turns them into unstorable strings). */
+const SURROGATE_ESCAPE_BODIES = [
+  '{"note":"\\ud800"}',
+  '{"\\udc00":"x"}',
+  '["\\ud800\\u0041"]',
+  '{"evidence":{"note":"a\\udfff\\ud800b"}}',
+  '{"operationId":"op-\\ud83d","attemptId":"\\ude00"}',
+  '{"note":"\\u0000"}',
+];
 
 /** An object shaped like the route's body (its keys), with hostile values, dropped and extra keys. */
 function shapedObject(keys: string[]): fc.Arbitrary<Record<string, unknown>> {
@@ -290,6 +309,7 @@ function bodyArbitrary(route: FuzzRoute): fc.Arbitrary<Body> {
           "[",
           "\u0000",
           "1e99999",
+          ...SURROGATE_ESCAPE_BODIES,
         )
         .map(raw),
     },
@@ -380,7 +400,17 @@ function paramArbitrary(name: string, knownIds: string[]): fc.Arbitrary<unknown>
     { weight: 2, arbitrary: fc.uuid() },
     { weight: 1, arbitrary: knownIds.length ? fc.constantFrom(...knownIds) : fc.uuid() },
     { weight: 1, arbitrary: fc.constantFrom(undefined, null, 42, ["a", "b"], { [name]: "x" }) },
+    // Invalid UTF-8 percent-encoded into the segment: it cannot be decoded, so the route sees it as sent.
+    { weight: 1, arbitrary: fc.constantFrom(...INVALID_UTF8_ESCAPES).map((encoded) => new RawSegment(encoded)) },
   );
+}
+
+/** A path segment written into the URL exactly as is (not percent-encoded again). */
+class RawSegment {
+  constructor(readonly text: string) {}
+  toString() {
+    return this.text;
+  }
 }
 
 function queryArbitrary(keys: string[]): fc.Arbitrary<string> {
@@ -393,7 +423,12 @@ function queryArbitrary(keys: string[]): fc.Arbitrary<string> {
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom("%", "%E0%A4%A", "%ff%fe", "a=%zz", "&&&", "=", "limit=1&limit=2", "sort[]=x"),
+      arbitrary: fc.oneof(
+        fc.constantFrom("%", "%E0%A4%A", "%ff%fe", "a=%zz", "&&&", "=", "limit=1&limit=2", "sort[]=x"),
+        fc
+          .tuple(fc.constantFrom(...keys, "cursor", "q"), fc.constantFrom(...INVALID_UTF8_ESCAPES))
+          .map(([key, encoded]) => `${encodeURIComponent(key)}=${encoded}`),
+      ),
     },
   );
 }
@@ -448,9 +483,11 @@ export function hostileRequest(
       if (auth.header !== undefined) all.authorization = auth.header;
       if (body?.contentType) all["content-type"] = body.contentType;
       if (!body) delete all["content-length"];
-      const pathText = route.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
-        encodeURIComponent(wellFormed(String(params[name] ?? ""))),
-      );
+      const pathText = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+        const value = params[name];
+        return value instanceof RawSegment ? value.text : encodeURIComponent(wellFormed(String(value ?? "")));
+      });
+      for (const [name, value] of Object.entries(params)) if (value instanceof RawSegment) params[name] = value.text;
       return {
         route: route.name,
         method: route.method,

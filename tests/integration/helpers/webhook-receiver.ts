@@ -9,6 +9,8 @@ export type ReceivedWebhook = {
   payload: unknown;
   status: number;
   receivedAt: number;
+  /** The Host header: the endpoint's name, even when the sender connected to an address it resolved itself. */
+  host: string;
 };
 
 export type WebhookReceiver = {
@@ -53,7 +55,7 @@ export async function startWebhookReceiver(
         payload = undefined;
       }
       const status = answer(webhookId, verified);
-      received.push({ webhookId, verified, payload, status, receivedAt: Date.now() });
+      received.push({ webhookId, verified, payload, status, receivedAt: Date.now(), host: req.headers.host ?? "" });
       res.statusCode = status;
       res.end();
     });

@@ -2,13 +2,18 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { PrismaClient } from "../../../lib/db/client";
+import { parseWebhookAllowList } from "../../../lib/notify/webhook-allow-list";
 import { simulatorAdapters } from "../../../lib/providers";
 import { localStorage } from "../../../lib/storage/local-storage";
 import type { WorkerContext } from "../../../lib/worker/worker-context";
 
+/** The test receivers listen on 127.0.0.1; production allows no such address. */
+export const TEST_RECEIVERS = parseWebhookAllowList("127.0.0.1");
+
 /**
  * A worker context for tests against the simulator at `simulatorUrl`: quick retries, a fresh asset
  * directory, one action at a time and no jitter, so a tick's outcome depends only on the scenario.
+ * Webhooks may reach the test receivers on 127.0.0.1 (the allow-list WEBHOOK_ALLOWED_HOSTS gives).
  */
 export async function testWorkerContext(
   db: PrismaClient,
@@ -28,6 +33,7 @@ export async function testWorkerContext(
     concurrency: 1,
     maxDownloadBytes: 10 * 1024 * 1024,
     random: () => 0.5,
+    webhookAllowList: TEST_RECEIVERS,
     ...overrides,
   };
 }

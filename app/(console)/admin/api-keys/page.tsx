@@ -11,6 +11,7 @@ import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { listAccessTokens } from "@/lib/services/list-access-tokens";
 import { listNotificationEndpoints } from "@/lib/services/list-notification-endpoints";
 
@@ -66,7 +67,7 @@ async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
             (or its secret rotated).
           </p>
         </div>
-        <EndpointForm producers={producers} allowLocalHttp={env().demo} />
+        <EndpointForm producers={producers} allowedHosts={[...webhookAllowListFromEnv(env()).entries]} />
         {endpoints.length === 0 ? (
           <p className="rounded border border-dashed border-slate-400 bg-white p-4 text-sm text-slate-700">
             No notification endpoints yet.
