@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import fc from "fast-check";
 import { applyHttpTimeouts } from "../../../server/http-timeouts";
@@ -22,13 +22,13 @@ export type WireEntry = { port: number; stop(): Promise<void> };
 export async function startWireEntry(timeouts: { headersMs: number; requestMs: number }): Promise<WireEntry> {
   // Loaded late, like server/main.ts does: the route modules need Next's request scope set up first
   // (loadFuzzRoutes does that) and must read the environment the caller prepared.
-  const { serveDirect } = await import("../../../server/serve-direct");
+  const { requestListener } = await import("../../../server/request-listener");
+  const standInForNext = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "not_found", message: "Served by Next.js in production." } }));
+  };
   const server: Server = applyHttpTimeouts(
-    createServer((req, res) => {
-      if (serveDirect(req, res)) return;
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: "not_found", message: "Served by Next.js in production." } }));
-    }),
+    createServer(requestListener(standInForNext, "http://localhost")),
     { HTTP_HEADERS_TIMEOUT_MS: timeouts.headersMs, HTTP_REQUEST_TIMEOUT_MS: timeouts.requestMs },
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
