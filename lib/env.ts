@@ -9,7 +9,10 @@ const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** The app's runtime role: owns nothing, may only append to audit_events and ledger_entries. */
   DATABASE_URL: optionalText.pipe(z.url().optional()),
+  /** The owner of the tables, for migrations only; unset means DATABASE_URL (a single-role deployment). */
+  MIGRATION_DATABASE_URL: optionalText.pipe(z.url().optional()),
   PORT: integer(3000),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: integer(54329),

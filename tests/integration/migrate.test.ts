@@ -96,10 +96,10 @@ describe("migration runner", () => {
   it("refuses a migration whose file changed after it was applied", async () => {
     const url = await emptyDatabase();
     const dir = await migrationsCopy();
-    await migrate(url, dir);
+    await migrate(url, { dir });
     const [first] = await readMigrations(dir);
     await writeFile(path.join(dir, first?.name ?? "", "migration.sql"), `${first?.sql}\n-- edited later\n`);
-    await expect(migrate(url, dir)).rejects.toThrow(/changed after it was applied/);
+    await expect(migrate(url, { dir })).rejects.toThrow(/changed after it was applied/);
   });
 
   it("reports a failing migration with its error, records it, and stops there", async () => {
@@ -110,7 +110,7 @@ describe("migration runner", () => {
       path.join(dir, "29990101000000_broken", "migration.sql"),
       "CREATE TABLE ok_part (id int);\nSELECT * FROM no_such_table;",
     );
-    const error = await migrate(url, dir).catch((e: unknown) => e);
+    const error = await migrate(url, { dir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationError);
     expect((error as MigrationError).message).toMatch(/29990101000000_broken failed: .*no_such_table/);
     const rows = await query<{ logs: string | null; finished_at: Date | null }>(
@@ -122,6 +122,6 @@ describe("migration runner", () => {
     // The failed file ran in a transaction: its first statement left nothing behind.
     const tables = await query(url, `SELECT 1 FROM information_schema.tables WHERE table_name = 'ok_part'`);
     expect(tables).toHaveLength(0);
-    await expect(migrate(url, dir)).rejects.toThrow(/failed earlier/);
+    await expect(migrate(url, { dir })).rejects.toThrow(/failed earlier/);
   });
 });
