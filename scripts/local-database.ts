@@ -2,17 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { type EmbeddedDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
-import {
-  ensureLoginRole,
-  ensureOwnedDatabase,
-  type LoginRole,
-  transferSuperuserObjects,
-  withCredentials,
-} from "../lib/db/role-setup";
+import { type LoginRole, provisionRoles } from "../lib/db/role-setup";
 import { appRoleFor } from "../lib/db/roles";
-import { env } from "../lib/env";
+import { type Env, env } from "../lib/env";
 
 const APP_DATABASE = "video_recovery";
 /** In the embedded server: the migration role owns the database and its tables; the app role nothing. */
@@ -65,13 +59,7 @@ async function rolePasswords(dataDir: string): Promise<{ owner: LoginRole; app: 
  * superuser are handed to the owner (once; afterwards there is nothing left to hand over).
  */
 async function prepareEmbedded(serverUrl: string, dataDir: string): Promise<Omit<LocalDatabase, "embedded">> {
-  const { owner, app } = await rolePasswords(dataDir);
-  await ensureLoginRole(serverUrl, owner);
-  await ensureLoginRole(serverUrl, app);
-  await ensureOwnedDatabase(serverUrl, APP_DATABASE, owner.name);
-  const database = withDatabase(serverUrl, APP_DATABASE);
-  await transferSuperuserObjects(database, owner.name);
-  return { url: withCredentials(database, app), ownerUrl: withCredentials(database, owner), appRole: app.name };
+  return provisionRoles(serverUrl, APP_DATABASE, await rolePasswords(dataDir));
 }
 
 /** DATABASE_URL (and MIGRATION_DATABASE_URL) when set, warning when one role does both in production. */
@@ -90,8 +78,7 @@ function configuredDatabase(url: string, migrationUrl: string | undefined, produ
  * DATABASE_URL when set; otherwise the embedded server under DATA_DIR: reused when one is
  * already running there, started (and owned by the caller) when not.
  */
-export async function openLocalDatabase(): Promise<LocalDatabase> {
-  const config = env();
+export async function openLocalDatabase(config: Env = env()): Promise<LocalDatabase> {
   if (config.DATABASE_URL) return configuredDatabase(config.DATABASE_URL, config.MIGRATION_DATABASE_URL, !config.demo);
   const dataDir = path.resolve(config.DATA_DIR, "pg");
   const running = await runningServerUrl(dataDir);

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { withDatabase } from "./embedded";
 import { quoteIdent } from "./roles";
 
 /**
@@ -107,4 +109,35 @@ export function withCredentials(url: string, role: LoginRole): string {
   parsed.username = encodeURIComponent(role.name);
   parsed.password = encodeURIComponent(role.password);
   return parsed.toString();
+}
+
+/** Two fresh roles named after `prefix`, with random passwords: for throwaway servers. */
+export function throwawayRoles(prefix: string): { owner: LoginRole; app: LoginRole } {
+  const password = () => randomBytes(18).toString("base64url");
+  return {
+    owner: { name: `${prefix}_owner`, password: password() },
+    app: { name: `${prefix}_app`, password: password() },
+  };
+}
+
+/**
+ * As the server's superuser: both roles exist, `database` exists and belongs to the owner, and
+ * whatever a superuser created in it before is handed to the owner. Returns the database's URL
+ * for each role; the caller migrates with `ownerUrl` and `appRole`, and runs the app on `url`.
+ */
+export async function provisionRoles(
+  serverUrl: string,
+  database: string,
+  roles: { owner: LoginRole; app: LoginRole },
+): Promise<{ url: string; ownerUrl: string; appRole: string }> {
+  await ensureLoginRole(serverUrl, roles.owner);
+  await ensureLoginRole(serverUrl, roles.app);
+  await ensureOwnedDatabase(serverUrl, database, roles.owner.name);
+  const superuserUrl = withDatabase(serverUrl, database);
+  await transferSuperuserObjects(superuserUrl, roles.owner.name);
+  return {
+    url: withCredentials(superuserUrl, roles.app),
+    ownerUrl: withCredentials(superuserUrl, roles.owner),
+    appRole: roles.app.name,
+  };
 }
