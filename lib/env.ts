@@ -10,7 +10,10 @@ const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** The app's runtime role: owns nothing, may only append to audit_events and ledger_entries. */
   DATABASE_URL: optionalText.pipe(z.url().optional()),
+  /** The owner of the tables, for migrations only; unset means DATABASE_URL (a single-role deployment). */
+  MIGRATION_DATABASE_URL: optionalText.pipe(z.url().optional()),
   PORT: integer(3000),
   /** A client gets this long to send a request's headers, and this long for the whole request (slow-body defence). */
   HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 100),

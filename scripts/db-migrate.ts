@@ -1,13 +1,18 @@
-import { MigrationError, migrate } from "../lib/db/migrate";
-import { withLocalDatabase } from "./local-database";
+import { MigrationError } from "../lib/db/migrate";
+import { migrateLocal, withLocalDatabase } from "./local-database";
 
-// Against DATABASE_URL when set; otherwise against the embedded database under DATA_DIR.
+// As the owner (MIGRATION_DATABASE_URL, or DATABASE_URL alone for a single-role deployment);
+// otherwise against the embedded database under DATA_DIR, as its owner role.
 await withLocalDatabase(
-  async (url) => {
+  async (_url, database) => {
     try {
-      const report = await migrate(url);
+      const report = await migrateLocal(database);
       if (report.applied.length === 0) console.log("Database is up to date: nothing to apply.");
       for (const name of report.applied) console.log(`Applied ${name}`);
+      if (report.grants)
+        console.log(
+          `Granted ${report.grants.role} its privileges on ${Object.keys(report.grants.tables).length} tables.`,
+        );
     } catch (error) {
       if (error instanceof MigrationError) {
         console.error(error.message);

@@ -1,22 +1,27 @@
-import { readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { type EmbeddedDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
-import { env } from "../lib/env";
+import { type LoginRole, provisionRoles } from "../lib/db/role-setup";
+import { appRoleFor } from "../lib/db/roles";
+import { type Env, env } from "../lib/env";
 
 const APP_DATABASE = "video_recovery";
+/** In the embedded server: the migration role owns the database and its tables; the app role nothing. */
+const OWNER_ROLE = "recovery_owner";
+const APP_ROLE = "recovery_app";
 
-async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
-}
+export type LocalDatabase = {
+  /** The app's runtime role: server, worker and seeds connect with this. */
+  url: string;
+  /** The owner of the tables: migrations only. The same as `url` in a single-role deployment. */
+  ownerUrl: string;
+  /** The runtime role that migrations grant to; null when there is only one role. */
+  appRole: string | null;
+  embedded?: EmbeddedDatabase;
+};
 
 /** A server already running on this data directory (e.g. `npm start` in another terminal). */
 async function runningServerUrl(dataDir: string): Promise<string | null> {
@@ -34,31 +39,74 @@ async function runningServerUrl(dataDir: string): Promise<string | null> {
   }
 }
 
+/** The two roles' passwords, generated on first use and kept readable by this user only. */
+async function rolePasswords(dataDir: string): Promise<{ owner: LoginRole; app: LoginRole }> {
+  const file = path.join(dataDir, "database-roles.json");
+  const saved = JSON.parse(await readFile(file, "utf8").catch(() => "{}")) as { owner?: string; app?: string };
+  const valid = (p: unknown): p is string => typeof p === "string" && /^[\w-]{32,}$/.test(p);
+  if (!valid(saved.owner) || !valid(saved.app)) {
+    saved.owner = randomBytes(24).toString("base64url");
+    saved.app = randomBytes(24).toString("base64url");
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${JSON.stringify(saved)}\n`, { mode: 0o600 });
+  }
+  return { owner: { name: OWNER_ROLE, password: saved.owner }, app: { name: APP_ROLE, password: saved.app } };
+}
+
+/**
+ * The embedded server's roles and database, as the superuser: both roles exist with their
+ * passwords, the database belongs to the owner, and tables an earlier version created as the
+ * superuser are handed to the owner (once; afterwards there is nothing left to hand over).
+ */
+async function prepareEmbedded(serverUrl: string, dataDir: string): Promise<Omit<LocalDatabase, "embedded">> {
+  return provisionRoles(serverUrl, APP_DATABASE, await rolePasswords(dataDir));
+}
+
+/** DATABASE_URL (and MIGRATION_DATABASE_URL) when set, warning when one role does both in production. */
+function configuredDatabase(url: string, migrationUrl: string | undefined, production: boolean): LocalDatabase {
+  const ownerUrl = migrationUrl ?? url;
+  const appRole = appRoleFor(url, ownerUrl);
+  if (!appRole && production) {
+    console.warn(
+      "[database] Warning: the app connects as the role that runs migrations (MIGRATION_DATABASE_URL is unset or names the same user), so it could alter or delete audit and ledger rows. Point DATABASE_URL at a role that owns nothing and MIGRATION_DATABASE_URL at the owner (README, Database roles).",
+    );
+  }
+  return { url, ownerUrl, appRole };
+}
+
 /**
  * DATABASE_URL when set; otherwise the embedded server under DATA_DIR: reused when one is
  * already running there, started (and owned by the caller) when not.
  */
-export async function openLocalDatabase(): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
-  const config = env();
-  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+export async function openLocalDatabase(config: Env = env()): Promise<LocalDatabase> {
+  if (config.DATABASE_URL) return configuredDatabase(config.DATABASE_URL, config.MIGRATION_DATABASE_URL, !config.demo);
   const dataDir = path.resolve(config.DATA_DIR, "pg");
   const running = await runningServerUrl(dataDir);
-  if (running) return { url: withDatabase(running, APP_DATABASE) };
+  if (running) return prepareEmbedded(running, config.DATA_DIR);
   const embedded = await startEmbeddedPostgres({ dataDir, preferredPort: config.EMBEDDED_PG_PORT });
-  await ensureDatabase(embedded.url, APP_DATABASE);
-  return { url: withDatabase(embedded.url, APP_DATABASE), embedded };
+  try {
+    return { ...(await prepareEmbedded(embedded.url, config.DATA_DIR)), embedded };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}
+
+/** Migrations as the owner, with the runtime role's grants. */
+export function migrateLocal(database: LocalDatabase) {
+  return migrate(database.ownerUrl, { appRole: database.appRole });
 }
 
 /** For one-shot commands: open, bring the schema up to date, run, and always stop what was started. */
 export async function withLocalDatabase(
-  run: (url: string) => Promise<void>,
+  run: (url: string, database: LocalDatabase) => Promise<void>,
   options = { migrate: true },
 ): Promise<void> {
-  const { url, embedded } = await openLocalDatabase();
+  const database = await openLocalDatabase();
   try {
-    if (options.migrate) await migrate(url);
-    await run(url);
+    if (options.migrate) await migrateLocal(database);
+    await run(database.url, database);
   } finally {
-    await embedded?.stop();
+    await database.embedded?.stop();
   }
 }

@@ -108,7 +108,7 @@ if (build) {
 
 let workerToken = process.env.WORKER_TOKEN;
 try {
-  const report = await migrate(database.url);
+  const report = await migrate(database.ownerUrl, { appRole: database.appRole });
   for (const name of report.applied) log(`Applied migration ${name}`);
   if (config.demo) {
     const prisma = createPrismaClient(database.url, 1);

@@ -3,8 +3,9 @@ import { register } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { runOnServer, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
+import { provisionRoles, throwawayRoles } from "../lib/db/role-setup";
 import type { RouteReport } from "../tests/integration/helpers/fuzz-requests";
 import { integerOption } from "./verify/integer-option";
 
@@ -37,9 +38,10 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), "verify-fuzz-"));
 const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), preferredPort: 56432 });
 let exitCode = 1;
 try {
-  await runOnServer(embedded.url, 'CREATE DATABASE "verify_fuzz"');
-  const url = withDatabase(embedded.url, "verify_fuzz");
-  await migrate(url);
+  // Migrated as the owner; the routes run as the app's role, as in production.
+  const roles = await provisionRoles(embedded.url, "verify_fuzz", throwawayRoles("verify_fuzz"));
+  await migrate(roles.ownerUrl, { appRole: roles.appRole });
+  const url = roles.url;
   // Set before any route module reads the environment (hence the dynamic imports below).
   process.env.DATABASE_URL = url;
   process.env.API_RATE_LIMIT_PER_MINUTE = "1000000000";

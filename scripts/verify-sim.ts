@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createPrismaClient } from "../lib/db/client";
-import { runOnServer, startEmbeddedPostgres, withDatabase } from "../lib/db/embedded";
+import { runOnServer, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
+import { provisionRoles, throwawayRoles } from "../lib/db/role-setup";
 import { passed, runSimulation } from "../tests/simulation/engine";
 import { preferUnixSocket } from "../tests/simulation/local-socket";
 import { report } from "../tests/simulation/report";
@@ -35,11 +36,12 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), "verify-sim-"));
 const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), preferredPort: 57432 });
 let exitCode = 1;
 try {
-  await runOnServer(embedded.url, 'CREATE DATABASE "verify_sim"');
+  // Migrated as the owner; the services and worker run as the app's role, as in production.
+  const roles = await provisionRoles(embedded.url, "verify_sim", throwawayRoles("verify_sim"));
   // A throwaway database: commits need not wait for the disk (the simulation is about ordering, not durability).
   await runOnServer(embedded.url, 'ALTER DATABASE "verify_sim" SET synchronous_commit = off');
-  const url = preferUnixSocket(withDatabase(embedded.url, "verify_sim"));
-  await migrate(url);
+  await migrate(roles.ownerUrl, { appRole: roles.appRole });
+  const url = preferUnixSocket(roles.url);
   const db = createPrismaClient(url, 4);
   const trace = values.trace ? createWriteStream(values.trace) : null;
   try {

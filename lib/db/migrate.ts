@@ -2,11 +2,22 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { applyRoleGrants, type GrantReport } from "./roles";
 
 /** The lock id Prisma's own migrate uses, so our runner and `prisma migrate deploy` exclude each other. */
 const ADVISORY_LOCK_ID = 72707369;
 
-export type MigrationReport = { applied: string[]; alreadyApplied: string[] };
+export type MigrationReport = { applied: string[]; alreadyApplied: string[]; grants: GrantReport | null };
+
+export type MigrateOptions = {
+  /** The directory of migrations; prisma/migrations by default. */
+  dir?: string;
+  /**
+   * The application's runtime role: after the migrations, its privileges are set to the list in
+   * roles.ts on every table (new ones included). Null or absent: a single-role deployment.
+   */
+  appRole?: string | null;
+};
 
 export class MigrationError extends Error {
   constructor(
@@ -53,12 +64,11 @@ const BOOKKEEPING_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 
 /**
  * Applies pending migrations in name order, keeping Prisma's `_prisma_migrations` table exactly
- * as `prisma migrate deploy` would, so either tool can take over a database.
+ * as `prisma migrate deploy` would, so either tool can take over a database; then grants the
+ * runtime role its privileges. Connect as the owner of the tables.
  */
-export async function migrate(
-  connectionString: string,
-  dir = path.resolve("prisma/migrations"),
-): Promise<MigrationReport> {
+export async function migrate(connectionString: string, options: MigrateOptions = {}): Promise<MigrationReport> {
+  const dir = options.dir ?? path.resolve("prisma/migrations");
   const local = await readMigrations(dir);
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -69,7 +79,7 @@ export async function migrate(
       `SELECT migration_name, checksum, finished_at, rolled_back_at, logs
          FROM "_prisma_migrations" WHERE rolled_back_at IS NULL ORDER BY started_at`,
     );
-    const report: MigrationReport = { applied: [], alreadyApplied: [] };
+    const report: MigrationReport = { applied: [], alreadyApplied: [], grants: null };
     for (const migration of local) {
       const row = rows.find((r) => r.migration_name === migration.name);
       if (row && !row.finished_at) {
@@ -91,10 +101,21 @@ export async function migrate(
       await apply(client, migration);
       report.applied.push(migration.name);
     }
+    // Still under the lock, so two runners never interleave their revoke-and-grant.
+    if (options.appRole) report.grants = await grant(client, options.appRole);
     return report;
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [ADVISORY_LOCK_ID]).catch(() => {});
     await client.end();
+  }
+}
+
+async function grant(client: pg.Client, role: string): Promise<GrantReport> {
+  try {
+    return await applyRoleGrants(client, role);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new MigrationError(`Granting the application role ${role} its privileges failed: ${message}`, "(grants)");
   }
 }
 

@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addNote } from "../../lib/services/add-note";
 import { parkCase } from "../../lib/services/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb, openTestDb } from "./setup/test-db";
 
 // Rule 8: the database itself refuses to rewrite history, whatever the caller, through the ORM or
-// through raw SQL on the application's own connection string.
-const { db, url } = openTestDb();
+// through raw SQL. The app role is refused before the trigger by its grants (least-privilege.test.ts);
+// this file connects as the owner of the table, the strongest caller the trigger still stops.
+const { db } = openTestDb();
+const { db: ownerDb, url } = openOwnerDb();
 const client = new pg.Client({ connectionString: url });
 let caseId: string;
 
@@ -43,9 +45,13 @@ beforeAll(async () => {
 afterAll(() => client.end());
 
 describe("audit log is append-only", () => {
-  it("connects as the application role, and the case has audit rows to protect", async () => {
+  it("connects as the owner of the table, and the case has audit rows to protect", async () => {
     const { rows } = await client.query<{ user: string }>('SELECT current_user AS "user"');
     expect(rows[0]?.user).toBe(new URL(url).username);
+    const owner = await client.query<{ owner: string }>(
+      "SELECT tableowner AS owner FROM pg_tables WHERE tablename = 'audit_events'",
+    );
+    expect(owner.rows[0]?.owner).toBe(rows[0]?.user);
     expect((await rowsOf()).map((r) => r.kind).sort()).toEqual(["hold_reserved", "note_added", "parked"]);
   });
 
@@ -82,10 +88,10 @@ describe("audit log is append-only", () => {
     const before = await rowsOf();
     const first = before[0];
     if (!first) throw new Error("no audit row");
-    await expect(db.auditEvent.update({ where: { id: BigInt(first.id) }, data: { kind: "tampered" } })).rejects.toThrow(
-      /append-only/,
-    );
-    await expect(db.auditEvent.deleteMany({ where: { caseId } })).rejects.toThrow(/append-only/);
+    await expect(
+      ownerDb.auditEvent.update({ where: { id: BigInt(first.id) }, data: { kind: "tampered" } }),
+    ).rejects.toThrow(/append-only/);
+    await expect(ownerDb.auditEvent.deleteMany({ where: { caseId } })).rejects.toThrow(/append-only/);
     expect(await rowsOf()).toEqual(before);
   });
 

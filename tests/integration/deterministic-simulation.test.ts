@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { withDatabase } from "../../lib/db/embedded";
 import { authorizeReplacement } from "../../lib/services/decide-replacement";
 import { parkCase } from "../../lib/services/park-case";
 import { requestReplacement } from "../../lib/services/request-replacement";
@@ -11,7 +10,7 @@ import { preferUnixSocket } from "../simulation/local-socket";
 import { type ChildRun, runInChildren } from "../simulation/run-in-children";
 import { FIGURES } from "../simulation/world";
 import { makeUser, parkInput, producer } from "./fixtures";
-import { openTestDb } from "./setup/test-db";
+import { databaseUrls, openTestDb } from "./setup/test-db";
 
 const { db } = openTestDb();
 const serverUrl = inject("serverUrl");
@@ -23,14 +22,17 @@ async function freshDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}"`);
+    await admin.query(
+      `CREATE DATABASE "${name}" TEMPLATE "${inject("templateDatabase")}" OWNER "${inject("ownerRole").name}"`,
+    );
     // Throwaway: commits need not wait for the disk (the simulation is about order, not durability).
     await admin.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
   } finally {
     await admin.end();
   }
   databases.push(name);
-  return preferUnixSocket(withDatabase(serverUrl, name));
+  // As the app role, like the product: the template's grants came along with the copy.
+  return preferUnixSocket(databaseUrls(name).url);
 }
 
 afterAll(async () => {

@@ -13,12 +13,14 @@ import { requestReplacement } from "../../lib/services/request-replacement";
 import { type HoldDecision, resolveHold } from "../../lib/services/resolve-hold";
 import { exportQuerySchema } from "../../lib/validation/finance";
 import { makeUser, parkInput, producer } from "./fixtures";
-import { openTestDb } from "./setup/test-db";
+import { backdateLedger } from "./helpers/backdate-ledger";
+import { openOwnerDb, openTestDb } from "./setup/test-db";
 
 // The Finance page's reads: totals in SQL per currency/status/provider/model, exposure, aging,
 // the CSV export, and that only finance may read any of it. Each test uses its own currency so
 // the tests in this file (which share one database) never see each other's holds.
 const { db } = openTestDb();
+const { db: owner } = openOwnerDb();
 const shop = producer();
 const codeOf = (error: unknown) => (error as { code?: string } | undefined)?.code;
 const refused = (promise: Promise<unknown>) => promise.then(() => "no error", codeOf);
@@ -246,8 +248,8 @@ describe("CSV export", () => {
     await db.$executeRaw`UPDATE holds SET created_at = '2026-03-10T12:00:00Z' WHERE id = ${inside.holdRef}::uuid`;
     await db.$executeRaw`UPDATE holds SET created_at = '2026-03-31T23:59:59.999Z' WHERE id = ${edge.holdRef}::uuid`;
     await db.$executeRaw`UPDATE holds SET created_at = '2026-04-01T00:00:00Z' WHERE id = ${outside.holdRef}::uuid`;
-    await db.$executeRaw`UPDATE ledger_entries SET created_at = '2026-03-15T08:00:00Z' WHERE hold_ref = ${inside.holdRef}::uuid`;
-    await db.$executeRaw`UPDATE ledger_entries SET created_at = '2026-02-28T23:59:59Z' WHERE hold_ref = ${edge.holdRef}::uuid`;
+    await backdateLedger(owner, inside.holdRef, "2026-03-15T08:00:00Z");
+    await backdateLedger(owner, edge.holdRef, "2026-02-28T23:59:59Z");
 
     const holds = await exportFinanceCsv(
       db,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { inTransaction } from "../../lib/db/transaction";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb } from "./setup/test-db";
 
-const { db } = openTestDb();
+// As the owner: this file creates probe tables of its own, which the app role may not.
+const { db } = openOwnerDb();
 const txid = async (handle: Parameters<typeof inTransaction>[0]) =>
   (await handle.$queryRaw<{ id: string }[]>`SELECT txid_current()::text AS id`)[0]?.id;
 

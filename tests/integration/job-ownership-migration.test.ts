@@ -31,7 +31,7 @@ async function databaseBeforeOwnership(): Promise<{ url: string; dir: string }> 
   const later = (await readdir(dir)).filter((n) => n >= OWNERSHIP);
   for (const n of later) await rm(path.join(dir, n), { recursive: true });
   const url = withDatabase(serverUrl, name);
-  await migrate(url, dir);
+  await migrate(url, { dir });
   return { url, dir };
 }
 
@@ -97,7 +97,7 @@ describe(`migration ${OWNERSHIP} on a database that already holds one job on sev
       at: "2026-11-01T10:06:00Z",
     });
 
-    await migrate(url, path.resolve("prisma/migrations"));
+    await migrate(url, { dir: path.resolve("prisma/migrations") });
 
     const attempts = await client.query<{ id: string; provider: string; provider_job_id: string | null }>(
       "SELECT id, provider, provider_job_id FROM attempts",

@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { withDatabase } from "../../lib/db/embedded";
 import { MigrationError, migrate, readMigrations } from "../../lib/db/migrate";
+import { RESTRICTED_TABLES } from "../../lib/db/roles";
 
 const serverUrl = inject("serverUrl");
 const clients: pg.Client[] = [];
@@ -96,10 +97,10 @@ describe("migration runner", () => {
   it("refuses a migration whose file changed after it was applied", async () => {
     const url = await emptyDatabase();
     const dir = await migrationsCopy();
-    await migrate(url, dir);
+    await migrate(url, { dir });
     const [first] = await readMigrations(dir);
     await writeFile(path.join(dir, first?.name ?? "", "migration.sql"), `${first?.sql}\n-- edited later\n`);
-    await expect(migrate(url, dir)).rejects.toThrow(/changed after it was applied/);
+    await expect(migrate(url, { dir })).rejects.toThrow(/changed after it was applied/);
   });
 
   it("reports a failing migration with its error, records it, and stops there", async () => {
@@ -110,7 +111,7 @@ describe("migration runner", () => {
       path.join(dir, "29990101000000_broken", "migration.sql"),
       "CREATE TABLE ok_part (id int);\nSELECT * FROM no_such_table;",
     );
-    const error = await migrate(url, dir).catch((e: unknown) => e);
+    const error = await migrate(url, { dir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationError);
     expect((error as MigrationError).message).toMatch(/29990101000000_broken failed: .*no_such_table/);
     const rows = await query<{ logs: string | null; finished_at: Date | null }>(
@@ -122,6 +123,53 @@ describe("migration runner", () => {
     // The failed file ran in a transaction: its first statement left nothing behind.
     const tables = await query(url, `SELECT 1 FROM information_schema.tables WHERE table_name = 'ok_part'`);
     expect(tables).toHaveLength(0);
-    await expect(migrate(url, dir)).rejects.toThrow(/failed earlier/);
+    await expect(migrate(url, { dir })).rejects.toThrow(/failed earlier/);
+  });
+});
+
+describe("the runtime role's grants", () => {
+  const app = () => inject("appRole").name;
+  const privileges = async (url: string, table: string) =>
+    (
+      await query<{ p: string }>(
+        url,
+        `SELECT string_agg(p, ',' ORDER BY p) AS p FROM unnest(ARRAY['SELECT','INSERT','UPDATE','DELETE','TRUNCATE','REFERENCES','TRIGGER']) p
+          WHERE has_table_privilege('${app()}', '${table}', p)`,
+      )
+    )[0]?.p;
+
+  it("follow the list in roles.ts on every table, cover a table a later migration adds, and converge when run again", async () => {
+    const url = await emptyDatabase();
+    const dir = await migrationsCopy();
+    const report = await migrate(url, { dir, appRole: app() });
+    expect(report.grants?.role).toBe(app());
+    for (const [table, listed] of Object.entries(RESTRICTED_TABLES)) {
+      if (!(table in (report.grants?.tables ?? {}))) continue; // not in this branch's schema yet
+      expect(await privileges(url, table), table).toBe([...listed].sort().join(","));
+    }
+    expect(await privileges(url, "cases")).toBe("DELETE,INSERT,SELECT,UPDATE");
+    expect(await privileges(url, "audit_events")).toBe("INSERT,SELECT");
+    expect(await privileges(url, "ledger_entries")).toBe("INSERT,SELECT");
+
+    // A new table, and a privilege someone granted by hand: the next run covers the one and takes back the other.
+    await mkdir(path.join(dir, "29990101000000_later"));
+    await writeFile(path.join(dir, "29990101000000_later", "migration.sql"), "CREATE TABLE later_things (id int);");
+    await query(url, `GRANT UPDATE, TRUNCATE ON audit_events TO "${app()}"`);
+    await migrate(url, { dir, appRole: app() });
+    expect(await privileges(url, "later_things")).toBe("DELETE,INSERT,SELECT,UPDATE");
+    expect(await privileges(url, "audit_events")).toBe("INSERT,SELECT");
+    const schema = await query<{ create: boolean; usage: boolean }>(
+      url,
+      `SELECT has_schema_privilege('${app()}', 'public', 'CREATE') AS create, has_schema_privilege('${app()}', 'public', 'USAGE') AS usage`,
+    );
+    expect(schema[0]).toEqual({ create: false, usage: true });
+  });
+
+  it("refuse an app role that grants could not restrict (a superuser, or the tables' owner)", async () => {
+    const url = await emptyDatabase();
+    const superuser = decodeURIComponent(new URL(url).username);
+    const error = await migrate(url, { appRole: superuser }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationError);
+    expect((error as Error).message).toMatch(/superuser or owns tables/);
   });
 });

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { runSessionTasks, type SessionTask } from "../../bench/lib/session-tasks";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb } from "./setup/test-db";
 
-const { db, url } = openTestDb();
+// As the owner: this file creates probe tables of its own, which the app role may not.
+const { db, url } = openOwnerDb();
 const setup = ["SET application_name = 'session-tasks-test'"];
 
 type Mark = { label: string; edge: "start" | "end"; at: Date; pid: number };

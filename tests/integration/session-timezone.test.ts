@@ -2,11 +2,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "../../lib/db/client";
 import { Prisma } from "../../lib/db/generated/prisma/client";
 import { sqlRows } from "../../lib/db/sql-rows";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb } from "./setup/test-db";
 
 // A database whose own TimeZone is not UTC (set by whoever runs the server) must not move any
 // instant the app stores or reads: Prisma's adapter sends and reads timestamps without offsets.
-const { db, url } = openTestDb();
+// As the owner: this file changes the database's settings, which the app role may not.
+const { db, url } = openOwnerDb();
 const name = new URL(url).pathname.slice(1);
 
 afterAll(() => db.$executeRawUnsafe(`ALTER DATABASE "${name}" RESET timezone`));

@@ -3,9 +3,10 @@ import { Prisma } from "../../lib/db/generated/prisma/client";
 import { sqlRows } from "../../lib/db/sql-rows";
 import { inTransaction } from "../../lib/db/transaction";
 import { isUniqueViolation } from "../../lib/db/unique-violation";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb } from "./setup/test-db";
 
-const { db } = openTestDb();
+// As the owner: this file creates probe tables of its own, which the app role may not.
+const { db } = openOwnerDb();
 
 const EVERY_KIND = Prisma.sql`
   SELECT ${9_007_199_254_740_993n}::int8 AS big, 12.50::numeric AS money, 7::int AS small, 1.5::float8 AS ratio,

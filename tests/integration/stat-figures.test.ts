@@ -9,14 +9,16 @@ import { reconcileCase } from "../../lib/services/reconcile-case";
 import { resolveHold } from "../../lib/services/resolve-hold";
 import { foldStatDeltas } from "../../lib/services/stat-figures";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { backdateLedger } from "./helpers/backdate-ledger";
 import { compareFiguresWithScans } from "./helpers/compare-figures";
 import { overviewByScan, runningTotals } from "./helpers/figures-by-scan";
-import { openTestDb } from "./setup/test-db";
+import { openOwnerDb, openTestDb } from "./setup/test-db";
 
 // The overview and finance pages read running totals kept by triggers (migration
 // 20261130000000_console_at_scale). Whatever happened to the rows, in whatever order, folded or
 // not, the figures must be exactly what full scans of the rows say, at every age boundary.
 const { db, url } = openTestDb();
+const { db: owner } = openOwnerDb();
 const shop = producer("figures-shop");
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -63,7 +65,7 @@ describe("running totals behind the overview and finance pages", () => {
       const at = new Date(T0.getTime() - (ages[i % ages.length] ?? 0));
       await db.$executeRaw`UPDATE cases SET opened_at = ${at} WHERE id = ${caseId}::uuid`;
       await db.$executeRaw`UPDATE holds SET created_at = ${at} WHERE id = ${holdRef}::uuid`;
-      await db.$executeRaw`UPDATE ledger_entries SET created_at = ${at} WHERE hold_ref = ${holdRef}::uuid`;
+      await backdateLedger(owner, holdRef, at);
     }
     await expectFiguresMatch(db, finance, T0);
     await foldStatDeltas(db);
@@ -123,7 +125,7 @@ describe("running totals behind the overview and finance pages", () => {
 
     // A database set to a zone whose days end on the half hour changes no figure: sessions run in UTC.
     const name = new URL(url).pathname.slice(1);
-    await db.$executeRawUnsafe(`ALTER DATABASE "${name}" SET timezone = 'Asia/Kolkata'`);
+    await owner.$executeRawUnsafe(`ALTER DATABASE "${name}" SET timezone = 'Asia/Kolkata'`);
     const kolkata = createPrismaClient(url, 2);
     try {
       for (const now of nowsAround(T0).slice(0, 6)) await expectFiguresMatch(kolkata, finance, now);
@@ -134,7 +136,7 @@ describe("running totals behind the overview and finance pages", () => {
 
   it("equal what stat_rebuild() computes from the rows", async () => {
     const kept = await runningTotals(db);
-    await db.$executeRaw`SELECT stat_rebuild()`;
+    await owner.$executeRaw`SELECT stat_rebuild()`;
     expect(await runningTotals(db)).toEqual(kept);
     expect(kept.length).toBeGreaterThan(0);
   });
@@ -145,7 +147,7 @@ describe("running totals behind the overview and finance pages", () => {
       const inputs = Array.from({ length: 40 }, (_, i) => parkInput(i % 2 ? "polling" : "submission_uncertain"));
       await Promise.all([...inputs, ...inputs].map((input) => parkCase(wide, shop, input)));
       const kept = await runningTotals(db);
-      await db.$executeRaw`SELECT stat_rebuild()`;
+      await owner.$executeRaw`SELECT stat_rebuild()`;
       expect(await runningTotals(db)).toEqual(kept);
     } finally {
       await wide.$disconnect();

@@ -1,0 +1,134 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parkCase } from "../../lib/services/park-case";
+import { resolveHold } from "../../lib/services/resolve-hold";
+import { makeUser, parkInput, producer } from "./fixtures";
+import { openTestDb, ownerUrl } from "./setup/test-db";
+
+// DESIGN rule 15: the app connects as a role that owns nothing. It appends to history and money and
+// reads them; it cannot rewrite them, empty them, change their tables or switch their triggers off.
+const { db, url } = openTestDb();
+const app = new pg.Client({ connectionString: url });
+const owner = new pg.Client({ connectionString: ownerUrl() });
+let caseId: string;
+let holdRef: string;
+
+/** Runs `sql` in a transaction that is always rolled back; the error it raised, or null. */
+async function attempt(client: pg.Client, sql: string, params: unknown[] = []): Promise<pg.DatabaseError | null> {
+  await client.query("BEGIN");
+  try {
+    await client.query(sql, params);
+    return null;
+  } catch (error) {
+    return error as pg.DatabaseError;
+  } finally {
+    await client.query("ROLLBACK");
+  }
+}
+
+const count = async (table: string) =>
+  Number((await app.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n);
+
+beforeAll(async () => {
+  await app.connect();
+  await owner.connect();
+  ({ caseId } = await parkCase(db, producer(), parkInput("generation_failed")));
+  const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
+  holdRef = hold.id;
+});
+afterAll(async () => {
+  await app.end();
+  await owner.end();
+});
+
+describe("the app's database role", () => {
+  it("is a role of its own: not a superuser, not the owner, owning nothing", async () => {
+    const { rows } = await app.query<{ user: string; superuser: boolean; owns: number }>(
+      `SELECT current_user AS user, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser,
+              (SELECT count(*)::int FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)) AS owns`,
+    );
+    expect(rows[0]).toEqual({ user: new URL(url).username, superuser: false, owns: 0 });
+    const tableOwner = await app.query<{ owner: string }>(
+      "SELECT tableowner AS owner FROM pg_tables WHERE tablename = 'audit_events'",
+    );
+    expect(tableOwner.rows[0]?.owner).not.toBe(rows[0]?.user);
+  });
+
+  it("does the normal things: parks a case, whose hold writes the ledger and the audit log, and resolves it", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const ledgerBefore = await count("ledger_entries");
+    const auditBefore = await count("audit_events");
+    const other = await parkCase(db, producer(), parkInput("generation_failed"));
+    expect(other.created).toBe(true);
+    const hold = await db.hold.findFirstOrThrow({ where: { caseId: other.caseId } });
+    await resolveHold(db, finance, hold.id, {
+      kind: "settle",
+      chargeMicros: 40_000,
+      note: "the provider's invoice shows one generation",
+      evidence: "invoice line 7",
+    });
+    expect(await count("ledger_entries")).toBeGreaterThan(ledgerBefore + 1);
+    expect(await count("audit_events")).toBeGreaterThan(auditBefore + 1);
+  });
+
+  describe.each(["audit_events", "ledger_entries"])("on %s", (table) => {
+    const key = (): [string, string] => (table === "audit_events" ? ["case_id", caseId] : ["hold_ref", holdRef]);
+    it.each([
+      ["UPDATE", () => `UPDATE ${table} SET created_at = now() - interval '1 day' WHERE ${key()[0]} = $1`],
+      ["DELETE", () => `DELETE FROM ${table} WHERE ${key()[0]} = $1`],
+      ["TRUNCATE", () => `TRUNCATE ${table} CASCADE`],
+      ["DISABLE TRIGGER", () => `ALTER TABLE ${table} DISABLE TRIGGER ALL`],
+      ["ALTER (add a column)", () => `ALTER TABLE ${table} ADD COLUMN note2 text`],
+      ["DROP", () => `DROP TABLE ${table} CASCADE`],
+    ])("%s is refused for lack of privilege and changes nothing", async (_name, sql) => {
+      const before = await count(table);
+      const statement = sql();
+      const error = await attempt(app, statement, statement.includes("$1") ? [key()[1]] : []);
+      expect(error?.code, statement).toBe("42501");
+      expect(error?.message).toMatch(/permission denied|must be owner/);
+      expect(await count(table)).toBe(before);
+    });
+
+    it("reading and appending are allowed", async () => {
+      expect(await count(table)).toBeGreaterThan(0);
+      const { rows } = await app.query<{ insert: boolean; update: boolean }>(
+        `SELECT has_table_privilege($1, 'INSERT') AS insert, has_table_privilege($1, 'UPDATE') AS update`,
+        [table],
+      );
+      expect(rows[0]).toEqual({ insert: true, update: false });
+    });
+  });
+
+  it("cannot create a table, a schema or a function", async () => {
+    for (const sql of [
+      "CREATE TABLE public.sneaky (id int)",
+      "CREATE TABLE sneaky (id int)",
+      "CREATE SCHEMA sneaky",
+      "CREATE FUNCTION public.sneaky() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+    ]) {
+      const error = await attempt(app, sql);
+      expect(error?.code, sql).toBe("42501");
+    }
+  });
+});
+
+describe("the ledger is append-only even for the owner", () => {
+  it.each([
+    ["UPDATE of an amount", "UPDATE ledger_entries SET amount_micros = amount_micros + 1 WHERE hold_ref = $1", true],
+    ["DELETE of an entry", "DELETE FROM ledger_entries WHERE hold_ref = $1", true],
+    ["TRUNCATE", "TRUNCATE ledger_entries", false],
+  ])("the owner's %s is refused by the trigger", async (_name, sql, withHold) => {
+    const error = await attempt(owner, sql, withHold ? [holdRef] : []);
+    expect(error?.code).toBe("42501");
+    expect(error?.message).toMatch(/ledger_entries is append-only/);
+  });
+
+  it("the owner can append", async () => {
+    const error = await attempt(
+      owner,
+      "INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label) VALUES ($1, 'release', 1, 'test')",
+      [holdRef],
+    );
+    expect(error).toBeNull();
+  });
+});
