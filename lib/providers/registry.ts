@@ -37,7 +37,8 @@ export function providerAdaptersFromEnv(
     if (!env.SIMULATOR_URL) throw new ProviderConfigError("PROVIDER_MODE=simulator needs SIMULATOR_URL");
     return simulatorAdapters(env.SIMULATOR_URL, shared, env.SIMULATOR_TOKEN || undefined);
   }
-  if (mode !== "live") throw new ProviderConfigError(`PROVIDER_MODE must be "simulator" or "live", not "${mode ?? ""}"`);
+  if (mode !== "live")
+    throw new ProviderConfigError(`PROVIDER_MODE must be "simulator" or "live", not "${mode ?? ""}"`);
   const adapters: ConfiguredAdapters = {};
   if (env.REPLICATE_API_TOKEN) {
     adapters.replicate = createReplicateAdapter({

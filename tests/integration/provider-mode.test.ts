@@ -62,11 +62,11 @@ describe("live mode with only the providers that have keys", () => {
       state: "parked",
     });
     const unresolved = await db.auditEvent.findMany({ where: { caseId: falCase, kind: "recovery_unresolved" } });
-    expect((unresolved[0]?.evidence as { evidence?: string }).evidence).toContain('provider "fal" is not configured');
+    expect((unresolved[0]?.evidence as { evidence?: string } | undefined)?.evidence).toContain(
+      'provider "fal" is not configured',
+    );
     // The key reached the (stand-in) provider: the check was authorised, not refused.
     expect(sim.state.stats().creates.total).toBe(0);
-    expect((await db.providerObservation.findFirstOrThrow({ where: { caseId: replicateCase } })).kind).toBe(
-      "running",
-    );
+    expect((await db.providerObservation.findFirstOrThrow({ where: { caseId: replicateCase } })).kind).toBe("running");
   });
 });
