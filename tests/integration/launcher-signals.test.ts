@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+// The real launcher (`npm run dev`: embedded PostgreSQL, migrations, demo seed, simulator, server,
+// worker loop), stopped with SIGINT as Ctrl-C would: every child is gone when the launcher exits,
+// and PostgreSQL stops only after all of them.
+const run = randomBytes(3).toString("hex");
+const dataDir = path.resolve(".data", `launcher-test-${run}`);
+const distDir = `.next-e2e-launcher-${run}`;
+const tsconfig = `tsconfig.next-e2e-launcher-${run}.json`;
+const port = 3900 + Math.floor(Math.random() * 90);
+let launcher: ChildProcess | undefined;
+
+afterAll(async () => {
+  if (launcher?.pid && launcher.exitCode === null) launcher.kill("SIGKILL");
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(distDir, { recursive: true, force: true });
+  await rm(tsconfig, { force: true });
+});
+
+/** pid -> parent pid and state for every process, from /proc. */
+function processTable(): Map<number, { ppid: number; state: string }> {
+  const table = new Map<number, { ppid: number; state: string }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // "pid (comm) state ppid ...": comm may hold spaces, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      table.set(Number(entry), { ppid: Number(ppid), state: state ?? "?" });
+    } catch {}
+  }
+  return table;
+}
+
+function descendants(root: number, table = processTable()): number[] {
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const parent = queue.shift() as number;
+    for (const [pid, info] of table) {
+      if (info.ppid === parent && !found.includes(pid)) {
+        found.push(pid);
+        queue.push(pid);
+      }
+    }
+  }
+  return found;
+}
+
+const alive = (pid: number, table: Map<number, { ppid: number; state: string }>) => {
+  const info = table.get(pid);
+  return info !== undefined && info.state !== "Z";
+};
+
+describe("the launcher on SIGINT", () => {
+  it("stops every child, then PostgreSQL, and leaves nothing running", { timeout: 180_000 }, async () => {
+    writeFileSync(tsconfig, `${JSON.stringify({ extends: "./tsconfig.json" }, null, 2)}\n`);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEMO: "1",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(56100 + Math.floor(Math.random() * 800)),
+      SIMULATOR_PORT: String(24100 + Math.floor(Math.random() * 800)),
+      NEXT_DIST_DIR: distDir,
+      NEXT_TSCONFIG: tsconfig,
+      WORKER_LOG: "0",
+      // Between ticks the worker waits this long: a stop must not wait for it (the 40 s straggler).
+      WORKER_INTERVAL_MS: "30000",
+    };
+    delete env.DATABASE_URL;
+    delete env.AUTH_SECRET;
+    launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--dev"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const child = launcher;
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exitedAt = new Promise<number>((resolve) => child.once("exit", () => resolve(Date.now())));
+
+    // Up: every child spawned, the worker loop running (and backing off while the dev server compiles).
+    const deadline = Date.now() + 150_000;
+    while (!output.includes("Worker loop started.") && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(output).toContain("Worker loop started.");
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+
+    const pid = child.pid as number;
+    const before = processTable();
+    const tree = descendants(pid, before);
+    const postmaster = Number(readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    const database = new Set([postmaster, ...descendants(postmaster, before)]);
+    const others = tree.filter((p) => !database.has(p));
+    expect(tree).toContain(postmaster);
+    // server, simulator and worker (each under its own tsx or node process)
+    expect(others.length).toBeGreaterThanOrEqual(3);
+
+    const goneAt = new Map<number, number>();
+    child.kill("SIGINT");
+    let launcherExit = 0;
+    void exitedAt.then((at) => {
+      launcherExit = at;
+    });
+    const watchUntil = Date.now() + 60_000;
+    while (Date.now() < watchUntil) {
+      const table = processTable();
+      for (const p of tree) if (!goneAt.has(p) && !alive(p, table)) goneAt.set(p, Date.now());
+      if (launcherExit && goneAt.size === tree.length) break;
+      if (launcherExit && Date.now() - launcherExit > 5_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    expect(launcherExit).toBeGreaterThan(0);
+    const leftAfterLauncher = tree.filter((p) => !goneAt.has(p) || (goneAt.get(p) as number) > launcherExit + 100);
+    expect(leftAfterLauncher, `still running after the launcher exited:\n${output.slice(-2000)}`).toEqual([]);
+    const lastChild = Math.max(...others.map((p) => goneAt.get(p) as number));
+    expect(goneAt.get(postmaster) as number).toBeGreaterThanOrEqual(lastChild);
+    expect(output).toContain("Embedded PostgreSQL stopped.");
+  });
+});
