@@ -21,8 +21,12 @@ const secret = "demo-credentials-test-auth-secret-0123456789";
 type Exit = { code: number | null; output: string };
 
 /** Runs a command with a clean environment of our choosing; resolves when it exits (or kills it at `timeoutMs`). */
-function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Exit> {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+function runUntilExit(args: string[], env: Record<string, string | undefined>, timeoutMs: number): Promise<Exit> {
+  const child = spawn(process.execPath, args, {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -41,8 +45,8 @@ function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number)
   );
 }
 
-function productionEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+function productionEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NODE_ENV: "production",
@@ -56,7 +60,6 @@ function productionEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     NEXT_DIST_DIR: `.next-e2e-demo-check-${process.pid}`,
     ...extra,
   };
-  return env;
 }
 
 describe("demo credentials in production", () => {
