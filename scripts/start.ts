@@ -12,10 +12,13 @@ import { serverNodeArgs } from "../server/node-args";
 import { buildIsStale } from "./build-freshness";
 import { demoWorkerToken } from "./demo-worker-token";
 import { Children, exited } from "./launcher/children";
+import { isLauncherCore, relayToLauncherCore } from "./launcher/detach";
 import { stopOnSignals } from "./launcher/signals";
 import { startSimulatorChild } from "./launcher/simulator-child";
 import { localUrl } from "./launcher/urls";
 import { openLocalDatabase } from "./local-database";
+
+if (!isLauncherCore()) await relayToLauncherCore();
 
 const dev = process.argv.includes("--dev");
 const nextBin = path.resolve("node_modules/next/dist/bin/next");
@@ -67,6 +70,8 @@ async function stop(code: number): Promise<never> {
   process.exit(code);
 }
 stopOnSignals(() => void stop(0));
+// The relay that started this process is gone (killed outright): nobody is left to stop us later.
+process.once("disconnect", () => void stop(1));
 
 async function orStop<T>(work: Promise<T>): Promise<T> {
   try {

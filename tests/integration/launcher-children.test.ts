@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChildExit, Children } from "../../scripts/launcher/children";
 import { startSimulatorChild } from "../../scripts/launcher/simulator-child";
 
 // The launcher's pieces with real child processes: the simulator binds its own port (the next one
 // when the preferred port is taken) and reports what it bound; a child that dies is reported at once.
-const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -33,7 +31,8 @@ async function answersAsSimulator(url: string): Promise<boolean> {
 describe("the provider simulator binds its port itself", () => {
   it("with its preferred port taken, listens on another and says which (the script's own output)", async () => {
     const taken = await occupy();
-    const child: ChildProcess = spawn(process.execPath, [tsx, "scripts/simulator.ts"], {
+    // One process (no tsx wrapper between), so the cleanup's kill reaches the simulator itself.
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/simulator.ts"], {
       env: simulatorEnv(taken.port),
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -2,12 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { connect } from "node:net";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The real launcher (`npm run dev`: embedded PostgreSQL, migrations, demo seed, simulator, server,
-// worker loop), stopped with SIGINT as Ctrl-C would: every child is gone when the launcher exits,
-// and PostgreSQL stops only after all of them.
+// worker loop), stopped with SIGINT to its process group as a terminal's Ctrl-C does: every child
+// is gone when the launcher exits, and PostgreSQL stops only after all of them.
 const run = randomBytes(3).toString("hex");
 const dataDir = path.resolve(".data", `launcher-test-${run}`);
 const distDir = `.next-e2e-launcher-${run}`;
@@ -16,7 +18,7 @@ const port = 3900 + Math.floor(Math.random() * 90);
 let launcher: ChildProcess | undefined;
 
 afterAll(async () => {
-  if (launcher?.pid && launcher.exitCode === null) launcher.kill("SIGKILL");
+  if (launcher?.pid && launcher.exitCode === null) process.kill(-launcher.pid, "SIGKILL");
   await rm(dataDir, { recursive: true, force: true });
   await rm(distDir, { recursive: true, force: true });
   await rm(tsconfig, { force: true });
@@ -52,6 +54,21 @@ function descendants(root: number, table = processTable()): number[] {
   return found;
 }
 
+/** null when the database answers a query, else why not. */
+async function databaseRefuses(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 const alive = (pid: number, table: Map<number, { ppid: number; state: string }>) => {
   const info = table.get(pid);
   return info !== undefined && info.state !== "Z";
@@ -75,9 +92,11 @@ describe("the launcher on SIGINT", () => {
     };
     delete env.DATABASE_URL;
     delete env.AUTH_SECRET;
+    // Its own process group, as a terminal runs a foreground job: Ctrl-C signals the whole group.
     launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--dev"], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     const child = launcher;
     let output = "";
@@ -95,28 +114,48 @@ describe("the launcher on SIGINT", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(output).toContain("Worker loop started.");
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    while (!output.includes("[server] listening on") && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // A request whose body never comes keeps the server draining during the stop, as a slow
+    // worker tick would: the database must stay up for it until the server is gone.
+    const slow = connect({ host: "127.0.0.1", port });
+    slow.on("error", () => {});
+    slow.write(
+      `POST /api/v1/cases HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const pid = child.pid as number;
     const before = processTable();
     const tree = descendants(pid, before);
-    const postmaster = Number(readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    const pidFile = readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n");
+    const postmaster = Number(pidFile[0]);
+    const databaseUrl = `postgresql://postgres:postgres@127.0.0.1:${pidFile[3]?.trim()}/postgres`;
     const database = new Set([postmaster, ...descendants(postmaster, before)]);
-    const others = tree.filter((p) => !database.has(p));
+    // The launcher itself (the relay and the core that started PostgreSQL) ends last by design.
+    const launcherItself = new Set<number>();
+    for (let p = before.get(postmaster)?.ppid; p && p !== pid; p = before.get(p)?.ppid) launcherItself.add(p);
+    const others = tree.filter((p) => !database.has(p) && !launcherItself.has(p));
     expect(tree).toContain(postmaster);
     // server, simulator and worker (each under its own tsx or node process)
     expect(others.length).toBeGreaterThanOrEqual(3);
 
     const goneAt = new Map<number, number>();
-    child.kill("SIGINT");
+    process.kill(-pid, "SIGINT");
     let launcherExit = 0;
     void exitedAt.then((at) => {
       launcherExit = at;
     });
+    const refusedWhileChildrenRan: string[] = [];
     const watchUntil = Date.now() + 60_000;
     while (Date.now() < watchUntil) {
       const table = processTable();
       for (const p of tree) if (!goneAt.has(p) && !alive(p, table)) goneAt.set(p, Date.now());
+      if (others.some((p) => !goneAt.has(p))) {
+        const refusal = await databaseRefuses(databaseUrl);
+        if (refusal && others.some((p) => alive(p, processTable()))) refusedWhileChildrenRan.push(refusal);
+      }
       if (launcherExit && goneAt.size === tree.length) break;
       if (launcherExit && Date.now() - launcherExit > 5_000) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -124,6 +163,8 @@ describe("the launcher on SIGINT", () => {
 
     expect(launcherExit).toBeGreaterThan(0);
     const leftAfterLauncher = tree.filter((p) => !goneAt.has(p) || (goneAt.get(p) as number) > launcherExit + 100);
+    slow.destroy();
+    expect(refusedWhileChildrenRan).toEqual([]);
     expect(leftAfterLauncher, `still running after the launcher exited:\n${output.slice(-2000)}`).toEqual([]);
     const lastChild = Math.max(...others.map((p) => goneAt.get(p) as number));
     expect(goneAt.get(postmaster) as number).toBeGreaterThanOrEqual(lastChild);
