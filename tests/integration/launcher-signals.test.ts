@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 // The real launcher (`npm run dev`: embedded PostgreSQL, migrations, demo seed, simulator, server,
 // worker loop), stopped with SIGINT to its process group as a terminal's Ctrl-C does: every child
-// is gone when the launcher exits, and PostgreSQL stops only after all of them.
+// is gone when the launcher exits, and PostgreSQL stops only after all of them. The console binds
+// the loopback interface only, unless HOST says otherwise.
 const run = randomBytes(3).toString("hex");
 const dataDir = path.resolve(".data", `launcher-test-${run}`);
 const distDir = `.next-e2e-launcher-${run}`;
@@ -49,6 +50,28 @@ function descendants(root: number, table = processTable()): number[] {
         found.push(pid);
         queue.push(pid);
       }
+    }
+  }
+  return found;
+}
+
+/** Local addresses with a listening TCP socket on `port` (from /proc/net/tcp and tcp6). */
+function listeningAddresses(port: number): string[] {
+  const found: string[] = [];
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of readFileSync(file, "utf8").split("\n").slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== "0A" || !local) continue;
+      const [hex, portHex] = local.split(":");
+      if (Number.parseInt(portHex ?? "", 16) !== port || !hex) continue;
+      found.push(
+        hex.length === 8
+          ? (hex.match(/../g) ?? [])
+              .reverse()
+              .map((byte) => Number.parseInt(byte, 16))
+              .join(".")
+          : `ipv6:${hex}`,
+      );
     }
   }
   return found;
@@ -117,6 +140,10 @@ describe("the launcher on SIGINT", () => {
     while (!output.includes("[server] listening on") && Date.now() < deadline && child.exitCode === null) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    // Loopback only by default: nothing listens on the console's port on any other address.
+    expect(listeningAddresses(port)).toEqual(["127.0.0.1"]);
+    expect(output).toContain(`[server] listening on http://127.0.0.1:${port}`);
+
     // A request whose body never comes keeps the server draining during the stop, as a slow
     // worker tick would: the database must stay up for it until the server is gone.
     const slow = connect({ host: "127.0.0.1", port });
