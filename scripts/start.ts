@@ -58,16 +58,22 @@ const children = new Children(({ name, code, signal }) => {
   void stop(code || 1);
 });
 let stopping = false;
+let stopped: Promise<never> | undefined;
 
-/** Children first (they may still be writing), then the database, then this process. */
-async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+/**
+ * Children first (they may still be writing), then the database, then this process. A second
+ * signal or failure while stopping waits for the same stop: exiting early would let the exit
+ * hooks stop PostgreSQL under children that are still draining.
+ */
+function stop(code: number): Promise<never> {
+  stopping = true;
+  stopped ??= (async () => {
     await children.stopAll();
     await database.embedded?.stop();
     if (database.embedded) log("Embedded PostgreSQL stopped.");
-  }
-  process.exit(code);
+    return process.exit(code);
+  })();
+  return stopped;
 }
 stopOnSignals(() => void stop(0));
 // The relay that started this process is gone (killed outright): nobody is left to stop us later.

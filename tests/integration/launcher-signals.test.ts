@@ -116,7 +116,8 @@ describe("the launcher on SIGINT", () => {
     delete env.DATABASE_URL;
     delete env.AUTH_SECRET;
     // Its own process group, as a terminal runs a foreground job: Ctrl-C signals the whole group.
-    launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--dev"], {
+    // As `npm run dev` runs it: through tsx's CLI, which relays signals to its own child once more.
+    launcher = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/start.ts", "--dev"], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
@@ -170,6 +171,12 @@ describe("the launcher on SIGINT", () => {
 
     const goneAt = new Map<number, number>();
     process.kill(-pid, "SIGINT");
+    // Impatient people press Ctrl-C twice; the second must not cut the ordered stop short.
+    setTimeout(() => {
+      try {
+        process.kill(-pid, "SIGINT");
+      } catch {}
+    }, 300);
     let launcherExit = 0;
     void exitedAt.then((at) => {
       launcherExit = at;
