@@ -21,6 +21,9 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
+          // Test files get their database through DATABASE_URL, which outside an explicit demo means
+          // production (AUTH_SECRET and PROVIDER_MODE required); the suite runs as the demo does.
+          env: { DEMO: "1" },
           globalSetup: ["tests/integration/setup/global-setup.ts"],
           setupFiles: ["tests/integration/setup/per-file.ts"],
           testTimeout: 30_000,

@@ -18,6 +18,8 @@ const schema = z.object({
   /** A client gets this long to send a request's headers, and this long for the whole request (slow-body defence). */
   HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 100),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 100),
+  /** Loopback by default: a console with published demo passwords must not face the network by accident. */
+  HOST: z.string().trim().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: integer(54329),
   DEMO: z.enum(["auto", "1", "0"]).default("auto"),
@@ -60,6 +62,11 @@ const schema = z.object({
       )
       .optional(),
   ),
+  PROVIDER_MODE: optionalText.pipe(z.enum(["simulator", "live"]).optional()),
+  SIMULATOR_URL: optionalText.pipe(z.url().optional()),
+  SIMULATOR_TOKEN: optionalText,
+  REPLICATE_API_TOKEN: optionalText,
+  FAL_KEY: optionalText,
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
@@ -69,6 +76,8 @@ const schema = z.object({
 export type Env = z.infer<typeof schema> & {
   /** Demo users and the demo banner exist only in demo mode. */
   demo: boolean;
+  /** Explicit outside demo mode; the demo defaults to the local simulator. */
+  providerMode: "simulator" | "live";
   oidcEnabled: boolean;
   authUrl: string;
 };
@@ -76,9 +85,11 @@ export type Env = z.infer<typeof schema> & {
 export class EnvError extends Error {}
 
 /**
- * Demo mode is the zero-configuration default. An operator who sets AUTH_SECRET, or DEMO=0,
- * runs production: no demo users, and no start without a secret. DEMO=1 forces demo mode even
- * with a secret (the launcher and the browser tests use this).
+ * Demo mode is the zero-configuration default: no AUTH_SECRET and no DATABASE_URL. An operator who
+ * sets AUTH_SECRET, or DEMO=0, runs production: no demo users, and no start without a secret.
+ * DEMO=1 forces demo mode even with a secret (the launcher and the browser tests use this). A
+ * database named by DATABASE_URL is never given the published demo accounts unless DEMO=1 says so,
+ * so a forgotten AUTH_SECRET there is an error rather than a quiet demo (docs/decisions/017).
  */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const parsed = schema.safeParse(source);
@@ -87,12 +98,37 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`Invalid environment: ${fields.join("; ")}`);
   }
   const env = parsed.data;
-  const demo = env.DEMO === "1" || (env.DEMO === "auto" && !env.AUTH_SECRET);
+  const demo = env.DEMO === "1" || (env.DEMO === "auto" && !env.AUTH_SECRET && !env.DATABASE_URL);
   if (!demo && !env.AUTH_SECRET) {
-    throw new EnvError("AUTH_SECRET (32+ characters) is required outside demo mode");
+    throw new EnvError(
+      env.DEMO === "auto"
+        ? "DATABASE_URL is set but AUTH_SECRET is not: set AUTH_SECRET (32+ characters) to run in production, or DEMO=1 to put the demo accounts into that database"
+        : "AUTH_SECRET (32+ characters) is required outside demo mode",
+    );
   }
+  const providerMode = demo ? (env.PROVIDER_MODE ?? "simulator") : requireProviderMode(env);
   const oidcEnabled = Boolean(env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET);
-  return { ...env, demo, oidcEnabled, authUrl: env.AUTH_URL ?? `http://localhost:${env.PORT}` };
+  return { ...env, demo, providerMode, oidcEnabled, authUrl: env.AUTH_URL ?? `http://localhost:${env.PORT}` };
+}
+
+/**
+ * Outside demo mode nothing defaults to the simulator: a process that happens to own a local port
+ * must never become "the provider" whose answers settle holds. Live mode needs at least one key;
+ * a provider without one is simply not configured (its cases park with that evidence).
+ */
+function requireProviderMode(env: z.infer<typeof schema>): "simulator" | "live" {
+  if (!env.PROVIDER_MODE) {
+    throw new EnvError(
+      'PROVIDER_MODE is required outside demo mode: "live" (REPLICATE_API_TOKEN and/or FAL_KEY) or "simulator" (SIMULATOR_URL and SIMULATOR_TOKEN)',
+    );
+  }
+  if (env.PROVIDER_MODE === "simulator" && (!env.SIMULATOR_URL || !env.SIMULATOR_TOKEN)) {
+    throw new EnvError("PROVIDER_MODE=simulator outside demo mode needs SIMULATOR_URL and SIMULATOR_TOKEN");
+  }
+  if (env.PROVIDER_MODE === "live" && !env.REPLICATE_API_TOKEN && !env.FAL_KEY) {
+    throw new EnvError("PROVIDER_MODE=live needs REPLICATE_API_TOKEN or FAL_KEY (or both)");
+  }
+  return env.PROVIDER_MODE;
 }
 
 let cached: Env | undefined;

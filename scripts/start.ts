@@ -1,21 +1,28 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createPrismaClient } from "../lib/db/client";
-import { findFreePort } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
 import { EnvError, parseEnv } from "../lib/env";
+import { demoCredentialsRefusal } from "../lib/services/demo-credentials";
 import { seedDemoUsers } from "../lib/services/seed-demo-users";
 import { seedDemoCases } from "../prisma/seed/demo-cases";
 import { serverNodeArgs } from "../server/node-args";
 import { buildIsStale } from "./build-freshness";
 import { demoWorkerToken } from "./demo-worker-token";
+import { Children, exited } from "./launcher/children";
+import { isLauncherCore, relayToLauncherCore } from "./launcher/detach";
+import { stopOnSignals } from "./launcher/signals";
+import { startSimulatorChild } from "./launcher/simulator-child";
+import { localUrl } from "./launcher/urls";
 import { openLocalDatabase } from "./local-database";
+
+if (!isLauncherCore()) await relayToLauncherCore();
 
 const dev = process.argv.includes("--dev");
 const nextBin = path.resolve("node_modules/next/dist/bin/next");
+const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
 const log = (message: string) => console.log(`[start] ${message}`);
 
 function loadConfig() {
@@ -41,48 +48,47 @@ async function demoSecret(dataDir: string): Promise<string> {
   return secret;
 }
 
-/** `node` with these arguments, in its own process group, so stopping it also stops what it forks. */
-function run(nodeArgs: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, nodeArgs, { stdio: "inherit", env: childEnv, detached: true });
-}
-
-function waitForExit(child: ChildProcess): Promise<number> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
-}
-
 const config = loadConfig();
 const secret = config.AUTH_SECRET ?? (await demoSecret(config.DATA_DIR));
 const database = await openLocalDatabase();
-let children: ChildProcess[] = [];
-let stopping = false;
 
-async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    for (const child of children) {
-      if (child.exitCode === null && child.pid) {
-        try {
-          process.kill(-child.pid, "SIGTERM");
-        } catch {}
-      }
-    }
-    const killer = setTimeout(() => {
-      for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
-    }, 10_000);
-    await Promise.all(children.map(waitForExit));
-    clearTimeout(killer);
+// Any child that ends on its own (server, simulator, worker) ends the whole run: nothing half-up.
+const children = new Children(({ name, code, signal }) => {
+  console.error(`[start] the ${name} exited (${signal ?? `code ${code}`}); stopping everything`);
+  void stop(code || 1);
+});
+let stopping = false;
+let stopped: Promise<never> | undefined;
+
+/**
+ * Children first (they may still be writing), then the database, then this process. A second
+ * signal or failure while stopping waits for the same stop: exiting early would let the exit
+ * hooks stop PostgreSQL under children that are still draining.
+ */
+function stop(code: number): Promise<never> {
+  stopping = true;
+  stopped ??= (async () => {
+    await children.stopAll();
     await database.embedded?.stop();
     if (database.embedded) log("Embedded PostgreSQL stopped.");
-  }
-  process.exit(code);
+    return process.exit(code);
+  })();
+  return stopped;
 }
-process.on("SIGINT", () => void stop(0));
-process.on("SIGTERM", () => void stop(0));
+stopOnSignals(() => void stop(0));
+// The relay that started this process is gone (killed outright): nobody is left to stop us later.
+process.once("disconnect", () => void stop(1));
 
-const useSimulator =
-  config.demo && (process.env.PROVIDER_MODE ?? "simulator") === "simulator" && !process.env.SIMULATOR_URL;
-const simulatorPort = useSimulator ? await findFreePort(Number(process.env.SIMULATOR_PORT ?? 4010)) : null;
+async function orStop<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    console.error(`[start] ${error instanceof Error ? error.message : String(error)}`);
+    return stop(1);
+  }
+}
+
+const useSimulator = config.demo && config.providerMode === "simulator" && !config.SIMULATOR_URL;
 
 const childEnv: NodeJS.ProcessEnv = {
   ...process.env,
@@ -91,30 +97,41 @@ const childEnv: NodeJS.ProcessEnv = {
   DEMO: config.demo ? "1" : "0",
   NEXTAUTH_URL: config.authUrl,
   PORT: String(config.PORT),
+  HOST: config.HOST,
   NEXT_TELEMETRY_DISABLED: "1",
-  ...(simulatorPort ? { SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}` } : {}),
 };
 
 // The build needs no database, so it runs while migrations and demo data are prepared.
 // Types are checked by `npm run typecheck` (and CI); the launcher's build skips Next's second pass.
 const build =
   !dev && (await buildIsStale())
-    ? run([nextBin, "build"], { ...childEnv, NODE_ENV: "production", SKIP_BUILD_TYPECHECK: "1" })
+    ? children.spawn(
+        "build",
+        [nextBin, "build"],
+        { ...childEnv, NODE_ENV: "production", SKIP_BUILD_TYPECHECK: "1" },
+        {
+          oneShot: true,
+        },
+      )
     : null;
-if (build) {
-  log("Building the app (first start or changed sources)…");
-  children = [build];
-}
+if (build) log("Building the app (first start or changed sources)…");
 
 let workerToken = process.env.WORKER_TOKEN;
 try {
   const report = await migrate(database.ownerUrl, { appRole: database.appRole });
   for (const name of report.applied) log(`Applied migration ${name}`);
-  if (config.demo) {
-    const prisma = createPrismaClient(database.url, 1);
-    if (await seedDemoUsers(prisma)) log("Demo users created (see README for the password).");
-    if (await seedDemoCases(prisma)) log("Demo cases parked.");
-    if (process.env.START_WORKER !== "0") workerToken ??= await demoWorkerToken(prisma, config.DATA_DIR);
+  const prisma = createPrismaClient(database.url, 1);
+  try {
+    if (config.demo) {
+      if (await seedDemoUsers(prisma)) log("Demo users created (see README for the password).");
+      if (await seedDemoCases(prisma)) log("Demo cases parked.");
+      if (process.env.START_WORKER !== "0") workerToken ??= await demoWorkerToken(prisma, config.DATA_DIR);
+    } else {
+      // The server refuses this too (server/production-check.ts); saying it here spares the build wait.
+      const refusal = await demoCredentialsRefusal(prisma);
+      if (refusal) throw new Error(refusal);
+    }
+  } finally {
     await prisma.$disconnect();
   }
 } catch (error) {
@@ -123,31 +140,28 @@ try {
 }
 
 if (build) {
-  const code = await waitForExit(build);
+  const code = await exited(build);
   if (code !== 0 || stopping) await stop(code || 1);
 }
 
-const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-const server = run(serverNodeArgs({ dev }), { ...childEnv, NODE_ENV: dev ? "development" : "production" });
-children = [server];
-if (simulatorPort) {
-  children.push(run([tsx, "scripts/simulator.ts"], { ...childEnv, SIMULATOR_PORT: String(simulatorPort) }));
-  log(`Provider simulator: http://127.0.0.1:${simulatorPort}`);
-}
-if (workerToken && process.env.START_WORKER !== "0") {
-  const appUrl = `http://localhost:${config.PORT}`;
-  children.push(
-    run([tsx, "scripts/worker.ts"], {
-      ...childEnv,
-      WORKER_TOKEN: workerToken,
-      APP_URL: appUrl,
-      WORKER_ID: "demo-worker-1",
-    }),
+// The simulator binds its port itself and reports it; only then do the server and worker learn it.
+if (useSimulator) {
+  const simulatorUrl = await orStop(
+    startSimulatorChild(children, { ...childEnv, SIMULATOR_PORT: process.env.SIMULATOR_PORT ?? "4010" }),
   );
+  childEnv.SIMULATOR_URL = simulatorUrl;
+  log(`Provider simulator: ${simulatorUrl}`);
+}
+
+children.spawn("server", serverNodeArgs({ dev }), { ...childEnv, NODE_ENV: dev ? "development" : "production" });
+if (workerToken && process.env.START_WORKER !== "0") {
+  children.spawn("worker", [tsx, "scripts/worker.ts"], {
+    ...childEnv,
+    WORKER_TOKEN: workerToken,
+    APP_URL: localUrl(config.HOST, config.PORT),
+    WORKER_ID: "demo-worker-1",
+  });
   log("Worker loop started.");
 }
 log(`Console: ${config.authUrl}${config.demo ? " (demo mode)" : ""}`);
-void waitForExit(server).then((code) => {
-  if (!stopping) void stop(code);
-});
 if (!existsSync(nextBin)) log("next is not installed: run npm install");

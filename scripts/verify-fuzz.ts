@@ -47,6 +47,10 @@ try {
   process.env.API_RATE_LIMIT_PER_MINUTE = "1000000000";
   process.env.METRICS_TOKEN = "verify-fuzz-metrics-token-0123456789";
   process.env.AUTH_SECRET ??= "verify-fuzz-auth-secret-0123456789abcdef";
+  // Production needs an explicit provider; worker ticks here reach nothing (connection refused at once).
+  process.env.PROVIDER_MODE ??= "simulator";
+  process.env.SIMULATOR_URL ??= "http://127.0.0.1:9";
+  process.env.SIMULATOR_TOKEN ??= "verify-fuzz-no-simulator";
   process.env.NEXTAUTH_URL ??= "http://localhost:3000";
 
   // Outside Next's bundler, the auth library's CommonJS `exports.default` arrives as the exports object.

@@ -18,14 +18,28 @@ if (!config.success) {
 }
 const { APP_URL, WORKER_TOKEN, WORKER_ID, WORKER_INTERVAL_MS, WORKER_MAX_TASKS } = config.data;
 
+// A stop request ends the wait between ticks at once: a backed-off worker must not sleep on for a
+// minute after its launcher asked it to stop.
+const stopRequested = new AbortController();
 let stopping = false;
-process.on("SIGINT", () => {
-  stopping = true;
-});
-process.on("SIGTERM", () => {
-  stopping = true;
-});
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopping = true;
+    stopRequested.abort();
+  });
+}
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      stopRequested.signal.removeEventListener("abort", wake);
+      resolve();
+    }, ms);
+    stopRequested.signal.addEventListener("abort", wake, { once: true });
+  });
 
 let failures = 0;
 while (!stopping) {

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
 import { applyHttpTimeouts } from "./http-timeouts";
+import { refuseUnsafeStart } from "./production-check";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
@@ -9,7 +10,9 @@ import { applyHttpTimeouts } from "./http-timeouts";
  * per request on a 2-core VM; docs/decisions/009-direct-api-routes.md).
  */
 const dev = process.argv.includes("--dev");
+await refuseUnsafeStart();
 const port = Number(process.env.PORT ?? 3000);
+const host = env().HOST;
 const server = applyHttpTimeouts(createServer(), env());
 const app = next({ dev, dir: process.cwd(), port, httpServer: server });
 const handle = app.getRequestHandler();
@@ -23,7 +26,10 @@ server.once("error", (error) => {
   console.error(`[server] ${error.message}`);
   process.exit(1);
 });
-server.listen(port, () => console.log(`[server] listening on http://localhost:${port}${dev ? " (dev)" : ""}`));
+// Loopback unless HOST says otherwise (containers set HOST=0.0.0.0).
+server.listen(port, host, () =>
+  console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port}${dev ? " (dev)" : ""}`),
+);
 
 // Requests in flight finish first; a worker tick may take its whole budget.
 const drainMs = env().WORKER_TICK_BUDGET_MS + 5_000;

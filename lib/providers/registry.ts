@@ -3,6 +3,8 @@ import { createReplicateAdapter, REPLICATE_BASE_URL } from "./replicate/adapter"
 import { type AdapterConfig, type ProviderAdapter, ProviderConfigError, type ProviderName } from "./types";
 
 export type ProviderAdapters = Record<ProviderName, ProviderAdapter>;
+/** What a deployment has: in live mode only the providers whose keys are set. */
+export type ConfiguredAdapters = Partial<ProviderAdapters>;
 type Shared = Omit<AdapterConfig, "baseUrl" | "apiKey">;
 
 export const DEFAULT_SIMULATOR_URL = "http://127.0.0.1:4010";
@@ -22,32 +24,39 @@ export function simulatorAdapters(simulatorUrl: string, shared: Shared = {}, tok
 }
 
 /**
- * Adapters from configuration. The simulator is the default (demo and tests); PROVIDER_MODE=live
- * targets the public APIs and then requires their keys.
+ * Adapters from configuration. PROVIDER_MODE is explicit (lib/env.ts resolves it: the simulator in
+ * demo mode, required elsewhere). Live mode builds only the providers that have keys: a case for
+ * another provider finds no adapter and parks with that evidence instead of failing every tick.
  */
 export function providerAdaptersFromEnv(
   env: Record<string, string | undefined>,
   shared: Shared = {},
-): ProviderAdapters {
-  const mode = env.PROVIDER_MODE ?? "simulator";
+): ConfiguredAdapters {
+  const mode = env.PROVIDER_MODE;
   if (mode === "simulator") {
-    return simulatorAdapters(env.SIMULATOR_URL || DEFAULT_SIMULATOR_URL, shared, env.SIMULATOR_TOKEN || undefined);
+    if (!env.SIMULATOR_URL) throw new ProviderConfigError("PROVIDER_MODE=simulator needs SIMULATOR_URL");
+    return simulatorAdapters(env.SIMULATOR_URL, shared, env.SIMULATOR_TOKEN || undefined);
   }
-  if (mode !== "live") throw new ProviderConfigError(`PROVIDER_MODE must be "simulator" or "live", not "${mode}"`);
-  const replicateKey = env.REPLICATE_API_TOKEN;
-  const falKey = env.FAL_KEY;
-  if (!replicateKey || !falKey) throw new ProviderConfigError("live mode needs REPLICATE_API_TOKEN and FAL_KEY");
-  return {
-    replicate: createReplicateAdapter({
+  if (mode !== "live")
+    throw new ProviderConfigError(`PROVIDER_MODE must be "simulator" or "live", not "${mode ?? ""}"`);
+  const adapters: ConfiguredAdapters = {};
+  if (env.REPLICATE_API_TOKEN) {
+    adapters.replicate = createReplicateAdapter({
       ...shared,
       baseUrl: env.REPLICATE_BASE_URL || REPLICATE_BASE_URL,
-      apiKey: replicateKey,
-    }),
-    fal: createFalAdapter({
+      apiKey: env.REPLICATE_API_TOKEN,
+    });
+  }
+  if (env.FAL_KEY) {
+    adapters.fal = createFalAdapter({
       ...shared,
       baseUrl: env.FAL_QUEUE_BASE_URL || FAL_QUEUE_BASE_URL,
       platformBaseUrl: env.FAL_PLATFORM_BASE_URL || FAL_PLATFORM_BASE_URL,
-      apiKey: falKey,
-    }),
-  };
+      apiKey: env.FAL_KEY,
+    });
+  }
+  if (!adapters.replicate && !adapters.fal) {
+    throw new ProviderConfigError("live mode needs REPLICATE_API_TOKEN or FAL_KEY (or both)");
+  }
+  return adapters;
 }

@@ -4,7 +4,7 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
-import type { ProviderAdapters } from "@/lib/providers";
+import type { ConfiguredAdapters } from "@/lib/providers";
 import { actorColumns, requirePermission, type UserActor } from "./actor";
 import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "./look-for-original-job";
 import { recordAudit } from "./record-audit";
@@ -17,12 +17,12 @@ import { loadCase, transitionCase } from "./transition-case";
  * that look, not every authorisation).
  */
 export type AuthorizeContext = {
-  adapters?: ProviderAdapters | (() => ProviderAdapters);
+  adapters?: ConfiguredAdapters | (() => ConfiguredAdapters);
   now?: Date;
   signal?: AbortSignal;
 };
 
-function adaptersOf(context: AuthorizeContext): ProviderAdapters | undefined {
+function adaptersOf(context: AuthorizeContext): ConfiguredAdapters | undefined {
   try {
     return typeof context.adapters === "function" ? context.adapters() : context.adapters;
   } catch {

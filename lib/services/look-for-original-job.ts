@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sanitise } from "@/lib/domain/sanitise";
-import type { ListedJob, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { type Lookup, lookUp } from "./provider-lookup";
 import { type ScoredJob, SUGGESTION_WINDOW_MS, scoreListedJob } from "./suggest-reconciliations";
 
@@ -52,7 +52,7 @@ export async function checkedCase(db: Db, caseId: string): Promise<CheckedCase> 
  */
 export async function lookForOriginalJob(
   db: Db,
-  adapters: ProviderAdapters | undefined,
+  adapters: ConfiguredAdapters | undefined,
   row: CheckedCase,
   mode: CheckMode,
   signal?: AbortSignal,

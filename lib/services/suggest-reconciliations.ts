@@ -2,7 +2,7 @@ import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
-import type { ListedJob, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "./actor";
 import { type Candidate, type Lookup, lookUp } from "./provider-lookup";
 import { recordAudit } from "./record-audit";
@@ -107,7 +107,7 @@ export type SuggestResult = { searched: number; suggested: number };
  * copy of the request is only fingerprinted here; it is never stored, not even in the audit.
  */
 export async function suggestReconciliations(
-  ctx: { db: Db; adapters: ProviderAdapters },
+  ctx: { db: Db; adapters: ConfiguredAdapters },
   actor: Principal,
   options: { max?: number; now?: Date; signal?: AbortSignal } = {},
 ): Promise<SuggestResult> {
@@ -147,7 +147,7 @@ async function recordFailedSearch(db: Db, actor: Principal, caseId: string, erro
 
 /** Returns how many suggestions were stored, or null when nothing was recorded (case moved on, or cut short). */
 async function searchOne(
-  ctx: { db: Db; adapters: ProviderAdapters },
+  ctx: { db: Db; adapters: ConfiguredAdapters },
   actor: Principal,
   caseId: string,
   now: Date,

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import type { ProviderAdapters } from "@/lib/providers";
+import type { ConfiguredAdapters } from "@/lib/providers";
 import { requireWorker, type WorkerActor } from "./actor";
 import { FRESH_CHECK_KIND, lookForOriginalJob, type OriginalJobMatch, recordCheck } from "./look-for-original-job";
 import { recordAudit } from "./record-audit";
@@ -53,7 +53,7 @@ export type WatchResult = { looked: number; flagged: number; withdrawn: number }
  * replacement the producer has not acknowledged yet is withdrawn so it is never submitted.
  */
 export async function watchReplacedOriginals(
-  ctx: { db: Db; adapters: ProviderAdapters },
+  ctx: { db: Db; adapters: ConfiguredAdapters },
   actor: Principal,
   options: { max?: number; now?: Date; signal?: AbortSignal } = {},
 ): Promise<WatchResult> {

@@ -46,12 +46,12 @@ async function runAction(
   });
   const adapter = ctx.adapters[row.provider as keyof typeof ctx.adapters];
   if (!adapter || !row.providerJobId) {
-    return tickOutcome(
-      await finishAction(ctx.db, actor, proof, {
-        kind: "unresolved",
-        evidence: `no adapter for provider "${row.provider}" or no job ID`,
-      }),
-    );
+    // Live mode runs with the providers that have keys; a case for another one parks with the
+    // reason on its timeline rather than failing the whole tick.
+    const evidence = !adapter
+      ? `provider "${row.provider}" is not configured in this deployment (no API key in live mode): the job was not checked`
+      : "the case has no provider job ID to check";
+    return tickOutcome(await finishAction(ctx.db, actor, proof, { kind: "unresolved", evidence }));
   }
   let status: Awaited<ReturnType<typeof adapter.getJob>>;
   try {

@@ -1,5 +1,5 @@
 import { sleep } from "@/lib/providers/http/errors";
-import type { ProviderAdapters } from "@/lib/providers/registry";
+import type { ConfiguredAdapters } from "@/lib/providers/registry";
 import {
   type CallOptions,
   type JobStatus,
@@ -81,14 +81,16 @@ export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): Prov
 }
 
 export function pacedAdapters(
-  adapters: ProviderAdapters,
+  adapters: ConfiguredAdapters,
   paces: Partial<Record<ProviderName, ProviderPace>>,
-): ProviderAdapters {
-  const wrap = (name: ProviderName) => {
+): ConfiguredAdapters {
+  const paced: ConfiguredAdapters = {};
+  for (const name of ["replicate", "fal"] as const) {
+    const adapter = adapters[name];
     const pace = paces[name];
-    return pace ? pacedAdapter(adapters[name], pace) : adapters[name];
-  };
-  return { replicate: wrap("replicate"), fal: wrap("fal") };
+    if (adapter) paced[name] = pace ? pacedAdapter(adapter, pace) : adapter;
+  }
+  return paced;
 }
 
 /**

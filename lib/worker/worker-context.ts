@@ -3,7 +3,7 @@ import type { PrismaClient } from "@/lib/db/client";
 import type { Env } from "@/lib/env";
 import { type WebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import type { WebhookLookup } from "@/lib/notify/webhook-target";
-import { type ProviderAdapters, providerAdaptersFromEnv } from "@/lib/providers";
+import { type ConfiguredAdapters, DEFAULT_SIMULATOR_URL, providerAdaptersFromEnv } from "@/lib/providers";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { AssetStorage } from "@/lib/storage/types";
 import { pacedAdapters, providerPacesFromEnv } from "./provider-pace";
@@ -11,7 +11,8 @@ import { pacedAdapters, providerPacesFromEnv } from "./provider-pace";
 /** Everything a tick needs, built once per process and injectable in tests. */
 export type WorkerContext = {
   db: PrismaClient;
-  adapters: ProviderAdapters;
+  /** In live mode only the providers that have keys; a case for another one parks with that evidence. */
+  adapters: ConfiguredAdapters;
   storage: AssetStorage;
   budgetMs: number;
   leaseSeconds: number;
@@ -35,9 +36,16 @@ export function workerContextFromEnv(
   env: Env,
   raw: Record<string, string | undefined>,
 ): WorkerContext {
+  // The mode and the simulator come from the parsed environment: explicit outside demo mode.
+  const providers = {
+    ...raw,
+    PROVIDER_MODE: env.providerMode,
+    SIMULATOR_URL: env.SIMULATOR_URL ?? (env.demo ? DEFAULT_SIMULATOR_URL : undefined),
+    SIMULATOR_TOKEN: env.SIMULATOR_TOKEN,
+  };
   return {
     db,
-    adapters: pacedAdapters(providerAdaptersFromEnv(raw), providerPacesFromEnv(raw)),
+    adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(raw)),
     storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,

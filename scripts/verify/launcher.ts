@@ -92,6 +92,8 @@ export class Launcher {
         NEXTAUTH_URL: url,
         PROVIDER_MODE: "simulator",
         SIMULATOR_URL: this.simulatorUrl,
+        // Production refuses the simulator without a token; this run's simulator accepts any.
+        SIMULATOR_TOKEN: "verify-run-simulator",
         DATA_DIR: path.join(this.runDir, "data"),
         ASSET_DIR: path.join(this.runDir, "assets"),
         ...input.env,

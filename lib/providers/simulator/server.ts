@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleAdmin } from "./admin-routes";
 import { type Clock, systemClock } from "./clock";
@@ -13,6 +13,8 @@ import { SimulatorState } from "./state";
 export type SimulatorOptions = {
   /** 0 picks a free port (tests); the script uses SIMULATOR_PORT, default 4010. */
   port?: number;
+  /** When `port` is taken, the next ones up to this many in all are tried (default 1: only `port`). */
+  portAttempts?: number;
   host?: string;
   clock?: Clock;
   /** When set, provider routes require `Authorization: Bearer|Token|Key <token>`; otherwise any or none. */
@@ -35,10 +37,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
   });
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
+  await listenFrom(server, host, options.port ?? 0, options.port ? (options.portAttempts ?? 1) : 1);
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   origin = (options.publicUrl ?? url).replace(/\/+$/, "");
@@ -52,6 +51,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Binds the first free port from `first` on. The port is taken by listening, never by probing
+ * first: a probe leaves a gap in which another process can take the port.
+ */
+async function listenFrom(server: Server, host: string, first: number, attempts: number): Promise<void> {
+  for (let port = first; ; port++) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      return;
+    } catch (error) {
+      const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+      if (!inUse || port >= first + attempts - 1) throw error;
+    }
+  }
 }
 
 function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {

@@ -27,10 +27,10 @@ export async function startWireEntry(timeouts: { headersMs: number; requestMs: n
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { code: "not_found", message: "Served by Next.js in production." } }));
   };
-  const server: Server = applyHttpTimeouts(
-    createServer(requestListener(standInForNext, "http://localhost")),
-    { HTTP_HEADERS_TIMEOUT_MS: timeouts.headersMs, HTTP_REQUEST_TIMEOUT_MS: timeouts.requestMs },
-  );
+  const server: Server = applyHttpTimeouts(createServer(requestListener(standInForNext, "http://localhost")), {
+    HTTP_HEADERS_TIMEOUT_MS: timeouts.headersMs,
+    HTTP_REQUEST_TIMEOUT_MS: timeouts.requestMs,
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
