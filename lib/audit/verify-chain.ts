@@ -218,7 +218,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       }
     };
 
-    let chain: ChainState | null = null;
+    let chain = null as ChainState | null;
     for (let row = await events.next(); row; row = await events.next()) {
       const key = chainKeyOf(row.case_id);
       if (chain?.key !== key) {
