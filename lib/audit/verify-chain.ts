@@ -41,7 +41,7 @@ export type VerifyOptions = {
 
 // Every value is rendered here, by built-in casts, for the hash to be recomputed in TypeScript:
 // nothing stored in the database (a function an owner could replace) takes part in the check.
-const EVENTS_SQL = `
+export const AUDIT_WALK_SQL = `
   SELECT id::text AS id, case_id::text AS case_id, chain_seq, prev_hash, hash, episode,
          actor_kind::text AS actor_kind, actor_id, actor_label, actor_label_digest, kind,
          "before"::text AS before, "after"::text AS after, evidence::text AS evidence,
@@ -173,7 +173,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
     await client.query("SET LOCAL search_path = pg_catalog, public");
-    await client.query(`DECLARE audit_chain_events NO SCROLL CURSOR FOR ${EVENTS_SQL}`);
+    await client.query(`DECLARE audit_chain_events NO SCROLL CURSOR FOR ${AUDIT_WALK_SQL}`);
     await client.query(`DECLARE audit_chain_heads_read NO SCROLL CURSOR FOR ${HEADS_SQL}`);
     const events = new CursorReader<EventRow>(client, "audit_chain_events", batchSize);
     const heads = new CursorReader<HeadRow>(client, "audit_chain_heads_read", batchSize);
