@@ -13,8 +13,8 @@ const PART = "audit-verify";
 const EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 1_000_000);
 const CASES = Math.max(1, Math.round(EVENTS / 10));
 const SEED_BATCH = 100_000;
-const BULK_INSERTS = 100_000;
-const SINGLE_INSERTS = 10_000;
+const BULK_INSERTS = Math.min(100_000, Math.floor(EVENTS / 4));
+const SINGLE_INSERTS = Math.min(10_000, Math.floor(EVENTS / 10));
 const BATCH = 5_000;
 
 // Events spread over the cases round-robin (chains interleaved on disk, as real traffic leaves

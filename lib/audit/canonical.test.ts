@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { canonicalContent, eventHash, GENESIS_HASH, isRedactedJson, redactedJson, textDigest } from "./canonical";
+import { canonicalContent, eventHash, GENESIS_HEX, isRedactedJson, redactedJson, textDigest } from "./canonical";
 
 const event = {
   id: "42",
   caseId: "0b5e4c1a-3f7e-4a51-9d0c-2f7f1f6d9a10",
   seq: 3,
-  prevHash: GENESIS_HASH,
+  prevHash: GENESIS_HEX,
   episode: 1,
   actorKind: "user",
   actorId: "ü-7",
-  actorLabelDigest: textDigest("Ana") as Buffer,
+  actorLabelDigest: textDigest("Ana") as string,
   kind: "note_added",
   beforeDigest: null,
   afterDigest: null,
@@ -29,11 +29,11 @@ describe("canonical content v1", () => {
         "episode=1",
         "actor_kind=user",
         "actor_id=4:ü-7",
-        `actor_label_sha256=${textDigest("Ana")?.toString("hex")}`,
+        `actor_label_sha256=${textDigest("Ana")}`,
         "kind=10:note_added",
         "before_sha256=",
         "after_sha256=",
-        `evidence_sha256=${textDigest('{"text": "hi"}')?.toString("hex")}`,
+        `evidence_sha256=${textDigest('{"text": "hi"}')}`,
         "created_at_us=1764633600123000",
         "",
       ].join("\n"),
@@ -51,7 +51,12 @@ describe("canonical content v1", () => {
   it("a newline inside a short text cannot pose as another field", () => {
     const forged = { ...event, kind: "x\nseq=9" };
     expect(canonicalContent(forged)).toContain("\nkind=7:x\nseq=9\n");
-    expect(eventHash(forged).equals(eventHash(event))).toBe(false);
+    expect(eventHash(forged)).not.toBe(eventHash(event));
+  });
+
+  it("hashes to SHA-256 of that text, in lowercase hex", () => {
+    expect(eventHash(event)).toMatch(/^[0-9a-f]{64}$/);
+    expect(textDigest("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });
 
   it("every field enters the hash", () => {
@@ -59,11 +64,11 @@ describe("canonical content v1", () => {
     const changes = [
       { id: "43" },
       { seq: 4 },
-      { prevHash: Buffer.alloc(32, 1) },
+      { prevHash: "01".repeat(32) },
       { episode: 2 },
       { actorKind: "worker" },
       { actorId: "ü-8" },
-      { actorLabelDigest: textDigest("Bo") as Buffer },
+      { actorLabelDigest: textDigest("Bo") as string },
       { kind: "approved" },
       { beforeDigest: textDigest("{}") },
       { afterDigest: textDigest("{}") },
@@ -71,7 +76,7 @@ describe("canonical content v1", () => {
       { createdAtMicros: "1764633600124000" },
       { caseId: null },
     ];
-    for (const change of changes) expect(eventHash({ ...event, ...change }).equals(base)).toBe(false);
+    for (const change of changes) expect(eventHash({ ...event, ...change })).not.toBe(base);
   });
 });
 

@@ -16,15 +16,16 @@ export type ChainedEvent = {
   id: string;
   caseId: string | null;
   seq: number;
-  prevHash: Buffer;
+  /** Hashes and digests as lowercase hex, as the canonical content spells them. */
+  prevHash: string;
   episode: number | null;
   actorKind: string;
   actorId: string | null;
-  actorLabelDigest: Buffer;
+  actorLabelDigest: string;
   kind: string;
-  beforeDigest: Buffer | null;
-  afterDigest: Buffer | null;
-  evidenceDigest: Buffer | null;
+  beforeDigest: string | null;
+  afterDigest: string | null;
+  evidenceDigest: string | null;
   /** Microseconds since 1970-01-01 UTC, as decimal text (beyond a JS number's exact range). */
   createdAtMicros: string;
 };
@@ -32,10 +33,10 @@ export type ChainedEvent = {
 export const CANONICAL_VERSION = "audit-chain-v1";
 /** The predecessor of every chain's first event. */
 export const GENESIS_HASH = Buffer.alloc(32);
+export const GENESIS_HEX = GENESIS_HASH.toString("hex");
 export const SYSTEM_CHAIN = "system";
 
 const counted = (text: string | null) => (text === null ? "-" : `${Buffer.byteLength(text, "utf8")}:${text}`);
-const hex = (bytes: Buffer | null) => (bytes === null ? "" : bytes.toString("hex"));
 
 export function chainKeyOf(caseId: string | null): string {
   return caseId ?? SYSTEM_CHAIN;
@@ -47,27 +48,28 @@ export function canonicalContent(event: ChainedEvent): string {
     `id=${event.id}`,
     `chain=${chainKeyOf(event.caseId)}`,
     `seq=${event.seq}`,
-    `prev=${hex(event.prevHash)}`,
+    `prev=${event.prevHash}`,
     `episode=${event.episode ?? ""}`,
     `actor_kind=${event.actorKind}`,
     `actor_id=${counted(event.actorId)}`,
-    `actor_label_sha256=${hex(event.actorLabelDigest)}`,
+    `actor_label_sha256=${event.actorLabelDigest}`,
     `kind=${counted(event.kind)}`,
-    `before_sha256=${hex(event.beforeDigest)}`,
-    `after_sha256=${hex(event.afterDigest)}`,
-    `evidence_sha256=${hex(event.evidenceDigest)}`,
+    `before_sha256=${event.beforeDigest ?? ""}`,
+    `after_sha256=${event.afterDigest ?? ""}`,
+    `evidence_sha256=${event.evidenceDigest ?? ""}`,
     `created_at_us=${event.createdAtMicros}`,
     "",
   ].join("\n");
 }
 
-export function eventHash(event: ChainedEvent): Buffer {
-  return createHash("sha256").update(canonicalContent(event), "utf8").digest();
+/** The event's hash, lowercase hex. */
+export function eventHash(event: ChainedEvent): string {
+  return createHash("sha256").update(canonicalContent(event), "utf8").digest("hex");
 }
 
-/** A free-text field's digest: SHA-256 of its UTF-8 bytes (JSON as PostgreSQL renders jsonb). */
-export function textDigest(text: string | null): Buffer | null {
-  return text === null ? null : createHash("sha256").update(text, "utf8").digest();
+/** A free-text field's digest, lowercase hex: SHA-256 of its UTF-8 bytes (JSON as PostgreSQL renders jsonb). */
+export function textDigest(text: string | null): string | null {
+  return text === null ? null : createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /**

@@ -3,7 +3,7 @@ import {
   type ChainedEvent,
   chainKeyOf,
   eventHash,
-  GENESIS_HASH,
+  GENESIS_HEX,
   isRedactedJson,
   REDACTED_LABEL,
   SYSTEM_CHAIN,
@@ -42,37 +42,39 @@ export type VerifyOptions = {
 // Every value is rendered here, by built-in casts, for the hash to be recomputed in TypeScript:
 // nothing stored in the database (a function an owner could replace) takes part in the check.
 export const AUDIT_WALK_SQL = `
-  SELECT id::text AS id, case_id::text AS case_id, chain_seq, prev_hash, hash, episode,
-         actor_kind::text AS actor_kind, actor_id, actor_label, actor_label_digest, kind,
+  SELECT id::text AS id, case_id::text AS case_id, chain_seq, encode(prev_hash, 'hex') AS prev_hash,
+         encode(hash, 'hex') AS hash, episode, actor_kind::text AS actor_kind, actor_id, actor_label,
+         encode(actor_label_digest, 'hex') AS actor_label_digest, kind,
          "before"::text AS before, "after"::text AS after, evidence::text AS evidence,
-         before_digest, after_digest, evidence_digest,
+         encode(before_digest, 'hex') AS before_digest, encode(after_digest, 'hex') AS after_digest,
+         encode(evidence_digest, 'hex') AS evidence_digest,
          (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_us
   FROM audit_events
   ORDER BY case_id NULLS LAST, chain_seq`;
 // "C" ordering of the text key is the byte order of the UUIDs above, with "system" after them all.
-const HEADS_SQL = `SELECT chain_key, seq, hash FROM audit_chain_heads ORDER BY chain_key COLLATE "C"`;
+const HEADS_SQL = `SELECT chain_key, seq, encode(hash, 'hex') AS hash FROM audit_chain_heads ORDER BY chain_key COLLATE "C"`;
 
 type EventRow = {
   id: string;
   case_id: string | null;
   chain_seq: number;
-  prev_hash: Buffer;
-  hash: Buffer;
+  prev_hash: string;
+  hash: string;
   episode: number | null;
   actor_kind: string;
   actor_id: string | null;
   actor_label: string;
-  actor_label_digest: Buffer;
+  actor_label_digest: string;
   kind: string;
   before: string | null;
   after: string | null;
   evidence: string | null;
-  before_digest: Buffer | null;
-  after_digest: Buffer | null;
-  evidence_digest: Buffer | null;
+  before_digest: string | null;
+  after_digest: string | null;
+  evidence_digest: string | null;
   created_at_us: string;
 };
-type HeadRow = { chain_key: string; seq: number; hash: Buffer };
+type HeadRow = { chain_key: string; seq: number; hash: string };
 
 /** Reads a server-side cursor in batches, so memory stays flat however long the table is. */
 class CursorReader<Row> {
@@ -103,7 +105,7 @@ class CursorReader<Row> {
   }
 }
 
-type Field = { name: string; text: string | null; digest: Buffer | null; redacted: (text: string) => boolean };
+type Field = { name: string; text: string | null; digest: string | null; redacted: (text: string) => boolean };
 
 /** Which free-text field no longer matches its digest (redaction markers excepted), if any. */
 function editedField(row: EventRow): { field?: string; redacted: number } {
@@ -122,7 +124,7 @@ function editedField(row: EventRow): { field?: string; redacted: number } {
   for (const field of fields) {
     const actual = textDigest(field.text);
     if (actual === null && field.digest === null) continue;
-    if (actual !== null && field.digest !== null && actual.equals(field.digest)) continue;
+    if (actual !== null && actual === field.digest) continue;
     if (field.text !== null && field.digest !== null && field.redacted(field.text)) {
       redacted++;
       continue;
@@ -150,7 +152,7 @@ function asChained(row: EventRow): ChainedEvent {
   };
 }
 
-type ChainState = { key: string; caseId: string | null; lastSeq: number; lastHash: Buffer; broken: boolean };
+type ChainState = { key: string; caseId: string | null; lastSeq: number; lastHash: string; broken: boolean };
 
 const caseIdOf = (key: string) => (key === SYSTEM_CHAIN ? null : key);
 
@@ -208,7 +210,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
           problem: "missing_event",
           detail: `the chain's head records ${head.seq} event(s) but the last one left is seq ${chain.lastSeq}`,
         });
-      } else if (head.seq !== chain.lastSeq || !head.hash.equals(chain.lastHash)) {
+      } else if (head.seq !== chain.lastSeq || head.hash !== chain.lastHash) {
         fail(chain, {
           ...at,
           seq: chain.lastSeq,
@@ -223,7 +225,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       const key = chainKeyOf(row.case_id);
       if (chain?.key !== key) {
         if (chain) await finish(chain);
-        chain = { key, caseId: row.case_id, lastSeq: 0, lastHash: GENESIS_HASH, broken: false };
+        chain = { key, caseId: row.case_id, lastSeq: 0, lastHash: GENESIS_HEX, broken: false };
         report.chains++;
       }
       report.events++;
@@ -249,11 +251,11 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
         fail(chain, { ...at, problem: "edited_content", detail: `${edited.field} differs from its recorded digest` });
         continue;
       }
-      if (!eventHash(asChained(row)).equals(row.hash)) {
+      if (eventHash(asChained(row)) !== row.hash) {
         fail(chain, { ...at, problem: "edited_content", detail: "the event's fields do not match its hash" });
         continue;
       }
-      if (!row.prev_hash.equals(chain.lastHash)) {
+      if (row.prev_hash !== chain.lastHash) {
         fail(chain, {
           ...at,
           problem: "broken_link",
