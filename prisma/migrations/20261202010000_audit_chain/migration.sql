@@ -32,12 +32,14 @@ CREATE TABLE "audit_chain_heads" (
 -- lowercase hex (empty for a NULL field), the creation time as microseconds since the epoch (no
 -- time zone enters), and the two short texts kept in clear (actor id, kind) as
 -- "<UTF-8 byte length>:<text>" ("-" for NULL), so no value can pose as another line.
+-- SQL-standard bodies: parsed and bound when created, so no caller's search_path can change what
+-- they call, and simple enough for PostgreSQL to inline into the trigger's expressions.
 CREATE FUNCTION "audit_chain_content"(
   p_id BIGINT, p_case_id UUID, p_seq INTEGER, p_prev_hash BYTEA, p_episode INTEGER, p_actor_kind TEXT,
   p_actor_id TEXT, p_actor_label_digest BYTEA, p_kind TEXT, p_before_digest BYTEA, p_after_digest BYTEA,
   p_evidence_digest BYTEA, p_created_at TIMESTAMPTZ
-) RETURNS TEXT LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT 'audit-chain-v1' || E'\n'
+) RETURNS TEXT LANGUAGE sql STABLE
+  RETURN 'audit-chain-v1' || E'\n'
     || 'id=' || p_id::text || E'\n'
     || 'chain=' || coalesce(p_case_id::text, 'system') || E'\n'
     || 'seq=' || p_seq::text || E'\n'
@@ -51,15 +53,12 @@ CREATE FUNCTION "audit_chain_content"(
     || 'before_sha256=' || coalesce(encode(p_before_digest, 'hex'), '') || E'\n'
     || 'after_sha256=' || coalesce(encode(p_after_digest, 'hex'), '') || E'\n'
     || 'evidence_sha256=' || coalesce(encode(p_evidence_digest, 'hex'), '') || E'\n'
-    || 'created_at_us=' || (extract(epoch FROM p_created_at) * 1000000)::bigint::text || E'\n'
-$$;
+    || 'created_at_us=' || (extract(epoch FROM p_created_at) * 1000000)::bigint::text || E'\n';
 
 -- Free text's digest: SHA-256 of its UTF-8 bytes; JSON as PostgreSQL renders jsonb (keys sorted,
 -- one spacing), which is what any reader of the column gets back.
 CREATE FUNCTION "audit_chain_digest"(p_text TEXT) RETURNS BYTEA LANGUAGE sql IMMUTABLE
-  SET search_path = pg_catalog, pg_temp AS $$
-  SELECT CASE WHEN p_text IS NULL THEN NULL ELSE sha256(convert_to(p_text, 'UTF8')) END
-$$;
+  RETURN CASE WHEN p_text IS NULL THEN NULL ELSE sha256(convert_to(p_text, 'UTF8')) END;
 
 -- Runs as the owner (SECURITY DEFINER) so the application's role needs no write access to the
 -- heads, and with a fixed search_path so nothing the caller puts on its path can stand in for a
