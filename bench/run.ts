@@ -10,7 +10,15 @@ import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
  * target) and exits non-zero only when a correctness check inside a part failed: speed is read,
  * never asserted.
  */
-const PARTS = ["claim-finish", "drain", "bulk-approve", "ingest", "console-scale", "footprint"] as const;
+const PARTS = [
+  "claim-finish",
+  "drain",
+  "bulk-approve",
+  "ingest",
+  "console-scale",
+  "footprint",
+  "audit-verify",
+] as const;
 
 const { values } = parseArgs({
   options: { only: { type: "string" }, "no-write": { type: "boolean", default: false } },

@@ -26,7 +26,17 @@ async function approvalOf(caseId: string) {
   const text = JSON.stringify(
     {
       case: { stage: kase.stage, state: kase.state, version: kase.version },
-      event: { ...event, id: 0, createdAt: 0 },
+      // Hashes and digests cover the ids replaced below; the texts themselves are compared instead.
+      event: {
+        ...event,
+        id: 0,
+        createdAt: 0,
+        prevHash: 0,
+        hash: 0,
+        beforeDigest: 0,
+        afterDigest: 0,
+        evidenceDigest: 0,
+      },
       decision: { ...decision, id: 0, createdAt: 0 },
       action: { ...action, id: 0, decisionId: action.decisionId === decision.id, createdAt: 0, readyAt: 0 },
     },

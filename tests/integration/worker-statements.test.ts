@@ -71,10 +71,16 @@ async function written(caseId: string) {
     action: await db.recoveryAction
       .findFirstOrThrow({ where: { caseId } })
       .then((a) => ({ ...a, id: 0, decisionId: 0, createdAt: 0, readyAt: 0, finishedAt: !!a.finishedAt })),
+    // Hashes and digests cover the ids replaced below; the texts themselves are compared instead.
     audit: (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => ({
       ...e,
       id: 0,
       createdAt: 0,
+      prevHash: 0,
+      hash: 0,
+      beforeDigest: 0,
+      afterDigest: 0,
+      evidenceDigest: 0,
     })),
     outbox: (await db.notificationOutbox.findMany({ where: { caseId } })).map((m) => ({
       ...m,
