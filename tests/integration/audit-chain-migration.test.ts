@@ -35,7 +35,7 @@ async function databaseBeforeChain(): Promise<string> {
   await cp("prisma/migrations", dir, { recursive: true });
   for (const n of (await readdir(dir)).filter((n) => n >= CHAIN)) await rm(path.join(dir, n), { recursive: true });
   const url = withDatabase(serverUrl, name);
-  await migrate(url, dir);
+  await migrate(url, { dir });
   await rm(dir, { recursive: true, force: true });
   return url;
 }
@@ -64,7 +64,7 @@ describe(`migration ${CHAIN}`, () => {
     }
     await before.end();
 
-    expect((await migrate(url)).applied).toEqual([CHAIN]);
+    expect((await migrate(url)).applied[0]).toBe(CHAIN);
     const admin = await connect(inject("serverUrl"));
     await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET timezone = 'America/St_Johns'`);
     const after = await connect(url);
@@ -107,7 +107,7 @@ describe(`migration ${CHAIN}`, () => {
 
   it("applies to an empty database too", async () => {
     const url = await databaseBeforeChain();
-    expect((await migrate(url)).applied).toEqual([CHAIN]);
+    expect((await migrate(url)).applied[0]).toBe(CHAIN);
     const client = await connect(url);
     expect(await verifyAuditChains(client)).toMatchObject({ chains: 0, events: 0, brokenChains: 0 });
   });
