@@ -136,6 +136,7 @@ async function createAtProvider(shop: DemoShop, job: Job): Promise<{ id: string 
 async function failingJob(shop: DemoShop, job: Job): Promise<string> {
   const response = await call(shop.simulatorUrl, "/__admin/jobs", {
     method: "POST",
+    headers: simulatorAuth(shop, "replicate"),
     json: {
       provider: job.model.provider,
       model: job.model.model,

@@ -52,7 +52,7 @@ describe("listing for reconciliation", () => {
 });
 
 describe("the create counter", () => {
-  it("counts every create call the demo traffic makes, and an unknown token is refused", async () => {
+  it("counts every create call the demo traffic makes, and an unknown token is refused, on admin routes too", async () => {
     const other = await startSimulator({ port: 0, token: "sim-token" });
     try {
       const post = (path: string, auth: string) =>
@@ -64,6 +64,9 @@ describe("the create counter", () => {
       expect((await post("/replicate/v1/models/minimax/video-01/predictions", "Bearer sim-token")).status).toBe(201);
       expect((await post("/fal/fal-ai/kling-video/v2.5-turbo/pro/text-to-video", "Key sim-token")).status).toBe(200);
       expect((await post("/fal/fal-ai/kling-video", "Key wrong")).status).toBe(401);
+      // Its admin routes answer for the provider too (seeded jobs, faults): the same token guards them.
+      expect((await post("/__admin/jobs", "Bearer wrong")).status).toBe(401);
+      expect((await fetch(`${other.url}/__admin/jobs`)).status).toBe(401);
       expect([other.state.createCount("replicate"), other.state.createCount("fal")]).toEqual([1, 2]);
       const job = [...other.state.jobs.values()][0];
       const wrongKey = simulatorAdapters(other.url, { retry }, "wrong");

@@ -17,7 +17,7 @@ export type SimulatorOptions = {
   portAttempts?: number;
   host?: string;
   clock?: Clock;
-  /** When set, provider routes require `Authorization: Bearer|Token|Key <token>`; otherwise any or none. */
+  /** When set, provider and admin routes require `Authorization: Bearer|Token|Key <token>`; otherwise any or none. */
   token?: string;
   timings?: Partial<JobTimings>;
   /** Origin written into URLs the simulator hands out, if clients reach it under another name. */
@@ -95,7 +95,11 @@ async function handle(
   const method = req.method ?? "GET";
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   const ctx: RouteContext = { req, res, url, state, origin };
-  if (parts[0] === "__admin") return handleAdmin(ctx, method, parts.slice(1));
+  if (parts[0] === "__admin") {
+    // Seeding a job or a fault is as good as answering for the provider: the same token guards it.
+    if (token && !authorised(req, token)) return sendJson(res, 401, { detail: "Invalid token", status: 401 });
+    return handleAdmin(ctx, method, parts.slice(1));
+  }
 
   const match = resolveRoute(method, parts);
   state.record(method, url.pathname, url.search);
