@@ -14,7 +14,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 export function createPrismaClient(connectionString: string, max = 10): PrismaClient {
   const named = preparedStatementsWanted();
   const pool = new pg.Pool({
-    connectionString: inUtc(connectionString),
+    connectionString: withSessionSettings(connectionString),
     max,
     types: RAW_RESULT_TYPES,
     allowExitOnIdle: true,
@@ -39,11 +39,14 @@ export function createPrismaClient(connectionString: string, max = 10): PrismaCl
  * (Asia/Kolkata, say) it would store instants 5.5 hours off, read `now()` 5.5 hours ahead, and
  * disagree with `pg` and with the database's own defaults: leases, ages and hold timelines would
  * all drift. Days in SQL (`date_trunc('day', ...)`) are UTC days, as the console shows them.
+ *
+ * And no JIT compilation: the app's statements are short, and generic plans' cost estimates push
+ * them past `jit_above_cost`, where compiling costs more than running (docs/decisions/010).
  */
-function inUtc(connectionString: string): string {
+function withSessionSettings(connectionString: string): string {
   const url = new URL(connectionString);
   const options = url.searchParams.get("options");
-  url.searchParams.set("options", [options, "-c TimeZone=UTC"].filter(Boolean).join(" "));
+  url.searchParams.set("options", [options, "-c TimeZone=UTC -c jit=off"].filter(Boolean).join(" "));
   return url.toString();
 }
 

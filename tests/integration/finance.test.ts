@@ -248,8 +248,10 @@ describe("CSV export", () => {
     await db.$executeRaw`UPDATE holds SET created_at = '2026-03-10T12:00:00Z' WHERE id = ${inside.holdRef}::uuid`;
     await db.$executeRaw`UPDATE holds SET created_at = '2026-03-31T23:59:59.999Z' WHERE id = ${edge.holdRef}::uuid`;
     await db.$executeRaw`UPDATE holds SET created_at = '2026-04-01T00:00:00Z' WHERE id = ${outside.holdRef}::uuid`;
-    await backdateLedger(owner, inside.holdRef, "2026-03-15T08:00:00Z");
-    await backdateLedger(owner, edge.holdRef, "2026-02-28T23:59:59Z");
+    await backdateLedger(owner, [
+      { holdRef: inside.holdRef, at: "2026-03-15T08:00:00Z" },
+      { holdRef: edge.holdRef, at: "2026-02-28T23:59:59Z" },
+    ]);
 
     const holds = await exportFinanceCsv(
       db,

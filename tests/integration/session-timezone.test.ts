@@ -31,9 +31,10 @@ describe("sessions in a database set to Asia/Kolkata", () => {
       });
       const query = Prisma.sql`
         SELECT created_at AS stored, extract(epoch FROM created_at)::float8 AS epoch, now() AS now,
-               current_setting('TimeZone') AS zone, current_setting('application_name') AS app
+               current_setting('TimeZone') AS zone, current_setting('application_name') AS app,
+               current_setting('jit') AS jit
         FROM users WHERE id = ${user.id}::uuid`;
-      type Row = { stored: Date; epoch: number; now: Date; zone: string; app: string };
+      type Row = { stored: Date; epoch: number; now: Date; zone: string; app: string; jit: string };
       const [viaPrisma] = await kolkata.$queryRaw<Row[]>(query);
       const [viaPg] = await sqlRows<Row>(kolkata, query);
       for (const row of [viaPrisma, viaPg]) {
@@ -42,6 +43,7 @@ describe("sessions in a database set to Asia/Kolkata", () => {
         expect(Math.abs((row?.now.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
         expect(row?.zone).toBe("UTC");
         expect(row?.app).toBe("tz-check");
+        expect(row?.jit).toBe("off");
       }
       const read = await kolkata.user.findUniqueOrThrow({ where: { id: user.id } });
       expect(read.createdAt.toISOString()).toBe(at.toISOString());

@@ -61,12 +61,16 @@ describe("running totals behind the overview and finance pages", () => {
     const offsets = [0, 10 * 60_000, HOUR, HOUR + 1, 5 * HOUR, 6 * HOUR, DAY - 1, DAY, 2 * DAY, 3 * DAY];
     const more = [3 * DAY + 1, 5 * DAY, 7 * DAY, 7 * DAY + 1, 12 * DAY, 30 * DAY, 30 * DAY + 1, 45 * DAY];
     const ages = [...offsets, ...more];
-    for (const { caseId, holdRef, i } of parked) {
-      const at = new Date(T0.getTime() - (ages[i % ages.length] ?? 0));
+    const moves = parked.map(({ caseId, holdRef, i }) => ({
+      caseId,
+      holdRef,
+      at: new Date(T0.getTime() - (ages[i % ages.length] ?? 0)),
+    }));
+    for (const { caseId, holdRef, at } of moves) {
       await db.$executeRaw`UPDATE cases SET opened_at = ${at} WHERE id = ${caseId}::uuid`;
       await db.$executeRaw`UPDATE holds SET created_at = ${at} WHERE id = ${holdRef}::uuid`;
-      await backdateLedger(owner, holdRef, at);
     }
+    await backdateLedger(owner, moves);
     await expectFiguresMatch(db, finance, T0);
     await foldStatDeltas(db);
 
