@@ -6,8 +6,9 @@ import { refuseUnsafeStart } from "./production-check";
 
 /**
  * The app's HTTP entry: Next.js for every page and route, except the bearer-token routes programs
- * hit in bursts, which get the same handlers without Next's router in front (about 1.2 ms of CPU
- * per request on a 2-core VM; docs/decisions/009-direct-api-routes.md).
+ * hit in bursts, which get the same handlers without Next's router in front: the router cost more
+ * CPU per request than a registration's own work (docs/decisions/009-direct-api-routes.md; the
+ * figures are in docs/performance.md §4).
  */
 const dev = process.argv.includes("--dev");
 await refuseUnsafeStart();

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiReply, ApiRequest } from "@/lib/api/api-request";
 
 /**
- * A Node request as an `ApiRequest`, with no Fetch objects in between (a `Request`, its body
- * stream and a `Response` read back cost about a quarter of the server's CPU per registration).
+ * A Node request as an `ApiRequest`, with no Fetch objects in between: a `Request`, its body
+ * stream and a `Response` read back were a large share of the server's CPU per registration
+ * (docs/performance.md §4).
  * The body is read only when the route asks, after it has authenticated.
  */
 export function fromNodeRequest(req: IncomingMessage): ApiRequest {

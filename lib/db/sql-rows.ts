@@ -26,9 +26,9 @@ export function shareClientPool(client: object, pool: pg.Pool, named: boolean): 
 
 /**
  * One raw statement on the hot path: sent straight to the client's pg pool, skipping Prisma's
- * per-call work (about 0.1–0.3 ms of client CPU and a longer tail, as much as a sub-millisecond
- * statement itself costs). Inside a transaction, or on any other handle, it is `$queryRaw` as
- * before, so callers keep one code path and their transaction boundaries.
+ * per-call work, which costs as much client CPU as a sub-millisecond statement itself, with a
+ * longer tail (docs/performance.md §1 and §5). Inside a transaction, or on any other handle, it is
+ * `$queryRaw` as before, so callers keep one code path and their transaction boundaries.
  */
 export async function sqlRows<T>(db: Queryable, query: Prisma.Sql): Promise<T[]> {
   const own = direct.get(db);

@@ -156,11 +156,13 @@ export async function overviewStats(
 type HourRow = SeriesRow & { ends: Date; ends_hour: Date };
 
 /**
- * Money on hold at the end of each of the last 14 days (in the session's time zone), per currency
- * that has holds: every reserve minus every settle and release booked before the day ended, read as
- * the running total less what was booked since the hour that contains the day's end. Where a day
- * ends inside an hour (time zones off the hour), what that hour booked before the end is added back
- * by a second query, which names its few ranges outright so the planner sees how little it reads.
+ * Money on hold at the end of each of the last 14 days (in the session's time zone, which is UTC in
+ * every session the app opens: decision 010), per currency that has holds: every reserve minus every
+ * settle and release booked before the day ended, read as the running total less what was booked
+ * since the hour that contains the day's end. Where a day ends inside an hour (a session in a zone
+ * off the hour, which the app's own sessions never are), what that hour booked before the end is
+ * added back by a second query, which names its few ranges outright so the planner sees how little
+ * it reads.
  */
 async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
   const rows = await sqlRows<HourRow>(

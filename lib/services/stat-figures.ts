@@ -30,7 +30,7 @@ export function figureRows(figure: Figure, where: Prisma.Sql = Prisma.sql`true`)
 export const allHours = Prisma.sql`hour IS NULL`;
 export const hoursFrom = (hour: Date) => Prisma.sql`hour >= ${hour}`;
 
-/** Deltas are folded once this many are pending; reading a few thousand costs about a millisecond. */
+/** Deltas are folded once this many are pending: few enough for readers to sum (docs/performance.md §5). */
 const FOLD_AT = 2_000;
 /** How often one process looks at the pending deltas at most. */
 const CHECK_EVERY_MS = 2_000;

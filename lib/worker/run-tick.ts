@@ -22,9 +22,11 @@ const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
- * escalate a batch of cases past their deadline, park actions that keep failing, claim up to `maxTasks`, execute them a few at a time until the budget runs out (handing back
- * what was not started), then send due notifications with whatever time is left, and finally
- * search providers for reconciliation suggestions if a few seconds remain (suggestions only).
+ * escalate a batch of cases past their deadline, park actions that keep failing, claim up to
+ * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
+ * started), then send due notifications with whatever time is left, and finally, if a few seconds
+ * remain, search providers for reconciliation suggestions and for the original jobs of recent
+ * replacements (suggestions and flags only).
  */
 export async function runTick(
   ctx: WorkerContext,

@@ -46,8 +46,9 @@ afterAll(async () => {
 });
 
 /**
- * Sized to stay well under 90 s on a loaded 2-core machine: every job is some 80 real queries
- * through the product's services and worker, and 500 jobs per seed took 237 s here. Each seed
+ * Sized to stay well under 90 s on a loaded machine: every job is some 80 real queries through the
+ * product's services and worker, so a few hundred jobs per seed already take minutes
+ * (docs/performance.md §8). Each seed
  * still reaches the fault kinds and decisions (seeds 2 and 3 also an expired replacement request
  * followed by a new one). `npm run verify:sim -- --seed N --jobs M` runs the same at any size.
  */

@@ -22,8 +22,8 @@ async function indexScans(names: string[]): Promise<Record<string, number>> {
 
 // The exposure figure asks for open `submission_uncertain` cases and `held` holds. Planned on tables
 // that looked empty, those conditions made the partial indexes on open cases and held holds look as
-// good as a primary key, and every registration scanned all open cases of the stage (measured in the
-// ingest burst: 1,600 rows and 8 ms per registration after 10,000). Lookups go by key instead.
+// good as a primary key, and every registration scanned all open cases of the stage, growing with the
+// burst (docs/performance.md §4 has the figures). Lookups go by key instead.
 describe("the running-total triggers look rows up by key, whatever the session planned them on", () => {
   const partial = ["cases_open_stage_opened_at_id", "holds_held_currency_created_at"];
 
