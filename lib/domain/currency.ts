@@ -25,6 +25,21 @@ export function isCurrencyCode(text: string): boolean {
   return /^[A-Z]{3}$/.test(text);
 }
 
+/**
+ * Browsers older than Intl.NumberFormat v3 (Firefox 116, Safari 15.4) refuse `signDisplay:
+ * "negative"` with a RangeError; there a tiny negative amount reads "-$0.00" rather than the page
+ * failing. (They also ignore `roundingMode`, whose default is the same, and format the decimal
+ * string as a float: exact to 15 significant digits.) Node 20 has v3.
+ */
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  try {
+    return new Intl.NumberFormat(locale, options);
+  } catch (error) {
+    if (!(error instanceof RangeError) || options.signDisplay !== "negative") throw error;
+    return new Intl.NumberFormat(locale, { ...options, signDisplay: "auto" });
+  }
+}
+
 function formatters(currency: string, locale: string): Formatters {
   if (!isCurrencyCode(currency)) {
     throw new DomainError("invalid_input", "currency must be a three-letter upper-case code");
@@ -35,10 +50,10 @@ function formatters(currency: string, locale: string): Formatters {
   // Half away from zero, as before and as people round by hand; "negative" keeps a tiny negative
   // amount that rounds to zero from reading "-$0.00".
   const base = { style: "currency", currency, roundingMode: "halfExpand", signDisplay: "negative" } as const;
-  const minor = new Intl.NumberFormat(locale, base);
+  const minor = numberFormat(locale, base);
   // CLDR's minor-unit digits for the code (USD 2, JPY 0, KWD 3; 2 for a code it does not know).
   const decimals = minor.resolvedOptions().maximumFractionDigits ?? 2;
-  const micro = new Intl.NumberFormat(locale, {
+  const micro = numberFormat(locale, {
     ...base,
     minimumFractionDigits: Math.min(decimals, MICRO_DECIMALS),
     maximumFractionDigits: MICRO_DECIMALS,
