@@ -18,7 +18,7 @@ export type Precision = "minor" | "micro";
 type Formatters = { decimals: number; minor: Intl.NumberFormat; micro: Intl.NumberFormat };
 
 // Building an Intl.NumberFormat costs far more than using one (docs/decisions/020): one set per
-// locale and currency, kept for the life of the process. Currencies are a short, fixed list.
+// locale and currency, kept for the life of the process; three letters bound it (26^3 codes).
 const cache = new Map<string, Formatters>();
 
 export function isCurrencyCode(text: string): boolean {
