@@ -10,7 +10,7 @@ import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
 import { ConfirmStep } from "./confirm-step";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
-import { previewSettle } from "./settle-preview";
+import { chargeExamples, previewSettle } from "./settle-preview";
 
 type Hold = { id: string; holdId: string; amountMicros: number; currency: string };
 
@@ -30,7 +30,8 @@ export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boo
     router.refresh();
     onClose();
   };
-  const preview = previewSettle(hold.amountMicros, charge);
+  const preview = previewSettle(hold.amountMicros, hold.currency, charge);
+  const examples = chargeExamples(hold.currency);
   const money = (micros: number) => formatMicros(micros, hold.currency);
 
   function review(event: React.FormEvent) {
@@ -81,7 +82,7 @@ export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boo
           name="charge"
           inputMode="decimal"
           autoComplete="off"
-          placeholder="0.00"
+          placeholder={examples.placeholder}
           className="mt-1 block w-40 rounded border border-slate-400 px-2 py-1 text-sm tabular-nums"
           value={charge}
           aria-invalid={errors.charge ? true : undefined}
@@ -93,7 +94,8 @@ export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boo
             <SettleSummary held={hold.amountMicros} currency={hold.currency} preview={preview} />
           ) : (
             <span className={errors.charge ? "text-red-800" : "text-slate-600"}>
-              {errors.charge ?? `Held: ${money(hold.amountMicros)}. Type the charge in ${hold.currency}, e.g. 0.42.`}
+              {errors.charge ??
+                `Held: ${money(hold.amountMicros)}. Type the charge in ${hold.currency}, e.g. ${examples.example}.`}
             </span>
           )}
         </p>

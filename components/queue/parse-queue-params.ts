@@ -1,8 +1,10 @@
+import { microsToDecimal, tryParseMoneyToMicros } from "@/lib/domain/money";
 import { type ListCasesQuery, listCasesSchema } from "@/lib/validation/list-cases";
 
 /**
- * URL search params -> list query. Empty fields are dropped; minutes become seconds. An invalid
- * URL (hand-edited) yields the default view plus a message instead of an error page.
+ * URL search params -> list query. Empty fields are dropped; minutes become seconds and an amount
+ * typed in currency units ("held at least 5.50") becomes micro-units. An invalid URL (hand-edited)
+ * yields the default view plus a message instead of an error page.
  */
 export function parseQueueParams(raw: Record<string, string | string[] | undefined>): {
   query: ListCasesQuery;
@@ -17,6 +19,18 @@ export function parseQueueParams(raw: Record<string, string | string[] | undefin
     flat.minAgeSeconds = String(Number(flat.minAgeMinutes) * 60);
     delete flat.minAgeMinutes;
   }
+  if (flat.minHeld) {
+    // The queue mixes currencies, so the threshold has no one currency's decimals: micro precision.
+    const held = tryParseMoneyToMicros(flat.minHeld);
+    delete flat.minHeld;
+    if (!held.ok) {
+      return {
+        query: listCasesSchema.parse({}),
+        problem: `"Held at least" takes a plain amount such as 5 or 0.50 (${held.error.message}); showing all open cases.`,
+      };
+    }
+    flat.minAmountMicros = String(held.value);
+  }
   const parsed = listCasesSchema.safeParse(flat);
   if (parsed.success) return { query: parsed.data, problem: null };
   return {
@@ -30,6 +44,7 @@ export function queueHref(query: Partial<ListCasesQuery> & { minAgeMinutes?: num
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null || value === "") continue;
     if (key === "minAgeSeconds") params.set("minAgeMinutes", String(Math.floor(Number(value) / 60)));
+    else if (key === "minAmountMicros") params.set("minHeld", microsToDecimal(Number(value)));
     else params.set(key, String(value));
   }
   const text = params.toString();

@@ -1,3 +1,4 @@
+import { microsToDecimal } from "@/lib/domain/money";
 import { CASE_STATES, STAGES } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
@@ -72,12 +73,12 @@ export function QueueFilters({ query }: { query: ListCasesQuery }) {
         />
       </label>
       <label className="text-sm font-medium">
-        Held at least (micros)
+        Held at least (any currency)
         <input
-          name="minAmountMicros"
-          type="number"
-          min={0}
-          defaultValue={query.minAmountMicros ?? ""}
+          name="minHeld"
+          inputMode="decimal"
+          placeholder="0.00"
+          defaultValue={query.minAmountMicros !== undefined ? microsToDecimal(query.minAmountMicros) : ""}
           className={field}
         />
       </label>

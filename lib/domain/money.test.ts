@@ -4,6 +4,7 @@ import {
   duplicateCost,
   formatMicros,
   formatMicrosPrecise,
+  microsToDecimal,
   type Price,
   parseMoneyToMicros,
   tryParseMoneyToMicros,
@@ -14,7 +15,7 @@ describe("formatMicros", () => {
     [100_000, "USD", "$0.10"],
     [2_000_000, "USD", "$2.00"],
     [0, "USD", "$0.00"],
-    [1_230_000, "EUR", "1.23 EUR"],
+    [1_230_000, "EUR", "€1.23"],
     [1_234_567_890_000, "USD", "$1,234,567.89"],
     [4_999, "USD", "$0.00"],
     [5_000, "USD", "$0.01"],
@@ -24,6 +25,38 @@ describe("formatMicros", () => {
     [-4_000, "USD", "$0.00"],
     [Number.MAX_SAFE_INTEGER, "USD", "$9,007,199,254.74"],
   ])("%i %s -> %s", (micros, currency, expected) => {
+    expect(formatMicros(micros, currency)).toBe(expected);
+  });
+
+  // Intl writes a non-breaking space between a code and the number: "KWD\u00a01.235".
+  it.each([
+    [1_234_567_890, "USD", "$1,234.57"],
+    [1_234_567_890, "EUR", "€1,234.57"],
+    [1_234_567_890, "GBP", "£1,234.57"],
+    [1_234_567_890, "JPY", "¥1,235"],
+    [1_234_567_890, "KWD", "KWD\u00a01,234.568"],
+    [3_750_000, "XTS", "XTS\u00a03.75"],
+    [0, "JPY", "¥0"],
+    [0, "KWD", "KWD\u00a00.000"],
+    [499_999, "JPY", "¥0"],
+    [500_000, "JPY", "¥1"],
+    [-500_000, "JPY", "-¥1"],
+    [-499_999, "JPY", "¥0"],
+    [2_500, "KWD", "KWD\u00a00.003"],
+    [-2_500, "KWD", "-KWD\u00a00.003"],
+    [-1_234_567_890, "GBP", "-£1,234.57"],
+  ])("each currency gets its own decimals, rounded half away from zero: %i %s -> %s", (micros, currency, expected) => {
+    expect(formatMicros(micros, currency)).toBe(expected);
+  });
+
+  it.each([
+    [2n ** 53n + 1n, "USD", "$9,007,199,254.74"],
+    [2n ** 63n - 1n, "USD", "$9,223,372,036,854.78"],
+    [-(2n ** 63n), "EUR", "-€9,223,372,036,854.78"],
+    [10n ** 30n + 5_000n, "USD", "$1,000,000,000,000,000,000,000,000.01"],
+    [10n ** 30n + 4_999n, "USD", "$1,000,000,000,000,000,000,000,000.00"],
+    [10n ** 30n + 500_000n, "JPY", "¥1,000,000,000,000,000,000,000,001"],
+  ])("stays exact past 2^53 micros: %s %s -> %s", (micros, currency, expected) => {
     expect(formatMicros(micros, currency)).toBe(expected);
   });
 
@@ -39,10 +72,29 @@ describe("formatMicrosPrecise", () => {
     [22_000, "USD", "$0.022"],
     [10_000, "USD", "$0.01"],
     [1, "USD", "$0.000001"],
-    [2_000_000, "EUR", "2.00 EUR"],
+    [2_000_000, "EUR", "€2.00"],
     [-123_456, "USD", "-$0.123456"],
+    [500_000, "JPY", "¥0.5"],
+    [3_000_000, "JPY", "¥3"],
+    [22_500, "KWD", "KWD\u00a00.0225"],
+    [1_500_000, "KWD", "KWD\u00a01.500"],
+    [10n ** 30n + 1n, "GBP", "£1,000,000,000,000,000,000,000,000.000001"],
   ])("%i %s -> %s", (micros, currency, expected) => {
     expect(formatMicrosPrecise(micros, currency)).toBe(expected);
+  });
+});
+
+describe("microsToDecimal", () => {
+  it.each([
+    [0, "0"],
+    [1, "0.000001"],
+    [-1, "-0.000001"],
+    [1_234_500, "1.2345"],
+    [2_000_000, "2"],
+    [-15_000, "-0.015"],
+    [2n ** 63n - 1n, "9223372036854.775807"],
+  ])("%s -> %s, built from the integer", (micros, expected) => {
+    expect(microsToDecimal(micros)).toBe(expected);
   });
 });
 
@@ -68,6 +120,35 @@ describe("parseMoneyToMicros", () => {
       expect(() => parseMoneyToMicros(text)).toThrow(expect.objectContaining({ code: "invalid_amount" }));
     },
   );
+
+  it.each([
+    ["1.23", "USD", 1_230_000],
+    ["1.2", "EUR", 1_200_000],
+    ["1234", "JPY", 1_234_000_000],
+    ["1.234", "KWD", 1_234_000],
+    ["0.05", "GBP", 50_000],
+    ["0", "JPY", 0],
+  ])("%j in %s -> %i: up to the currency's own decimals", (text, currency, micros) => {
+    expect(parseMoneyToMicros(text, currency)).toBe(micros);
+  });
+
+  it.each([
+    ["1.234", "USD", "USD amounts have at most 2 decimals"],
+    ["0.001", "EUR", "EUR amounts have at most 2 decimals"],
+    ["1.5", "JPY", "JPY amounts have no decimals"],
+    ["1.0", "JPY", "JPY amounts have no decimals"],
+    ["1.2345", "KWD", "KWD amounts have at most 3 decimals"],
+    ["1.0000001", undefined, "at most 6 decimals"],
+  ])("refuses %j in %s with a clear message, never rounding", (text, currency, message) => {
+    const parsed = tryParseMoneyToMicros(text, currency);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.error).toMatchObject({ code: "invalid_amount", message });
+  });
+
+  it("refuses a malformed currency code as input, not as an amount", () => {
+    const parsed = tryParseMoneyToMicros("1", "usd");
+    expect(!parsed.ok && parsed.error.code).toBe("invalid_input");
+  });
 
   it("round-trips through the precise formatter", () => {
     for (const micros of [1, 22_000, 100_000, 123_456_789]) {

@@ -1,17 +1,21 @@
+import { currencyDecimals, currencyFormatter, isCurrencyCode, MICRO_DECIMALS } from "./currency";
 import { DomainError, fail, ok, type Result } from "./errors";
 
 /** Micro-units are millionths of the currency's major unit, whatever the currency. */
 export const MICROS_PER_UNIT = 1_000_000;
 
+/** A whole number of micro-units: a safe integer from JSON, or a bigint straight from a BIGINT column. */
+export type Micros = number | bigint;
+
 export type Price = { unit: "generation"; priceMicros: number } | { unit: "second"; priceMicrosPerSecond: number };
 
-const CURRENCY_PATTERN = /^[A-Z]{3}$/;
-const AMOUNT_PATTERN = /^(\d{1,16})(?:\.(\d{1,6}))?$/;
+const AMOUNT_PATTERN = /^(\d{1,16})(?:\.(\d+))?$/;
 
-function requireMicros(value: number, field: string, { allowNegative = false } = {}): bigint {
-  if (!Number.isSafeInteger(value) || (!allowNegative && value < 0)) {
+function requireMicros(value: Micros, field: string, { allowNegative = false } = {}): bigint {
+  const whole = typeof value === "bigint" || Number.isSafeInteger(value);
+  if (!whole || (!allowNegative && value < 0)) {
     throw new DomainError("invalid_amount", `${field} must be a whole number of micro-units`, {
-      [field]: value,
+      [field]: String(value),
     });
   }
   return BigInt(value);
@@ -24,58 +28,61 @@ function toSafeNumber(value: bigint, field: string): number {
   return Number(value);
 }
 
-function groupThousands(digits: string): string {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-function split(micros: number, currency: string): { sign: string; abs: bigint } {
-  if (!CURRENCY_PATTERN.test(currency)) {
-    throw new DomainError("invalid_input", "currency must be a three-letter upper-case code");
-  }
+/**
+ * The exact decimal of an amount in major units, built from the integer (never a float division):
+ * 1_234_500 -> "1.2345", -1 -> "-0.000001", 2_000_000 -> "2".
+ */
+export function microsToDecimal(micros: Micros): `${number}` {
   const value = requireMicros(micros, "micros", { allowNegative: true });
-  return { sign: value < 0n ? "-" : "", abs: value < 0n ? -value : value };
+  const abs = value < 0n ? -value : value;
+  const unit = BigInt(MICROS_PER_UNIT);
+  const fraction = (abs % unit).toString().padStart(MICRO_DECIMALS, "0").replace(/0+$/, "");
+  return `${value < 0n ? "-" : ""}${abs / unit}${fraction ? `.${fraction}` : ""}` as `${number}`;
 }
 
-function withCurrency(sign: string, amount: string, currency: string): string {
-  return currency === "USD" ? `${sign}$${amount}` : `${sign}${amount} ${currency}`;
+/**
+ * For people: the currency's symbol and its own decimals (USD $1.23, JPY ¥1, KWD KWD 1.235), rounded
+ * half away from zero. Intl formats the exact decimal string, so amounts past 2^53 micros stay exact.
+ * Stored and compared amounts stay in micros.
+ */
+export function formatMicros(micros: Micros, currency: string): string {
+  return currencyFormatter(currency, "minor").format(microsToDecimal(micros));
 }
 
-/** Rounded half-up to cents for display only; stored and compared amounts stay in micros. */
-export function formatMicros(micros: number, currency: string): string {
-  const { sign, abs } = split(micros, currency);
-  const cents = (abs + 5_000n) / 10_000n;
-  const whole = groupThousands((cents / 100n).toString());
-  const fraction = (cents % 100n).toString().padStart(2, "0");
-  return withCurrency(cents === 0n ? "" : sign, `${whole}.${fraction}`, currency);
+/** For prices such as $0.022/s where the minor unit would hide the real rate: up to six decimals. */
+export function formatMicrosPrecise(micros: Micros, currency: string): string {
+  return currencyFormatter(currency, "micro").format(microsToDecimal(micros));
 }
 
-/** For prices such as $0.022/s where cents would hide the real rate: up to six decimals. */
-export function formatMicrosPrecise(micros: number, currency: string): string {
-  const { sign, abs } = split(micros, currency);
-  const whole = groupThousands((abs / 1_000_000n).toString());
-  const fraction = (abs % 1_000_000n)
-    .toString()
-    .padStart(6, "0")
-    .replace(/0{1,4}$/, "");
-  return withCurrency(sign, `${whole}.${fraction}`, currency);
+function decimalsProblem(currency: string | undefined, decimals: number): string {
+  if (currency === undefined) return `at most ${decimals} decimals`;
+  return decimals === 0
+    ? `${currency} amounts have no decimals`
+    : `${currency} amounts have at most ${decimals} decimals`;
 }
 
 /**
  * Parses a plain decimal such as "0.10" without ever going through a float. Signs, exponents,
- * separators, currency symbols and more than six decimals are refused, not guessed at.
+ * separators and currency symbols are refused, not guessed at. With a currency, an amount has at
+ * most that currency's decimals (JPY none, USD 2, KWD 3); without one, at most six (a price per
+ * second, or a threshold that applies to every currency). More decimals are refused, never rounded.
  */
-export function tryParseMoneyToMicros(text: string): Result<number> {
+export function tryParseMoneyToMicros(text: string, currency?: string): Result<number> {
+  if (currency !== undefined && !isCurrencyCode(currency)) {
+    return fail("invalid_input", "currency must be a three-letter upper-case code", { currency });
+  }
   const match = typeof text === "string" ? AMOUNT_PATTERN.exec(text.trim()) : null;
   if (!match?.[1]) return fail("invalid_amount", "expected a plain decimal amount", { text });
-  const whole = BigInt(match[1]) * 1_000_000n;
-  const fraction = BigInt((match[2] ?? "").padEnd(6, "0"));
-  const total = whole + fraction;
+  const digits = match[2] ?? "";
+  const decimals = currency === undefined ? MICRO_DECIMALS : currencyDecimals(currency);
+  if (digits.length > decimals) return fail("invalid_amount", decimalsProblem(currency, decimals), { text, decimals });
+  const total = BigInt(match[1]) * BigInt(MICROS_PER_UNIT) + BigInt(digits.padEnd(MICRO_DECIMALS, "0"));
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) return fail("invalid_amount", "amount too large");
   return ok(Number(total));
 }
 
-export function parseMoneyToMicros(text: string): number {
-  const parsed = tryParseMoneyToMicros(text);
+export function parseMoneyToMicros(text: string, currency?: string): number {
+  const parsed = tryParseMoneyToMicros(text, currency);
   if (!parsed.ok) throw parsed.error;
   return parsed.value;
 }

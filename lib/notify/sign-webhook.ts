@@ -1,22 +1,24 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+
+export type WebhookHeaders = {
+  "content-type": "application/json";
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+};
 
 /**
- * Standard Webhooks signing: `v1,` + base64(HMAC-SHA256(secret, `${id}.${timestamp}.${body}`)),
- * where the secret is the base64 part of `whsec_…`. Receivers verify with any Standard Webhooks library.
+ * Standard Webhooks headers, signed by the specification's own library: `v1,` + base64 of
+ * HMAC-SHA256 over `${id}.${timestamp}.${body}`, keyed with the base64 part of `whsec_…`.
+ * A secret that is empty or not base64 throws rather than signing with a key nobody holds.
  */
-export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
-  const digest = createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
-  return `v1,${digest}`;
-}
-
-export function webhookHeaders(secret: string, id: string, body: string, now = new Date()): Record<string, string> {
-  const timestamp = Math.floor(now.getTime() / 1000);
+export function webhookHeaders(secret: string, id: string, body: string, now = new Date()): WebhookHeaders {
   return {
     "content-type": "application/json",
     "webhook-id": id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": signWebhook(secret, id, timestamp, body),
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign(id, now, body),
   };
 }
 

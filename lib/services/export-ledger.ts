@@ -17,8 +17,8 @@ const LEDGER_HEADER = (
 const caseColumns = { select: { operationId: true, provider: true, model: true } } as const;
 const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
-/** Integer micro-units for machines, then the same amount formatted for people. */
-const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(Number(micros), currency)];
+/** Integer micro-units for machines, then the same amount as the console shows it, for people. */
+const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(micros, currency)];
 
 function holdRows(db: Db, range: { gte: Date; lt: Date }) {
   return readInBatches(

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "@/lib/db/client";
+import { webhookHeaders } from "@/lib/notify/sign-webhook";
 
 const PREFIX = "whsec_";
 
@@ -8,20 +9,13 @@ export function generateSigningSecret(): string {
   return `${PREFIX}${randomBytes(32).toString("base64")}`;
 }
 
-function keyOf(secret: string): Buffer {
-  if (!secret.startsWith(PREFIX)) throw new Error("not a whsec_ signing secret");
-  return Buffer.from(secret.slice(PREFIX.length), "base64");
-}
-
 /**
- * The `webhook-signature` header value of the Standard Webhooks scheme: HMAC-SHA256 over
- * "{id}.{timestamp}.{body}" keyed with the secret's decoded bytes, as "v1,<base64>".
+ * The `webhook-signature` header value of the Standard Webhooks scheme for one message, from the
+ * same signer the notifier uses (lib/notify/sign-webhook.ts).
  */
 export function signWebhook(secret: string, message: { id: string; timestamp: number; body: string }): string {
-  const mac = createHmac("sha256", keyOf(secret))
-    .update(`${message.id}.${message.timestamp}.${message.body}`)
-    .digest("base64");
-  return `v1,${mac}`;
+  if (!secret.startsWith(PREFIX)) throw new Error("not a whsec_ signing secret");
+  return webhookHeaders(secret, message.id, message.body, new Date(message.timestamp * 1000))["webhook-signature"];
 }
 
 /** What a receiver does; here so tests can prove a stored secret signs verifiably. */

@@ -94,7 +94,11 @@ export type PriceUnit = (typeof PRICE_UNITS)[number];
 const priceName = (what: string) =>
   z.string().trim().min(1, `enter the ${what}`).max(200, "at most 200 characters").regex(/^\S+$/, "no spaces");
 
-/** The console sends a decimal such as "0.022"; it becomes integer micro-units without a float. */
+/**
+ * The console sends a decimal such as "0.022"; it becomes integer micro-units without a float.
+ * A price is a rate, finer than the currency's minor unit by nature ($0.022 per second), so it
+ * is read to six decimals whatever the currency; the amounts it produces are rounded only for display.
+ */
 export const savePriceSchema = z.strictObject({
   provider: priceName("provider"),
   model: priceName("model"),

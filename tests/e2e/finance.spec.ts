@@ -67,27 +67,27 @@ test.describe("finance", () => {
     expect(response?.status()).toBe(200);
     await expect(page.getByRole("heading", { level: 1, name: "Finance" })).toBeVisible();
     const totals = page.getByTestId(`totals-${CURRENCY}`);
-    await expect(totals.getByTestId("held")).toContainText("3.75 XTS");
+    await expect(totals.getByTestId("held")).toContainText("XTS 3.75");
     await expect(totals.getByTestId("held")).toContainText("3 holds");
     const exposure = page.getByTestId("exposure");
     await expect(exposure).toContainText("Exposure");
-    await expect(exposure).toContainText("0.25 XTS");
+    await expect(exposure).toContainText("XTS 0.25");
 
     // Settle 0.40 of the 1.00 hold: the form shows what is released before anything is booked.
     const partial = page.locator(`[data-hold-id="hold-partial-${run}"]`);
     await partial.getByRole("button", { name: "Settle…" }).click();
     await page.getByLabel("Charge in XTS").fill("0.40");
-    await expect(page.getByTestId("settle-preview")).toContainText("releases 0.60 XTS");
+    await expect(page.getByTestId("settle-preview")).toContainText("releases XTS 0.60");
     await page.getByLabel("Accounting note").fill("invoice 2026-11 line 3");
     await page.getByLabel("Evidence").fill("provider usage export: 8 s billed");
     await page.getByRole("button", { name: "Review settlement" }).click();
     await expect(page.getByRole("heading", { name: /Confirm settlement/ })).toBeFocused();
-    await expect(page.getByTestId("settle-preview")).toContainText("Charges 0.40 XTS");
+    await expect(page.getByTestId("settle-preview")).toContainText("Charges XTS 0.40");
     await page.getByRole("button", { name: "Confirm settle" }).click();
-    await expect(page.getByTestId("finance-announcement")).toContainText("0.40 XTS charged, 0.60 XTS released");
-    await expect(totals.getByTestId("held")).toContainText("2.75 XTS");
-    await expect(totals.getByTestId("settled")).toContainText("0.40 XTS");
-    await expect(totals.getByTestId("released")).toContainText("0.60 XTS");
+    await expect(page.getByTestId("finance-announcement")).toContainText("XTS 0.40 charged, XTS 0.60 released");
+    await expect(totals.getByTestId("held")).toContainText("XTS 2.75");
+    await expect(totals.getByTestId("settled")).toContainText("XTS 0.40");
+    await expect(totals.getByTestId("released")).toContainText("XTS 0.60");
     await expect(partial).toHaveCount(0);
 
     // Release the 2.50 hold in full.
@@ -97,9 +97,9 @@ test.describe("finance", () => {
     await page.getByLabel("Evidence").fill("usage export shows 0 s for this job");
     await page.getByRole("button", { name: "Review release" }).click();
     await page.getByRole("button", { name: "Confirm release" }).click();
-    await expect(page.getByTestId("finance-announcement")).toContainText("2.50 XTS back to budget");
-    await expect(totals.getByTestId("held")).toContainText("0.25 XTS");
-    await expect(totals.getByTestId("released")).toContainText("3.10 XTS");
+    await expect(page.getByTestId("finance-announcement")).toContainText("XTS 2.50 back to budget");
+    await expect(totals.getByTestId("held")).toContainText("XTS 0.25");
+    await expect(totals.getByTestId("released")).toContainText("XTS 3.10");
     await expect(released).toHaveCount(0);
     await page.goto("/finance?status=settled");
     await page.goto("/finance");
@@ -110,8 +110,8 @@ test.describe("finance", () => {
     expect(csv.status()).toBe(200);
     expect(csv.headers()["content-disposition"]).toBe(`attachment; filename="ledger-${today}-to-${today}.csv"`);
     const body = await csv.text();
-    expect(body).toContain(`settle,false,${CURRENCY},400000,0.40 XTS`);
-    expect(body).toContain(`release,false,${CURRENCY},2500000,2.50 XTS`);
+    expect(body).toContain(`settle,false,${CURRENCY},400000,XTS\u00a00.40`);
+    expect(body).toContain(`release,false,${CURRENCY},2500000,XTS\u00a02.50`);
   });
 
   test("a reviewer's replacement request is authorised by finance, with evidence and a confirmation", async ({
@@ -133,13 +133,13 @@ test.describe("finance", () => {
     await page.goto("/finance");
     const item = page.getByTestId("replacement-request").filter({ hasText: `e2e-${run}-failed` });
     await expect(item).toContainText("reviewer@demo.local");
-    await expect(item).toContainText("New hold 0.75 XTS");
+    await expect(item).toContainText("New hold XTS 0.75");
     await item.getByRole("button", { name: "Authorise…" }).click();
     await expect(item.getByText("Evidence is required.")).toBeVisible();
     await item.getByLabel("Evidence").fill("budget approved in ticket FIN-12");
     await item.getByRole("button", { name: "Authorise…" }).click();
     await item.getByRole("button", { name: "Authorise replacement" }).click();
-    await expect(page.getByTestId("finance-announcement")).toContainText("a new hold of 0.75 XTS is reserved");
+    await expect(page.getByTestId("finance-announcement")).toContainText("a new hold of XTS 0.75 is reserved");
     await expect(item).toHaveCount(0);
   });
 

@@ -101,5 +101,5 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await summary.getByRole("link", { name: "Show only these holds" }).click();
   const row = page.locator(`[data-hold-id="${holdId}"]`);
   await expect(row).toContainText("Resolved, hold open — needs a decision");
-  await expect(row).toContainText(`3.00 ${CURRENCY}`);
+  await expect(row).toContainText(`${CURRENCY} 3.00`);
 });

@@ -267,7 +267,7 @@ describe("CSV export", () => {
       status: "settled",
       currency: "CAD",
       amount_micros: "1234567",
-      amount: "1.23 CAD",
+      amount: "CA$1.23",
       settled_micros: "1234567",
       released_micros: "0",
       overage_micros: "265433",
@@ -296,7 +296,7 @@ describe("CSV export", () => {
     );
     expect(ledger).toHaveLength(3);
     expect(ledger.every((r) => r.hold_ref === inside.holdRef && r.note !== "-2+3 adjusted")).toBe(true);
-    expect(ledger.find((r) => r.kind === "settle")).toMatchObject({ note: "'-2+3 adjusted", amount: "1.23 CAD" });
+    expect(ledger.find((r) => r.kind === "settle")).toMatchObject({ note: "'-2+3 adjusted", amount: "CA$1.23" });
   });
 
   it("refuses a reversed or too long range", () => {

@@ -8,7 +8,7 @@ import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
 import { TableHead } from "@/components/ui/table-head";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { duplicateCost, formatMicros, formatMicrosPrecise, MICROS_PER_UNIT } from "@/lib/domain/money";
+import { duplicateCost, formatMicros, formatMicrosPrecise, microsToDecimal } from "@/lib/domain/money";
 import { asDomainPrice, listProviderPrices, type ProviderPriceRow } from "@/lib/services/list-provider-prices";
 
 export const dynamic = "force-dynamic";
@@ -16,14 +16,6 @@ export const metadata: Metadata = { title: "Prices" };
 
 /** A typical clip length, only to make a per-second price concrete on this page. */
 const EXAMPLE_SECONDS = 10;
-
-/** Micro-units back to the decimal the form accepts, exactly (no float division). */
-function decimal(micros: number): string {
-  const value = BigInt(micros);
-  const unit = BigInt(MICROS_PER_UNIT);
-  const fraction = (value % unit).toString().padStart(6, "0").replace(/0+$/, "");
-  return fraction ? `${value / unit}.${fraction}` : String(value / unit);
-}
 
 function duplicateText(row: ProviderPriceRow): string {
   const price = asDomainPrice(row);
@@ -61,7 +53,7 @@ async function PriceTable({ actor, edit }: { actor: UserPrincipal; edit: string 
         provider: editingRow.provider,
         model: editingRow.model,
         unit: editingRow.unit,
-        price: decimal(editingRow.priceMicros),
+        price: microsToDecimal(editingRow.priceMicros),
         currency: editingRow.currency,
       }
     : null;
