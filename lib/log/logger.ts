@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
-// Relative imports: the database client loads this, and some of its loaders know no "@/" alias.
+// Relative imports, as in lib/db and lib/env: the database client loads this module.
 import { REDACTED, redactString } from "../domain/sanitise";
 import { type LogSettings, logSettings } from "../env";
 import { processShared } from "../process-shared";
@@ -10,8 +10,8 @@ import { plainLines } from "./plain-lines";
  * secret, and the worker's lines carry it on purpose), at the top of a logged object and inside
  * the objects that carry them (headers, a request's or response's headers, a producer's, user's,
  * body's or config's fields). Paths are spelled out rather than wildcards: pino pays for every
- * wildcard on every line (about 3 µs each), and nothing for a plain path the line does not have
- * (docs/decisions/021).
+ * wildcard on every line, and nothing measurable for a plain path the line does not have
+ * (measured in docs/decisions/021).
  */
 const SECRET_KEYS = [
   "authorization",
@@ -59,8 +59,8 @@ export const REDACT_PATHS = [
 
 /**
  * Error messages can quote a signed URL or a bearer token, so the free-text fields get the same
- * string redaction evidence gets. Only those: the patterns cost about 20 µs a line if run on every
- * identifier too.
+ * string redaction evidence gets. Only those: run on every identifier too, the patterns would cost
+ * each line several times what pino does (docs/decisions/021).
  */
 const FREE_TEXT_KEYS = ["error", "reason", "detail"];
 function redactFreeText(fields: Record<string, unknown>): Record<string, unknown> {
