@@ -13,6 +13,8 @@ const nextConfig = {
     ...(process.env.NEXT_TSCONFIG ? { tsconfigPath: process.env.NEXT_TSCONFIG } : {}),
   },
   experimental: { authInterrupts: true },
+  // One prom-client per process, loaded by Node as the HTTP entry loads it, not a second bundled copy.
+  serverExternalPackages: ["prom-client"],
   async headers() {
     return [
       {

@@ -8,8 +8,18 @@ const optionalText = z
   .optional();
 const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).default(fallback);
 
+const nodeEnv = z.enum(["development", "production", "test"]).default("development");
+
+/** Read on their own too (logSettings), so a process that needs no other setting can log. */
+const logSchema = z.object({
+  NODE_ENV: nodeEnv,
+  LOG_LEVEL: optionalText.pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
+  /** json: one JSON object a line (the default in production); plain: lines for people (otherwise). */
+  LOG_FORMAT: optionalText.pipe(z.enum(["json", "plain"]).optional()),
+});
+
 const schema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  ...logSchema.shape,
   /** The app's runtime role: owns nothing, may only append to audit_events and ledger_entries. */
   DATABASE_URL: optionalText.pipe(z.url().optional()),
   /** The owner of the tables, for migrations only; unset means DATABASE_URL (a single-role deployment). */
@@ -84,6 +94,9 @@ export type Env = z.infer<typeof schema> & {
 
 export class EnvError extends Error {}
 
+const invalidEnvironment = (error: z.ZodError) =>
+  new EnvError(`Invalid environment: ${error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+
 /**
  * Demo mode is the zero-configuration default: no AUTH_SECRET and no DATABASE_URL. An operator who
  * sets AUTH_SECRET, or DEMO=0, runs production: no demo users, and no start without a secret.
@@ -93,10 +106,7 @@ export class EnvError extends Error {}
  */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new EnvError(`Invalid environment: ${fields.join("; ")}`);
-  }
+  if (!parsed.success) throw invalidEnvironment(parsed.error);
   const env = parsed.data;
   const demo = env.DEMO === "1" || (env.DEMO === "auto" && !env.AUTH_SECRET && !env.DATABASE_URL);
   if (!demo && !env.AUTH_SECRET) {
@@ -129,6 +139,15 @@ function requireProviderMode(env: z.infer<typeof schema>): "simulator" | "live" 
     throw new EnvError("PROVIDER_MODE=live needs REPLICATE_API_TOKEN or FAL_KEY (or both)");
   }
   return env.PROVIDER_MODE;
+}
+
+export type LogSettings = { level: z.infer<typeof logSchema>["LOG_LEVEL"]; format: "json" | "plain" };
+
+export function logSettings(source: Record<string, string | undefined>): LogSettings {
+  const parsed = logSchema.safeParse(source);
+  if (!parsed.success) throw invalidEnvironment(parsed.error);
+  const { NODE_ENV, LOG_LEVEL, LOG_FORMAT } = parsed.data;
+  return { level: LOG_LEVEL, format: LOG_FORMAT ?? (NODE_ENV === "production" ? "json" : "plain") };
 }
 
 let cached: Env | undefined;

@@ -99,6 +99,8 @@ const childEnv: NodeJS.ProcessEnv = {
   PORT: String(config.PORT),
   HOST: config.HOST,
   NEXT_TELEMETRY_DISABLED: "1",
+  // The launcher's output is for the person who ran it: its children log plain lines unless told otherwise.
+  LOG_FORMAT: process.env.LOG_FORMAT ?? "plain",
 };
 
 // The build needs no database, so it runs while migrations and demo data are prepared.

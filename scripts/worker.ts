@@ -1,5 +1,6 @@
 import os from "node:os";
 import { z } from "zod";
+import { logger } from "../lib/log/logger";
 
 // Calls the worker route in a loop: right away again while there is work, every WORKER_INTERVAL_MS
 // when idle, backing off when the app is unreachable. Ctrl-C/SIGTERM stop it after the current tick.
@@ -12,8 +13,9 @@ const config = z
     WORKER_MAX_TASKS: z.coerce.number().int().min(1).max(50).default(10),
   })
   .safeParse(process.env);
+const log = logger("worker");
 if (!config.success) {
-  console.error(`[worker] ${config.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  log.fatal(config.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   process.exit(2);
 }
 const { APP_URL, WORKER_TOKEN, WORKER_ID, WORKER_INTERVAL_MS, WORKER_MAX_TASKS } = config.data;
@@ -56,7 +58,7 @@ while (!stopping) {
     if ((body.claimed ?? 0) > 0) continue;
   } catch (error) {
     failures += 1;
-    console.error(`[worker] tick failed (${failures}): ${error instanceof Error ? error.message : String(error)}`);
+    log.error({ failures, error: error instanceof Error ? error.message : String(error) }, "tick failed");
   }
   await sleep(Math.min(60_000, WORKER_INTERVAL_MS * 2 ** Math.min(failures, 5)));
 }

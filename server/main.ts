@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/log/logger";
 import { applyHttpTimeouts } from "./http-timeouts";
 import { refuseUnsafeStart } from "./production-check";
 
@@ -12,6 +13,7 @@ import { refuseUnsafeStart } from "./production-check";
  */
 const dev = process.argv.includes("--dev");
 await refuseUnsafeStart();
+const log = logger("server");
 const port = Number(process.env.PORT ?? 3000);
 const host = env().HOST;
 const server = applyHttpTimeouts(createServer(), env());
@@ -24,12 +26,12 @@ const { requestListener } = await import("./request-listener");
 server.on("request", requestListener(handle, env().authUrl));
 // Next.js logs uncaught errors rather than exiting; a port that cannot be had must still end the process.
 server.once("error", (error) => {
-  console.error(`[server] ${error.message}`);
+  log.fatal({ error: error.message }, "cannot listen");
   process.exit(1);
 });
 // Loopback unless HOST says otherwise (containers set HOST=0.0.0.0).
 server.listen(port, host, () =>
-  console.log(`[server] listening on http://${host.includes(":") ? `[${host}]` : host}:${port}${dev ? " (dev)" : ""}`),
+  log.info(`listening on http://${host.includes(":") ? `[${host}]` : host}:${port}${dev ? " (dev)" : ""}`),
 );
 
 // Requests in flight finish first; a worker tick may take its whole budget.
@@ -40,7 +42,7 @@ function stop() {
   stopping = true;
   server.close(() => process.exit(0));
   setTimeout(() => {
-    console.error(`[server] requests still open after ${drainMs} ms; exiting`);
+    log.error(`requests still open after ${drainMs} ms; exiting`);
     process.exit(1);
   }, drainMs).unref();
 }

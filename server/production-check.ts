@@ -5,7 +5,9 @@ import { demoCredentialsRefusal } from "@/lib/services/demo-credentials";
 /**
  * Runs before the server listens, however it was started (the launcher, a container, a process
  * manager): a configuration error is printed as one line, and in production the published demo
- * accounts and the demo worker token must be gone (docs/decisions/017).
+ * accounts and the demo worker token must be gone (docs/decisions/017). These lines go to stderr
+ * as plain text, not through the logger: the logger's own settings come from the environment that
+ * may be the thing refused, and the person starting the server reads them (docs/decisions/021).
  */
 export async function refuseUnsafeStart(): Promise<void> {
   try {

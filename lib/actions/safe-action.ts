@@ -4,6 +4,7 @@ import { zodIssues } from "@/lib/api/read-json-body";
 import { currentUser, type UserPrincipal } from "@/lib/auth/session";
 import type { ErrorBody } from "@/lib/errors";
 import { AppError, toErrorBody } from "@/lib/errors";
+import { logger } from "@/lib/log/logger";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody["error"] };
@@ -33,8 +34,7 @@ export function safeAction<S extends z.ZodType, T>(
       return { ok: true, data };
     } catch (error) {
       const { status, body } = toErrorBody(error);
-      if (status >= 500)
-        console.error(JSON.stringify({ level: "error", msg: "server action failed", error: String(error) }));
+      if (status >= 500) logger("action").error({ error: String(error) }, "server action failed");
       return { ok: false, error: body.error };
     }
   };

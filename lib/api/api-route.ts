@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError, toErrorBody } from "@/lib/errors";
+import { logger } from "@/lib/log/logger";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/rate-limit-key";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
@@ -59,7 +60,7 @@ export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined
 
 export function errorReply(error: unknown): ApiReply {
   const { status, body, retryAfterSeconds } = toErrorBody(error);
-  if (status >= 500) console.error(JSON.stringify({ level: "error", msg: "request failed", error: String(error) }));
+  if (status >= 500) logger("api").error({ error: String(error) }, "request failed");
   return { status, json: JSON.stringify(body), ...(retryAfterSeconds ? { retryAfterSeconds } : {}) };
 }
 

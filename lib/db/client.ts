@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { logger } from "../log/logger";
 import { processShared } from "../process-shared";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { RAW_RESULT_TYPES, shareClientPool } from "./sql-rows";
@@ -22,7 +23,7 @@ export function createPrismaClient(connectionString: string, max = 10): PrismaCl
   // An idle connection dropped by the server (a restart, a terminated backend) is an event on the
   // pool, fatal to the process unless someone listens; the pool replaces it on the next query.
   pool.on("error", (error) => {
-    console.error(JSON.stringify({ level: "warn", msg: "idle database connection lost", error: error.message }));
+    logger("db").warn({ error: error.message }, "idle database connection lost");
   });
   const adapter = new PrismaPg(pool, {
     disposeExternalPool: true,

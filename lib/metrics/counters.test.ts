@@ -6,8 +6,10 @@ describe("metric counters", () => {
     vi.resetModules();
     const second = await import("./counters");
     expect(second).not.toBe(first);
-    const before = second.counterSamples().find((s) => s.name === "recovery_lost_claims_total")?.value ?? 0;
+    const before = (await second.counterSamples()).find((s) => s.name === "recovery_lost_claims_total")?.value ?? 0;
     first.increment("recovery_lost_claims_total");
-    expect(second.counterSamples().find((s) => s.name === "recovery_lost_claims_total")?.value).toBe(before + 1);
+    expect((await second.counterSamples()).find((s) => s.name === "recovery_lost_claims_total")?.value).toBe(
+      before + 1,
+    );
   });
 });

@@ -1,31 +1,60 @@
+import { Counter } from "prom-client";
 import { processShared } from "@/lib/process-shared";
+import { metricsRegistry } from "./registry";
 
 /**
  * Counters for events that leave no row behind (a lost claim writes nothing, by design), kept per
- * process like any Prometheus client's; everything else is read from the database on scrape.
+ * process like any Prometheus client's; everything else is read from the database on scrape
+ * (lib/metrics/figures.ts).
  */
-type Labels = Record<string, string>;
-const values = processShared(
-  "metric-counters",
-  () => new Map<string, { name: string; labels: Labels; value: number }>(),
-);
+const COUNTERS = {
+  recovery_case_conflicts_total: {
+    help: "Changes to a case that lost a race to a concurrent change (retried or reported)",
+    labelNames: ["command"],
+  },
+  recovery_lost_claims_total: {
+    help: "Worker steps that found their claim lost (expired, rescued or taken over)",
+    labelNames: ["kind"],
+  },
+  recovery_provider_errors_total: {
+    help: "Status checks that ended without an answer about the job, by kind",
+    labelNames: ["provider", "kind"],
+  },
+  recovery_notification_failures_total: { help: "Webhook sends that did not get a 2xx", labelNames: ["status"] },
+  recovery_poison_actions_total: {
+    help: "Actions parked after too many claims ended without finishing, by kind",
+    labelNames: ["kind"],
+  },
+  recovery_storage_refusals_total: {
+    help: "Deliveries ended at once because storage refused the write for good, by kind",
+    labelNames: ["kind"],
+  },
+} as const satisfies Record<string, { help: string; labelNames: readonly string[] }>;
 
-export const COUNTER_HELP: Record<string, string> = {
-  recovery_case_conflicts_total: "Changes to a case that lost a race to a concurrent change (retried or reported)",
-  recovery_lost_claims_total: "Worker steps that found their claim lost (expired, rescued or taken over)",
-  recovery_provider_errors_total: "Status checks that ended without an answer about the job, by kind",
-  recovery_notification_failures_total: "Webhook sends that did not get a 2xx",
-  recovery_poison_actions_total: "Actions parked after too many claims ended without finishing, by kind",
-  recovery_storage_refusals_total: "Deliveries ended at once because storage refused the write for good, by kind",
-};
+export type CounterName = keyof typeof COUNTERS;
+type LabelsOf<N extends CounterName> = Partial<Record<(typeof COUNTERS)[N]["labelNames"][number], string>>;
 
-export function increment(name: keyof typeof COUNTER_HELP | string, labels: Labels = {}, by = 1): void {
-  const key = `${name}${JSON.stringify(labels)}`;
-  const current = values.get(key) ?? { name, labels, value: 0 };
-  current.value += by;
-  values.set(key, current);
+const counters = () =>
+  processShared("metric-counters", () => {
+    const registers = [metricsRegistry()];
+    const entries = Object.entries(COUNTERS).map(([name, { help, labelNames }]) => [
+      name,
+      new Counter({ name, help, labelNames, registers }),
+    ]);
+    return Object.fromEntries(entries) as Record<CounterName, Counter>;
+  });
+
+export function increment<N extends CounterName>(name: N, labels: LabelsOf<N> = {}, by = 1): void {
+  counters()[name].inc(labels as Record<string, string>, by);
 }
 
-export function counterSamples() {
-  return [...values.values()];
+/** The counters' current samples, as the registry holds them. */
+export async function counterSamples(): Promise<{ name: string; labels: Record<string, string>; value: number }[]> {
+  const metrics = await Promise.all(Object.values(counters()).map((counter) => counter.get()));
+  return metrics.flatMap((metric) =>
+    metric.values.map((v) => ({ name: metric.name, labels: v.labels as Record<string, string>, value: v.value })),
+  );
 }
+
+/** Registers the counters before a scrape, so they are listed even in a process that counted nothing yet. */
+export const registerCounters = (): void => void counters();

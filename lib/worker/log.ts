@@ -1,5 +1,8 @@
-/** One JSON line per worker step, with the case, action and fencing token when there is one. */
-export function workerLog(fields: Record<string, unknown>): void {
+import { type Level, logger } from "@/lib/log/logger";
+
+/** One line per worker step, with the case, action and fencing token when there is one. */
+export function workerLog(fields: Record<string, unknown>, level: Level = "info"): void {
+  // Read on every call: the bench and the tests turn the step lines off and on within one process.
   if (process.env.WORKER_LOG === "0") return;
-  console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", component: "worker", ...fields }));
+  logger("worker")[level](fields);
 }

@@ -68,7 +68,7 @@ async function suggestWithinBudget(ctx: WorkerContext, actor: Principal & { kind
     const watched = await watchReplacedOriginals(ctx, actor, { max: SUGGESTION_CASES_PER_TICK, signal });
     if (watched.looked > 0) workerLog({ step: "watched_replaced", workerId: actor.workerId, ...watched });
   } catch (error) {
-    workerLog({ step: "suggest_error", error: error instanceof Error ? error.message : String(error) });
+    workerLog({ step: "suggest_error", error: error instanceof Error ? error.message : String(error) }, "error");
   }
 }
 
@@ -96,7 +96,7 @@ async function runOne(
     // The failure is noted first, so an action that fails every time is parked, not retried forever.
     await recordClaimFailure(ctx.db, actor, proof, error).catch(() => false);
     if (controller.signal.aborted) await finishAction(ctx.db, actor, proof, { kind: "released" }).catch(() => {});
-    workerLog({ step: "error", ...base, error: error instanceof Error ? error.message : String(error) });
+    workerLog({ step: "error", ...base, error: error instanceof Error ? error.message : String(error) }, "error");
     return { ...base, outcome: "error" };
   } finally {
     clearTimeout(timer);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGES, type Stage } from "../../lib/domain/stages";
-import type { Family } from "../../lib/metrics/exposition";
+import type { Family } from "../../lib/metrics/figures";
 import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import { approveCase } from "../../lib/services/approve-case";

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as metricsRoute from "../../app/api/metrics/route";
 import type { Stage } from "../../lib/domain/stages";
 import { increment } from "../../lib/metrics/counters";
-import type { Family } from "../../lib/metrics/exposition";
+import { type Family, metricsContentType } from "../../lib/metrics/figures";
 import { acceptFailure } from "../../lib/services/accept-failure";
 import { approveCase } from "../../lib/services/approve-case";
 import { metricsSnapshot } from "../../lib/services/metrics-snapshot";
@@ -45,6 +45,7 @@ describe("GET /api/metrics", () => {
     increment("recovery_lost_claims_total");
     const response = await scrape("metrics-secret-token");
     expect(response.headers.get("content-type")).toContain("text/plain");
+    expect(response.headers.get("content-type")).toBe(metricsContentType());
     const text = await response.text();
     expect(text).toContain('recovery_open_cases{stage="submission_uncertain"} 1');
     expect(text).toContain('recovery_open_cases{stage="polling"} 1');

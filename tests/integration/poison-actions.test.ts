@@ -56,8 +56,8 @@ async function runUntilSettled(context: WorkerContext, caseId: string, actionId:
   throw new Error("the action never left the queue");
 }
 
-const poisonCount = () =>
-  counterSamples()
+const poisonCount = async () =>
+  (await counterSamples())
     .filter((s) => s.name === "recovery_poison_actions_total")
     .reduce((sum, s) => sum + s.value, 0);
 
@@ -99,7 +99,7 @@ describe("poison actions", () => {
         throw new Error("socket hang up");
       },
     };
-    const before = poisonCount();
+    const before = await poisonCount();
     const reviewer = await makeUser(db, ["reviewer"]);
     const overviewBefore = await overviewStats(db, reviewer, { alertWindowMinutes: 60, alertThreshold: 5 });
     const { caseId, actionId } = await approvedDelivery();
@@ -119,7 +119,7 @@ describe("poison actions", () => {
       [3, "socket hang up"],
     ]);
     expect(event?.after).toMatchObject({ stage: "delivery", state: "parked" });
-    expect(poisonCount() - before).toBe(1);
+    expect((await poisonCount()) - before).toBe(1);
     const overview = await overviewStats(db, reviewer, { alertWindowMinutes: 60, alertThreshold: 5 });
     expect(overview.poisonParked24h - overviewBefore.poisonParked24h).toBe(1);
     // Parked for good: further ticks claim nothing of it.

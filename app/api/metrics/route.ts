@@ -2,9 +2,9 @@ import { errorResponse } from "@/lib/api/api-route";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { exposition } from "@/lib/metrics/exposition";
+import { metricsContentType } from "@/lib/metrics/figures";
 import { metricsAccess } from "@/lib/metrics/metrics-access";
-import { metricsSnapshot } from "@/lib/services/metrics-snapshot";
+import { scrapeMetrics } from "@/lib/services/metrics-snapshot";
 
 export const dynamic = "force-dynamic";
 
@@ -20,8 +20,8 @@ export async function GET(req: Request): Promise<Response> {
       );
     }
     if (access === "refused") throw new AppError("unauthenticated", "Send the metrics token as a bearer token.");
-    const body = exposition(await metricsSnapshot(db()));
-    return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+    const body = await scrapeMetrics(db());
+    return new Response(body, { headers: { "content-type": metricsContentType() } });
   } catch (error) {
     return errorResponse(error);
   }
