@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-status";
 
 /**
  * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
@@ -15,28 +16,7 @@ export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, numb
   fal: 15 * 60,
 };
 
-export type OutputRef = {
-  url: string;
-  /** When the provider documents a retention period, the moment the URL is expected to stop working. */
-  expiresAt?: string;
-  contentType?: string;
-  /** Size announced by the provider's own result payload, when it gives one. */
-  size?: number;
-};
-
-/**
- * Normalised status. `unknown` means "we could not find out" (transport error, throttling, a
- * malformed or unauthorised answer): it never says anything about the job itself, so callers must
- * not treat it as `failed`. `providerStatus` keeps the raw value as evidence.
- */
-export type JobStatus =
-  | { kind: "running"; providerStatus: string }
-  | { kind: "completed"; providerStatus: string; outputs: OutputRef[]; outputsRemoved: boolean }
-  | { kind: "failed"; providerStatus: string; reason: string; canceled: boolean }
-  | { kind: "not_found"; httpStatus: number }
-  | { kind: "unknown"; reason: string; attempts: number; httpStatus?: number; retryAfterMs?: number };
-
-export type JobKind = JobStatus["kind"];
+export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 
 /** fal needs the model (endpoint id) to address a request; Replicate ignores it. */
 export type JobRef = { providerJobId: string; model?: string };
@@ -71,17 +51,7 @@ export type DownloadOptions = CallOptions & {
   expectedSize?: number;
 };
 
-export type DownloadFailure =
-  | "host_not_allowed"
-  | "not_available"
-  | "http_error"
-  | "too_large"
-  | "truncated"
-  | "size_mismatch"
-  | "checksum_mismatch"
-  | "timeout"
-  | "transport_error"
-  | "sink_error";
+export type { DownloadFailure } from "@/lib/domain/job-status";
 
 /**
  * On success the sink has been ended after every check passed; on failure it has been destroyed

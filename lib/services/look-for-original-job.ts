@@ -1,9 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { isStrongMatch, type ScoredJob, scoreListedJob } from "@/lib/domain/reconciliation-score";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { type Lookup, lookUp } from "./provider-lookup";
-import { type ScoredJob, SUGGESTION_WINDOW_MS, scoreListedJob } from "./suggest-reconciliations";
+import { SUGGESTION_WINDOW_MS } from "./suggest-reconciliations";
 
 /** The provider observation kind of a check made before (or after) paying for a replacement. */
 export const FRESH_CHECK_KIND = "original_job_check";
@@ -109,7 +110,7 @@ export async function lookForOriginalJob(
     .filter(
       (m): m is OriginalJobMatch =>
         m.score !== null &&
-        (isStrong(m.score) || (weakAllowed.has(m.job.providerJobId) && cannotBeRuledOut(m.job, m.score))),
+        (isStrongMatch(m.score) || (weakAllowed.has(m.job.providerJobId) && cannotBeRuledOut(m.job, m.score))),
     )
     .sort((a, b) => b.score.confidence - a.score.confidence);
   return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
@@ -121,10 +122,6 @@ export async function lookForOriginalJob(
  * after a replacement was bought, only proof of the original flags a duplicate.
  */
 export type CheckMode = { kind: "before_paying"; episode: number } | { kind: "watch" };
-
-/** The client reference, or the provider's copy of the request fingerprinting equal to ours. */
-const isStrong = (score: ScoredJob) =>
-  score.matched.includes("client_reference") || score.matched.includes("fingerprint");
 
 /**
  * A job of the same model created within a minute of the submission whose copy of the request the

@@ -1,7 +1,7 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
+import { type ScoredJob, type SuggestionTarget, scoreListedJob } from "@/lib/domain/reconciliation-score";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "./actor";
 import { type Candidate, type Lookup, lookUp } from "./provider-lookup";
@@ -9,8 +9,6 @@ import { recordAudit } from "./record-audit";
 
 /** Half-width of the searched window around the submission time (DESIGN section 7). */
 export const SUGGESTION_WINDOW_MS = 10 * 60_000;
-/** A listed job created this close to the recorded submission time counts as "submitted at the same moment". */
-export const SUBMITTED_WITHIN_MS = 60_000;
 /** An inconclusive search is repeated after this long ... */
 export const RESEARCH_AFTER_MS = 10 * 60_000;
 /** ... at most this many times per episode, so a provider that never answers is not asked forever. */
@@ -19,57 +17,6 @@ export const MAX_SEARCHES_PER_EPISODE = 6;
 export const MAX_SUGGESTIONS_PER_SEARCH = 10;
 
 export const SUGGESTION_AUDIT_KIND = "reconciliation_suggested";
-
-export type MatchedAttribute = "client_reference" | "fingerprint" | "model" | "submitted_within_60s";
-
-/** The fingerprint is the strongest signal: the provider's copy of the request equals the producer's. */
-const WEIGHTS: Record<MatchedAttribute, number> = {
-  client_reference: 70,
-  fingerprint: 60,
-  model: 25,
-  submitted_within_60s: 15,
-};
-const ORDER: MatchedAttribute[] = ["client_reference", "fingerprint", "model", "submitted_within_60s"];
-
-export type SuggestionTarget = { model: string; fingerprint: string; submittedAt: Date | null };
-export type ScoredJob = { matched: MatchedAttribute[]; confidence: number };
-
-/** Fingerprints the provider's copy of the request; an input that cannot be fingerprinted matches nothing. */
-function fingerprintOf(input: unknown): string | null {
-  if (input === undefined) return null;
-  try {
-    return requestFingerprint(input);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Which attributes of a listed job agree with the case, and a confidence from 0 to 100. A job that
- * agrees on neither the request nor the model (nor a client reference) is no candidate at all:
- * being created at about the same time alone says nothing.
- */
-export function scoreListedJob(job: ListedJob, target: SuggestionTarget, viaReference = false): ScoredJob | null {
-  const matched = new Set<MatchedAttribute>();
-  if (viaReference) matched.add("client_reference");
-  if (fingerprintOf(job.input) === target.fingerprint) matched.add("fingerprint");
-  if (job.model !== undefined && job.model === target.model) matched.add("model");
-  const created = Date.parse(job.createdAt);
-  if (
-    target.submittedAt &&
-    !Number.isNaN(created) &&
-    Math.abs(created - target.submittedAt.getTime()) <= SUBMITTED_WITHIN_MS
-  ) {
-    matched.add("submitted_within_60s");
-  }
-  if (!matched.has("client_reference") && !matched.has("fingerprint") && !matched.has("model")) return null;
-  const list = ORDER.filter((attribute) => matched.has(attribute));
-  const confidence = Math.min(
-    100,
-    list.reduce((sum, attribute) => sum + WEIGHTS[attribute], 0),
-  );
-  return { matched: list, confidence };
-}
 
 type DueCase = { id: string };
 

@@ -1,5 +1,6 @@
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
+import { meaningOfCopyFailure } from "@/lib/domain/provider-answer";
 import { increment } from "@/lib/metrics/counters";
 import type { OutputRef, ProviderAdapter } from "@/lib/providers/types";
 import { type FinishOutcome, finishAction } from "@/lib/services/finish-action";
@@ -7,6 +8,7 @@ import type { ClaimProof } from "@/lib/services/lease-guard";
 import { publishDelivery, type StoredOutput } from "@/lib/services/publish-delivery";
 import { type AssetKey, reserveAssets } from "@/lib/services/reserve-assets";
 import { asStorageRefusal } from "@/lib/storage/types";
+import { finishResultOf } from "./finish-result";
 import type { WorkerContext } from "./worker-context";
 
 export type KeyParts = { caseId: string; episode: number; actionId: string; fencingToken: number; outputIndex: number };
@@ -23,7 +25,8 @@ type Delivery = {
   adapter: ProviderAdapter;
   caseId: string;
   episode: number;
-  outputs: OutputRef[];
+  /** Never empty: a completion without outputs is parked by the policy before a copy starts. */
+  outputs: [OutputRef, ...OutputRef[]];
   signal: AbortSignal;
 };
 
@@ -45,7 +48,6 @@ export async function deliverOutputs(
     increment("recovery_storage_refusals_total", { kind });
     return unresolved(`${evidence}; nothing was published`);
   };
-  if (input.outputs.length === 0) return unresolved("the provider reported no outputs to deliver");
   const keys: AssetKey[] = input.outputs.map((_, outputIndex) => ({
     outputIndex,
     storageKey: storageKey({ ...proof, caseId: input.caseId, episode: input.episode, outputIndex }),
@@ -73,11 +75,7 @@ export async function deliverOutputs(
       });
       if (!result.ok) {
         await pending.abort();
-        // 403/404/410 from the file host: the provider deleted the file, so another copy cannot help.
-        return finishAction(ctx.db, actor, proof, {
-          kind: result.reason === "not_available" ? "outputs_unavailable" : "unresolved",
-          evidence: `copying output ${outputIndex} failed: ${result.reason} (${result.detail}); nothing was published`,
-        });
+        return finishAction(ctx.db, actor, proof, finishResultOf(meaningOfCopyFailure(outputIndex, result), ctx));
       }
       await pending.commit().catch(async (error) => {
         await pending.abort();

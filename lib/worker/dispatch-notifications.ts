@@ -1,13 +1,19 @@
 import { lookup as dnsLookup } from "node:dns/promises";
+import { afterFailedSend, isDelivered } from "@/lib/domain/webhook-retry";
 import { increment } from "@/lib/metrics/counters";
 import { postWebhook } from "@/lib/notify/post-webhook";
 import { webhookHeaders } from "@/lib/notify/sign-webhook";
 import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
 import { vetWebhookTarget, type WebhookLookup } from "@/lib/notify/webhook-target";
+import {
+  claimNotificationDeliveries,
+  type DueNotification,
+  deliveryEndpointFor,
+} from "@/lib/services/claim-notification-deliveries";
+import { recordDeliveryOutcome } from "@/lib/services/record-delivery-outcome";
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
 
-const MAX_ATTEMPTS = 12;
 const SEND_TIMEOUT_MS = 10_000;
 /** While a worker sends a message, nobody else picks it up (a crash makes it due again later). */
 const SEND_LEASE_SECONDS = 60;
@@ -15,13 +21,6 @@ const SEND_LEASE_SECONDS = 60;
 /** No exceptions: public https addresses only, unless the context brings an allow-list. */
 const PUBLIC_ONLY = parseWebhookAllowList("");
 const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
-type Due = { id: string; producer: string; payload: unknown; attempts: number };
-
-function retryDelayMs(attempts: number, random: () => number): number {
-  const ceiling = Math.min(6 * 3600, 10 * 2 ** attempts) * 1000;
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
 
 /**
  * Sends due webhooks from the outbox, signed per Standard Webhooks, to the producer's configured
@@ -34,17 +33,7 @@ function retryDelayMs(attempts: number, random: () => number): number {
  * growing delays keep it from becoming a storm (docs/decisions/018).
  */
 export async function dispatchNotifications(ctx: WorkerContext, deadline: number, limit = 50): Promise<number> {
-  // RETURNING comes back in no particular order: sort the batch so receivers hear oldest first.
-  const due = await ctx.db.$queryRaw<Due[]>`
-    WITH taken AS (
-      UPDATE notification_outbox o
-      SET next_attempt_at = now() + make_interval(secs => ${SEND_LEASE_SECONDS}::int), attempts = o.attempts + 1
-      WHERE o.id IN (
-        SELECT id FROM notification_outbox
-        WHERE delivered_at IS NULL AND give_up_at IS NULL AND next_attempt_at <= now()
-        ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING o.id, o.producer, o.payload, o.attempts, o.created_at)
-    SELECT id, producer, payload, attempts FROM taken ORDER BY created_at, id`;
+  const due = await claimNotificationDeliveries(ctx.db, { limit, leaseSeconds: SEND_LEASE_SECONDS });
   let delivered = 0;
   for (const message of due) {
     if (Date.now() > deadline) break;
@@ -53,13 +42,10 @@ export async function dispatchNotifications(ctx: WorkerContext, deadline: number
   return delivered;
 }
 
-async function send(ctx: WorkerContext, message: Due): Promise<boolean> {
-  const endpoint = await ctx.db.notificationEndpoint.findUnique({ where: { producer: message.producer } });
-  if (!endpoint || endpoint.disabledAt) {
-    await ctx.db.notificationOutbox.update({
-      where: { id: message.id },
-      data: { giveUpAt: new Date(), lastError: "no active endpoint" },
-    });
+async function send(ctx: WorkerContext, message: DueNotification): Promise<boolean> {
+  const endpoint = await deliveryEndpointFor(ctx.db, message.producer);
+  if (!endpoint) {
+    await recordDeliveryOutcome(ctx.db, message.id, { kind: "no_endpoint" });
     return false;
   }
   const body = JSON.stringify(message.payload);
@@ -86,28 +72,24 @@ async function send(ctx: WorkerContext, message: Due): Promise<boolean> {
     error = cause instanceof Error ? cause.message : String(cause);
   }
   const now = new Date();
-  if (status !== null && status >= 200 && status < 300) {
-    await ctx.db.notificationOutbox.update({
-      where: { id: message.id },
-      data: { deliveredAt: now, lastStatus: status, lastError: null },
-    });
+  if (isDelivered(status)) {
+    await recordDeliveryOutcome(ctx.db, message.id, { kind: "delivered", status }, now);
     workerLog({ step: "notified", webhookId: message.id, producer: message.producer, status });
     return true;
   }
-  if (status === 410) {
-    await ctx.db.notificationEndpoint.update({ where: { id: endpoint.id }, data: { disabledAt: now } });
-  }
-  const giveUp = status === 410 || message.attempts >= MAX_ATTEMPTS;
-  await ctx.db.notificationOutbox.update({
-    where: { id: message.id },
-    data: {
-      lastStatus: status,
-      lastError: error ?? `HTTP ${status}`,
-      ...(giveUp
-        ? { giveUpAt: now }
-        : { nextAttemptAt: new Date(now.getTime() + retryDelayMs(message.attempts, ctx.random)) }),
+  const { giveUp, disableEndpoint, retryInMs } = afterFailedSend(status, message.attempts, ctx.random);
+  await recordDeliveryOutcome(
+    ctx.db,
+    message.id,
+    {
+      kind: "failed",
+      status,
+      error: error ?? `HTTP ${status}`,
+      nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+      disableEndpointId: disableEndpoint ? endpoint.id : null,
     },
-  });
+    now,
+  );
   increment("recovery_notification_failures_total", {
     status: refused ? "refused" : status === null ? "transport" : String(status),
   });

@@ -1,0 +1,50 @@
+import type { Db } from "@/lib/db/client";
+
+export type DeliveryOutcome =
+  | { kind: "no_endpoint" }
+  | { kind: "delivered"; status: number }
+  | {
+      kind: "failed";
+      status: number | null;
+      error: string;
+      /** Given up (410, or the last attempt); otherwise due again at `nextAttemptAt`. */
+      nextAttemptAt: Date | null;
+      /** The endpoint that answered 410 Gone, to be disabled. */
+      disableEndpointId: string | null;
+    };
+
+/** Writes what became of one send of a webhook taken by claim-notification-deliveries. */
+export async function recordDeliveryOutcome(
+  db: Db,
+  messageId: string,
+  outcome: DeliveryOutcome,
+  now = new Date(),
+): Promise<void> {
+  switch (outcome.kind) {
+    case "no_endpoint":
+      await db.notificationOutbox.update({
+        where: { id: messageId },
+        data: { giveUpAt: now, lastError: "no active endpoint" },
+      });
+      return;
+    case "delivered":
+      await db.notificationOutbox.update({
+        where: { id: messageId },
+        data: { deliveredAt: now, lastStatus: outcome.status, lastError: null },
+      });
+      return;
+    case "failed":
+      if (outcome.disableEndpointId) {
+        await db.notificationEndpoint.update({ where: { id: outcome.disableEndpointId }, data: { disabledAt: now } });
+      }
+      await db.notificationOutbox.update({
+        where: { id: messageId },
+        data: {
+          lastStatus: outcome.status,
+          lastError: outcome.error,
+          ...(outcome.nextAttemptAt ? { nextAttemptAt: outcome.nextAttemptAt } : { giveUpAt: now }),
+        },
+      });
+      return;
+  }
+}
