@@ -7,7 +7,8 @@ import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
 import { actorColumns, requirePermission, type UserActor } from "./actor";
 import { approveCase } from "./approve-case";
-import { type CaseRow, snapshotOf } from "./transition-case";
+import { snapshotOf } from "./case-writer/change";
+import type { CaseRow } from "./transition-case";
 
 export const DEFAULT_BULK_LIMIT = 500;
 

@@ -6,8 +6,8 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker, type WorkerActor } from "./actor";
+import { snapshotOf } from "./case-writer/change";
 import { type ClaimProof, casIs, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
 
 export type FinishResult =

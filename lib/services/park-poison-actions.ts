@@ -5,8 +5,8 @@ import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { increment } from "@/lib/metrics/counters";
 import { requireWorker } from "./actor";
+import { snapshotOf } from "./case-writer/change";
 import { casIs, type HeldCase } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 import { auditMoved } from "./write-under-claim";
 
 /** Claims that may end without finishing before an action is parked (WORKER_POISON_CLAIMS). */

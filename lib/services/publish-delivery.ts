@@ -5,9 +5,9 @@ import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { newWebhookId } from "@/lib/notify/sign-webhook";
 import { requireWorker } from "./actor";
+import { snapshotOf } from "./case-writer/change";
 import type { FinishOutcome } from "./finish-action";
 import { type ClaimProof, casIs, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
 
 export type StoredOutput = {

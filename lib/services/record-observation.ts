@@ -8,8 +8,8 @@ import { decide } from "@/lib/domain/transitions";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "./actor";
+import { snapshotOf } from "./case-writer/change";
 import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
 const SETTLE_NOTE = "settled on provider completion";

@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { actorColumns, requirePermission } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 export type HoldDecision =
   | { kind: "settle"; chargeMicros: number; note: string; evidence: string }

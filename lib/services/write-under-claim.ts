@@ -3,8 +3,8 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { AuditKind, CaseSnapshot } from "@/lib/domain/case-commands";
 import { actorColumns, type WorkerActor } from "./actor";
+import { snapshotOf } from "./case-writer/change";
 import { type ClaimProof, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 
 /**
  * The one shape of a claim holder's write. An attempt reads the rows it decides on, lets the pure
