@@ -24,14 +24,10 @@ const NOT_YET_MOVED: string[] = [
   "lib/services/bulk-approve-cases.ts",
   "lib/services/claim-actions.ts",
   "lib/services/escalate-overdue-cases.ts",
-  "lib/services/finish-action.ts",
   "lib/services/park-case-first-episode.ts",
-  "lib/services/park-poison-actions.ts",
-  "lib/services/publish-delivery.ts",
   "lib/services/record-observation.ts",
   "lib/services/rescue-expired-leases.ts",
   "lib/services/resolve-hold.ts",
-  "lib/services/write-under-claim.ts",
   "prisma/seed/demo-cases.ts",
 ];
 
