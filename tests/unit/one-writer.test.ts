@@ -25,7 +25,6 @@ const NOT_YET_MOVED: string[] = [
   "lib/services/claim-actions.ts",
   "lib/services/escalate-overdue-cases.ts",
   "lib/services/park-case-first-episode.ts",
-  "lib/services/record-observation.ts",
   "lib/services/rescue-expired-leases.ts",
   "lib/services/resolve-hold.ts",
   "prisma/seed/demo-cases.ts",
