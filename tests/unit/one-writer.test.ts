@@ -22,10 +22,8 @@ const WRITES = [
  */
 const NOT_YET_MOVED: string[] = [
   "lib/services/bulk-approve-cases.ts",
-  "lib/services/claim-actions.ts",
   "lib/services/escalate-overdue-cases.ts",
   "lib/services/park-case-first-episode.ts",
-  "lib/services/rescue-expired-leases.ts",
   "lib/services/resolve-hold.ts",
   "prisma/seed/demo-cases.ts",
 ];
