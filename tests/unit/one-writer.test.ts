@@ -21,7 +21,6 @@ const WRITES = [
  * list must only ever shrink, and reach empty.
  */
 const NOT_YET_MOVED: string[] = [
-  "lib/services/bulk-approve-cases.ts",
   "lib/services/escalate-overdue-cases.ts",
   "lib/services/park-case-first-episode.ts",
   "lib/services/resolve-hold.ts",

@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { StateMove } from "@/lib/domain/state-moves";
 import { actorColumns } from "../actor";
-import { timestampAssignments, timestampsOf } from "./change";
+import { auditSnapshots, type CaseSeen, type Decided, snapshotOf, timestampAssignments, timestampsOf } from "./change";
 
 /**
  * A state-only decision (`stateMove`) applied to every case of `source` (rows with `case_id`) in
@@ -44,5 +44,58 @@ export function stateMoveCtes(input: {
              ${snapshot(Prisma.sql`${move.to}::text`, Prisma.sql`m.version`)},
              ${input.evidence}
       FROM moved m JOIN ${input.source} s ON s.case_id = m.id
+    )`;
+}
+
+/** Changes decided one case at a time (each on that case as read), to be written by one statement. */
+export type DecidedChange = { seen: CaseSeen; decision: Decided; evidence: Prisma.InputJsonValue };
+
+/**
+ * The decided changes as a row source for one statement: each row carries the compare-and-set
+ * (`id`, `from_state`, `version`), what the decision writes, and its audit row. Select from it
+ * into the relation that `decidedChangesCtes` takes.
+ */
+export function decidedChangesInput(changes: DecidedChange[]): Prisma.Sql {
+  const rows = changes.map(({ seen, decision, evidence }) => {
+    const times = timestampsOf(snapshotOf(seen), decision.next);
+    return {
+      id: seen.caseId,
+      from_state: seen.state,
+      version: seen.version,
+      episode: seen.episode,
+      stage: decision.next.stage,
+      state: decision.next.state,
+      provider_job_id: decision.next.providerJobId,
+      resolves: times.resolves,
+      outputs: times.outputs,
+      audit_kind: decision.auditKind,
+      ...auditSnapshots(seen, decision),
+      evidence,
+    };
+  });
+  return Prisma.sql`SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+    AS r(id uuid, from_state "CaseState", version int, episode int, stage "Stage", state "CaseState",
+         provider_job_id text, resolves boolean, outputs text, audit_kind text, before jsonb, after jsonb, evidence jsonb)`;
+}
+
+/**
+ * `moved` and `audited` for decided changes: `source` is a relation with the columns of
+ * `decidedChangesInput` (aliased `r`), narrowed by `where`. Each case is compared-and-set on the
+ * state and version its decision was made on; `moved` returns the ids written.
+ */
+export function decidedChangesCtes(input: { actor: Principal; source: Prisma.Sql; where?: Prisma.Sql }): Prisma.Sql {
+  const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
+  return Prisma.sql`moved AS (
+      UPDATE cases c
+      SET stage = r.stage, state = r.state, provider_job_id = r.provider_job_id, version = c.version + 1,
+          updated_at = now(), ${timestampAssignments(Prisma.sql`r.resolves`, Prisma.sql`r.outputs`)}
+      FROM ${input.source} r
+      WHERE c.id = r.id AND c.state = r.from_state AND c.version = r.version
+        ${input.where ? Prisma.sql`AND ${input.where}` : Prisma.empty}
+      RETURNING c.id
+    ), audited AS (
+      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+      SELECT r.id, r.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, r.audit_kind, r.before, r.after, r.evidence
+      FROM ${input.source} r JOIN moved m ON m.id = r.id
     )`;
 }
