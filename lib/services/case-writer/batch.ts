@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import type { AuditKind } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
 import type { StateMove } from "@/lib/domain/state-moves";
 import { actorColumns } from "../actor";
@@ -97,5 +98,28 @@ export function decidedChangesCtes(input: { actor: Principal; source: Prisma.Sql
       INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
       SELECT r.id, r.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, r.audit_kind, r.before, r.after, r.evidence
       FROM ${input.source} r JOIN moved m ON m.id = r.id
+    )`;
+}
+
+/**
+ * Rule 6's escalation flag for every case of `source` (rows with `id` and `reason`), as two CTEs:
+ * `escalated` raises the flag once per episode (re-checked on the locked row) and never touches
+ * state, version or money, so no compare-and-set on the version; `audited` writes one row each.
+ */
+export function escalationCtes(input: { actor: Principal; source: Prisma.Sql; now: Date }): Prisma.Sql {
+  const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
+  const kind: AuditKind = "deadline_escalated";
+  const snapshot = (escalated: boolean) =>
+    Prisma.sql`jsonb_build_object('stage', e.stage, 'state', e.state, 'providerJobId', e.provider_job_id,
+                                  'version', e.version, 'escalated', ${escalated}::boolean)`;
+  return Prisma.sql`escalated AS (
+      UPDATE cases c SET escalated_at = ${input.now}, escalation_reason = s.reason
+      FROM ${input.source} s WHERE c.id = s.id AND c.escalated_at IS NULL AND c.state <> 'resolved'
+      RETURNING c.id, c.episode, c.stage, c.state, c.provider_job_id, c.version, c.retry_deadline, s.reason
+    ), audited AS (
+      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+      SELECT e.id, e.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${kind},
+             ${snapshot(false)}, ${snapshot(true)}, jsonb_build_object('reason', e.reason, 'deadline', e.retry_deadline)
+      FROM escalated e
     )`;
 }

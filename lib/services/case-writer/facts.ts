@@ -1,3 +1,4 @@
+import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 
 // Writes to a case row that are not a decision: counters and facts that neither the state nor the
@@ -10,4 +11,14 @@ export function pollCounted(source: Prisma.Sql, expiry: Date | null): Prisma.Sql
           outputs_expire_at = least(c.outputs_expire_at, ${expiry}::timestamptz)
       FROM ${source} s WHERE c.id = s.case_id
     )`;
+}
+
+/** A resolved hold no longer counts towards what the case holds. */
+export async function releaseHeldMicros(tx: Db, caseId: string, amountMicros: bigint): Promise<void> {
+  await tx.case.update({ where: { id: caseId }, data: { heldMicros: { decrement: amountMicros } } });
+}
+
+/** Demo data only: spreads the cases' ages so a first look at the queue resembles a real backlog. */
+export async function backdateOpening(db: Db, caseId: string, openedAt: Date): Promise<void> {
+  await db.case.update({ where: { id: caseId }, data: { openedAt } });
 }
