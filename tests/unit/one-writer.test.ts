@@ -39,6 +39,7 @@ describe("one writer for case changes", () => {
 
   it("recognises each kind of write, as the writer itself spells them", () => {
     const texts = sourceFiles(WRITER).map((file) => readFileSync(join(ROOT, file), "utf8"));
-    for (const pattern of WRITES) expect(texts.some((text) => pattern.test(text)), String(pattern)).toBe(true);
+    const unmatched = WRITES.filter((pattern) => !texts.some((text) => pattern.test(text)));
+    expect(unmatched).toEqual([]);
   });
 });
