@@ -20,15 +20,9 @@ export function stateMoveCtes(input: {
 }): Prisma.Sql {
   const { move } = input;
   const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
-  // A state-only move keeps the stage and the job, so only the state decides the timestamps.
-  const times = timestampsOf(
-    { stage: "polling", state: move.from, providerJobId: null },
-    {
-      stage: "polling",
-      state: move.to,
-      providerJobId: null,
-    },
-  );
+  // A state-only move keeps the stage, the job and the outputs' fate: only the states decide the timestamps.
+  const as = (state: StateMove["from"]) => ({ stage: move.stages[0] ?? "polling", state, providerJobId: null });
+  const times = timestampsOf(as(move.from), as(move.to));
   const snapshot = (state: Prisma.Sql, version: Prisma.Sql) =>
     Prisma.sql`jsonb_build_object('stage', m.stage, 'state', ${state}, 'providerJobId', m.provider_job_id, 'version', ${version})`;
   return Prisma.sql`moved AS (
