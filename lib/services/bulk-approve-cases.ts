@@ -1,13 +1,16 @@
-import type { Db, Prisma } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
-import { actorColumns, requirePermission, type UserActor } from "./actor";
+import { requirePermission, type UserActor } from "./actor";
 import { approveCase } from "./approve-case";
-import { type CaseRow, snapshotOf } from "./transition-case";
+import { decidedChangesCtes, decidedChangesInput } from "./case-writer/batch";
+import { countConflicts, snapshotOf } from "./case-writer/change";
+import type { CaseRow } from "./transition-case";
 
 export const DEFAULT_BULK_LIMIT = 500;
 
@@ -124,49 +127,25 @@ async function approveChunk(
   chunk: Target[],
 ): Promise<Set<string>> {
   const command = { type: "approve", action, evidence } as const;
-  const rows = chunk.flatMap((target) => {
-    const decision = decide(snapshotOf(target), command);
+  const auditEvidence = { text: evidence, action };
+  const changes = chunk.flatMap((target) => {
+    const seen = { ...target, caseId: target.id };
+    const decision = decide(snapshotOf(seen), command);
     if (!decision.ok || !decision.changesState) return [];
-    return [
-      {
-        id: target.id,
-        version: target.version,
-        stage: decision.next.stage,
-        state: decision.next.state,
-        providerJobId: decision.next.providerJobId,
-        auditKind: decision.auditKind,
-        before: { ...snapshotOf(target), version: target.version },
-        after: { ...decision.next, version: target.version + 1 },
-      },
-    ];
+    return [{ seen, decision, evidence: auditEvidence }];
   });
-  if (rows.length === 0) return new Set();
-  const { actorId, actorLabel } = actorColumns(user);
-  const auditEvidence = JSON.stringify({ text: evidence, action });
+  if (changes.length === 0) return new Set();
   const written = await db.$queryRaw<{ id: string }[]>`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        AS r(id uuid, version int, stage "Stage", state "CaseState", "providerJobId" text, "auditKind" text,
-             before jsonb, after jsonb)
+      ${decidedChangesInput(changes)}
     ), locked AS MATERIALIZED (
-      SELECT c.id, c.episode, r.stage, r.state, r."providerJobId", r."auditKind", r.before, r.after,
-             c.state = 'parked' AND c.version = r.version
+      SELECT r.*, c.state = 'parked' AND c.version = r.version
                AND NOT EXISTS (SELECT 1 FROM recovery_actions a WHERE a.case_id = c.id AND a.status IN ('ready', 'claimed'))
                AS current
       FROM cases c JOIN input r ON r.id = c.id
       ORDER BY c.id
       FOR UPDATE OF c
-    ), moved AS (
-      UPDATE cases c
-      SET stage = l.stage, state = l.state, provider_job_id = l."providerJobId", version = c.version + 1,
-          updated_at = now()
-      FROM locked l WHERE c.id = l.id AND l.current
-      RETURNING c.id
-    ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT l.id, l.episode, 'user', ${actorId}, ${actorLabel}, l."auditKind", l.before, l.after, ${auditEvidence}::jsonb
-      FROM locked l JOIN moved m ON m.id = l.id
-    ), decided AS (
+    ), ${decidedChangesCtes({ actor: user, source: Prisma.sql`locked`, where: Prisma.sql`r.current` })}, decided AS (
       INSERT INTO decisions (case_id, episode, kind, action_kind, reviewer_id, evidence)
       SELECT l.id, l.episode, 'approve', ${action}::"RecoveryActionKind", ${user.userId}::uuid, ${evidence}
       FROM locked l JOIN moved m ON m.id = l.id
@@ -178,5 +157,6 @@ async function approveChunk(
       RETURNING case_id
     )
     SELECT case_id AS id FROM acted`;
+  countConflicts("approve", changes.length - written.length);
   return new Set(written.map((row) => row.id));
 }

@@ -3,7 +3,9 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import type { RecoveryActionKind, Stage } from "@/lib/domain/stages";
-import { actorColumns, requireWorker } from "./actor";
+import { stateMove } from "@/lib/domain/state-moves";
+import { requireWorker } from "./actor";
+import { stateMoveCtes } from "./case-writer/batch";
 import type { ClaimProof } from "./lease-guard";
 import { DEFAULT_POISON_CLAIMS } from "./park-poison-actions";
 
@@ -22,6 +24,9 @@ export type ClaimedAction = {
 
 export const DEFAULT_LEASE_SECONDS = 60;
 
+/** Which cases a claim moves, and where: the decision's own answer, read once. */
+const CLAIM = stateMove({ type: "claim" }, "ready");
+
 /**
  * Rule 4 in one statement: lock up to `max` ready actions that no other worker is locking
  * (SKIP LOCKED), give each a lease and the next fencing token, move their cases to `claimed`, and
@@ -34,7 +39,6 @@ export async function claimActions(
   options: { max: number; leaseSeconds?: number; poisonClaims?: number },
 ): Promise<ClaimedAction[]> {
   const worker = requireWorker(actor);
-  const { actorId, actorLabel } = actorColumns(worker);
   const leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const rows = await sqlRows<Omit<ClaimedAction, "fencingToken"> & { fencingToken: bigint }>(
     db,
@@ -55,18 +59,12 @@ export async function claimActions(
           fencing_token = a.fencing_token + 1, claim_count = a.claim_count + 1
       FROM picked WHERE a.id = picked.id
       RETURNING a.id, a.case_id, a.kind, a.fencing_token, a.lease_until
-    ), moved AS (
-      UPDATE cases c SET state = 'claimed', version = c.version + 1, updated_at = now()
-      FROM claimed WHERE c.id = claimed.case_id AND c.state = 'ready'
-      RETURNING c.id, c.episode, c.stage, c.version, c.provider_job_id
-    ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT m.id, m.episode, 'worker', ${actorId}, ${actorLabel}, 'claimed',
-             jsonb_build_object('state', 'ready', 'stage', m.stage, 'version', m.version - 1),
-             jsonb_build_object('state', 'claimed', 'stage', m.stage, 'version', m.version),
-             jsonb_build_object('actionId', c.id, 'fencingToken', c.fencing_token, 'workerId', ${worker.workerId}::text)
-      FROM moved m JOIN claimed c ON c.case_id = m.id
-    )
+    ), ${stateMoveCtes({
+      move: CLAIM,
+      actor: worker,
+      source: Prisma.sql`claimed`,
+      evidence: Prisma.sql`jsonb_build_object('actionId', s.id, 'fencingToken', s.fencing_token, 'workerId', ${worker.workerId}::text)`,
+    })}
     SELECT c.id AS "actionId", c.case_id AS "caseId", c.kind::text AS kind, c.fencing_token AS "fencingToken",
            c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
            m.version AS "caseVersion", m.episode

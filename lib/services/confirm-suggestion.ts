@@ -3,8 +3,8 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import { reconcileCase } from "./reconcile-case";
-import { recordAudit } from "./record-audit";
 
 export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
 

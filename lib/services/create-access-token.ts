@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /** Only an admin issues producer keys and worker tokens; any user issues personal tokens for themself. */
 function authorise(actor: Principal | "cli", kind: TokenKind) {

@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { createUserSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /**
  * An admin creates an account with a generated password, returned exactly once (only its argon2id

@@ -6,8 +6,8 @@ import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters } from "@/lib/providers";
 import { actorColumns, requirePermission, type UserActor } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "./look-for-original-job";
-import { recordAudit } from "./record-audit";
 import { returnToReconciliation } from "./return-to-reconciliation";
 import { loadCase, transitionCase } from "./transition-case";
 

@@ -5,7 +5,7 @@ import { AppError } from "@/lib/errors";
 import { priceIdSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /** Removes a price; cases for that model then show no duplicate cost rather than a stale one. */
 export async function deleteProviderPrice(db: Db, actor: Principal, raw: { priceId: string }) {

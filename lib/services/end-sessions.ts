@@ -6,7 +6,7 @@ import { AppError } from "@/lib/errors";
 import { userIdSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /**
  * Ends every session the user has: cookies carry the version they were issued at, and the session

@@ -2,7 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { escalatableSnapshots } from "@/lib/domain/escalation";
 import type { Principal } from "@/lib/domain/principal";
-import { actorColumns, requireWorker } from "./actor";
+import { requireWorker } from "./actor";
+import { escalationCtes } from "./case-writer/batch";
 
 /**
  * Rule 13 (deadlines): open cases past the deadline their producer gave are flagged for people,
@@ -13,7 +14,6 @@ import { actorColumns, requireWorker } from "./actor";
  */
 export async function escalateOverdueCases(db: Db, actor: Principal, limit = 200, now = new Date()): Promise<number> {
   const worker = requireWorker(actor);
-  const { actorId, actorLabel } = actorColumns(worker);
   const targets = JSON.stringify(escalatableSnapshots());
   const rows = await db.$queryRaw<{ escalated: bigint }[]>(Prisma.sql`
     WITH targets AS (
@@ -26,20 +26,7 @@ export async function escalateOverdueCases(db: Db, actor: Principal, limit = 200
         AND c.retry_deadline < ${now}
       ORDER BY c.retry_deadline LIMIT ${limit}
       FOR NO KEY UPDATE OF c SKIP LOCKED
-    ), escalated AS (
-      UPDATE cases c SET escalated_at = ${now}, escalation_reason = due.reason
-      FROM due WHERE c.id = due.id AND c.escalated_at IS NULL AND c.state <> 'resolved'
-      RETURNING c.id, c.episode, c.stage, c.state, c.provider_job_id, c.version, c.retry_deadline, due.reason
-    ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT e.id, e.episode, 'worker', ${actorId}, ${actorLabel}, 'deadline_escalated',
-             jsonb_build_object('stage', e.stage, 'state', e.state, 'providerJobId', e.provider_job_id,
-                                'version', e.version, 'escalated', false),
-             jsonb_build_object('stage', e.stage, 'state', e.state, 'providerJobId', e.provider_job_id,
-                                'version', e.version, 'escalated', true),
-             jsonb_build_object('reason', e.reason, 'deadline', e.retry_deadline)
-      FROM escalated e
-    )
+    ), ${escalationCtes({ actor: worker, source: Prisma.sql`due`, now })}
     SELECT count(*) AS escalated FROM escalated`);
   return Number(rows[0]?.escalated ?? 0);
 }

@@ -6,9 +6,9 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker, type WorkerActor } from "./actor";
-import { type ClaimProof, casIs, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
-import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
+import { caseChange, claimWriteEnded, snapshotOf } from "./case-writer/change";
+import { type ClaimProof, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
+import { refuse, writeUnderClaim } from "./write-under-claim";
 
 export type FinishResult =
   | { kind: "resolved" }
@@ -94,8 +94,7 @@ async function finishInOneStatement(
   result: FinishResult,
   locked: boolean,
 ): Promise<FinishOutcome | "stale"> {
-  const before = snapshotOf(seen);
-  const decision = decide(before, commandFor(result));
+  const decision = decide(snapshotOf(seen), commandFor(result));
   if (!decision.ok) return refuse(decision.error, locked);
   const next = decision.next;
   const end = actionEnd(result);
@@ -105,17 +104,15 @@ async function finishInOneStatement(
   const rows = await sqlRows<{ held: bigint; moved: bigint }>(
     db,
     Prisma.sql`
-    WITH ${heldClaimCtes(held)}, moved AS (
-      UPDATE cases c
-      SET stage = ${next.stage}::"Stage", state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId},
-          version = c.version + 1, updated_at = now(),
-          resolved_at = CASE WHEN ${next.state === "resolved" && before.state !== "resolved"} THEN now() ELSE c.resolved_at END,
-          outcome = coalesce(${caseOutcome}, c.outcome),
-          outputs_unavailable_at = CASE WHEN ${next.outputsUnavailable === true} THEN coalesce(c.outputs_unavailable_at, now())
-                                        ELSE c.outputs_unavailable_at END
-      FROM held WHERE c.id = held.case_id AND c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
-      RETURNING c.id, c.attempt_ref
-    ), gone AS (
+    WITH ${heldClaimCtes(held)}, ${caseChange({
+      decision,
+      seen,
+      actor: worker,
+      evidence,
+      set: Prisma.sql`outcome = coalesce(${caseOutcome}, c.outcome)`,
+      from: Prisma.sql`held`,
+      where: Prisma.sql`c.id = held.case_id`,
+    })}, gone AS (
       -- The observation a reviewer reads on the timeline, written with the decision it caused.
       INSERT INTO provider_observations (case_id, attempt_ref, action_id, fencing_token, kind, detail)
       SELECT moved.id, moved.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, 'outputs_unavailable',
@@ -133,12 +130,9 @@ async function finishInOneStatement(
       DELETE FROM assets r USING moved
       WHERE r.action_id = ${held.actionId}::uuid AND r.fencing_token = ${BigInt(held.fencingToken)}
         AND r.published_at IS NULL AND ${end !== null}
-    ), audited AS (
-      ${auditMoved(worker, seen, decision, evidence)}
     )
     SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
   );
-  const row = rows[0];
-  if (Number(row?.moved) === 1) return outcomeOf(result, next.state);
-  return Number(row?.held) === 1 ? "stale" : "lost_claim";
+  const ended = claimWriteEnded(commandFor(result).type, rows[0]);
+  return ended === "moved" ? outcomeOf(result, next.state) : ended;
 }

@@ -41,16 +41,6 @@ export function heldClaimCtes(proof: ClaimProof): Prisma.Sql {
 }
 
 /**
- * The compare-and-set on a case row (alias `c`) as one opaque condition for an UPDATE: `IS TRUE`
- * keeps the planner from turning `state = …` into an index condition (walking every case in that
- * state), so the row is reached by primary key, and the UPDATE re-checks it on the latest row
- * version as usual. Writes that must all or none happen with the case update hang off its RETURNING.
- */
-export function casIs(seen: { state: CaseState; version: number }): Prisma.Sql {
-  return Prisma.sql`(c.state = ${seen.state}::"CaseState" AND c.version = ${seen.version}) IS TRUE`;
-}
-
-/**
  * Follows `heldClaimCtes`, for a statement whose case update depends on other writes (so it cannot
  * go first and gate them): `kase` is the claim's case, locked, and only if it is still in the state
  * and version a decision was made on. Found by primary key with the check as a value, for the same

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isRole } from "@/lib/domain/roles";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 export type OidcLogin = { issuer: string; subject: string; email: string | null; emailVerified: boolean };
 export type OidcRefusal = "email_unverified" | "no_account" | "inactive" | "issuer_linked_to_other_subject";

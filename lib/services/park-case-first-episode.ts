@@ -8,6 +8,7 @@ import type { CaseState, Stage } from "@/lib/domain/stages";
 import { env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { actorColumns, type ProducerActor } from "./actor";
+import { firstEpisodeAudit } from "./case-writer/first-episode";
 
 export type FirstEpisode =
   | { kind: "created"; caseId: string; stage: Stage; state: CaseState }
@@ -44,7 +45,7 @@ type Row = {
  * attempts' unique key (a unique violation the caller retries, then answered as `job_in_use`).
  */
 export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<FirstEpisode> {
-  const { actorId, actorLabel } = actorColumns(actor);
+  const { actorLabel } = actorColumns(actor);
   const evidence = JSON.stringify(sanitise(input.evidence));
   const request = input.request
     ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
@@ -95,15 +96,7 @@ export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: Park
       SELECT id, 'reserve', ${amount}, ${actorLabel} FROM hold
     ), audit AS (
       -- In the order the events happened: the case was parked, then its hold reserved.
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, after, evidence)
-      SELECT cs.id, 1, 'api_key', ${actorId}, ${actorLabel}, e.kind, e.after, e.evidence
-      FROM cs CROSS JOIN LATERAL (VALUES
-        (1, 'parked', jsonb_build_object('stage', cs.stage, 'state', cs.state, 'providerJobId', cs.provider_job_id,
-                                         'version', cs.version), ${evidence}::jsonb),
-        (2, 'hold_reserved', jsonb_build_object('holdId', ${input.hold.holdId}::text, 'amountMicros', ${amount}::bigint,
-                                                'currency', ${input.hold.currency}::text), NULL::jsonb)
-      ) AS e(ord, kind, after, evidence)
-      ORDER BY e.ord
+      ${firstEpisodeAudit({ actor, source: Prisma.sql`cs`, evidence, hold: { ...input.hold, amountMicros: amount } })}
     )
     SELECT 'created' AS outcome, id, stage, state, NULL AS attempt_id, NULL::"Stage" AS registered_stage,
            NULL AS registered_job_id, NULL AS registered_fingerprint, NULL AS provider, NULL AS model,

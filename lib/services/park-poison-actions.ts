@@ -5,9 +5,8 @@ import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { increment } from "@/lib/metrics/counters";
 import { requireWorker } from "./actor";
-import { casIs, type HeldCase } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
-import { auditMoved } from "./write-under-claim";
+import { caseChange, countConflicts, snapshotOf } from "./case-writer/change";
+import type { HeldCase } from "./lease-guard";
 
 /** Claims that may end without finishing before an action is parked (WORKER_POISON_CLAIMS). */
 export const DEFAULT_POISON_CLAIMS = 5;
@@ -60,22 +59,18 @@ export async function parkPoisonActions(
         SELECT a.id FROM recovery_actions a
         WHERE a.id = ${seen.actionId}::uuid AND a.status = 'ready' AND a.fencing_token = ${seen.fencingToken}
         FOR UPDATE SKIP LOCKED
-      ), moved AS (
-        UPDATE cases c SET state = ${decision.next.state}::"CaseState", version = c.version + 1, updated_at = now()
-        FROM locked WHERE c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
-        RETURNING c.id
-      ), ended AS (
+      ), ${caseChange({ decision, seen, actor: worker, evidence, from: Prisma.sql`locked` })}, ended AS (
         UPDATE recovery_actions a
         SET status = 'unresolved', outcome = 'poison', lease_owner = NULL, lease_until = NULL, finished_at = now()
         FROM moved, locked WHERE a.id = locked.id
-      ), audited AS (
-        ${auditMoved(worker, seen, decision, evidence)}
       )
       SELECT count(*) AS moved FROM moved`,
     );
     if (Number(rows[0]?.moved ?? 0) === 1) {
       parked += 1;
       increment("recovery_poison_actions_total", { kind: seen.kind });
+    } else {
+      countConflicts("park_poison");
     }
   }
   return parked;

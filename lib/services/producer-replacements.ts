@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requireProducer } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /**
  * Authorised replacements waiting for the producer to submit them itself (the console never does).

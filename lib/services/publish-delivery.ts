@@ -5,10 +5,10 @@ import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { newWebhookId } from "@/lib/notify/sign-webhook";
 import { requireWorker } from "./actor";
+import { caseChange, claimWriteEnded, snapshotOf } from "./case-writer/change";
 import type { FinishOutcome } from "./finish-action";
-import { type ClaimProof, casIs, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
-import { auditMoved, refuse, writeUnderClaim } from "./write-under-claim";
+import { type ClaimProof, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
+import { refuse, writeUnderClaim } from "./write-under-claim";
 
 export type StoredOutput = {
   outputIndex: number;
@@ -62,10 +62,8 @@ export async function publishDelivery(
     if (Number(seen.reserved) !== outputs.length) {
       return refuse(new Error("the outputs to publish are not all reserved by this claim"), locked);
     }
-    const before = snapshotOf(seen);
-    const decision = decide(before, { type: "finish_resolved" });
+    const decision = decide(snapshotOf(seen), { type: "finish_resolved" });
     if (!decision.ok) return refuse(decision.error, locked);
-    const next = decision.next;
     const payload = {
       type: DELIVERED_EVENT,
       timestamp: new Date().toISOString(),
@@ -80,15 +78,15 @@ export async function publishDelivery(
     const rows = await sqlRows<{ held: bigint; moved: bigint }>(
       db,
       Prisma.sql`
-      WITH ${heldClaimCtes(held)}, moved AS (
-        UPDATE cases c
-        SET delivery_attempts = c.delivery_attempts + 1, stage = ${next.stage}::"Stage",
-            state = ${next.state}::"CaseState", provider_job_id = ${next.providerJobId}, version = c.version + 1,
-            updated_at = now(), outcome = 'delivered',
-            resolved_at = CASE WHEN ${next.state === "resolved" && before.state !== "resolved"} THEN now() ELSE c.resolved_at END
-        FROM held WHERE c.id = held.case_id AND c.id = ${seen.caseId}::uuid AND ${casIs(seen)}
-        RETURNING c.id, c.attempt_ref
-      ), stored AS (
+      WITH ${heldClaimCtes(held)}, ${caseChange({
+        decision,
+        seen,
+        actor: worker,
+        evidence,
+        set: Prisma.sql`delivery_attempts = c.delivery_attempts + 1, outcome = 'delivered'`,
+        from: Prisma.sql`held`,
+        where: Prisma.sql`c.id = held.case_id`,
+      })}, stored AS (
         UPDATE assets r
         SET sha256 = o.sha256, size_bytes = o.size, content_type = o."contentType", published_at = now()
         FROM moved CROSS JOIN ${outputSet}
@@ -99,8 +97,6 @@ export async function publishDelivery(
         UPDATE recovery_actions a
         SET status = 'succeeded', outcome = 'delivered', lease_owner = NULL, lease_until = NULL, finished_at = now()
         FROM moved WHERE a.id = ${held.actionId}::uuid
-      ), audited AS (
-        ${auditMoved(worker, seen, decision, evidence)}
       ), notified AS (
         INSERT INTO notification_outbox (id, producer, case_id, event_type, payload)
         SELECT ${newWebhookId()}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(payload)}::jsonb
@@ -108,8 +104,7 @@ export async function publishDelivery(
       )
       SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
     );
-    const row = rows[0];
-    if (Number(row?.moved) === 1) return "resolved";
-    return Number(row?.held) === 1 ? "stale" : "lost_claim";
+    const ended = claimWriteEnded("finish_resolved", rows[0]);
+    return ended === "moved" ? "resolved" : ended;
   });
 }

@@ -8,8 +8,9 @@ import { decide } from "@/lib/domain/transitions";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "./actor";
+import { caseChange, claimWriteEnded, snapshotOf } from "./case-writer/change";
+import { pollCounted } from "./case-writer/facts";
 import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
 const SETTLE_NOTE = "settled on provider completion";
@@ -87,11 +88,7 @@ async function observeOnly(db: Db, held: ClaimProof, status: JobStatus): Promise
     Prisma.sql`
     WITH ${heldClaimCtes(held)}, observed AS (
       ${insertObservation(Prisma.sql`(SELECT c.id, c.attempt_ref FROM held JOIN cases c ON c.id = held.case_id)`, held, status)}
-    ), counted AS (
-      UPDATE cases c SET poll_attempts = c.poll_attempts + 1,
-          outputs_expire_at = least(c.outputs_expire_at, ${expiry}::timestamptz)
-      FROM held WHERE c.id = held.case_id
-    )
+    ), ${pollCounted(Prisma.sql`held`, expiry)}
     SELECT count(*) AS held FROM held`,
   );
   return Number(rows[0]?.held) === 1;
@@ -121,25 +118,14 @@ async function observeCompletion(
     : null;
   if (plan && !plan.ok) return refuse(plan.error, locked);
   const entries = plan?.value.entries ?? [];
-  const { actorId, actorLabel } = actorColumns(worker);
-  const audits = [
-    ...(settling
-      ? [
-          {
-            kind: "hold_settled",
-            before: { holdId: seen.holdId, status: "held", amountMicros: Number(seen.holdMicros) },
-            after: { status: "settled", entries: entries.map((e) => ({ ...e })) },
-            evidence: { text: SETTLE_EVIDENCE },
-          },
-        ]
-      : []),
-    {
-      kind: move.auditKind,
-      before: { ...before, version: seen.version },
-      after: { ...move.next, version: seen.version + 1 },
-      evidence: { text: evidence, outputs: status.outputs.length, actionId: held.actionId },
-    },
-  ].map((audit, order) => ({ ...audit, order }));
+  const { actorLabel } = actorColumns(worker);
+  const settledAudit = {
+    kind: "hold_settled",
+    before: { holdId: seen.holdId, status: "held", amountMicros: Number(seen.holdMicros) },
+    after: { status: "settled", entries: entries.map((e) => ({ ...e })) },
+    evidence: { text: SETTLE_EVIDENCE },
+  };
+  const expiry = earliestExpiry(status);
   const rows = await sqlRows<{ held: bigint; moved: bigint }>(
     db,
     Prisma.sql`
@@ -153,32 +139,27 @@ async function observeCompletion(
       SELECT settled.id, e.kind::"LedgerEntryKind", e."amountMicros", e.flagged, ${SETTLE_ENTRY_NOTE}, ${actorLabel}
       FROM settled CROSS JOIN jsonb_to_recordset(${JSON.stringify(entries)}::jsonb)
         AS e(kind text, "amountMicros" bigint, flagged boolean)
-    ), moved AS (
-      UPDATE cases c
-      SET poll_attempts = c.poll_attempts + 1,
+    ), ${caseChange({
+      decision: move,
+      seen,
+      actor: worker,
+      evidence: { text: evidence, outputs: status.outputs.length, actionId: held.actionId },
+      set: Prisma.sql`poll_attempts = c.poll_attempts + 1,
           held_micros = c.held_micros - coalesce((SELECT amount_micros FROM settled), 0),
-          stage = ${move.next.stage}::"Stage", state = ${move.next.state}::"CaseState",
-          provider_job_id = ${move.next.providerJobId}, version = c.version + 1, updated_at = now(),
-          outputs_expire_at = ${earliestExpiry(status)}::timestamptz
-      FROM kase WHERE c.id = kase.id
-      RETURNING c.id
-    ), due AS (
+          outputs_expire_at = ${expiry}::timestamptz`,
+      from: Prisma.sql`kase`,
+      where: Prisma.sql`c.id = kase.id`,
+      // The settlement is recorded before the move it made certain, and only if it happened.
+      precededBy: { rows: settling ? [settledAudit] : [], gate: Prisma.sql`EXISTS (SELECT 1 FROM settled)` },
+    })}, due AS (
       -- The claim carries on to delivery; if it is handed back, it is claimed again by this expiry.
-      UPDATE recovery_actions a SET outputs_expire_at = ${earliestExpiry(status)}::timestamptz
+      UPDATE recovery_actions a SET outputs_expire_at = ${expiry}::timestamptz
       FROM held, moved WHERE a.id = held.id
     ), observed AS (
       ${insertObservation(Prisma.sql`kase`, held, status)}
-    ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT moved.id, ${seen.episode}, 'worker', ${actorId}, ${actorLabel}, a.kind, a.before, a.after, a.evidence
-      FROM moved CROSS JOIN jsonb_to_recordset(${JSON.stringify(audits)}::jsonb)
-        AS a("order" int, kind text, before jsonb, after jsonb, evidence jsonb)
-      WHERE a.kind <> 'hold_settled' OR EXISTS (SELECT 1 FROM settled)
-      ORDER BY a."order"
     )
     SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
   );
-  const row = rows[0];
-  if (Number(row?.moved) === 1) return true;
-  return Number(row?.held) === 1 ? "stale" : false;
+  const ended = claimWriteEnded("move_stage", rows[0]);
+  return ended === "moved" ? true : ended === "stale" ? "stale" : false;
 }

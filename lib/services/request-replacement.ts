@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { isReplacementExpired, replacementExpiry } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import { requirePermission, type UserActor } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 import { recordDecision } from "./record-decision";
 import { type CaseRow, loadCase, transitionCase } from "./transition-case";
 

@@ -1,6 +1,13 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
-import { actorColumns, requireWorker } from "./actor";
+import { stateMove } from "@/lib/domain/state-moves";
+import { requireWorker } from "./actor";
+import { stateMoveCtes } from "./case-writer/batch";
+import { countConflicts } from "./case-writer/change";
+
+/** Which cases a rescue hands back, and where: the decision's own answer, read once. */
+const RESCUE = stateMove({ type: "rescue_lease" }, "claimed");
 
 /**
  * Hands actions whose lease ran out back to the queue (their cases back to `ready`), with an audit
@@ -9,8 +16,7 @@ import { actorColumns, requireWorker } from "./actor";
  */
 export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500): Promise<number> {
   const worker = requireWorker(actor);
-  const { actorId, actorLabel } = actorColumns(worker);
-  const rows = await db.$queryRaw<{ rescued: bigint }[]>`
+  const rows = await db.$queryRaw<{ rescued: bigint; moved: bigint }[]>(Prisma.sql`
     WITH expired AS (
       SELECT id FROM recovery_actions
       WHERE status = 'claimed' AND lease_until <= now()
@@ -29,18 +35,15 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
                                  'error', 'the lease ran out before the claim finished', 'at', now())) END
       FROM expired WHERE a.id = expired.id
       RETURNING a.id, a.case_id, a.fencing_token
-    ), moved AS (
-      UPDATE cases c SET state = 'ready', version = c.version + 1, updated_at = now()
-      FROM rescued WHERE c.id = rescued.case_id AND c.state = 'claimed'
-      RETURNING c.id, c.episode, c.stage, c.version
-    ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT m.id, m.episode, 'worker', ${actorId}, ${actorLabel}, 'lease_rescued',
-             jsonb_build_object('state', 'claimed', 'stage', m.stage, 'version', m.version - 1),
-             jsonb_build_object('state', 'ready', 'stage', m.stage, 'version', m.version),
-             jsonb_build_object('actionId', r.id, 'expiredFencingToken', r.fencing_token)
-      FROM moved m JOIN rescued r ON r.case_id = m.id
-    )
-    SELECT count(*) AS rescued FROM rescued`;
-  return Number(rows[0]?.rescued ?? 0);
+    ), ${stateMoveCtes({
+      move: RESCUE,
+      actor: worker,
+      source: Prisma.sql`rescued`,
+      evidence: Prisma.sql`jsonb_build_object('actionId', s.id, 'expiredFencingToken', s.fencing_token)`,
+    })}
+    SELECT (SELECT count(*) FROM rescued) AS rescued, (SELECT count(*) FROM moved) AS moved`);
+  const rescued = Number(rows[0]?.rescued ?? 0);
+  // An action handed back whose case was not where the decision rescues from lost a race.
+  countConflicts("rescue_lease", rescued - Number(rows[0]?.moved ?? 0));
+  return rescued;
 }

@@ -3,7 +3,7 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { actorColumns } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /**
  * Reserves an attempt's possible cost, once per attempt. Returns the micro-units newly held (0 when

@@ -6,8 +6,8 @@ import { AppError } from "@/lib/errors";
 import { resetPasswordSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { bumpSessionVersion } from "./end-sessions";
-import { recordAudit } from "./record-audit";
 
 /**
  * Issues a new generated password, returned exactly once; the old one stops working at once, and so

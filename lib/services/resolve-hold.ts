@@ -5,7 +5,8 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { actorColumns, requirePermission } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
+import { releaseHeldMicros } from "./case-writer/facts";
 
 export type HoldDecision =
   | { kind: "settle"; chargeMicros: number; note: string; evidence: string }
@@ -53,7 +54,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
         },
       });
     }
-    await tx.case.update({ where: { id: hold.caseId }, data: { heldMicros: { decrement: hold.amountMicros } } });
+    await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
     await recordAudit(tx, {
       actor: user,
       kind: decision.kind === "settle" ? "hold_settled" : "hold_released",

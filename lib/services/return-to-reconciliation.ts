@@ -2,8 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { AppError } from "@/lib/errors";
 import type { UserActor } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import type { OriginalJobMatch } from "./look-for-original-job";
-import { recordAudit } from "./record-audit";
 import { loadCase, transitionCase } from "./transition-case";
 
 /**

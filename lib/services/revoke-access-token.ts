@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
-import { recordAudit } from "./record-audit";
+import { recordAudit } from "./case-writer/audit";
 
 /** Admins revoke keys and worker tokens; a user revokes their own personal tokens. Idempotent. */
 export async function revokeAccessToken(db: Db, actor: Principal, tokenId: string) {

@@ -5,9 +5,9 @@ import { AppError } from "@/lib/errors";
 import { endpointIdSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
-import { recordAudit } from "./record-audit";
 
 /** Replaces the signing secret (the old one stops signing at once) and returns the new one, once. */
 export async function rotateEndpointSecret(db: Db, actor: Principal, raw: { endpointId: string }) {

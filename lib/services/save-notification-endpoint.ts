@@ -6,9 +6,9 @@ import { AppError } from "@/lib/errors";
 import { type EndpointUrlOptions, saveEndpointSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
-import { recordAudit } from "./record-audit";
 
 /**
  * Sets a producer's notification URL. The first time, a signing secret is generated and returned

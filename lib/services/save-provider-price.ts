@@ -5,8 +5,8 @@ import { AppError } from "@/lib/errors";
 import { PRICE_UNITS, type PriceUnit } from "@/lib/validation/admin";
 import { currency as currencySchema } from "@/lib/validation/common";
 import { requirePermission } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import type { ProviderPriceRow } from "./list-provider-prices";
-import { recordAudit } from "./record-audit";
 
 export type SavePriceInput = {
   provider: string;

@@ -3,8 +3,8 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import { noJobSettlingSeconds, SETTLED_PROVIDERS } from "./provider-settings";
-import { recordAudit } from "./record-audit";
 
 /** A week: beyond that a lost submission is a matter for the provider's support, not for waiting. */
 export const MAX_SETTLING_SECONDS = 7 * 24 * 60 * 60;

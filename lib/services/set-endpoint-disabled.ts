@@ -5,8 +5,8 @@ import { AppError } from "@/lib/errors";
 import { setEndpointDisabledSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
-import { recordAudit } from "./record-audit";
 
 /** A disabled endpoint keeps its URL and secret but is sent nothing. Idempotent. */
 export async function setEndpointDisabled(db: Db, actor: Principal, raw: { endpointId: string; disabled: boolean }) {

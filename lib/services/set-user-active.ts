@@ -5,8 +5,8 @@ import { AppError } from "@/lib/errors";
 import { setUserActiveSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { bumpSessionVersion } from "./end-sessions";
-import { recordAudit } from "./record-audit";
 
 /**
  * Deactivates or reactivates an account. A deactivated user's sessions end (their version is

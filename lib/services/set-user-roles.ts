@@ -6,8 +6,8 @@ import { AppError } from "@/lib/errors";
 import { setUserRolesSchema } from "@/lib/validation/admin";
 import { requirePermission } from "./actor";
 import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { recordAudit } from "./case-writer/audit";
 import { bumpSessionVersion } from "./end-sessions";
-import { recordAudit } from "./record-audit";
 
 /**
  * Replaces a user's roles. An admin cannot take away their own admin role, and nobody can remove

@@ -4,8 +4,8 @@ import type { Principal } from "@/lib/domain/principal";
 import { type ScoredJob, type SuggestionTarget, scoreListedJob } from "@/lib/domain/reconciliation-score";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "./actor";
+import { recordAudit } from "./case-writer/audit";
 import { type Candidate, type Lookup, lookUp } from "./provider-lookup";
-import { recordAudit } from "./record-audit";
 
 /** Half-width of the searched window around the submission time (DESIGN section 7). */
 export const SUGGESTION_WINDOW_MS = 10 * 60_000;

@@ -1,10 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
-import type { AuditKind, CaseSnapshot } from "@/lib/domain/case-commands";
-import { actorColumns, type WorkerActor } from "./actor";
-import { type ClaimProof, type HeldCase, heldClaimCtes } from "./lease-guard";
-import { snapshotOf } from "./transition-case";
+import { type ClaimProof, heldClaimCtes } from "./lease-guard";
 
 /**
  * The one shape of a claim holder's write. An attempt reads the rows it decides on, lets the pure
@@ -34,20 +30,4 @@ export async function writeUnderClaim<T>(
 export function refuse(error: Error, locked: boolean): "stale" {
   if (locked) throw error;
   return "stale";
-}
-
-/** The audit row of a case change a claim write made, hung off `moved` (the updated case row). */
-export function auditMoved(
-  worker: WorkerActor,
-  seen: Omit<HeldCase, "caseId">,
-  decision: { next: CaseSnapshot; auditKind: AuditKind },
-  evidence: Prisma.InputJsonObject,
-): Prisma.Sql {
-  const { actorId, actorLabel } = actorColumns(worker);
-  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-    SELECT moved.id, ${seen.episode}, 'worker', ${actorId}, ${actorLabel}, ${decision.auditKind},
-           ${JSON.stringify({ ...snapshotOf(seen), version: seen.version })}::jsonb,
-           ${JSON.stringify({ ...decision.next, version: seen.version + 1 })}::jsonb,
-           ${JSON.stringify(evidence)}::jsonb
-    FROM moved`;
 }

@@ -3,6 +3,7 @@ import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { Stage } from "@/lib/domain/stages";
 import { approveCase } from "@/lib/services/approve-case";
+import { backdateOpening } from "@/lib/services/case-writer/facts";
 import { parkCase } from "@/lib/services/park-case";
 import { demoEmail } from "@/lib/services/seed-demo-users";
 
@@ -56,10 +57,7 @@ export async function seedDemoCases(db: PrismaClient, count = 36): Promise<boole
       hold: { holdId: `hold-${operationId}`, amountMicros: price.micros * (1 + (i % 3)), currency: "USD" },
     });
     // Spread ages from minutes to days so the queue and its charts look like a real backlog.
-    await db.case.update({
-      where: { id: caseId },
-      data: { openedAt: new Date(Date.now() - ((i * i * 13) % 4000) * 60_000) },
-    });
+    await backdateOpening(db, caseId, new Date(Date.now() - ((i * i * 13) % 4000) * 60_000));
     if (reviewer && stage === "polling" && i % 4 === 1) {
       await approveCase(
         db,
