@@ -1,15 +1,15 @@
-import { API_OPERATIONS } from "../../lib/api/openapi";
+import { API_ROUTES } from "../../lib/api/routes";
 import { expect, test } from "./fixtures/login";
 
 const SAMPLE_ID = "00000000-0000-4000-8000-000000000000";
 const urlOf = (path: string) => path.replace("{id}", SAMPLE_ID).replace("{operationId}", "order-1");
 
 test.describe("the HTTP API refuses unauthenticated and forged requests", () => {
-  for (const op of API_OPERATIONS) {
-    test(`${op.method.toUpperCase()} ${op.path} without credentials is 401`, async ({ request }) => {
+  for (const op of API_ROUTES) {
+    test(`${op.method} ${op.path} without credentials is 401`, async ({ request }) => {
       const response = await request.fetch(urlOf(op.path), {
         method: op.method,
-        data: op.method === "post" ? {} : undefined,
+        data: op.method === "POST" ? {} : undefined,
       });
       expect(response.status()).toBe(401);
       expect(await response.json()).toEqual({ error: { code: "unauthenticated", message: expect.any(String) } });
@@ -50,6 +50,6 @@ test.describe("the HTTP API refuses unauthenticated and forged requests", () => 
   test("the OpenAPI document is public and complete", async ({ request }) => {
     const doc = await (await request.get("/api/v1/openapi.json")).json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toHaveLength(new Set(API_OPERATIONS.map((op) => op.path)).size);
+    expect(Object.keys(doc.paths)).toHaveLength(new Set(API_ROUTES.map((op) => op.path)).size);
   });
 });
