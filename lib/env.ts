@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
+import { processShared } from "./process-shared";
 
 const optionalText = z
   .string()
@@ -131,10 +132,7 @@ function requireProviderMode(env: z.infer<typeof schema>): "simulator" | "live" 
   return env.PROVIDER_MODE;
 }
 
-let cached: Env | undefined;
-
 /** Parsed once per process, on first use, so importing a module never throws. */
 export function env(): Env {
-  cached ??= parseEnv(process.env);
-  return cached;
+  return processShared("env", () => parseEnv(process.env));
 }
