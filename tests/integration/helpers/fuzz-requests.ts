@@ -4,7 +4,6 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
 import type { RouteHandler as Handler } from "../../../lib/api/api-route";
-import { API_ROUTES } from "../../../lib/api/routes";
 import type { PrismaClient } from "../../../lib/db/client";
 import { createAccessToken } from "../../../lib/services/create-access-token";
 import { inspectJson } from "../../../lib/validation/nul";
@@ -607,6 +606,8 @@ async function importRoute(appPath: string): Promise<Record<string, Handler>> {
 /** Every route of the route table (through its route file), metrics and the sign-in routes, with their real handlers. */
 export async function loadFuzzRoutes(): Promise<FuzzRoute[]> {
   await requestScope();
+  // Loaded after the request scope exists: the table's modules bind Next's request storage on load.
+  const { API_ROUTES } = await import("../../../lib/api/routes");
   const routes: FuzzRoute[] = [];
   for (const op of API_ROUTES) {
     const mod = await importRoute(op.path.replace(/^\/api/, "api").replace(/\{(\w+)\}/g, "[$1]"));
