@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
+import { processShared } from "./process-shared";
 
 const optionalText = z
   .string()
@@ -150,10 +151,7 @@ export function logSettings(source: Record<string, string | undefined>): LogSett
   return { level: LOG_LEVEL, format: LOG_FORMAT ?? (NODE_ENV === "production" ? "json" : "plain") };
 }
 
-let cached: Env | undefined;
-
 /** Parsed once per process, on first use, so importing a module never throws. */
 export function env(): Env {
-  cached ??= parseEnv(process.env);
-  return cached;
+  return processShared("env", () => parseEnv(process.env));
 }

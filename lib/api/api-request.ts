@@ -1,49 +1,51 @@
 /**
  * What an API route reads of a request, whoever delivered it: Next.js (a Fetch `Request`) or the
- * HTTP entry (a Node request, without building one). The body is read only when asked for, so a
- * route authenticates before it reads.
+ * HTTP entry (a Node request, without building one). The body is opened only when asked for, so a
+ * route authenticates before it reads, and it is read by the one byte-limited reader
+ * (`readLimitedBody` in read-json-body.ts) whichever transport delivered it.
  */
 export type ApiRequest = {
   method: string;
   /** Path and query, or an absolute URL. */
   url: string;
   header(name: string): string | null;
-  /** The body's bytes, or `too_large` as soon as more than `limit` arrive (the rest is not read). */
-  readBody(limit: number): Promise<Uint8Array | "too_large">;
+  /** The body's chunks as they arrive; leaving the loop early stops reading (the rest is not read). */
+  body(): AsyncIterable<Uint8Array>;
 };
 
-/** What an API route answers: a status and its JSON text (and, when rate limited, when to retry). */
-export type ApiReply = { status: number; json: string; retryAfterSeconds?: number };
+/**
+ * What an API route answers: a status, the body's text and its type, and any header of its own
+ * (Retry-After when rate limited, a file's name). The transport adds the headers every response carries.
+ */
+export type ApiReply = { status: number; body: string; contentType: string; headers?: Record<string, string> };
+
+export const JSON_TYPE = "application/json";
 
 export function fromFetchRequest(req: Request): ApiRequest {
   return {
     method: req.method,
     url: req.url,
     header: (name) => req.headers.get(name),
-    readBody: async (limit) => {
-      if (!req.body) return new Uint8Array();
-      const reader = req.body.getReader();
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        size += chunk.value.byteLength;
-        if (size > limit) {
-          await reader.cancel();
-          return "too_large";
-        }
-        chunks.push(chunk.value);
-      }
-      return Buffer.concat(chunks);
-    },
+    body: () => streamChunks(req.body),
   };
 }
 
+/** A Fetch body's chunks; leaving early cancels the stream, so nothing more is read. */
+async function* streamChunks(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!stream) return;
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) yield chunk.value;
+    done = true;
+  } finally {
+    if (!done) await reader.cancel();
+  }
+}
+
 export function replyResponse(reply: ApiReply): Response {
-  return new Response(reply.json, {
+  return new Response(reply.body, {
     status: reply.status,
-    headers: {
-      "content-type": "application/json",
-      ...(reply.retryAfterSeconds ? { "Retry-After": String(reply.retryAfterSeconds) } : {}),
-    },
+    headers: { "content-type": reply.contentType, ...reply.headers },
   });
 }

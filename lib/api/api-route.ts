@@ -7,21 +7,63 @@ import { logger } from "@/lib/log/logger";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/rate-limit-key";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
-import { type ApiReply, type ApiRequest, fromFetchRequest, replyResponse } from "./api-request";
+import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { readJsonBody, zodIssues } from "./read-json-body";
 
-type Handler<B, P, Q> = (input: { actor: Principal; body: B; params: P; query: Q }) => Promise<unknown>;
+export type Method = "GET" | "POST";
 
 /** A route file's exported method, as Next.js calls it. */
 export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
-/**
- * What `apiRoute` makes: a route handler that says who may call it, and the same route on any
- * `ApiRequest` (the HTTP entry serves bearer-only routes with it, without Next.js or Fetch objects).
- */
-export type ApiRouteHandler = RouteHandler & {
+
+type Input<B, P, Q> = { actor: Principal; body: B; params: P; query: Q };
+
+/** A success answered as a file rather than JSON (the finance export's CSV). */
+type FileReply<R> = { contentType: string; reply: (result: R) => { body: string; headers: Record<string, string> } };
+
+/** How a route is declared, once, in the route table (lib/api/routes.ts). */
+export type RouteSpec<M extends Method, Path extends string, B, P, Q, R> = {
+  method: M;
+  /** With `{name}` for a path segment, as OpenAPI spells it (Next's folder is `[name]`). */
+  path: Path;
   audience: Audience;
+  summary: string;
+  /**
+   * Served by the HTTP entry itself, without Next's router: the bearer-token routes programs call
+   * in bursts (docs/decisions/009-direct-api-routes.md).
+   */
+  direct?: boolean;
+  body?: z.ZodType<B>;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** Success statuses, the first being the usual one; `status` picks among them per result. */
+  success: number[];
+  /** Error statuses beyond the common ones, e.g. 503 when a provider must be asked first. */
+  errors?: number[];
+  status?: (result: R) => number;
+  file?: FileReply<R>;
+  handler: (input: Input<B, P, Q>) => Promise<R>;
+};
+
+/**
+ * A declared route, ready for both transports: `handle` is what its route file exports to
+ * Next.js, `serve` is the same route on any `ApiRequest` (the HTTP entry's direct routes).
+ */
+export type ApiRoute<M extends Method = Method, Path extends string = string> = {
+  method: M;
+  path: Path;
+  audience: Audience;
+  summary: string;
+  direct: boolean;
+  body?: z.ZodType;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  success: number[];
+  errors: number[];
+  /** The success body's type, for the OpenAPI document. */
+  responseType: string;
   serve: (req: ApiRequest, params: unknown) => Promise<ApiReply>;
+  handle: RouteHandler;
 };
 
 /**
@@ -29,39 +71,59 @@ export type ApiRouteHandler = RouteHandler & {
  * body with zod, call one service, and map any failure to `{ error: { code, message, issues? } }`.
  * Unknown exceptions are logged on the server and answered with a generic 500.
  */
-export function apiRoute<B = undefined, P = Record<string, never>, Q = undefined>(options: {
-  audience: Audience;
-  body?: z.ZodType<B>;
-  params?: z.ZodType<P>;
-  query?: z.ZodType<Q>;
-  status?: number | ((result: unknown) => number);
-  handler: Handler<B, P, Q>;
-}): ApiRouteHandler {
+export function apiRoute<
+  M extends Method,
+  Path extends string,
+  B = undefined,
+  P = Record<string, never>,
+  Q = undefined,
+  R = unknown,
+>(spec: RouteSpec<M, Path, B, P, Q, R>): ApiRoute<M, Path> {
   const serve = async (req: ApiRequest, rawParams: unknown): Promise<ApiReply> => {
     try {
       const window = rateWindow();
-      const { actor, rateLimit } = await authenticateRequest(req, options.audience, window);
+      const { actor, rateLimit } = await authenticateRequest(req, spec.audience, window);
       enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
-      const params = await parseParams(options.params, rawParams);
-      const query = parseQuery(options.query, req.url);
-      const body = (options.body ? await readJsonBody(req, options.body) : undefined) as B;
-      const result = await options.handler({ actor, body, params, query });
-      const status = typeof options.status === "function" ? options.status(result) : (options.status ?? 200);
+      const params = await parseParams(spec.params, rawParams);
+      const query = parseQuery(spec.query, req.url);
+      const body = (spec.body ? await readJsonBody(req, spec.body) : undefined) as B;
+      const result = await spec.handler({ actor, body, params, query });
+      const status = spec.status ? spec.status(result) : (spec.success[0] ?? 200);
+      if (spec.file) return { status, contentType: spec.file.contentType, ...spec.file.reply(result) };
       // Serialised here, so a result JSON cannot carry is a typed 500 like any other failure.
-      return { status, json: JSON.stringify(result ?? null) };
+      return { status, body: JSON.stringify(result ?? null), contentType: JSON_TYPE };
     } catch (error) {
       return errorReply(error);
     }
   };
-  const route: RouteHandler = async (req, context) =>
+  const handle: RouteHandler = async (req, context) =>
     replyResponse(await serve(fromFetchRequest(req), await context.params));
-  return Object.assign(route, { audience: options.audience, serve });
+  return {
+    method: spec.method,
+    path: spec.path,
+    audience: spec.audience,
+    summary: spec.summary,
+    direct: spec.direct ?? false,
+    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    success: spec.success,
+    errors: spec.errors ?? [],
+    responseType: spec.file?.contentType ?? JSON_TYPE,
+    serve,
+    handle,
+  };
 }
 
 export function errorReply(error: unknown): ApiReply {
   const { status, body, retryAfterSeconds } = toErrorBody(error);
   if (status >= 500) logger("api").error({ error: String(error) }, "request failed");
-  return { status, json: JSON.stringify(body), ...(retryAfterSeconds ? { retryAfterSeconds } : {}) };
+  return {
+    status,
+    body: JSON.stringify(body),
+    contentType: JSON_TYPE,
+    ...(retryAfterSeconds ? { headers: { "Retry-After": String(retryAfterSeconds) } } : {}),
+  };
 }
 
 export function errorResponse(error: unknown): Response {

@@ -39,8 +39,27 @@ export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema:
   return parsed.data;
 }
 
+/**
+ * The one byte-limited body reader, for both transports (a Fetch body through Next.js, a Node
+ * request through the HTTP entry): the bytes, or `too_large` as soon as more than `limit` have
+ * arrived. Leaving the loop stops the source, so the rest of an oversized body is never read.
+ */
+export async function readLimitedBody(
+  chunks: AsyncIterable<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | "too_large"> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > limit) return "too_large";
+    parts.push(chunk);
+  }
+  return parts.length === 1 && parts[0] ? parts[0] : Buffer.concat(parts);
+}
+
 async function readLimited(req: ApiRequest, limit: number): Promise<string> {
-  const bytes = await req.readBody(limit).catch(() => {
+  const bytes = await readLimitedBody(req.body(), limit).catch(() => {
     throw new AppError("invalid_request", "The body could not be read.");
   });
   if (bytes === "too_large") throw new AppError("payload_too_large", "The body is larger than 64 KB.");

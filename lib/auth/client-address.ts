@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { env } from "@/lib/env";
+import { processShared } from "@/lib/process-shared";
 import { isTrusted, parseTrustedProxies, type TrustedProxies } from "./trusted-proxies";
 
 /**
@@ -39,8 +40,6 @@ export function clientAddress(headers: Headers, trusted: TrustedProxies = config
   return chain[index] ?? socket;
 }
 
-let cached: TrustedProxies | undefined;
 function configuredProxies(): TrustedProxies {
-  cached ??= parseTrustedProxies(env().TRUSTED_PROXIES) ?? { kind: "none" };
-  return cached;
+  return processShared("trusted-proxies", () => parseTrustedProxies(env().TRUSTED_PROXIES) ?? { kind: "none" });
 }

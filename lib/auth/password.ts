@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
+import { processShared } from "@/lib/process-shared";
 
 // algorithm 2 is Argon2id (the library exports it only as a const enum).
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 };
@@ -17,10 +18,8 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 }
 
 /** Checked against when the account does not exist, so timing does not reveal which emails exist. */
-let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString("hex"));
-  return decoy;
+  return processShared("decoy-password-hash", () => hashPassword(randomBytes(16).toString("hex")));
 }
 
 export function generatePassword(): string {

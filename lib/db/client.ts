@@ -55,13 +55,10 @@ function withSessionSettings(connectionString: string): string {
  * One client per process: dev reloads would otherwise leak connection pools, and the HTTP entry
  * and Next.js's bundle share it (processShared).
  */
-let shared: PrismaClient | undefined;
 export function db(): PrismaClient {
-  // Kept by this module too: db() is called several times per request.
-  shared ??= processShared("prisma-client", () => {
+  return processShared("prisma-client", () => {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set");
     return createPrismaClient(url);
   });
-  return shared;
 }

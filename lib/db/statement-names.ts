@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { processShared } from "../process-shared";
 
 /**
  * Names statements by a digest of their text, so each connection parses and plans a statement
@@ -20,7 +21,7 @@ export function statementNamer(maxTexts = 2_000): (query: { sql: string }) => st
 }
 
 /** The process's namer: every client and `sqlRows` agree on names and share the cap. */
-export const statementName = statementNamer();
+export const statementName = processShared("statement-names", () => statementNamer());
 
 /**
  * Off only behind a connection pooler that cannot keep prepared statements per client (PgBouncer

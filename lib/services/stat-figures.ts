@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { processShared } from "@/lib/process-shared";
 
 /**
  * The running totals behind the overview and finance figures (migration
@@ -37,7 +38,8 @@ const CHECK_EVERY_MS = 2_000;
 /** Folders exclude each other (a second one skips rather than waits). */
 const FOLD_LOCK = 72_707_370;
 
-let lastCheck = 0;
+/** When this process last looked at the pending deltas (shared by the entry's and Next's copies). */
+const foldCheck = processShared("stat-fold-check", () => ({ lastCheck: 0 }));
 
 /**
  * Moves pending deltas into the totals: one statement deletes them and adds them to their totals,
@@ -70,8 +72,8 @@ export async function foldStatDeltas(db: Db): Promise<number> {
 
 /** Called by the readers: folds when enough deltas wait, looking at most every couple of seconds. */
 export async function foldWhenDue(db: Db, now = Date.now()): Promise<void> {
-  if (now - lastCheck < CHECK_EVERY_MS) return;
-  lastCheck = now;
+  if (now - foldCheck.lastCheck < CHECK_EVERY_MS) return;
+  foldCheck.lastCheck = now;
   const rows = await db.$queryRaw<{ pending: number }[]>`
     SELECT count(*)::int AS pending FROM (SELECT 1 FROM stat_deltas LIMIT ${FOLD_AT}) d`;
   if ((rows[0]?.pending ?? 0) >= FOLD_AT) await foldStatDeltas(db);

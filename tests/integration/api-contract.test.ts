@@ -4,7 +4,7 @@ import * as caseRoute from "../../app/api/v1/cases/[id]/route";
 import * as byOperationRoute from "../../app/api/v1/cases/by-operation/[operationId]/route";
 import * as casesRoute from "../../app/api/v1/cases/route";
 import * as openapiRoute from "../../app/api/v1/openapi.json/route";
-import { API_OPERATIONS } from "../../lib/api/openapi";
+import { API_ROUTES } from "../../lib/api/routes";
 import { createAccessToken } from "../../lib/services/create-access-token";
 import { revokeAccessToken } from "../../lib/services/revoke-access-token";
 import { makeUser, parkInput } from "./fixtures";
@@ -192,9 +192,10 @@ describe("OpenAPI", () => {
       paths: Record<string, Record<string, { requestBody?: unknown }>>;
     };
     expect(doc.openapi).toBe("3.1.0");
-    for (const op of API_OPERATIONS) {
-      expect(doc.paths[op.path]?.[op.method], `${op.method} ${op.path}`).toBeDefined();
-      if (op.body) expect(doc.paths[op.path]?.[op.method]?.requestBody).toBeDefined();
+    for (const op of API_ROUTES) {
+      const method = op.method.toLowerCase();
+      expect(doc.paths[op.path]?.[method], `${op.method} ${op.path}`).toBeDefined();
+      if (op.body) expect(doc.paths[op.path]?.[method]?.requestBody).toBeDefined();
     }
     const park = doc.paths["/api/v1/cases"]?.post?.requestBody as {
       content: { "application/json": { schema: { required: string[] } } };

@@ -1,27 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import * as acceptFailureRoute from "../../app/api/v1/cases/[id]/accept-failure/route";
-import * as acceptOutputsLostRoute from "../../app/api/v1/cases/[id]/accept-outputs-lost/route";
-import * as approveRoute from "../../app/api/v1/cases/[id]/approve/route";
-import * as assignRoute from "../../app/api/v1/cases/[id]/assign/route";
-import * as notesRoute from "../../app/api/v1/cases/[id]/notes/route";
-import * as reconcileRoute from "../../app/api/v1/cases/[id]/reconcile/route";
-import * as requestReplacementRoute from "../../app/api/v1/cases/[id]/replacement-requests/route";
-import * as reviewRoute from "../../app/api/v1/cases/[id]/review/route";
-import * as caseRoute from "../../app/api/v1/cases/[id]/route";
-import * as byOperationRoute from "../../app/api/v1/cases/by-operation/[operationId]/route";
-import * as casesRoute from "../../app/api/v1/cases/route";
-import * as financeExportRoute from "../../app/api/v1/finance/export/route";
-import * as releaseRoute from "../../app/api/v1/holds/[id]/release/route";
-import * as settleRoute from "../../app/api/v1/holds/[id]/settle/route";
-import * as overviewRoute from "../../app/api/v1/overview/route";
-import * as authorizeRoute from "../../app/api/v1/replacement-requests/[id]/authorize/route";
-import * as declineRoute from "../../app/api/v1/replacement-requests/[id]/decline/route";
-import * as ackRoute from "../../app/api/v1/replacements/[id]/ack/route";
-import * as replacementsRoute from "../../app/api/v1/replacements/route";
-import * as tickRoute from "../../app/api/worker/tick/route";
 import type { RouteHandler } from "../../lib/api/api-route";
-import { API_OPERATIONS } from "../../lib/api/openapi";
+import { API_ROUTES, type RouteKey, routeKey } from "../../lib/api/routes";
 import type { Stage } from "../../lib/domain/stages";
 import type { ProducerActor, UserActor } from "../../lib/services/actor";
 import { createAccessToken } from "../../lib/services/create-access-token";
@@ -72,11 +52,11 @@ const A: Outcome = "allowed";
 const U: Outcome = "401";
 const F: Outcome = "403";
 
-const TICK = "POST /api/worker/tick";
+const TICK: RouteKey = "POST /api/worker/tick";
 
 // Columns, in order: none, operator, reviewer, finance, admin, revoked personal token,
 // expired personal token, producer API key, revoked API key, worker token.
-const EXPECTED: Record<string, Outcome[]> = {
+const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
@@ -95,14 +75,20 @@ const EXPECTED: Record<string, Outcome[]> = {
   "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F],
   "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F],
   "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F],
-  // The console's JSON reads (in API_OPERATIONS too), then the tick, the one route the OpenAPI document omits.
+  // The console's JSON reads, then the tick (the worker's route).
   "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F],
   "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F],
   [TICK]: [U, F, F, F, F, U, U, F, U, A],
 };
 
-const ROUTE_KEYS = Object.keys(EXPECTED);
-const expectedOf = (route: string, principal: PrincipalKey): Outcome => {
+// The routes come from the route table (lib/api/routes.ts), in its order; every one needs its row.
+const ROUTE_KEYS = API_ROUTES.map(routeKey) as RouteKey[];
+const handlerOf = (route: RouteKey): RouteHandler => {
+  const found = API_ROUTES.find((entry) => routeKey(entry) === route);
+  if (!found) throw new Error(`${route} is not in the route table`);
+  return found.handle;
+};
+const expectedOf = (route: RouteKey, principal: PrincipalKey): Outcome => {
   const outcome = EXPECTED[route]?.[PRINCIPALS.findIndex((p) => p.key === principal)];
   if (!outcome) throw new Error(`no expectation for ${route} x ${principal}`);
   return outcome;
@@ -233,139 +219,65 @@ async function pendingReplacement() {
   return requestId;
 }
 
-type RouteSpec = { method: "GET" | "POST"; handler: RouteHandler; target: () => Promise<CallInput> };
-
 // A valid request per route, aimed at fresh rows wherever a success would consume its target.
-const ROUTES: Record<string, RouteSpec> = {
-  "POST /api/v1/cases": {
-    method: "POST",
-    handler: casesRoute.POST,
-    target: async () => ({ body: parkInput("delivery") }),
-  },
-  "GET /api/v1/cases/by-operation/{operationId}": {
-    method: "GET",
-    handler: byOperationRoute.GET,
-    target: async () => ({ params: { operationId: ownOperationId } }),
-  },
-  "GET /api/v1/replacements": {
-    method: "GET",
-    handler: replacementsRoute.GET,
-    target: async () => ({ query: { status: "authorized" } }),
-  },
-  "POST /api/v1/replacements/{id}/ack": {
-    method: "POST",
-    handler: ackRoute.POST,
-    target: async () => ({ params: { id: authorisedReplacementId } }),
-  },
-  "GET /api/v1/cases": {
-    method: "GET",
-    handler: casesRoute.GET,
-    target: async () => ({ query: { stage: "polling", limit: "5" } }),
-  },
-  "GET /api/v1/cases/{id}": {
-    method: "GET",
-    handler: caseRoute.GET,
-    target: async () => ({ params: { id: await parked("polling") } }),
-  },
-  "POST /api/v1/cases/{id}/reconcile": {
-    method: "POST",
-    handler: reconcileRoute.POST,
-    target: async () => ({
-      params: { id: await parked("submission_uncertain") },
-      body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },
-    }),
-  },
-  "POST /api/v1/cases/{id}/approve": {
-    method: "POST",
-    handler: approveRoute.POST,
-    target: async () => ({
-      params: { id: await parked("polling") },
-      body: { action: "resume_poll", evidence: "job is still running" },
-    }),
-  },
-  "POST /api/v1/cases/{id}/review": {
-    method: "POST",
-    handler: reviewRoute.POST,
-    target: async () => ({
-      params: { id: await parked("polling") },
-      body: { verdict: "escalate", evidence: "needs a second opinion" },
-    }),
-  },
-  "POST /api/v1/cases/{id}/accept-failure": {
-    method: "POST",
-    handler: acceptFailureRoute.POST,
-    target: async () => ({
-      params: { id: await parked("generation_failed") },
-      body: { evidence: "provider reported a content failure" },
-    }),
-  },
-  "POST /api/v1/cases/{id}/accept-outputs-lost": {
-    method: "POST",
-    handler: acceptOutputsLostRoute.POST,
-    target: async () => ({
-      params: { id: await outputsLost() },
-      body: { evidence: "the provider deleted the outputs before the copy" },
-    }),
-  },
-  "POST /api/v1/cases/{id}/notes": {
-    method: "POST",
-    handler: notesRoute.POST,
-    target: async () => ({ params: { id: await parked("polling") }, body: { text: "looked at it" } }),
-  },
-  "POST /api/v1/cases/{id}/assign": {
-    method: "POST",
-    handler: assignRoute.POST,
-    target: async () => ({ params: { id: await parked("polling") }, body: { assigneeId: requester.userId } }),
-  },
-  "POST /api/v1/cases/{id}/replacement-requests": {
-    method: "POST",
-    handler: requestReplacementRoute.POST,
-    target: async () => ({
-      params: { id: await parked("generation_failed") },
-      body: { evidence: "the generation failed for good" },
-    }),
-  },
-  "POST /api/v1/holds/{id}/settle": {
-    method: "POST",
-    handler: settleRoute.POST,
-    target: async () => ({
-      params: { id: await heldHold() },
-      body: { chargeMicros: 40_000, note: "invoice line 14", evidence: "usage export" },
-    }),
-  },
-  "POST /api/v1/holds/{id}/release": {
-    method: "POST",
-    handler: releaseRoute.POST,
-    target: async () => ({
-      params: { id: await heldHold() },
-      body: { note: "no charge on the invoice", evidence: "usage export, 0 s" },
-    }),
-  },
-  "POST /api/v1/replacement-requests/{id}/authorize": {
-    method: "POST",
-    handler: authorizeRoute.POST,
-    target: async () => ({ params: { id: await pendingReplacement() }, body: { evidence: "budget approved" } }),
-  },
-  "POST /api/v1/replacement-requests/{id}/decline": {
-    method: "POST",
-    handler: declineRoute.POST,
-    target: async () => ({ params: { id: await pendingReplacement() }, body: { evidence: "not worth it" } }),
-  },
-  "GET /api/v1/overview": {
-    method: "GET",
-    handler: overviewRoute.GET,
-    target: async () => ({}),
-  },
-  "GET /api/v1/finance/export": {
-    method: "GET",
-    handler: financeExportRoute.GET,
-    target: async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
-  },
-  [TICK]: {
-    method: "POST",
-    handler: tickRoute.POST,
-    target: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
-  },
+const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
+  "POST /api/v1/cases": async () => ({ body: parkInput("delivery") }),
+  "GET /api/v1/cases/by-operation/{operationId}": async () => ({ params: { operationId: ownOperationId } }),
+  "GET /api/v1/replacements": async () => ({ query: { status: "authorized" } }),
+  "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
+  "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
+  "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
+  "POST /api/v1/cases/{id}/reconcile": async () => ({
+    params: { id: await parked("submission_uncertain") },
+    body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },
+  }),
+  "POST /api/v1/cases/{id}/approve": async () => ({
+    params: { id: await parked("polling") },
+    body: { action: "resume_poll", evidence: "job is still running" },
+  }),
+  "POST /api/v1/cases/{id}/review": async () => ({
+    params: { id: await parked("polling") },
+    body: { verdict: "escalate", evidence: "needs a second opinion" },
+  }),
+  "POST /api/v1/cases/{id}/accept-failure": async () => ({
+    params: { id: await parked("generation_failed") },
+    body: { evidence: "provider reported a content failure" },
+  }),
+  "POST /api/v1/cases/{id}/accept-outputs-lost": async () => ({
+    params: { id: await outputsLost() },
+    body: { evidence: "the provider deleted the outputs before the copy" },
+  }),
+  "POST /api/v1/cases/{id}/notes": async () => ({
+    params: { id: await parked("polling") },
+    body: { text: "looked at it" },
+  }),
+  "POST /api/v1/cases/{id}/assign": async () => ({
+    params: { id: await parked("polling") },
+    body: { assigneeId: requester.userId },
+  }),
+  "POST /api/v1/cases/{id}/replacement-requests": async () => ({
+    params: { id: await parked("generation_failed") },
+    body: { evidence: "the generation failed for good" },
+  }),
+  "POST /api/v1/holds/{id}/settle": async () => ({
+    params: { id: await heldHold() },
+    body: { chargeMicros: 40_000, note: "invoice line 14", evidence: "usage export" },
+  }),
+  "POST /api/v1/holds/{id}/release": async () => ({
+    params: { id: await heldHold() },
+    body: { note: "no charge on the invoice", evidence: "usage export, 0 s" },
+  }),
+  "POST /api/v1/replacement-requests/{id}/authorize": async () => ({
+    params: { id: await pendingReplacement() },
+    body: { evidence: "budget approved" },
+  }),
+  "POST /api/v1/replacement-requests/{id}/decline": async () => ({
+    params: { id: await pendingReplacement() },
+    body: { evidence: "not worth it" },
+  }),
+  "GET /api/v1/overview": async () => ({}),
+  "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
+  [TICK]: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -373,10 +285,9 @@ const ROUTES: Record<string, RouteSpec> = {
 // ---------------------------------------------------------------------------------------------
 
 describe("authorisation matrix", () => {
-  it("covers exactly every public JSON route plus the worker tick", () => {
-    const documented = API_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`);
-    expect(ROUTE_KEYS).toEqual(expect.arrayContaining([...documented, TICK]));
-    expect(Object.keys(ROUTES).sort()).toEqual([...ROUTE_KEYS].sort());
+  it("covers exactly the route table: an expectation and a request for every route", () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual([...ROUTE_KEYS].sort());
+    expect(Object.keys(TARGETS).sort()).toEqual([...ROUTE_KEYS].sort());
     for (const route of ROUTE_KEYS) expect(EXPECTED[route], route).toHaveLength(PRINCIPALS.length);
   });
 
@@ -385,11 +296,11 @@ describe("authorisation matrix", () => {
   const cells = runOrder.flatMap((route) => PRINCIPALS.map((p) => [route, p.key, expectedOf(route, p.key)] as const));
 
   it.each(cells)("%s as %s -> %s", async (route, principal, outcome) => {
-    const spec = ROUTES[route];
-    if (!spec) throw new Error(`no route spec for ${route}`);
-    const input = await spec.target();
+    const target = TARGETS[route];
+    if (!target) throw new Error(`no request for ${route}`);
+    const input = await target();
     const before = outcome === "allowed" ? null : await tableCounts(db);
-    const result = await call(spec.handler, spec.method, tokens[principal], input);
+    const result = await call(handlerOf(route), route.split(" ")[0] ?? "GET", tokens[principal], input);
     if (outcome === "allowed") {
       expect(result.status, JSON.stringify(result.json)).toBeGreaterThanOrEqual(200);
       expect(result.status, JSON.stringify(result.json)).toBeLessThan(300);
@@ -406,14 +317,18 @@ describe("authorisation matrix", () => {
     const both = await makeUser(db, ["reviewer", "finance"]);
     const token = (await personalToken(both)).secret;
     const caseId = await parked("generation_failed");
-    const requested = await call(requestReplacementRoute.POST, "POST", token, {
+    const requested = await call(handlerOf("POST /api/v1/cases/{id}/replacement-requests"), "POST", token, {
       params: { id: caseId },
       body: { evidence: "the generation failed for good" },
     });
     expect(requested.status).toBe(200);
     const requestId = String((requested.json as unknown as { requestId: string }).requestId);
     const before = await tableCounts(db);
-    for (const handler of [authorizeRoute.POST, declineRoute.POST]) {
+    const decisions = [
+      "POST /api/v1/replacement-requests/{id}/authorize",
+      "POST /api/v1/replacement-requests/{id}/decline",
+    ];
+    for (const handler of decisions.map((route) => handlerOf(route as RouteKey))) {
       const result = await call(handler, "POST", token, { params: { id: requestId }, body: { evidence: "mine" } });
       expect(result.status).toBe(403);
       expect(result.json).toEqual({ error: { code: "four_eyes_violation", message: expect.any(String) } });
@@ -424,7 +339,8 @@ describe("authorisation matrix", () => {
       decidedById: null,
     });
     // A different finance user can.
-    const other = await call(authorizeRoute.POST, "POST", (await personalToken(financeUser)).secret, {
+    const authorize = handlerOf("POST /api/v1/replacement-requests/{id}/authorize");
+    const other = await call(authorize, "POST", (await personalToken(financeUser)).secret, {
       params: { id: requestId },
       body: { evidence: "budget approved" },
     });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { readLimitedBody } from "../../lib/api/read-json-body";
 import { fromNodeRequest } from "../../server/node-bridge";
 
 const request = (headers: Record<string, string | string[]> = {}) => {
@@ -22,21 +23,23 @@ describe("the HTTP entry's request adapter", () => {
     const { stream, api } = request();
     stream.write('{"a":');
     stream.end("1}");
-    expect(Buffer.from((await api.readBody(100)) as Uint8Array).toString()).toBe('{"a":1}');
+    expect(Buffer.from((await readLimitedBody(api.body(), 100)) as Uint8Array).toString()).toBe('{"a":1}');
   });
 
   it("stops at the limit, and fails when the client goes away before the end", async () => {
     const big = request();
-    const tooLarge = big.api.readBody(10);
+    const tooLarge = readLimitedBody(big.api.body(), 10);
     big.stream.write("0123456789");
     big.stream.write("x");
     expect(await tooLarge).toBe("too_large");
+    // Paused, not destroyed: the socket must stay to carry the 413.
+    expect(big.stream.destroyed).toBe(false);
 
     const gone = request();
-    const aborted = gone.api.readBody(100);
+    const aborted = readLimitedBody(gone.api.body(), 100);
     gone.stream.write("{");
     gone.stream.destroy();
     await expect(aborted).rejects.toThrow("aborted");
-    await expect(gone.api.readBody(100)).rejects.toThrow("aborted");
+    await expect(readLimitedBody(gone.api.body(), 100)).rejects.toThrow("aborted");
   });
 });

@@ -1,25 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { ApiRouteHandler } from "../../lib/api/api-route";
+import { type ApiRoute, apiRoute, type Method } from "../../lib/api/api-route";
 import type { Audience } from "../../lib/api/authenticate-request";
 import { createRouteMatcher } from "../../server/route-matcher";
 
-const handler = (audience: Audience, name: string): ApiRouteHandler =>
-  Object.assign(async () => new Response(name), {
-    audience,
-    serve: async () => ({ status: 200, json: JSON.stringify(name) }),
-  });
+const route = (method: Method, path: string, audience: Audience = "producer"): ApiRoute =>
+  apiRoute({ method, path, audience, summary: path, success: [200], handler: async () => path });
 
-const cases = handler("producer", "cases");
-const ack = handler("producer", "ack");
-const match = createRouteMatcher([
-  ["POST", "/api/v1/cases", cases],
-  ["POST", "/api/v1/replacements/:id/ack", ack],
-]);
+const cases = route("POST", "/api/v1/cases");
+const ack = route("POST", "/api/v1/replacements/{id}/ack");
+const match = createRouteMatcher([cases, ack]);
 
 describe("the HTTP entry's route matcher", () => {
   it("matches the exact path and method, ignoring the query", () => {
-    expect(match("POST", "/api/v1/cases")).toEqual({ handler: cases, params: {} });
-    expect(match("POST", "/api/v1/cases?x=1")).toEqual({ handler: cases, params: {} });
+    expect(match("POST", "/api/v1/cases")).toEqual({ route: cases, params: {} });
+    expect(match("POST", "/api/v1/cases?x=1")).toEqual({ route: cases, params: {} });
   });
 
   it("leaves every other method, path, trailing slash and prefix to Next.js", () => {
@@ -43,12 +37,12 @@ describe("the HTTP entry's route matcher", () => {
   });
 
   it("takes a literal segment literally", () => {
-    const doc = createRouteMatcher([["POST", "/api/v1/openapi.json", cases]]);
+    const doc = createRouteMatcher([route("POST", "/api/v1/openapi.json")]);
     expect(doc("POST", "/api/v1/openapi.json")).not.toBeNull();
     expect(doc("POST", "/api/v1/openapiXjson")).toBeNull();
   });
 
   it("refuses a route that accepts sessions: those need Next's request context", () => {
-    expect(() => createRouteMatcher([["GET", "/api/v1/cases", handler("user", "list")]])).toThrow(/bearer-only/);
+    expect(() => createRouteMatcher([route("GET", "/api/v1/cases", "user")])).toThrow(/bearer-only/);
   });
 });

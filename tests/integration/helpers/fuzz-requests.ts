@@ -4,7 +4,6 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
 import type { RouteHandler as Handler } from "../../../lib/api/api-route";
-import { API_OPERATIONS } from "../../../lib/api/openapi";
 import type { PrismaClient } from "../../../lib/db/client";
 import { createAccessToken } from "../../../lib/services/create-access-token";
 import { inspectJson } from "../../../lib/validation/nul";
@@ -552,15 +551,6 @@ function authRequest(route: FuzzRoute, tokens: FuzzTokens): fc.Arbitrary<FuzzReq
 
 // ---------------------------------------------------------------- routes and request scope
 
-const TICK_SCHEMA = z.strictObject({
-  // mirrors app/api/worker/tick/route.ts, only to keep right-kind worker requests invalid
-  workerId: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9._:-]{1,100}$/),
-  maxTasks: z.number().int().min(1).max(50).default(10),
-});
-
 function keysOf(schema: z.ZodType | undefined): string[] {
   if (!schema) return [];
   const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
@@ -613,28 +603,29 @@ async function importRoute(appPath: string): Promise<Record<string, Handler>> {
   return (await import(pathToFileURL(file).href)) as Record<string, Handler>;
 }
 
-/** Every API_OPERATIONS route, the worker tick, metrics and the sign-in routes, with their real handlers. */
+/** Every route of the route table (through its route file), metrics and the sign-in routes, with their real handlers. */
 export async function loadFuzzRoutes(): Promise<FuzzRoute[]> {
   await requestScope();
+  // Loaded after the request scope exists: the table's modules bind Next's request storage on load.
+  const { API_ROUTES } = await import("../../../lib/api/routes");
   const routes: FuzzRoute[] = [];
-  for (const op of API_OPERATIONS) {
+  for (const op of API_ROUTES) {
     const mod = await importRoute(op.path.replace(/^\/api/, "api").replace(/\{(\w+)\}/g, "[$1]"));
-    const method = op.method.toUpperCase() as "GET" | "POST";
-    const handler = mod[method];
-    if (!handler) throw new Error(`${op.path} exports no ${method}`);
+    const handler = mod[op.method];
+    if (!handler) throw new Error(`${op.path} exports no ${op.method}`);
+    const body = op.body;
     routes.push({
-      name: `${method} ${op.path}`,
-      method,
+      name: `${op.method} ${op.path}`,
+      method: op.method,
       path: op.path,
       audience: op.audience,
-      params: op.params ? Object.keys(op.params.shape) : [],
+      params: [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name ?? ""),
       queryKeys: keysOf(op.query),
-      bodyKeys: op.body ? keysOf(op.body) : null,
-      acceptsBody: (value) => (op.body ? op.body.safeParse(value).success : true),
+      bodyKeys: body ? keysOf(body) : null,
+      acceptsBody: (value) => (body ? body.safeParse(value).success : true),
       handler,
     });
   }
-  const tick = await importRoute("api/worker/tick");
   const metrics = await importRoute("api/metrics");
   const auth = await importRoute("api/auth/[...nextauth]");
   const need = (h: Handler | undefined) => {
@@ -642,17 +633,6 @@ export async function loadFuzzRoutes(): Promise<FuzzRoute[]> {
     return h;
   };
   routes.push(
-    {
-      name: "POST /api/worker/tick",
-      method: "POST",
-      path: "/api/worker/tick",
-      audience: "worker",
-      params: [],
-      queryKeys: [],
-      bodyKeys: ["workerId", "maxTasks"],
-      acceptsBody: (value) => TICK_SCHEMA.safeParse(value).success,
-      handler: need(tick.POST),
-    },
     {
       name: "GET /api/metrics",
       method: "GET",

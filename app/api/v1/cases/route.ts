@@ -1,21 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { listCases } from "@/lib/services/list-cases";
-import { type ParkCaseResult, parkCase } from "@/lib/services/park-case";
-import { listCasesSchema } from "@/lib/validation/list-cases";
-import { parkCaseSchema } from "@/lib/validation/park-case";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "producer",
-  body: parkCaseSchema,
-  status: (result) => ((result as ParkCaseResult).created ? 201 : 200),
-  handler: ({ actor, body }) => parkCase(db(), actor, body),
-});
-
-export const GET = apiRoute({
-  audience: "user",
-  query: listCasesSchema,
-  handler: ({ actor, query }) => listCases(db(), actor, query),
-});
+export const { GET, POST } = routeHandlers("/api/v1/cases");

@@ -1,15 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { env } from "@/lib/env";
-import { overviewStats } from "@/lib/services/overview-stats";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const GET = apiRoute({
-  audience: "user",
-  handler: ({ actor }) =>
-    overviewStats(db(), actor, {
-      alertWindowMinutes: env().ALERT_WINDOW_MINUTES,
-      alertThreshold: env().ALERT_UNCERTAIN_THRESHOLD,
-    }),
-});
+export const { GET } = routeHandlers("/api/v1/overview");

@@ -1,12 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { listReplacements } from "@/lib/services/producer-replacements";
-import { replacementsQuery } from "@/lib/validation/params";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const GET = apiRoute({
-  audience: "producer",
-  query: replacementsQuery,
-  handler: ({ actor, query }) => listReplacements(db(), actor, query.status),
-});
+export const { GET } = routeHandlers("/api/v1/replacements");

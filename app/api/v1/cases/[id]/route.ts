@@ -1,12 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { getCase } from "@/lib/services/get-case";
-import { idParams } from "@/lib/validation/params";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const GET = apiRoute({
-  audience: "user",
-  params: idParams,
-  handler: ({ actor, params }) => getCase(db(), actor, params.id),
-});
+export const { GET } = routeHandlers("/api/v1/cases/{id}");

@@ -1,14 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { approveCase } from "@/lib/services/approve-case";
-import { idParams } from "@/lib/validation/params";
-import { approveSchema } from "@/lib/validation/review";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "user",
-  params: idParams,
-  body: approveSchema,
-  handler: ({ actor, params, body }) => approveCase(db(), actor, params.id, body),
-});
+export const { POST } = routeHandlers("/api/v1/cases/{id}/approve");

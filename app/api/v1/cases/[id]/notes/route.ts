@@ -1,14 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { addNote } from "@/lib/services/add-note";
-import { idParams } from "@/lib/validation/params";
-import { noteSchema } from "@/lib/validation/review";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "user",
-  params: idParams,
-  body: noteSchema,
-  handler: ({ actor, params, body }) => addNote(db(), actor, params.id, body),
-});
+export const { POST } = routeHandlers("/api/v1/cases/{id}/notes");

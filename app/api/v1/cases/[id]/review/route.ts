@@ -1,14 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { reviewCase } from "@/lib/services/review-case";
-import { idParams } from "@/lib/validation/params";
-import { reviewSchema } from "@/lib/validation/review";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "user",
-  params: idParams,
-  body: reviewSchema,
-  handler: ({ actor, params, body }) => reviewCase(db(), actor, params.id, body),
-});
+export const { POST } = routeHandlers("/api/v1/cases/{id}/review");

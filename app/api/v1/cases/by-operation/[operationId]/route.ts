@@ -1,12 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { getCaseByOperation } from "@/lib/services/get-case-by-operation";
-import { operationParams } from "@/lib/validation/params";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const GET = apiRoute({
-  audience: "producer",
-  params: operationParams,
-  handler: ({ actor, params }) => getCaseByOperation(db(), actor, params.operationId),
-});
+export const { GET } = routeHandlers("/api/v1/cases/by-operation/{operationId}");

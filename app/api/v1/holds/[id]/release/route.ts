@@ -1,14 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { resolveHold } from "@/lib/services/resolve-hold";
-import { idParams } from "@/lib/validation/params";
-import { releaseSchema } from "@/lib/validation/review";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "user",
-  params: idParams,
-  body: releaseSchema,
-  handler: ({ actor, params, body }) => resolveHold(db(), actor, params.id, { kind: "release", ...body }),
-});
+export const { POST } = routeHandlers("/api/v1/holds/{id}/release");

@@ -1,14 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { declineReplacement } from "@/lib/services/decide-replacement";
-import { idParams } from "@/lib/validation/params";
-import { replacementDecisionSchema } from "@/lib/validation/review";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "user",
-  params: idParams,
-  body: replacementDecisionSchema,
-  handler: ({ actor, params, body }) => declineReplacement(db(), actor, params.id, body),
-});
+export const { POST } = routeHandlers("/api/v1/replacement-requests/{id}/decline");

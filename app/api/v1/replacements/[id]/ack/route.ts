@@ -1,12 +1,5 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { db } from "@/lib/db/client";
-import { acknowledgeReplacement } from "@/lib/services/producer-replacements";
-import { idParams } from "@/lib/validation/params";
+import { routeHandlers } from "@/lib/api/routes";
 
+// Declared in lib/api/routes.ts; this file only tells Next.js where the route lives.
 export const dynamic = "force-dynamic";
-
-export const POST = apiRoute({
-  audience: "producer",
-  params: idParams,
-  handler: ({ actor, params }) => acknowledgeReplacement(db(), actor, params.id),
-});
+export const { POST } = routeHandlers("/api/v1/replacements/{id}/ack");

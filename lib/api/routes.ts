@@ -1,0 +1,305 @@
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { acceptFailure } from "@/lib/services/accept-failure";
+import { acceptOutputsLost } from "@/lib/services/accept-outputs-lost";
+import { requireWorker } from "@/lib/services/actor";
+import { addNote } from "@/lib/services/add-note";
+import { approveCase } from "@/lib/services/approve-case";
+import { assignCase } from "@/lib/services/assign-case";
+import { authorizeReplacement, declineReplacement } from "@/lib/services/decide-replacement";
+import { exportFinanceCsv } from "@/lib/services/export-ledger";
+import { getCase } from "@/lib/services/get-case";
+import { getCaseByOperation } from "@/lib/services/get-case-by-operation";
+import { listCases } from "@/lib/services/list-cases";
+import { overviewStats } from "@/lib/services/overview-stats";
+import { parkCase } from "@/lib/services/park-case";
+import { acknowledgeReplacement, listReplacements } from "@/lib/services/producer-replacements";
+import { reconcileCase } from "@/lib/services/reconcile-case";
+import { requestReplacement } from "@/lib/services/request-replacement";
+import { resolveHold } from "@/lib/services/resolve-hold";
+import { reviewCase } from "@/lib/services/review-case";
+import { exportQuerySchema } from "@/lib/validation/finance";
+import { listCasesSchema } from "@/lib/validation/list-cases";
+import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
+import { parkCaseSchema } from "@/lib/validation/park-case";
+import {
+  approveSchema,
+  assignSchema,
+  evidenceOnlySchema,
+  noteSchema,
+  reconcileSchema,
+  releaseSchema,
+  replacementDecisionSchema,
+  replacementRequestSchema,
+  reviewSchema,
+  settleSchema,
+} from "@/lib/validation/review";
+import { tickSchema } from "@/lib/validation/worker-tick";
+import { processWorkerContext } from "@/lib/worker/process-context";
+import { runTick } from "@/lib/worker/run-tick";
+import { type ApiRoute, apiRoute, type RouteHandler } from "./api-route";
+
+/**
+ * Every JSON API route, declared once: method, path, who may call it, its schemas, its summary and
+ * the service it calls. The route files under app/api export their methods from here
+ * (`routeHandlers`), the HTTP entry serves the `direct` ones itself (server/serve-direct.ts), the
+ * OpenAPI document lists exactly these (openapi.ts), and the authorisation matrix tests every one.
+ * tests/unit/route-table.test.ts holds the files and the table to each other.
+ */
+export const API_ROUTES = [
+  // Producers (API keys): registering cases and fetching replacements, in bursts.
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases",
+    audience: "producer",
+    direct: true,
+    summary: "Park a case (idempotent)",
+    body: parkCaseSchema,
+    success: [201, 200],
+    handler: ({ actor, body }) => parkCase(db(), actor, body),
+    status: (result) => (result.created ? 201 : 200),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/by-operation/{operationId}",
+    audience: "producer",
+    direct: true,
+    summary: "The case of one of your operations",
+    params: operationParams,
+    success: [200],
+    handler: ({ actor, params }) => getCaseByOperation(db(), actor, params.operationId),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/replacements",
+    audience: "producer",
+    direct: true,
+    summary: "Authorised replacements to submit",
+    query: replacementsQuery,
+    success: [200],
+    handler: ({ actor, query }) => listReplacements(db(), actor, query.status),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/replacements/{id}/ack",
+    audience: "producer",
+    direct: true,
+    summary: "Acknowledge an authorised replacement",
+    params: idParams,
+    success: [200],
+    handler: ({ actor, params }) => acknowledgeReplacement(db(), actor, params.id),
+  }),
+
+  // People (a personal token, or the console's session): reading, reviewing, deciding money.
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases",
+    audience: "user",
+    summary: "List cases (filters, keyset pages)",
+    query: listCasesSchema,
+    success: [200],
+    handler: ({ actor, query }) => listCases(db(), actor, query),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/{id}",
+    audience: "user",
+    summary: "A case with hold, lineage and timeline",
+    params: idParams,
+    success: [200],
+    handler: ({ actor, params }) => getCase(db(), actor, params.id),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/reconcile",
+    audience: "user",
+    summary: "Attach a discovered job, or confirm no job exists",
+    params: idParams,
+    body: reconcileSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => reconcileCase(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/approve",
+    audience: "user",
+    summary: "Approve the stage's recovery action",
+    params: idParams,
+    body: approveSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => approveCase(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/review",
+    audience: "user",
+    summary: "Reject or escalate",
+    params: idParams,
+    body: reviewSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => reviewCase(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/accept-failure",
+    audience: "user",
+    summary: "Close a proven failure",
+    params: idParams,
+    body: evidenceOnlySchema,
+    success: [200],
+    handler: ({ actor, params, body }) => acceptFailure(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/accept-outputs-lost",
+    audience: "user",
+    summary: "Close a delivery whose outputs the provider deleted (the hold stays for finance)",
+    params: idParams,
+    body: evidenceOnlySchema,
+    success: [200],
+    handler: ({ actor, params, body }) => acceptOutputsLost(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/notes",
+    audience: "user",
+    summary: "Add a note",
+    params: idParams,
+    body: noteSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => addNote(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/assign",
+    audience: "user",
+    summary: "Assign to a reviewer (or null)",
+    params: idParams,
+    body: assignSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => assignCase(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/replacement-requests",
+    audience: "user",
+    summary: "Request a replacement generation",
+    params: idParams,
+    body: replacementRequestSchema,
+    success: [200],
+    handler: ({ actor, params, body }) =>
+      requestReplacement(db(), actor, params.id, body, { ttlSeconds: env().REPLACEMENT_TTL_SECONDS }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/holds/{id}/settle",
+    audience: "user",
+    summary: "Settle a hold (partial: rest released; above: overage)",
+    params: idParams,
+    body: settleSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => resolveHold(db(), actor, params.id, { kind: "settle", ...body }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/holds/{id}/release",
+    audience: "user",
+    summary: "Release a hold with evidence of no charge",
+    params: idParams,
+    body: releaseSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => resolveHold(db(), actor, params.id, { kind: "release", ...body }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/replacement-requests/{id}/authorize",
+    audience: "user",
+    summary: "Authorise (four-eyes, finance)",
+    params: idParams,
+    body: replacementDecisionSchema,
+    success: [200],
+    errors: [503],
+    // The worker's adapters: the same provider accounts, and the same pacing, as every status check.
+    handler: ({ actor, params, body }) =>
+      authorizeReplacement(db(), actor, params.id, body, { adapters: () => processWorkerContext().adapters }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/replacement-requests/{id}/decline",
+    audience: "user",
+    summary: "Decline a replacement request",
+    params: idParams,
+    body: replacementDecisionSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => declineReplacement(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/overview",
+    audience: "user",
+    summary: "Open cases, money on hold, review latency and alerts (what the overview page shows)",
+    success: [200],
+    handler: ({ actor }) =>
+      overviewStats(db(), actor, {
+        alertWindowMinutes: env().ALERT_WINDOW_MINUTES,
+        alertThreshold: env().ALERT_UNCERTAIN_THRESHOLD,
+      }),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/export",
+    audience: "user",
+    summary: "CSV of holds or ledger entries for a date range (finance)",
+    query: exportQuerySchema,
+    success: [200],
+    handler: ({ actor, query }) => exportFinanceCsv(db(), actor, query),
+    // Authenticated, rate-limited, validated and refused like every route; only a success is a file.
+    file: {
+      contentType: "text/csv; charset=utf-8",
+      reply: (file) => ({
+        body: file.body,
+        headers: {
+          "Content-Disposition": `attachment; filename="${file.filename}"`,
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+          "X-Row-Count": String(file.rowCount),
+        },
+      }),
+    },
+  }),
+
+  // Workers (worker tokens): claim and execute approved actions.
+  apiRoute({
+    method: "POST",
+    path: "/api/worker/tick",
+    audience: "worker",
+    direct: true,
+    summary: "Claim ready actions and carry them out, within the tick's budget",
+    // The worker token is verified first, before the body is even read.
+    body: tickSchema,
+    success: [200],
+    handler: async ({ actor, body }) => {
+      const worker = { ...requireWorker(actor), workerId: body.workerId };
+      const { claimed, results } = await runTick(processWorkerContext(), worker, { maxTasks: body.maxTasks });
+      return { claimed, results };
+    },
+  }),
+] as const;
+
+type Entry = (typeof API_ROUTES)[number];
+export type RoutePath = Entry["path"];
+/** "METHOD path", one per table entry (the matrix's and the docs' name for a route). */
+export type RouteKey = KeyOf<Entry>;
+type KeyOf<E> = E extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
+
+/** The methods a route file exports for its path: exactly the table's, each as Next.js calls it. */
+export type RouteHandlers<P extends RoutePath> = { [E in Extract<Entry, { path: P }> as E["method"]]: RouteHandler };
+
+/** What `app/api/<path>/route.ts` exports: `export const { GET, POST } = routeHandlers("/api/v1/cases")`. */
+export function routeHandlers<P extends RoutePath>(path: P): RouteHandlers<P> {
+  const routes = (API_ROUTES as readonly ApiRoute[]).filter((route) => route.path === path);
+  if (routes.length === 0) throw new Error(`${path} is not in the route table`);
+  return Object.fromEntries(routes.map((route) => [route.method, route.handle])) as RouteHandlers<P>;
+}
+
+export const routeKey = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
