@@ -3,9 +3,9 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
-import { newWebhookId } from "@/lib/notify/sign-webhook";
 import { requireWorker } from "./actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "./case-writer/change";
+import { webhookMessage } from "./enqueue-notification";
 import type { FinishOutcome } from "./finish-action";
 import { type ClaimProof, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
 import { refuse, writeUnderClaim } from "./write-under-claim";
@@ -64,17 +64,13 @@ export async function publishDelivery(
     }
     const decision = decide(snapshotOf(seen), { type: "finish_resolved" });
     if (!decision.ok) return refuse(decision.error, locked);
-    const payload = {
-      type: DELIVERED_EVENT,
-      timestamp: new Date().toISOString(),
-      data: {
-        caseId: seen.caseId,
-        operationId: seen.operationId,
-        attemptId: seen.attemptId,
-        providerJobId: seen.providerJobId,
-        assets: outputs.map(({ outputIndex, storageKey, sha256, size }) => ({ outputIndex, storageKey, sha256, size })),
-      },
-    };
+    const message = webhookMessage(DELIVERED_EVENT, {
+      caseId: seen.caseId,
+      operationId: seen.operationId,
+      attemptId: seen.attemptId,
+      providerJobId: seen.providerJobId,
+      assets: outputs.map(({ outputIndex, storageKey, sha256, size }) => ({ outputIndex, storageKey, sha256, size })),
+    });
     const rows = await sqlRows<{ held: bigint; moved: bigint }>(
       db,
       Prisma.sql`
@@ -99,7 +95,7 @@ export async function publishDelivery(
         FROM moved WHERE a.id = ${held.actionId}::uuid
       ), notified AS (
         INSERT INTO notification_outbox (id, producer, case_id, event_type, payload)
-        SELECT ${newWebhookId()}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(payload)}::jsonb
+        SELECT ${message.id}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(message.payload)}::jsonb
         FROM moved JOIN notification_endpoints e ON e.producer = ${seen.producer} AND e.disabled_at IS NULL
       )
       SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
