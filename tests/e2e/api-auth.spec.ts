@@ -1,4 +1,4 @@
-import { API_OPERATIONS } from "../../lib/api/openapi";
+import { API_OPERATIONS } from "@/lib/api/openapi";
 import { expect, test } from "./fixtures/login";
 
 const SAMPLE_ID = "00000000-0000-4000-8000-000000000000";

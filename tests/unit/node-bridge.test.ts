@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { fromNodeRequest } from "../../server/node-bridge";
+import { fromNodeRequest } from "@/server/node-bridge";
 
 const request = (headers: Record<string, string | string[]> = {}) => {
   const stream = new PassThrough();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ApiRouteHandler } from "../../lib/api/api-route";
-import type { Audience } from "../../lib/api/authenticate-request";
-import { createRouteMatcher } from "../../server/route-matcher";
+import type { ApiRouteHandler } from "@/lib/api/api-route";
+import type { Audience } from "@/lib/api/authenticate-request";
+import { createRouteMatcher } from "@/server/route-matcher";
 
 const handler = (audience: Audience, name: string): ApiRouteHandler =>
   Object.assign(async () => new Response(name), {

@@ -3,11 +3,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
-import type { RouteHandler as Handler } from "../../../lib/api/api-route";
-import { API_OPERATIONS } from "../../../lib/api/openapi";
-import type { PrismaClient } from "../../../lib/db/client";
-import { createAccessToken } from "../../../lib/services/create-access-token";
-import { inspectJson } from "../../../lib/validation/nul";
+import type { RouteHandler as Handler } from "@/lib/api/api-route";
+import { API_OPERATIONS } from "@/lib/api/openapi";
+import type { PrismaClient } from "@/lib/db/client";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { inspectJson } from "@/lib/validation/nul";
 
 /**
  * Hostile-input fuzzing of every public route, shared by the integration test and the
