@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { formatMicros } from "@/lib/domain/money";
-import { AGE_BUCKETS } from "@/lib/services/overview-age-buckets";
+import { AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { OverviewStats } from "@/lib/services/overview-stats";
 
 // Two small charts drawn as plain SVG: a charting library cost the overview more browser

@@ -1,11 +1,11 @@
 import { revalidatePath } from "next/cache";
 import type { z } from "zod";
-import { zodIssues } from "@/lib/api/read-json-body";
 import { currentUser, type UserPrincipal } from "@/lib/auth/session";
 import type { ErrorBody } from "@/lib/errors";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logger } from "@/lib/log/logger";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
+import { zodIssues } from "@/lib/validation/zod-issues";
 
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody["error"] };
 

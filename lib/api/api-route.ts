@@ -7,9 +7,10 @@ import { logger } from "@/lib/log/logger";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/rate-limit-key";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
+import { zodIssues } from "@/lib/validation/zod-issues";
 import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
-import { readJsonBody, zodIssues } from "./read-json-body";
+import { readJsonBody } from "./read-json-body";
 
 export type Method = "GET" | "POST";
 

@@ -1,16 +1,10 @@
 import type { z } from "zod";
-import { AppError, type ErrorIssue } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { inspectJson, MAX_JSON_DEPTH, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
+import { zodIssues } from "@/lib/validation/zod-issues";
 import type { ApiRequest } from "./api-request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
-
-export function zodIssues(error: z.ZodError): ErrorIssue[] {
-  return error.issues.slice(0, 50).map((issue) => ({
-    path: issue.path.map(String).join(".") || "(body)",
-    message: issue.message,
-  }));
-}
 
 /** JSON only, 64 KB at most (checked while reading, not only from Content-Length), then the schema. */
 export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): Promise<z.infer<S>> {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { zodIssues } from "@/lib/api/read-json-body";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { zodIssues } from "@/lib/validation/zod-issues";
 import type { UserActor } from "./actor";
 
 /** Services validate their own input too: a caller that skips the form's schema is still refused. */

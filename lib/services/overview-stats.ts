@@ -1,10 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "./actor";
 import { caseFlagFigures } from "./case-flags";
-import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "./overview-age-buckets";
 import { outputsExpiringSoon } from "./overview-expiring";
 import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
 

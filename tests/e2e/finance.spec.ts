@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
-import { E2E_DATA_DIR } from "../../playwright.config";
+import { E2E_DATA_DIR } from "@/playwright.config";
 import { expect, test } from "./fixtures/login";
 
 // The demo database has no cases: park real ones through the producer API with a key minted by

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { E2E_DATA_DIR } from "../../playwright.config";
+import { E2E_DATA_DIR } from "@/playwright.config";
 import { expect, test } from "./fixtures/login";
 
 // Producers and reviewers type free text that the console shows to everyone else; none of it may

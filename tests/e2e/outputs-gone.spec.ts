@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
-import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "../../playwright.config";
+import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "@/playwright.config";
 import { expect, test } from "./fixtures/login";
 
 // Rule 13 in the console: a delivery whose outputs the provider deleted before the copy offers the

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { E2E_DATA_DIR } from "../../playwright.config";
+import { E2E_DATA_DIR } from "@/playwright.config";
 import { expect, test } from "./fixtures/login";
 
 // One person holding both reviewer and finance roles, created with the operator's own command.

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import pg from "pg";
-import { SOCKET_ADDRESS_HEADER } from "../../lib/auth/client-address";
+import { SOCKET_ADDRESS_HEADER } from "@/lib/auth/client-address";
 import { databaseUrl } from "./fixtures/login";
 
 test("sign-in limits count the connection's address, not one a client writes into a header", async ({ page }) => {

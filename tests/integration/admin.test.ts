@@ -1,33 +1,29 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyPassword } from "../../lib/auth/password";
-import type { PrismaClient } from "../../lib/db/client";
-import { inTransaction } from "../../lib/db/transaction";
-import { duplicateCost } from "../../lib/domain/money";
-import type { Principal } from "../../lib/domain/principal";
-import { AppError } from "../../lib/errors";
-import { parseWebhookAllowList, webhookAllowListFromEnv } from "../../lib/notify/webhook-allow-list";
-import type { UserActor } from "../../lib/services/actor";
-import { authenticateToken } from "../../lib/services/authenticate-token";
-import { createAccessToken } from "../../lib/services/create-access-token";
-import { createUser } from "../../lib/services/create-user";
-import { deleteProviderPrice } from "../../lib/services/delete-provider-price";
-import { listAccessTokens } from "../../lib/services/list-access-tokens";
-import { listNotificationEndpoints } from "../../lib/services/list-notification-endpoints";
-import { listProviderPrices, lookupProviderPrice } from "../../lib/services/list-provider-prices";
-import { listUsers } from "../../lib/services/list-users";
-import {
-  findDeliverableEndpoint,
-  signWebhook,
-  verifyWebhook,
-} from "../../lib/services/notification-endpoint-signature";
-import { resetUserPassword } from "../../lib/services/reset-user-password";
-import { revokeAccessToken } from "../../lib/services/revoke-access-token";
-import { rotateEndpointSecret } from "../../lib/services/rotate-endpoint-secret";
-import { saveNotificationEndpoint } from "../../lib/services/save-notification-endpoint";
-import { type SavePriceInput, saveProviderPrice } from "../../lib/services/save-provider-price";
-import { setEndpointDisabled } from "../../lib/services/set-endpoint-disabled";
-import { setUserActive } from "../../lib/services/set-user-active";
-import { setUserRoles } from "../../lib/services/set-user-roles";
+import { verifyPassword } from "@/lib/auth/password";
+import type { PrismaClient } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { duplicateCost } from "@/lib/domain/money";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { parseWebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
+import type { UserActor } from "@/lib/services/actor";
+import { authenticateToken } from "@/lib/services/authenticate-token";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { createUser } from "@/lib/services/create-user";
+import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
+import { listAccessTokens } from "@/lib/services/list-access-tokens";
+import { listNotificationEndpoints } from "@/lib/services/list-notification-endpoints";
+import { listProviderPrices, lookupProviderPrice } from "@/lib/services/list-provider-prices";
+import { listUsers } from "@/lib/services/list-users";
+import { findDeliverableEndpoint, signWebhook, verifyWebhook } from "@/lib/services/notification-endpoint-signature";
+import { resetUserPassword } from "@/lib/services/reset-user-password";
+import { revokeAccessToken } from "@/lib/services/revoke-access-token";
+import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "@/lib/services/save-notification-endpoint";
+import { type SavePriceInput, saveProviderPrice } from "@/lib/services/save-provider-price";
+import { setEndpointDisabled } from "@/lib/services/set-endpoint-disabled";
+import { setUserActive } from "@/lib/services/set-user-active";
+import { setUserRoles } from "@/lib/services/set-user-roles";
 import { makeUser, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";

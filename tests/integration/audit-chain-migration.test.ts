@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { GENESIS_HASH } from "../../lib/audit/canonical";
-import { verifyAuditChains } from "../../lib/audit/verify-chain";
-import { withDatabase } from "../../lib/db/embedded";
-import { migrate } from "../../lib/db/migrate";
+import { GENESIS_HASH } from "@/lib/audit/canonical";
+import { verifyAuditChains } from "@/lib/audit/verify-chain";
+import { withDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
 
 // Demo databases and older installs already have audit rows: the migration chains them in
 // (case, id) order, and the chain goes on from there.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { approveCase } from "../../lib/services/approve-case";
-import { bulkApproveCases, previewBulkApprove } from "../../lib/services/bulk-approve-cases";
-import { overviewStats } from "../../lib/services/overview-stats";
-import { parkCase } from "../../lib/services/park-case";
-import { bulkApproveSchema } from "../../lib/validation/bulk";
+import { approveCase } from "@/lib/services/approve-case";
+import { bulkApproveCases, previewBulkApprove } from "@/lib/services/bulk-approve-cases";
+import { overviewStats } from "@/lib/services/overview-stats";
+import { parkCase } from "@/lib/services/park-case";
+import { bulkApproveSchema } from "@/lib/validation/bulk";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,8 +1,8 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { createPrismaClient } from "../../lib/db/client";
-import { Prisma } from "../../lib/db/generated/prisma/client";
-import { sqlRows } from "../../lib/db/sql-rows";
+import { createPrismaClient } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import { openTestDb } from "./setup/test-db";
 
 // The chaos run restarts PostgreSQL under the app; here the same thing in small: every server

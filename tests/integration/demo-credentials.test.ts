@@ -1,16 +1,16 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { authenticateToken } from "../../lib/services/authenticate-token";
-import { createAccessToken } from "../../lib/services/create-access-token";
+import { authenticateToken } from "@/lib/services/authenticate-token";
+import { createAccessToken } from "@/lib/services/create-access-token";
 import {
   activeDemoCredentials,
   DEMO_WORKER_TOKEN_NAME,
   demoCredentialsRefusal,
   removeDemoCredentials,
-} from "../../lib/services/demo-credentials";
-import { demoEmail, seedDemoUsers } from "../../lib/services/seed-demo-users";
-import { serverNodeArgs } from "../../server/node-args";
+} from "@/lib/services/demo-credentials";
+import { demoEmail, seedDemoUsers } from "@/lib/services/seed-demo-users";
+import { serverNodeArgs } from "@/server/node-args";
 import { openTestDb } from "./setup/test-db";
 
 // Data that once ran the demo, restarted as production: the server must not come up while the

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { authorizeReplacement } from "../../lib/services/decide-replacement";
-import { parkCase } from "../../lib/services/park-case";
-import { requestReplacement } from "../../lib/services/request-replacement";
-import { AuditStream } from "../simulation/audit-stream";
-import type { AuditRow } from "../simulation/case-views";
-import { preferUnixSocket } from "../simulation/local-socket";
-import { type ChildRun, runInChildren } from "../simulation/run-in-children";
-import { FIGURES } from "../simulation/world";
+import { authorizeReplacement } from "@/lib/services/decide-replacement";
+import { parkCase } from "@/lib/services/park-case";
+import { requestReplacement } from "@/lib/services/request-replacement";
+import { AuditStream } from "@/tests/simulation/audit-stream";
+import type { AuditRow } from "@/tests/simulation/case-views";
+import { preferUnixSocket } from "@/tests/simulation/local-socket";
+import { type ChildRun, runInChildren } from "@/tests/simulation/run-in-children";
+import { FIGURES } from "@/tests/simulation/world";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { databaseUrls, openTestDb } from "./setup/test-db";
 

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { PrismaClient } from "../../lib/db/client";
-import type { Principal } from "../../lib/domain/principal";
-import type { Role } from "../../lib/domain/roles";
-import type { Stage } from "../../lib/domain/stages";
-import type { UserActor } from "../../lib/services/actor";
-import type { ParkCaseInput } from "../../lib/validation/park-case";
+import type { PrismaClient } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import type { Role } from "@/lib/domain/roles";
+import type { Stage } from "@/lib/domain/stages";
+import type { UserActor } from "@/lib/services/actor";
+import type { ParkCaseInput } from "@/lib/validation/park-case";
 
 let counter = 0;
 const next = () => `${Date.now().toString(36)}-${++counter}`;

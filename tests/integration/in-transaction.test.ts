@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inTransaction } from "../../lib/db/transaction";
+import { inTransaction } from "@/lib/db/transaction";
 import { openOwnerDb } from "./setup/test-db";
 
 // As the owner: this file creates probe tables of its own, which the app role may not.

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { withDatabase } from "../../lib/db/embedded";
-import { migrate } from "../../lib/db/migrate";
+import { withDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
 
 const OWNERSHIP = "20261201000000_job_ownership";
 const clients: pg.Client[] = [];

@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
-import * as casesRoute from "../../app/api/v1/cases/route";
-import type { JobStatus } from "../../lib/providers/types";
-import { acceptFailure } from "../../lib/services/accept-failure";
-import type { UserActor } from "../../lib/services/actor";
-import { approveCase } from "../../lib/services/approve-case";
-import { claimActions, proofOf } from "../../lib/services/claim-actions";
-import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
-import { createAccessToken } from "../../lib/services/create-access-token";
-import { getCase } from "../../lib/services/get-case";
-import { parkCase } from "../../lib/services/park-case";
-import { reconcileCase } from "../../lib/services/reconcile-case";
-import { recordObservation } from "../../lib/services/record-observation";
+import * as casesRoute from "@/app/api/v1/cases/route";
+import type { JobStatus } from "@/lib/providers/types";
+import { acceptFailure } from "@/lib/services/accept-failure";
+import type { UserActor } from "@/lib/services/actor";
+import { approveCase } from "@/lib/services/approve-case";
+import { claimActions, proofOf } from "@/lib/services/claim-actions";
+import { confirmSuggestion } from "@/lib/services/confirm-suggestion";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { getCase } from "@/lib/services/get-case";
+import { parkCase } from "@/lib/services/park-case";
+import { reconcileCase } from "@/lib/services/reconcile-case";
+import { recordObservation } from "@/lib/services/record-observation";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
@@ -20,10 +20,10 @@ import { openTestDb } from "./setup/test-db";
 
 // The server action below reads the signed-in user; here that is whoever the test says.
 const session = vi.hoisted(() => ({ user: null as unknown }));
-vi.mock("../../lib/auth/session", () => ({ currentUser: async () => session.user }));
-const { addNoteAction } = await import("../../lib/actions/case-actions");
-const notesRoute = await import("../../app/api/v1/cases/[id]/notes/route");
-const caseRoute = await import("../../app/api/v1/cases/[id]/route");
+vi.mock("@/lib/auth/session", () => ({ currentUser: async () => session.user }));
+const { addNoteAction } = await import("@/lib/actions/case-actions");
+const notesRoute = await import("@/app/api/v1/cases/[id]/notes/route");
+const caseRoute = await import("@/app/api/v1/cases/[id]/route");
 
 const { db, url } = openTestDb();
 const shopA = producer("studio-a");

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChildExit, Children } from "../../scripts/launcher/children";
-import { startSimulatorChild } from "../../scripts/launcher/simulator-child";
+import { type ChildExit, Children } from "@/scripts/launcher/children";
+import { startSimulatorChild } from "@/scripts/launcher/simulator-child";
 
 // The launcher's pieces with real child processes: the simulator binds its own port (the next one
 // when the preferred port is taken) and reports what it bound; a child that dies is reported at once.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { listCases } from "../../lib/services/list-cases";
-import { parkCase } from "../../lib/services/park-case";
-import { type ListCasesQuery, listCasesSchema } from "../../lib/validation/list-cases";
+import { listCases } from "@/lib/services/list-cases";
+import { parkCase } from "@/lib/services/park-case";
+import { type ListCasesQuery, listCasesSchema } from "@/lib/validation/list-cases";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

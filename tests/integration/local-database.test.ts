@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { runOnServer, startEmbeddedPostgres, withDatabase } from "../../lib/db/embedded";
-import { migrate } from "../../lib/db/migrate";
-import { parseEnv } from "../../lib/env";
-import { type LocalDatabase, migrateLocal, openLocalDatabase } from "../../scripts/local-database";
+import { runOnServer, startEmbeddedPostgres, withDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
+import { parseEnv } from "@/lib/env";
+import { type LocalDatabase, migrateLocal, openLocalDatabase } from "@/scripts/local-database";
 
 // The launcher's embedded database, on a data directory of its own (not the suite's server): the
 // app runs as a role that owns nothing, on a fresh directory and on one an earlier version left.

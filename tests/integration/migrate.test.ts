@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { withDatabase } from "../../lib/db/embedded";
-import { MigrationError, migrate, readMigrations } from "../../lib/db/migrate";
-import { RESTRICTED_TABLES } from "../../lib/db/roles";
+import { withDatabase } from "@/lib/db/embedded";
+import { MigrationError, migrate, readMigrations } from "@/lib/db/migrate";
+import { RESTRICTED_TABLES } from "@/lib/db/roles";
 
 const serverUrl = inject("serverUrl");
 const clients: pg.Client[] = [];

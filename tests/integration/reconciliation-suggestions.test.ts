@@ -2,21 +2,21 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { requestFingerprint } from "../../lib/domain/fingerprint";
-import { AppError } from "../../lib/errors";
-import { simulatorAdapters } from "../../lib/providers";
-import { type RunningSimulator, startSimulator } from "../../lib/providers/simulator";
-import { confirmSuggestion } from "../../lib/services/confirm-suggestion";
-import { getCase } from "../../lib/services/get-case";
-import { parkCase } from "../../lib/services/park-case";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { AppError } from "@/lib/errors";
+import { simulatorAdapters } from "@/lib/providers";
+import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
+import { confirmSuggestion } from "@/lib/services/confirm-suggestion";
+import { getCase } from "@/lib/services/get-case";
+import { parkCase } from "@/lib/services/park-case";
 import {
   SUGGESTION_AUDIT_KIND,
   SUGGESTION_WINDOW_MS,
   suggestReconciliations,
-} from "../../lib/services/suggest-reconciliations";
-import { localStorage } from "../../lib/storage/local-storage";
-import { runTick } from "../../lib/worker/run-tick";
-import type { WorkerContext } from "../../lib/worker/worker-context";
+} from "@/lib/services/suggest-reconciliations";
+import { localStorage } from "@/lib/storage/local-storage";
+import { runTick } from "@/lib/worker/run-tick";
+import type { WorkerContext } from "@/lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { dumpAllRows } from "./helpers/tables";
 import { openTestDb } from "./setup/test-db";

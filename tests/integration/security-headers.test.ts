@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestListener } from "../../server/request-listener";
-import securityHeaders from "../../server/security-headers.json";
-import { STRICT_TRANSPORT_SECURITY } from "../../server/security-policy";
+import { requestListener } from "@/server/request-listener";
+import securityHeaders from "@/server/security-headers.json";
+import { STRICT_TRANSPORT_SECURITY } from "@/server/security-policy";
 
 // The HTTP entry's listener, as server/main.ts wires it, over real HTTP: a direct route (a worker
 // tick without its token, refused before any work) and a request it leaves to Next.js, which here

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createPrismaClient } from "../../lib/db/client";
-import { Prisma } from "../../lib/db/generated/prisma/client";
-import { sqlRows } from "../../lib/db/sql-rows";
+import { createPrismaClient } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import { openOwnerDb } from "./setup/test-db";
 
 // A database whose own TimeZone is not UTC (set by whoever runs the server) must not move any

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Prisma } from "../../lib/db/generated/prisma/client";
-import { sqlRows } from "../../lib/db/sql-rows";
-import { inTransaction } from "../../lib/db/transaction";
-import { isUniqueViolation } from "../../lib/db/unique-violation";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { openOwnerDb } from "./setup/test-db";
 
 // As the owner: this file creates probe tables of its own, which the app role may not.

@@ -1,6 +1,6 @@
 // One seeded simulation in its own OS process, on the database in SIM_DATABASE_URL; prints one
 // RESULT line (JSON). Started by run-in-children.ts so that several seeds run side by side.
-import { createPrismaClient } from "../../lib/db/client";
+import { createPrismaClient } from "@/lib/db/client";
 import { passed, runSimulation } from "./engine";
 import { report } from "./report";
 

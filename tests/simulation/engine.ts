@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../../lib/db/client";
+import type { PrismaClient } from "@/lib/db/client";
 import { Auditor } from "./auditor";
 import { createEnvironment } from "./environment";
 import { Finance } from "./finance";

@@ -1,5 +1,5 @@
-import type { JobStatus, OutputRef, ProviderAdapter, ProviderAdapters } from "../../lib/providers";
-import type { SimJob } from "../../lib/providers/simulator";
+import type { JobStatus, OutputRef, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import type { SimJob } from "@/lib/providers/simulator";
 import type { SimWorker } from "./sim-worker";
 import { type CallPlan, planDownload, planStatusCall } from "./worker-faults";
 import { resetFaultRules, type World } from "./world";

@@ -1,4 +1,4 @@
-import type { AssetStorage } from "../../lib/storage/types";
+import type { AssetStorage } from "@/lib/storage/types";
 import type { SimWorker } from "./sim-worker";
 import { planStorage } from "./worker-faults";
 import { count, type OpRecord, opsOfOperationText, type World } from "./world";

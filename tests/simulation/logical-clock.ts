@@ -1,4 +1,4 @@
-import type { Clock } from "../../lib/providers/simulator";
+import type { Clock } from "@/lib/providers/simulator";
 
 /** Every delay the simulation lets the product compute is a whole number of these. */
 export const QUANTUM_MS = 10_000;

@@ -1,4 +1,4 @@
-import { requestFingerprint } from "../../lib/domain/fingerprint";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { quanta } from "./logical-clock";
 import { Rng, seedOf } from "./random";
 

@@ -1,4 +1,4 @@
-import type { SimJob } from "../../lib/providers/simulator";
+import type { SimJob } from "@/lib/providers/simulator";
 import type { CreateFault, Trouble } from "./op-plan";
 import { type AttemptRecord, count, type OpRecord, resetFaultRules, type World } from "./world";
 

@@ -1,7 +1,7 @@
-import { phaseOf } from "../../lib/providers/simulator/jobs";
-import { parkCase } from "../../lib/services/park-case";
-import { acknowledgeReplacement, listReplacements } from "../../lib/services/producer-replacements";
-import type { ParkCaseInput } from "../../lib/validation/park-case";
+import { phaseOf } from "@/lib/providers/simulator/jobs";
+import { parkCase } from "@/lib/services/park-case";
+import { acknowledgeReplacement, listReplacements } from "@/lib/services/producer-replacements";
+import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type CreateFault, jobBehaviour, type Trouble } from "./op-plan";
 import { ProviderCreates } from "./producer-submit";
 import type { Steps } from "./steps";

@@ -1,4 +1,4 @@
-import type { CaseActionName } from "../../lib/domain/available-actions";
+import type { CaseActionName } from "@/lib/domain/available-actions";
 import type { CaseView } from "./case-views";
 
 /**

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { availableCaseActions } from "../../lib/domain/available-actions";
-import { ROLES } from "../../lib/domain/roles";
-import type { CaseState, Stage } from "../../lib/domain/stages";
-import { outputAvailable } from "../../lib/providers/simulator/jobs";
+import { availableCaseActions } from "@/lib/domain/available-actions";
+import { ROLES } from "@/lib/domain/roles";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { outputAvailable } from "@/lib/providers/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
 import { count, type Figure, opOfCase, type World } from "./world";

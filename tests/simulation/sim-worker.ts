@@ -1,6 +1,6 @@
-import type { Principal } from "../../lib/domain/principal";
-import { runTick } from "../../lib/worker/run-tick";
-import type { WorkerContext } from "../../lib/worker/worker-context";
+import type { Principal } from "@/lib/domain/principal";
+import { runTick } from "@/lib/worker/run-tick";
+import type { WorkerContext } from "@/lib/worker/worker-context";
 
 export type TickReport =
   | { kind: "done"; result: Awaited<ReturnType<typeof runTick>> }

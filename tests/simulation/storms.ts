@@ -1,4 +1,4 @@
-import type { FaultRuleInput } from "../../lib/providers/simulator";
+import type { FaultRuleInput } from "@/lib/providers/simulator";
 import { quanta } from "./logical-clock";
 import { Rng, seedOf } from "./random";
 import { resetFaultRules, type World } from "./world";

@@ -1,4 +1,4 @@
-import type { FaultRuleInput } from "../../lib/providers/simulator";
+import type { FaultRuleInput } from "@/lib/providers/simulator";
 import { count, type OpRecord, type World } from "./world";
 
 /** What happens around one provider call a worker makes for an operation. */

@@ -1,4 +1,4 @@
-import type { WorkerContext } from "../../lib/worker/worker-context";
+import type { WorkerContext } from "@/lib/worker/worker-context";
 import type { Auditor } from "./auditor";
 import { SimWorker, type TickReport } from "./sim-worker";
 import type { Steps } from "./steps";

@@ -1,10 +1,10 @@
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { clientAddress, SOCKET_ADDRESS_HEADER } from "../../lib/auth/client-address";
-import { parseTrustedProxies, type TrustedProxies } from "../../lib/auth/trusted-proxies";
-import { parseEnv } from "../../lib/env";
-import { stampSocketAddress } from "../../server/socket-address";
+import { clientAddress, SOCKET_ADDRESS_HEADER } from "@/lib/auth/client-address";
+import { parseTrustedProxies, type TrustedProxies } from "@/lib/auth/trusted-proxies";
+import { parseEnv } from "@/lib/env";
+import { stampSocketAddress } from "@/server/socket-address";
 
 const none: TrustedProxies = { kind: "none" };
 const trusted = (value: string): TrustedProxies => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "../../lib/env";
+import { EnvError, parseEnv } from "@/lib/env";
 
 const secret = "s".repeat(32);
 const live = { PROVIDER_MODE: "live", REPLICATE_API_TOKEN: "r8_key" };

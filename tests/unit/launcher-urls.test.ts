@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localUrl } from "../../scripts/launcher/urls";
+import { localUrl } from "@/scripts/launcher/urls";
 
 describe("the worker loop's address of the server", () => {
   it("is the bound host, or the loopback of its family for a wildcard bind", () => {

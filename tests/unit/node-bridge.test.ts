@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readLimitedBody } from "../../lib/api/read-json-body";
-import { fromNodeRequest } from "../../server/node-bridge";
+import { readLimitedBody } from "@/lib/api/read-json-body";
+import { fromNodeRequest } from "@/server/node-bridge";
 
 const request = (headers: Record<string, string | string[]> = {}) => {
   const stream = new PassThrough();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { providerAdaptersFromEnv } from "../../lib/providers/registry";
-import { ProviderConfigError } from "../../lib/providers/types";
+import { providerAdaptersFromEnv } from "@/lib/providers/registry";
+import { ProviderConfigError } from "@/lib/providers/types";
 
 describe("provider adapters from configuration", () => {
   it("builds live mode with only the providers that have keys", () => {

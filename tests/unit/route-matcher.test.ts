@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type ApiRoute, apiRoute, type Method } from "../../lib/api/api-route";
-import type { Audience } from "../../lib/api/authenticate-request";
-import { createRouteMatcher } from "../../server/route-matcher";
+import { type ApiRoute, apiRoute, type Method } from "@/lib/api/api-route";
+import type { Audience } from "@/lib/api/authenticate-request";
+import { createRouteMatcher } from "@/server/route-matcher";
 
 const route = (method: Method, path: string, audience: Audience = "producer"): ApiRoute =>
   apiRoute({ method, path, audience, summary: path, success: [200], handler: async () => path });

@@ -1,12 +1,7 @@
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
-import { config, proxy } from "../../proxy";
-import {
-  contentSecurityPolicy,
-  newNonce,
-  STRICT_TRANSPORT_SECURITY,
-  transportHeaders,
-} from "../../server/security-policy";
+import { config, proxy } from "@/proxy";
+import { contentSecurityPolicy, newNonce, STRICT_TRANSPORT_SECURITY, transportHeaders } from "@/server/security-policy";
 
 const directives = (policy: string) => new Map(policy.split("; ").map((d) => [d.split(" ")[0], d.split(" ").slice(1)]));
 

@@ -1,4 +1,4 @@
-import type { RouteHandler } from "../../../lib/api/api-route";
+import type { RouteHandler } from "@/lib/api/api-route";
 
 export type CallOptions = {
   token?: string;

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../../../lib/db/client";
+import type { PrismaClient } from "@/lib/db/client";
 
 // The overview and finance figures as they were computed before the running totals: full scans of
 // cases, holds and ledger entries. The services must answer exactly this.

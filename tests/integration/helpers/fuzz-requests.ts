@@ -3,10 +3,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
-import type { RouteHandler as Handler } from "../../../lib/api/api-route";
-import type { PrismaClient } from "../../../lib/db/client";
-import { createAccessToken } from "../../../lib/services/create-access-token";
-import { inspectJson } from "../../../lib/validation/nul";
+import type { RouteHandler as Handler } from "@/lib/api/api-route";
+import type { PrismaClient } from "@/lib/db/client";
+import { createAccessToken } from "@/lib/services/create-access-token";
+import { inspectJson } from "@/lib/validation/nul";
 
 /**
  * Hostile-input fuzzing of every public route, shared by the integration test and the
@@ -607,7 +607,7 @@ async function importRoute(appPath: string): Promise<Record<string, Handler>> {
 export async function loadFuzzRoutes(): Promise<FuzzRoute[]> {
   await requestScope();
   // Loaded after the request scope exists: the table's modules bind Next's request storage on load.
-  const { API_ROUTES } = await import("../../../lib/api/routes");
+  const { API_ROUTES } = await import("@/lib/api/routes");
   const routes: FuzzRoute[] = [];
   for (const op of API_ROUTES) {
     const mod = await importRoute(op.path.replace(/^\/api/, "api").replace(/\{(\w+)\}/g, "[$1]"));

@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { Principal } from "../../../lib/domain/principal";
+import type { Principal } from "@/lib/domain/principal";
 
 export type RaceTask =
   | { mode: "claim"; workerId: string; max: number }

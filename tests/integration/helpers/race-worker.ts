@@ -2,10 +2,10 @@
 // then runs one task per line read from stdin and answers each with one RESULT line.
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
-import { createPrismaClient } from "../../../lib/db/client";
-import type { Principal } from "../../../lib/domain/principal";
-import { approveCase } from "../../../lib/services/approve-case";
-import { claimActions } from "../../../lib/services/claim-actions";
+import { createPrismaClient } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import { approveCase } from "@/lib/services/approve-case";
+import { claimActions } from "@/lib/services/claim-actions";
 import type { RaceResult, RaceTask } from "./race-pool";
 
 const url = process.env.DATABASE_URL;

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../../../lib/db/client";
+import type { PrismaClient } from "@/lib/db/client";
 
 export type ApprovedCasesSeed = {
   count: number;

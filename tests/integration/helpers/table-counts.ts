@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../../../lib/db/client";
+import type { PrismaClient } from "@/lib/db/client";
 
 /** Row counts of every application table, to prove a refused request changed nothing. */
 export async function tableCounts(db: PrismaClient): Promise<Record<string, number>> {

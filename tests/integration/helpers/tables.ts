@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../../../lib/db/client";
+import type { PrismaClient } from "@/lib/db/client";
 
 /** Every application table in the public schema (the migration bookkeeping excluded). */
 export async function applicationTables(db: PrismaClient): Promise<string[]> {

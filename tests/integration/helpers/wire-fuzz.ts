@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import fc from "fast-check";
-import { applyHttpTimeouts } from "../../../server/http-timeouts";
+import { applyHttpTimeouts } from "@/server/http-timeouts";
 import { type SlowClientResult, slowClient } from "./slow-client";
 
 /**
@@ -22,7 +22,7 @@ export type WireEntry = { port: number; stop(): Promise<void> };
 export async function startWireEntry(timeouts: { headersMs: number; requestMs: number }): Promise<WireEntry> {
   // Loaded late, like server/main.ts does: the route modules need Next's request scope set up first
   // (loadFuzzRoutes does that) and must read the environment the caller prepared.
-  const { requestListener } = await import("../../../server/request-listener");
+  const { requestListener } = await import("@/server/request-listener");
   const standInForNext = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { code: "not_found", message: "Served by Next.js in production." } }));

@@ -1,11 +1,11 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { PrismaClient } from "../../../lib/db/client";
-import { parseWebhookAllowList } from "../../../lib/notify/webhook-allow-list";
-import { simulatorAdapters } from "../../../lib/providers";
-import { localStorage } from "../../../lib/storage/local-storage";
-import type { WorkerContext } from "../../../lib/worker/worker-context";
+import type { PrismaClient } from "@/lib/db/client";
+import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
+import { simulatorAdapters } from "@/lib/providers";
+import { localStorage } from "@/lib/storage/local-storage";
+import type { WorkerContext } from "@/lib/worker/worker-context";
 
 /** The test receivers listen on 127.0.0.1; production allows no such address. */
 export const TEST_RECEIVERS = parseWebhookAllowList("127.0.0.1");

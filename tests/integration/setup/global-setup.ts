@@ -3,10 +3,10 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "../../../lib/db/embedded";
-import { migrate } from "../../../lib/db/migrate";
-import { ensureLoginRole, ensureOwnedDatabase, type LoginRole, withCredentials } from "../../../lib/db/role-setup";
-import { quoteIdent } from "../../../lib/db/roles";
+import { type EmbeddedDatabase, startEmbeddedPostgres, withDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
+import { ensureLoginRole, ensureOwnedDatabase, type LoginRole, withCredentials } from "@/lib/db/role-setup";
+import { quoteIdent } from "@/lib/db/roles";
 
 declare module "vitest" {
   export interface ProvidedContext {

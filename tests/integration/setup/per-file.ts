@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
-import { withDatabase } from "../../../lib/db/embedded";
-import { withCredentials } from "../../../lib/db/role-setup";
+import { withDatabase } from "@/lib/db/embedded";
+import { withCredentials } from "@/lib/db/role-setup";
 
 // Runs before each test file: a private database cloned from the migrated template, owned by the
 // run's owner role. The file connects as the app role; MIGRATION_DATABASE_URL is the owner, for the

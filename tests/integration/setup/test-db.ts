@@ -1,7 +1,7 @@
 import { afterAll, inject } from "vitest";
-import { createPrismaClient, type PrismaClient } from "../../../lib/db/client";
-import { withDatabase } from "../../../lib/db/embedded";
-import { withCredentials } from "../../../lib/db/role-setup";
+import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
+import { withDatabase } from "@/lib/db/embedded";
+import { withCredentials } from "@/lib/db/role-setup";
 
 /** A client on this file's private database as the app role, closed when the file ends. */
 export function openTestDb(): { db: PrismaClient; url: string } {
