@@ -1,7 +1,7 @@
 import { createPrismaClient } from "../lib/db/client";
 import type { Principal } from "../lib/domain/principal";
-import { bulkApproveCases } from "../lib/services/bulk-approve-cases";
-import { listCases } from "../lib/services/list-cases";
+import { bulkApproveCases } from "../lib/services/case/bulk-approve-cases";
+import { listCases } from "../lib/services/case/list-cases";
 import { listCasesSchema } from "../lib/validation/list-cases";
 import { BULK_MODEL, bulkRows, rawBulkApprove, seedParked } from "./lib/queue-bulk";
 import { measured, postmasterOf } from "./lib/queue-machine";

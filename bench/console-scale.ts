@@ -1,12 +1,12 @@
 import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "../lib/db/client";
 import type { Role } from "../lib/domain/roles";
-import type { UserActor } from "../lib/services/actor";
-import { getHeldByAge } from "../lib/services/finance-aging";
-import { getExposure } from "../lib/services/finance-exposure";
-import { getFinanceTotals } from "../lib/services/finance-totals";
-import { cursorAfter, listCases } from "../lib/services/list-cases";
-import { overviewStats } from "../lib/services/overview-stats";
+import type { UserActor } from "../lib/services/access/actor";
+import { cursorAfter, listCases } from "../lib/services/case/list-cases";
+import { getHeldByAge } from "../lib/services/finance/finance-aging";
+import { getExposure } from "../lib/services/finance/finance-exposure";
+import { getFinanceTotals } from "../lib/services/finance/finance-totals";
+import { overviewStats } from "../lib/services/overview/overview-stats";
 import { type ListCasesQuery, listCasesSchema } from "../lib/validation/list-cases";
 import { type AppServer, appServer, sessionCookie } from "./lib/app-server";
 import { figuresDifferingFromScans } from "./lib/scale-checks";

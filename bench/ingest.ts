@@ -1,7 +1,7 @@
 import autocannon from "autocannon";
 import pg from "pg";
 import { createPrismaClient } from "../lib/db/client";
-import { createAccessToken } from "../lib/services/create-access-token";
+import { createAccessToken } from "../lib/services/access/create-access-token";
 import { type ParkBody, parkBody } from "./lib/app-ingest-bodies";
 import { type LoadFigures, runRawRegistrations } from "./lib/app-ingest-raw";
 import { appServer } from "./lib/app-server";

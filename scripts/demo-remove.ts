@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { createPrismaClient } from "../lib/db/client";
 import { env } from "../lib/env";
-import { removeDemoCredentials } from "../lib/services/demo-credentials";
+import { removeDemoCredentials } from "../lib/services/admin/demo-credentials";
 import { withLocalDatabase } from "./local-database";
 
 // npm run demo:remove: before running production on data that once ran the demo, deactivate the

@@ -1,9 +1,9 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { PrismaClient } from "../lib/db/client";
-import { authenticateToken } from "../lib/services/authenticate-token";
-import { createAccessToken } from "../lib/services/create-access-token";
-import { DEMO_WORKER_TOKEN_NAME } from "../lib/services/demo-credentials";
+import { authenticateToken } from "../lib/services/access/authenticate-token";
+import { createAccessToken } from "../lib/services/access/create-access-token";
+import { DEMO_WORKER_TOKEN_NAME } from "../lib/services/admin/demo-credentials";
 
 /** Demo mode runs its own worker loop with a token it issues itself and keeps under DATA_DIR. */
 export async function demoWorkerToken(db: PrismaClient, dataDir: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { createPrismaClient } from "../lib/db/client";
-import { createAccessToken } from "../lib/services/create-access-token";
+import { createAccessToken } from "../lib/services/access/create-access-token";
 import { withLocalDatabase } from "./local-database";
 
 // npm run apikey:create -- --name shop-app   |   npm run worker-token:create -- --name w1

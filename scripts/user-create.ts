@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generatePassword } from "../lib/auth/password";
 import { createPrismaClient } from "../lib/db/client";
 import { ROLES } from "../lib/domain/roles";
-import { upsertUser } from "../lib/services/upsert-user";
+import { upsertUser } from "../lib/services/admin/upsert-user";
 import { withLocalDatabase } from "./local-database";
 
 const usage = "Usage: npm run user:create -- --email a@b.c --role reviewer [--role finance] [--name 'Ana B']";

@@ -64,7 +64,7 @@ try {
       }`)}`,
   );
   const { createPrismaClient } = await import("../lib/db/client");
-  const { parkCase } = await import("../lib/services/park-case");
+  const { parkCase } = await import("../lib/services/case/park-case");
   const { parkInput, producer } = await import("../tests/integration/fixtures");
   const fuzz = await import("../tests/integration/helpers/fuzz-requests");
   const wire = await import("../tests/integration/helpers/wire-fuzz");

@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { EnvError, env } from "@/lib/env";
-import { demoCredentialsRefusal } from "@/lib/services/demo-credentials";
+import { demoCredentialsRefusal } from "@/lib/services/admin/demo-credentials";
 
 /**
  * Runs before the server listens, however it was started (the launcher, a container, a process

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createPrismaClient } from "../../lib/db/client";
-import { claimActions, proofOf } from "../../lib/services/claim-actions";
-import { finishAction } from "../../lib/services/finish-action";
+import { claimActions, proofOf } from "../../lib/services/claim/claim-actions";
+import { finishAction } from "../../lib/services/claim/finish-action";
 
 /** What every worker saw: one entry per claim it received, for the exactly-once checks. */
 export type ClaimLog = { actionId: string; fencingToken: number; outcome: string }[];

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../../lib/db/client";
-import type { UserActor } from "../../lib/services/actor";
+import type { UserActor } from "../../lib/services/access/actor";
 import { compareFiguresWithScans } from "../../tests/integration/helpers/compare-figures";
 
 /**

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../../lib/db/client";
-import { acceptFailure } from "../../lib/services/accept-failure";
-import type { UserActor } from "../../lib/services/actor";
-import { approveCase } from "../../lib/services/approve-case";
-import { parkCase } from "../../lib/services/park-case";
-import { reconcileCase } from "../../lib/services/reconcile-case";
-import { resolveHold } from "../../lib/services/resolve-hold";
+import type { UserActor } from "../../lib/services/access/actor";
+import { acceptFailure } from "../../lib/services/case/accept-failure";
+import { approveCase } from "../../lib/services/case/approve-case";
+import { parkCase } from "../../lib/services/case/park-case";
+import { reconcileCase } from "../../lib/services/case/reconcile-case";
+import { resolveHold } from "../../lib/services/hold/resolve-hold";
 import { parkBody } from "./app-ingest-bodies";
 
 /**

@@ -1,5 +1,5 @@
 import { TableHead } from "@/components/ui/table-head";
-import type { TokenListItem } from "@/lib/services/list-access-tokens";
+import type { TokenListItem } from "@/lib/services/access/list-access-tokens";
 import type { ServerAction } from "./form-kit";
 import { formatWhen, tokenStatus } from "./format";
 import { RevokeTokenButton } from "./revoke-token-button";

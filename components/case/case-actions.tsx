@@ -14,7 +14,7 @@ import { availableCaseActions } from "@/lib/domain/available-actions";
 import { formatMicros } from "@/lib/domain/money";
 import type { Role } from "@/lib/domain/roles";
 import { permittedRecoveryAction } from "@/lib/domain/stages";
-import type { CaseDetail } from "@/lib/services/get-case";
+import type { CaseDetail } from "@/lib/services/case/get-case";
 import { EvidenceForm } from "./evidence-form";
 
 type Person = { id: string; name: string; email: string };

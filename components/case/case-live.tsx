@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import type { Role } from "@/lib/domain/roles";
-import type { CaseDetail } from "@/lib/services/get-case";
+import type { CaseDetail } from "@/lib/services/case/get-case";
 import { CaseActions } from "./case-actions";
 import { CaseHeader, LineageSection, ObservationsSection, RequestSection, TimelineSection } from "./case-sections";
 import { SuggestionsSection } from "./suggestions-section";

@@ -2,7 +2,7 @@ import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
 import { formatAge } from "@/components/ui/format-age";
 import { TableHead } from "@/components/ui/table-head";
 import { formatMicros } from "@/lib/domain/money";
-import type { CaseDetail } from "@/lib/services/get-case";
+import type { CaseDetail } from "@/lib/services/case/get-case";
 
 /** Evidence and payloads are shown as text (React escapes it): stored HTML never becomes markup. */
 export function JsonText({ value }: { value: unknown }) {

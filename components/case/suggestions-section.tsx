@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { confirmSuggestionAction } from "@/lib/actions/suggestion-actions";
 import { can, type Role } from "@/lib/domain/roles";
-import type { CaseDetail } from "@/lib/services/get-case";
+import type { CaseDetail } from "@/lib/services/case/get-case";
 
 type Suggestion = CaseDetail["suggestions"][number];
 

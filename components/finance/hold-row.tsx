@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Money } from "@/components/ui/money";
-import type { HoldListItem } from "@/lib/services/list-holds";
+import type { HoldListItem } from "@/lib/services/hold/list-holds";
 import { formatAge, stageLabel } from "./format";
 import { ReleaseForm } from "./release-form";
 import { SettleForm } from "./settle-form";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
 import type { HoldStatus } from "@/lib/domain/holds";
-import type { HoldListItem } from "@/lib/services/list-holds";
+import type { HoldListItem } from "@/lib/services/hold/list-holds";
 import { formatWhen } from "./format";
 import { HoldRow } from "./hold-row";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { formatMicros } from "@/lib/domain/money";
-import type { HoldOpenFigure } from "@/lib/services/case-flags";
+import type { HoldOpenFigure } from "@/lib/services/case/case-flags";
 
 /**
  * Rule 13: a resolved case whose hold is still open waits for finance alone, so it is named at the

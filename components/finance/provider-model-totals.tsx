@@ -1,5 +1,5 @@
 import { Money } from "@/components/ui/money";
-import type { StatusTotals } from "@/lib/services/finance-totals";
+import type { StatusTotals } from "@/lib/services/finance/finance-totals";
 
 type Row = StatusTotals & { currency: string; provider: string; model: string };
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
-import type { ReplacementRequestItem } from "@/lib/services/list-replacement-requests";
+import type { ReplacementRequestItem } from "@/lib/services/replacement/list-replacement-requests";
 import { formatWhen, stageLabel } from "./format";
 import { ReplacementDecision } from "./replacement-decision";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
-import type { SuspectedDuplicateItem } from "@/lib/services/list-suspected-duplicates";
+import type { SuspectedDuplicateItem } from "@/lib/services/case/list-suspected-duplicates";
 
 function CostCell({ cost }: { cost: SuspectedDuplicateItem["original"] }) {
   if (!cost) return <span className="text-slate-600">no hold</span>;

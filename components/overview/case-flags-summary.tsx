@@ -1,5 +1,5 @@
 import { formatMicros } from "@/lib/domain/money";
-import type { OverviewStats } from "@/lib/services/overview-stats";
+import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
 /** Rule 13's flags: money held on closed cases and cases past their deadline, each a link to its list. */
 export function CaseFlagsSummary({ stats }: { stats: Pick<OverviewStats, "needsDecision" | "escalatedOpen"> }) {

@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { formatMicros } from "@/lib/domain/money";
 import { AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
-import type { OverviewStats } from "@/lib/services/overview-stats";
+import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
 // Two small charts drawn as plain SVG: a charting library cost the overview more browser
 // JavaScript than everything else on the page (docs/performance.md, section 6). Distinct colours

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { formatAge } from "@/components/ui/format-age";
 import { formatMicros } from "@/lib/domain/money";
-import type { OverviewStats } from "@/lib/services/overview-stats";
+import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
 

@@ -5,19 +5,19 @@ import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
-import { createAccessToken } from "@/lib/services/create-access-token";
-import { createUser } from "@/lib/services/create-user";
-import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
-import { endUserSessions } from "@/lib/services/end-sessions";
-import { resetUserPassword } from "@/lib/services/reset-user-password";
-import { revokeAccessToken } from "@/lib/services/revoke-access-token";
-import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
-import { saveNotificationEndpoint } from "@/lib/services/save-notification-endpoint";
-import { saveProviderPrice } from "@/lib/services/save-provider-price";
-import { saveProviderSetting } from "@/lib/services/save-provider-setting";
-import { setEndpointDisabled } from "@/lib/services/set-endpoint-disabled";
-import { setUserActive } from "@/lib/services/set-user-active";
-import { setUserRoles } from "@/lib/services/set-user-roles";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { endUserSessions } from "@/lib/services/access/end-sessions";
+import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
+import { createUser } from "@/lib/services/admin/create-user";
+import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
+import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
+import { saveProviderPrice } from "@/lib/services/admin/save-provider-price";
+import { saveProviderSetting } from "@/lib/services/admin/save-provider-setting";
+import { setUserActive } from "@/lib/services/admin/set-user-active";
+import { setUserRoles } from "@/lib/services/admin/set-user-roles";
+import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
+import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
 import {
   createMachineTokenSchema,
   createUserSchema,

@@ -3,14 +3,14 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { acceptFailure } from "@/lib/services/accept-failure";
-import { acceptOutputsLost } from "@/lib/services/accept-outputs-lost";
-import { addNote } from "@/lib/services/add-note";
-import { approveCase } from "@/lib/services/approve-case";
-import { assignCase } from "@/lib/services/assign-case";
-import { reconcileCase } from "@/lib/services/reconcile-case";
-import { requestReplacement } from "@/lib/services/request-replacement";
-import { reviewCase } from "@/lib/services/review-case";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
+import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
+import { addNote } from "@/lib/services/case/add-note";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { assignCase } from "@/lib/services/case/assign-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { reviewCase } from "@/lib/services/case/review-case";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import {
   approveSchema,
   assignSchema,

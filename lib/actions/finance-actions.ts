@@ -1,8 +1,8 @@
 "use server";
 
 import { db } from "@/lib/db/client";
-import { authorizeReplacement, declineReplacement } from "@/lib/services/decide-replacement";
-import { resolveHold } from "@/lib/services/resolve-hold";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { decideReplacementSchema, releaseHoldSchema, settleHoldSchema } from "@/lib/validation/finance";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";

@@ -3,9 +3,9 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { createAccessToken } from "@/lib/services/create-access-token";
-import { endUserSessions } from "@/lib/services/end-sessions";
-import { revokeAccessToken } from "@/lib/services/revoke-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { endUserSessions } from "@/lib/services/access/end-sessions";
+import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { createPersonalTokenSchema, tokenIdSchema } from "@/lib/validation/admin";
 import { safeAction } from "./safe-action";
 

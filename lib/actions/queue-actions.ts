@@ -2,7 +2,7 @@
 
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { bulkApproveCases, previewBulkApprove } from "@/lib/services/bulk-approve-cases";
+import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
 import { bulkApproveSchema } from "@/lib/validation/bulk";
 import { safeAction } from "./safe-action";
 

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { db } from "@/lib/db/client";
-import { confirmSuggestion } from "@/lib/services/confirm-suggestion";
+import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
 import { evidenceText } from "@/lib/validation/common";
 import { safeAction } from "./safe-action";
 

@@ -3,8 +3,8 @@ import { bearerSecret } from "@/lib/auth/token-secret";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { admitToken } from "@/lib/services/authenticate-token";
-import type { RateLimitResult } from "@/lib/services/consume-rate-limit";
+import { admitToken } from "@/lib/services/access/authenticate-token";
+import type { RateLimitResult } from "@/lib/services/access/consume-rate-limit";
 import type { ApiRequest } from "./api-request";
 
 export type Audience = "producer" | "user" | "worker";

@@ -5,7 +5,7 @@ import { metricsRegistry } from "./registry";
 
 /**
  * The operator's figures (DESIGN section 10), read from the database at scrape time
- * (lib/services/metrics-snapshot.ts) and set on the process's registry just before it renders.
+ * (lib/services/overview/metrics-snapshot.ts) and set on the process's registry just before it renders.
  * Names, label names and types are what the dashboards query: change none of them.
  */
 const FIGURES = {

@@ -9,8 +9,8 @@ import {
   claimNotificationDeliveries,
   type DueNotification,
   deliveryEndpointFor,
-} from "@/lib/services/claim-notification-deliveries";
-import { recordDeliveryOutcome } from "@/lib/services/record-delivery-outcome";
+} from "@/lib/services/notification/claim-notification-deliveries";
+import { recordDeliveryOutcome } from "@/lib/services/notification/record-delivery-outcome";
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
 

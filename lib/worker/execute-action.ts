@@ -9,12 +9,12 @@ import {
 import { increment } from "@/lib/metrics/counters";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus } from "@/lib/providers/types";
-import { caseToCheck } from "@/lib/services/case-to-check";
-import { type ClaimedAction, proofOf } from "@/lib/services/claim-actions";
-import { earlierChecks } from "@/lib/services/earlier-checks";
-import { type FinishOutcome, finishAction } from "@/lib/services/finish-action";
-import type { ClaimProof } from "@/lib/services/lease-guard";
-import { recordObservation } from "@/lib/services/record-observation";
+import { caseToCheck } from "@/lib/services/claim/case-to-check";
+import { type ClaimedAction, proofOf } from "@/lib/services/claim/claim-actions";
+import { earlierChecks } from "@/lib/services/claim/earlier-checks";
+import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
+import type { ClaimProof } from "@/lib/services/claim/lease-guard";
+import { recordObservation } from "@/lib/services/claim/record-observation";
 import { deliverOutputs } from "./deliver-outputs";
 import { type EndingVerdict, finishResultOf } from "./finish-result";
 import type { WorkerContext } from "./worker-context";

@@ -1,5 +1,5 @@
 import type { Verdict } from "@/lib/domain/provider-answer";
-import type { FinishResult } from "@/lib/services/finish-action";
+import type { FinishResult } from "@/lib/services/claim/finish-action";
 import { nextCheckDelayMs } from "./next-check-delay";
 import type { WorkerContext } from "./worker-context";
 

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { Stage } from "@/lib/domain/stages";
-import { approveCase } from "@/lib/services/approve-case";
-import { backdateOpening } from "@/lib/services/case-writer/facts";
-import { parkCase } from "@/lib/services/park-case";
-import { demoEmail } from "@/lib/services/seed-demo-users";
+import { demoEmail } from "@/lib/services/admin/seed-demo-users";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { backdateOpening } from "@/lib/services/case/writer/facts";
 
 const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
 const MODELS = [

@@ -1,10 +1,10 @@
 import type { PrismaClient } from "../../lib/db/client";
 import { requestFingerprint } from "../../lib/domain/fingerprint";
 import type { Principal } from "../../lib/domain/principal";
-import { approveCase } from "../../lib/services/approve-case";
-import { createAccessToken } from "../../lib/services/create-access-token";
-import { parkCase } from "../../lib/services/park-case";
-import { upsertUser } from "../../lib/services/upsert-user";
+import { createAccessToken } from "../../lib/services/access/create-access-token";
+import { upsertUser } from "../../lib/services/admin/upsert-user";
+import { approveCase } from "../../lib/services/case/approve-case";
+import { parkCase } from "../../lib/services/case/park-case";
 import { pickScenario, type Scenario } from "./chaos-scenarios";
 import { mapPool } from "./random";
 import { seedSimulatorJob } from "./simulator-client";

@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "../../lib/db/client";
 import { findFreePort } from "../../lib/db/embedded";
-import { createAccessToken } from "../../lib/services/create-access-token";
+import { createAccessToken } from "../../lib/services/access/create-access-token";
 import { appServer, simulatorProcess, workerLoops } from "./app-processes";
 import { ensureAppBuild } from "./build";
 import type { ManagedProcess } from "./managed-process";

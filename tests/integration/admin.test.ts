@@ -6,24 +6,28 @@ import { duplicateCost } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { parseWebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
-import type { UserActor } from "@/lib/services/actor";
-import { authenticateToken } from "@/lib/services/authenticate-token";
-import { createAccessToken } from "@/lib/services/create-access-token";
-import { createUser } from "@/lib/services/create-user";
-import { deleteProviderPrice } from "@/lib/services/delete-provider-price";
-import { listAccessTokens } from "@/lib/services/list-access-tokens";
-import { listNotificationEndpoints } from "@/lib/services/list-notification-endpoints";
-import { listProviderPrices, lookupProviderPrice } from "@/lib/services/list-provider-prices";
-import { listUsers } from "@/lib/services/list-users";
-import { findDeliverableEndpoint, signWebhook, verifyWebhook } from "@/lib/services/notification-endpoint-signature";
-import { resetUserPassword } from "@/lib/services/reset-user-password";
-import { revokeAccessToken } from "@/lib/services/revoke-access-token";
-import { rotateEndpointSecret } from "@/lib/services/rotate-endpoint-secret";
-import { saveNotificationEndpoint } from "@/lib/services/save-notification-endpoint";
-import { type SavePriceInput, saveProviderPrice } from "@/lib/services/save-provider-price";
-import { setEndpointDisabled } from "@/lib/services/set-endpoint-disabled";
-import { setUserActive } from "@/lib/services/set-user-active";
-import { setUserRoles } from "@/lib/services/set-user-roles";
+import type { UserActor } from "@/lib/services/access/actor";
+import { authenticateToken } from "@/lib/services/access/authenticate-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
+import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
+import { createUser } from "@/lib/services/admin/create-user";
+import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
+import { listProviderPrices, lookupProviderPrice } from "@/lib/services/admin/list-provider-prices";
+import { listUsers } from "@/lib/services/admin/list-users";
+import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
+import { type SavePriceInput, saveProviderPrice } from "@/lib/services/admin/save-provider-price";
+import { setUserActive } from "@/lib/services/admin/set-user-active";
+import { setUserRoles } from "@/lib/services/admin/set-user-roles";
+import { listNotificationEndpoints } from "@/lib/services/notification/list-notification-endpoints";
+import {
+  findDeliverableEndpoint,
+  signWebhook,
+  verifyWebhook,
+} from "@/lib/services/notification/notification-endpoint-signature";
+import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
+import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
 import { makeUser, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";

@@ -5,8 +5,8 @@ import * as byOperationRoute from "@/app/api/v1/cases/by-operation/[operationId]
 import * as casesRoute from "@/app/api/v1/cases/route";
 import * as openapiRoute from "@/app/api/v1/openapi.json/route";
 import { API_ROUTES } from "@/lib/api/routes";
-import { createAccessToken } from "@/lib/services/create-access-token";
-import { revokeAccessToken } from "@/lib/services/revoke-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { makeUser, parkInput } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as casesRoute from "@/app/api/v1/cases/route";
-import { createAccessToken } from "@/lib/services/create-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { makeUser, parkInput } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { openTestDb } from "./setup/test-db";

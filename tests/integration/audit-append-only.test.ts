@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addNote } from "@/lib/services/add-note";
-import { parkCase } from "@/lib/services/park-case";
+import { addNote } from "@/lib/services/case/add-note";
+import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openOwnerDb, openTestDb } from "./setup/test-db";
 

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eventHash, GENESIS_HASH, redactedJson } from "@/lib/audit/canonical";
 import { type ChainReport, verifyAuditChains } from "@/lib/audit/verify-chain";
 import { withDatabase } from "@/lib/db/embedded";
-import { addNote } from "@/lib/services/add-note";
-import { approveCase } from "@/lib/services/approve-case";
-import { claimActions } from "@/lib/services/claim-actions";
-import { createUser } from "@/lib/services/create-user";
-import { parkCase } from "@/lib/services/park-case";
+import { createUser } from "@/lib/services/admin/create-user";
+import { addNote } from "@/lib/services/case/add-note";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { claimActions } from "@/lib/services/claim/claim-actions";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

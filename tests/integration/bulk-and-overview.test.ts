@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { approveCase } from "@/lib/services/approve-case";
-import { bulkApproveCases, previewBulkApprove } from "@/lib/services/bulk-approve-cases";
-import { overviewStats } from "@/lib/services/overview-stats";
-import { parkCase } from "@/lib/services/park-case";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
+import { parkCase } from "@/lib/services/case/park-case";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { bulkApproveSchema } from "@/lib/validation/bulk";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";

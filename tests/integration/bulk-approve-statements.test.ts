@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { approveCase } from "@/lib/services/approve-case";
-import { assignCase } from "@/lib/services/assign-case";
-import { bulkApproveCases } from "@/lib/services/bulk-approve-cases";
-import { parkCase } from "@/lib/services/park-case";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { assignCase } from "@/lib/services/case/assign-case";
+import { bulkApproveCases } from "@/lib/services/case/bulk-approve-cases";
+import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

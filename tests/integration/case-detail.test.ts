@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatMicros } from "@/lib/domain/money";
-import { getCase } from "@/lib/services/get-case";
-import { parkCase } from "@/lib/services/park-case";
+import { getCase } from "@/lib/services/case/get-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "@/lib/db/client";
-import { acceptFailure } from "@/lib/services/accept-failure";
-import { caseFlagFigures } from "@/lib/services/case-flags";
-import { escalateOverdueCases } from "@/lib/services/escalate-overdue-cases";
-import { listCases } from "@/lib/services/list-cases";
-import { listHolds } from "@/lib/services/list-holds";
-import { parkCase } from "@/lib/services/park-case";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
+import { caseFlagFigures } from "@/lib/services/case/case-flags";
+import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
+import { listCases } from "@/lib/services/case/list-cases";
+import { parkCase } from "@/lib/services/case/park-case";
+import { listHolds } from "@/lib/services/hold/list-holds";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { counterSamples } from "@/lib/metrics/counters";
-import { approveCase } from "@/lib/services/approve-case";
-import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
-import { finishAction } from "@/lib/services/finish-action";
-import { parkCase } from "@/lib/services/park-case";
-import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim/claim-actions";
+import { finishAction } from "@/lib/services/claim/finish-action";
+import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

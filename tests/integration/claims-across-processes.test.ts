@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveCase } from "@/lib/services/approve-case";
-import { claimActions } from "@/lib/services/claim-actions";
-import { extendLease } from "@/lib/services/extend-lease";
-import { finishAction } from "@/lib/services/finish-action";
-import { parkCase } from "@/lib/services/park-case";
-import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { claimActions } from "@/lib/services/claim/claim-actions";
+import { extendLease } from "@/lib/services/claim/extend-lease";
+import { finishAction } from "@/lib/services/claim/finish-action";
+import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { RacePool, type RaceResult } from "./helpers/race-pool";
 import { seedReadyActions } from "./helpers/seed";

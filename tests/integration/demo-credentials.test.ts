@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { authenticateToken } from "@/lib/services/authenticate-token";
-import { createAccessToken } from "@/lib/services/create-access-token";
+import { authenticateToken } from "@/lib/services/access/authenticate-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import {
   activeDemoCredentials,
   DEMO_WORKER_TOKEN_NAME,
   demoCredentialsRefusal,
   removeDemoCredentials,
-} from "@/lib/services/demo-credentials";
-import { demoEmail, seedDemoUsers } from "@/lib/services/seed-demo-users";
+} from "@/lib/services/admin/demo-credentials";
+import { demoEmail, seedDemoUsers } from "@/lib/services/admin/seed-demo-users";
 import { serverNodeArgs } from "@/server/node-args";
 import { openTestDb } from "./setup/test-db";
 

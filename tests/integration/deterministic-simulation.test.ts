@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { authorizeReplacement } from "@/lib/services/decide-replacement";
-import { parkCase } from "@/lib/services/park-case";
-import { requestReplacement } from "@/lib/services/request-replacement";
+import { parkCase } from "@/lib/services/case/park-case";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { AuditStream } from "@/tests/simulation/audit-stream";
 import type { AuditRow } from "@/tests/simulation/case-views";
 import { preferUnixSocket } from "@/tests/simulation/local-socket";

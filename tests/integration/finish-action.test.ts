@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import type { AppError } from "@/lib/errors";
 import type { JobStatus } from "@/lib/providers/types";
-import { approveCase } from "@/lib/services/approve-case";
-import { assignCase } from "@/lib/services/assign-case";
-import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
-import { extendLease } from "@/lib/services/extend-lease";
-import { finishAction } from "@/lib/services/finish-action";
-import { parkCase } from "@/lib/services/park-case";
-import { recordObservation } from "@/lib/services/record-observation";
-import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { assignCase } from "@/lib/services/case/assign-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim/claim-actions";
+import { extendLease } from "@/lib/services/claim/extend-lease";
+import { finishAction } from "@/lib/services/claim/finish-action";
+import { recordObservation } from "@/lib/services/claim/record-observation";
+import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

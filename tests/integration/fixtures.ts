@@ -3,7 +3,7 @@ import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { Role } from "@/lib/domain/roles";
 import type { Stage } from "@/lib/domain/stages";
-import type { UserActor } from "@/lib/services/actor";
+import type { UserActor } from "@/lib/services/access/actor";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 
 let counter = 0;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parkCase } from "@/lib/services/park-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { parkInput, producer } from "./fixtures";
 import {
   changedTables,

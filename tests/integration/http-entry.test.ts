@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccessToken } from "@/lib/services/create-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import securityHeaders from "@/server/security-headers.json";
 import { serveDirect } from "@/server/serve-direct";
 import { parkInput } from "./fixtures";

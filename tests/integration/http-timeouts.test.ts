@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { createAccessToken } from "@/lib/services/create-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { applyHttpTimeouts } from "@/server/http-timeouts";
 import { serveDirect } from "@/server/serve-direct";
 import { slowClient } from "./helpers/slow-client";

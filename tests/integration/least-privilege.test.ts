@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parkCase } from "@/lib/services/park-case";
-import { resolveHold } from "@/lib/services/resolve-hold";
+import { parkCase } from "@/lib/services/case/park-case";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb, ownerUrl } from "./setup/test-db";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listCases } from "@/lib/services/list-cases";
-import { parkCase } from "@/lib/services/park-case";
+import { listCases } from "@/lib/services/case/list-cases";
+import { parkCase } from "@/lib/services/case/park-case";
 import { type ListCasesQuery, listCasesSchema } from "@/lib/validation/list-cases";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { authOptions, OIDC_EMAIL_UNVERIFIED } from "@/lib/auth/options";
-import { linkOidcIdentity } from "@/lib/services/link-oidc-identity";
+import { linkOidcIdentity } from "@/lib/services/access/link-oidc-identity";
 import { makeUser } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counterSamples } from "@/lib/metrics/counters";
 import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
-import { approveCase } from "@/lib/services/approve-case";
-import { claimActions } from "@/lib/services/claim-actions";
-import { overviewStats } from "@/lib/services/overview-stats";
-import { parkCase } from "@/lib/services/park-case";
-import { rescueExpiredLeases } from "@/lib/services/rescue-expired-leases";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { claimActions } from "@/lib/services/claim/claim-actions";
+import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 import type { AssetStorage } from "@/lib/storage/types";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
-import { parkCase } from "@/lib/services/park-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

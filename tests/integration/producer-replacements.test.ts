@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import * as ackRoute from "@/app/api/v1/replacements/[id]/ack/route";
 import * as replacementsRoute from "@/app/api/v1/replacements/route";
-import { createAccessToken } from "@/lib/services/create-access-token";
-import { authorizeReplacement } from "@/lib/services/decide-replacement";
-import { parkCase } from "@/lib/services/park-case";
-import { requestReplacement } from "@/lib/services/request-replacement";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { parkCase } from "@/lib/services/case/park-case";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { openTestDb } from "./setup/test-db";

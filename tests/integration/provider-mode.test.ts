@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
-import { approveCase } from "@/lib/services/approve-case";
-import { parkCase } from "@/lib/services/park-case";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { runTick } from "@/lib/worker/run-tick";
 import { workerContextFromEnv } from "@/lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";

@@ -6,14 +6,14 @@ import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { AppError } from "@/lib/errors";
 import { simulatorAdapters } from "@/lib/providers";
 import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
-import { confirmSuggestion } from "@/lib/services/confirm-suggestion";
-import { getCase } from "@/lib/services/get-case";
-import { parkCase } from "@/lib/services/park-case";
+import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
+import { getCase } from "@/lib/services/case/get-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import {
   SUGGESTION_AUDIT_KIND,
   SUGGESTION_WINDOW_MS,
   suggestReconciliations,
-} from "@/lib/services/suggest-reconciliations";
+} from "@/lib/services/case/suggest-reconciliations";
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
-import { approveCase } from "@/lib/services/approve-case";
-import { claimActions } from "@/lib/services/claim-actions";
-import { finishAction } from "@/lib/services/finish-action";
-import { parkCase } from "@/lib/services/park-case";
-import { reconcileCase } from "@/lib/services/reconcile-case";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { claimActions } from "@/lib/services/claim/claim-actions";
+import { finishAction } from "@/lib/services/claim/finish-action";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

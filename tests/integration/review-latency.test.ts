@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { acceptFailure } from "@/lib/services/accept-failure";
-import { approveCase } from "@/lib/services/approve-case";
-import { overviewStats } from "@/lib/services/overview-stats";
-import { parkCase } from "@/lib/services/park-case";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

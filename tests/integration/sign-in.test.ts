@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { inTransaction } from "@/lib/db/transaction";
 import { AppError } from "@/lib/errors";
-import { consumeRateLimit } from "@/lib/services/consume-rate-limit";
-import { DEMO_PASSWORD, demoEmail, seedDemoUsers } from "@/lib/services/seed-demo-users";
-import { upsertUser } from "@/lib/services/upsert-user";
-import { verifyCredentials } from "@/lib/services/verify-credentials";
+import { consumeRateLimit } from "@/lib/services/access/consume-rate-limit";
+import { verifyCredentials } from "@/lib/services/access/verify-credentials";
+import { DEMO_PASSWORD, demoEmail, seedDemoUsers } from "@/lib/services/admin/seed-demo-users";
+import { upsertUser } from "@/lib/services/admin/upsert-user";
 import { openTestDb } from "./setup/test-db";
 
 const { db } = openTestDb();

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "@/lib/db/client";
-import { parkCase } from "@/lib/services/park-case";
-import { reconcileCase } from "@/lib/services/reconcile-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

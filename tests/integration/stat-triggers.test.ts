@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { approveCase } from "@/lib/services/approve-case";
-import { parkCase } from "@/lib/services/park-case";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { runningTotals } from "./helpers/figures-by-scan";
 import { openTestDb } from "./setup/test-db";

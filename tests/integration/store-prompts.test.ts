@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { parkCase } from "@/lib/services/park-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import type { PrismaClient } from "@/lib/db/client";
 import type { JobStatus } from "@/lib/providers/types";
-import { approveCase } from "@/lib/services/approve-case";
-import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim-actions";
-import { parkCase } from "@/lib/services/park-case";
-import { publishDelivery } from "@/lib/services/publish-delivery";
-import { recordObservation } from "@/lib/services/record-observation";
-import { reserveAssets } from "@/lib/services/reserve-assets";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { type ClaimedAction, claimActions, proofOf } from "@/lib/services/claim/claim-actions";
+import { publishDelivery } from "@/lib/services/claim/publish-delivery";
+import { recordObservation } from "@/lib/services/claim/record-observation";
+import { reserveAssets } from "@/lib/services/claim/reserve-assets";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

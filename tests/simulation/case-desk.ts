@@ -1,4 +1,4 @@
-import type { UserActor } from "@/lib/services/actor";
+import type { UserActor } from "@/lib/services/access/actor";
 import type { CaseView } from "./case-views";
 import type { Steps } from "./steps";
 import type { OpRecord, World } from "./world";

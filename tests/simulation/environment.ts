@@ -7,7 +7,7 @@ import type { PrismaClient } from "@/lib/db/client";
 import type { Role } from "@/lib/domain/roles";
 import { simulatorAdapters } from "@/lib/providers";
 import { startSimulator } from "@/lib/providers/simulator";
-import type { UserActor } from "@/lib/services/actor";
+import type { UserActor } from "@/lib/services/access/actor";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { DbTime } from "./db-time";

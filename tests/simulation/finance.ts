@@ -1,7 +1,7 @@
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
 import { phaseOf } from "@/lib/providers/simulator/jobs";
-import { authorizeReplacement, declineReplacement } from "@/lib/services/decide-replacement";
-import { resolveHold } from "@/lib/services/resolve-hold";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { CaseDesk } from "./case-desk";
 import type { CaseView } from "./case-views";
 import type { OpRecord } from "./world";

@@ -1,6 +1,6 @@
 import { phaseOf } from "@/lib/providers/simulator/jobs";
-import { parkCase } from "@/lib/services/park-case";
-import { acknowledgeReplacement, listReplacements } from "@/lib/services/producer-replacements";
+import { parkCase } from "@/lib/services/case/park-case";
+import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type CreateFault, jobBehaviour, type Trouble } from "./op-plan";
 import { ProviderCreates } from "./producer-submit";

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { FaultRuleInput, RunningSimulator } from "@/lib/providers/simulator";
-import type { UserActor } from "@/lib/services/actor";
+import type { UserActor } from "@/lib/services/access/actor";
 import type { DbTime } from "./db-time";
 import type { LogicalClock } from "./logical-clock";
 import type { JobBehaviour, OpPlan, Trouble } from "./op-plan";

@@ -89,23 +89,23 @@ describe("components import services only as types", () => {
   it("tells type imports from value imports, in every spelling", () => {
     const file = "components/case/probe.tsx";
     // Relative specifiers are spliced in, so a rewrite of the tree's relative imports leaves these probes alone.
-    const up = "../../lib/services/get-case";
+    const up = "../../lib/services/case/get-case";
     const allowed = [
-      'import type { CaseDetail } from "@/lib/services/get-case";',
-      'import { type CaseDetail } from "@/lib/services/get-case";',
-      'export type { CaseDetail } from "@/lib/services/get-case";',
+      'import type { CaseDetail } from "@/lib/services/case/get-case";',
+      'import { type CaseDetail } from "@/lib/services/case/get-case";',
+      'export type { CaseDetail } from "@/lib/services/case/get-case";',
       `import type { X } from "${up}";`,
       'import { formatMicros } from "@/lib/domain/money";',
     ];
     const refused = [
-      'import { getCase } from "@/lib/services/get-case";',
-      'import { type CaseDetail, getCase } from "@/lib/services/get-case";',
-      'import getCase from "@/lib/services/get-case";',
-      'import * as cases from "@/lib/services/get-case";',
-      'import "@/lib/services/get-case";',
+      'import { getCase } from "@/lib/services/case/get-case";',
+      'import { type CaseDetail, getCase } from "@/lib/services/case/get-case";',
+      'import getCase from "@/lib/services/case/get-case";',
+      'import * as cases from "@/lib/services/case/get-case";',
+      'import "@/lib/services/case/get-case";',
       `import { getCase } from "${up}";`,
-      'export { getCase } from "@/lib/services/get-case";',
-      'const m = await import("@/lib/services/get-case");',
+      'export { getCase } from "@/lib/services/case/get-case";',
+      'const m = await import("@/lib/services/case/get-case");',
     ];
     for (const line of allowed) expect(valueImportsOfServices(file, line), line).toEqual([]);
     for (const line of refused) expect(valueImportsOfServices(file, line), line).toHaveLength(1);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 // the compare-and-set, the timestamps or the conflict count can drift.
 const ROOT = join(__dirname, "..", "..");
 const SCANNED = ["lib", "app", "scripts", "prisma/seed", "server"];
-const WRITER = "lib/services/case-writer";
+const WRITER = "lib/services/case/writer";
 const SKIPPED = ["lib/db/generated/", "node_modules/"];
 const WRITES = [
   /UPDATE\s+"?cases\b/i,

@@ -5,7 +5,7 @@ import { DemoBanner } from "@/components/console/demo-banner";
 import { currentUser } from "@/lib/auth/session";
 import { ROLES } from "@/lib/domain/roles";
 import { env } from "@/lib/env";
-import { DEMO_PASSWORD, demoEmail } from "@/lib/services/seed-demo-users";
+import { DEMO_PASSWORD, demoEmail } from "@/lib/services/admin/seed-demo-users";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };

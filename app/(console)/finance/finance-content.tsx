@@ -13,12 +13,12 @@ import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
-import { caseFlagFigures } from "@/lib/services/case-flags";
-import { getHeldByAge } from "@/lib/services/finance-aging";
-import { getExposure } from "@/lib/services/finance-exposure";
-import { getFinanceTotals } from "@/lib/services/finance-totals";
-import { listPendingReplacementRequests } from "@/lib/services/list-replacement-requests";
-import { listSuspectedDuplicates } from "@/lib/services/list-suspected-duplicates";
+import { caseFlagFigures } from "@/lib/services/case/case-flags";
+import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
+import { getHeldByAge } from "@/lib/services/finance/finance-aging";
+import { getExposure } from "@/lib/services/finance/finance-exposure";
+import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
+import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { loadHoldsPage } from "./load-holds-page";
 

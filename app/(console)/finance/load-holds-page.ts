@@ -1,7 +1,7 @@
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { listHolds } from "@/lib/services/list-holds";
+import { listHolds } from "@/lib/services/hold/list-holds";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 
 /** A stale or edited page link falls back to the first page with a note, instead of an error page. */

@@ -5,7 +5,7 @@ import { LoadingRows } from "@/components/ui/loading-rows";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { overviewStats } from "@/lib/services/overview-stats";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Overview" };

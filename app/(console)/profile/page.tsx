@@ -8,7 +8,7 @@ import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { permissionsOf } from "@/lib/domain/roles";
-import { listAccessTokens } from "@/lib/services/list-access-tokens";
+import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Profile" };

@@ -8,7 +8,7 @@ import { LoadingRows } from "@/components/ui/loading-rows";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
-import { listCases } from "@/lib/services/list-cases";
+import { listCases } from "@/lib/services/case/list-cases";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { metricsContentType } from "@/lib/metrics/figures";
 import { metricsAccess } from "@/lib/metrics/metrics-access";
-import { scrapeMetrics } from "@/lib/services/metrics-snapshot";
+import { scrapeMetrics } from "@/lib/services/overview/metrics-snapshot";
 
 export const dynamic = "force-dynamic";
 

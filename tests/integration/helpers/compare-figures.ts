@@ -1,9 +1,9 @@
 import type { PrismaClient } from "@/lib/db/client";
-import type { UserActor } from "@/lib/services/actor";
-import { getHeldByAge } from "@/lib/services/finance-aging";
-import { getExposure } from "@/lib/services/finance-exposure";
-import { getFinanceTotals } from "@/lib/services/finance-totals";
-import { overviewStats } from "@/lib/services/overview-stats";
+import type { UserActor } from "@/lib/services/access/actor";
+import { getHeldByAge } from "@/lib/services/finance/finance-aging";
+import { getExposure } from "@/lib/services/finance/finance-exposure";
+import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { agingByScan, exposureByScan, holdOpenByScan, overviewByScan, totalsByScan } from "./figures-by-scan";
 
 const BUCKET_LABELS = ["< 1 h", "1–6 h", "6–24 h", "1–3 d", "> 3 d"];

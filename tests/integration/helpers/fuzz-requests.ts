@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { z } from "zod";
 import type { RouteHandler as Handler } from "@/lib/api/api-route";
 import type { PrismaClient } from "@/lib/db/client";
-import { createAccessToken } from "@/lib/services/create-access-token";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { inspectJson } from "@/lib/validation/nul";
 
 /**

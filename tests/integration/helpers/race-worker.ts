@@ -4,8 +4,8 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { createPrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { approveCase } from "@/lib/services/approve-case";
-import { claimActions } from "@/lib/services/claim-actions";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { claimActions } from "@/lib/services/claim/claim-actions";
 import type { RaceResult, RaceTask } from "./race-pool";
 
 const url = process.env.DATABASE_URL;

@@ -12,8 +12,8 @@ import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
-import { listAccessTokens } from "@/lib/services/list-access-tokens";
-import { listNotificationEndpoints } from "@/lib/services/list-notification-endpoints";
+import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
+import { listNotificationEndpoints } from "@/lib/services/notification/list-notification-endpoints";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "API keys" };

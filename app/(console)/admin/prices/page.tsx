@@ -9,7 +9,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, microsToDecimal } from "@/lib/domain/money";
-import { asDomainPrice, listProviderPrices, type ProviderPriceRow } from "@/lib/services/list-provider-prices";
+import { asDomainPrice, listProviderPrices, type ProviderPriceRow } from "@/lib/services/admin/list-provider-prices";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Prices" };

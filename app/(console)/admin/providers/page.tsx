@@ -3,7 +3,7 @@ import { formatWhen } from "@/components/admin/format";
 import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { listProviderSettings } from "@/lib/services/provider-settings";
+import { listProviderSettings } from "@/lib/services/admin/provider-settings";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Providers" };

@@ -7,7 +7,7 @@ import { UserAccountControls, UserRolesEditor } from "@/components/admin/user-co
 import { TableHead } from "@/components/ui/table-head";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { listUsers } from "@/lib/services/list-users";
+import { listUsers } from "@/lib/services/admin/list-users";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Users" };

@@ -6,7 +6,7 @@ import { TokenTable } from "@/components/admin/token-table";
 import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { listAccessTokens } from "@/lib/services/list-access-tokens";
+import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Worker tokens" };

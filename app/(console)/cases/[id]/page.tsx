@@ -6,9 +6,9 @@ import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
-import { getCase } from "@/lib/services/get-case";
-import { listAssignableUsers } from "@/lib/services/list-assignable-users";
-import { listSuspectedDuplicates } from "@/lib/services/list-suspected-duplicates";
+import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
+import { getCase } from "@/lib/services/case/get-case";
+import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Case" };

@@ -1,0 +1,46 @@
+import { generatePassword, hashPassword } from "@/lib/auth/password";
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { resetPasswordSchema } from "@/lib/validation/admin";
+import { requirePermission } from "../access/actor";
+import { bumpSessionVersion } from "../access/end-sessions";
+import { recordAudit } from "../case/writer/audit";
+import { parseInput } from "./admin-guard";
+
+/**
+ * Issues a new generated password, returned exactly once; the old one stops working at once, and so
+ * does every session signed in with it. The user's personal tokens are revoked too when the admin
+ * asks (a reset after a suspected compromise), and left alone otherwise.
+ */
+export async function resetUserPassword(
+  db: Db,
+  actor: Principal,
+  raw: { userId: string; revokePersonalTokens?: boolean },
+) {
+  const admin = requirePermission(actor, "admin:users");
+  const input = parseInput(resetPasswordSchema, raw);
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return inTransaction(db, async (tx) => {
+    const target = await tx.user.findUnique({ where: { id: input.userId }, select: { id: true, email: true } });
+    if (!target) throw new AppError("not_found", "No such user.");
+    await tx.user.update({ where: { id: target.id }, data: { passwordHash } });
+    await bumpSessionVersion(tx, target.id);
+    const revoked = input.revokePersonalTokens
+      ? (
+          await tx.accessToken.updateMany({
+            where: { userId: target.id, kind: "personal", revokedAt: null },
+            data: { revokedAt: new Date() },
+          })
+        ).count
+      : 0;
+    await recordAudit(tx, {
+      actor: admin,
+      kind: "user_password_reset",
+      after: { id: target.id, email: target.email, sessionsEnded: true, personalTokensRevoked: revoked },
+    });
+    return { user: target, password, personalTokensRevoked: revoked };
+  });
+}

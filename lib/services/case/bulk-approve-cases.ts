@@ -1,0 +1,162 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
+import type { Principal } from "@/lib/domain/principal";
+import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
+import { decide } from "@/lib/domain/transitions";
+import { AppError } from "@/lib/errors";
+import type { BulkApproveInput } from "@/lib/validation/bulk";
+import { requirePermission, type UserActor } from "../access/actor";
+import { approveCase } from "./approve-case";
+import type { CaseRow } from "./transition-case";
+import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
+import { countConflicts, snapshotOf } from "./writer/change";
+
+export const DEFAULT_BULK_LIMIT = 500;
+
+function targetWhere(
+  stage: BulkApproveInput["stage"],
+  target: BulkApproveInput["target"],
+  now: Date,
+): Prisma.CaseWhereInput {
+  const base: Prisma.CaseWhereInput = { stage, state: "parked" };
+  if (target.kind === "ids") return { ...base, id: { in: target.caseIds } };
+  const f = target.filter;
+  return {
+    ...base,
+    ...(f.provider ? { provider: f.provider } : {}),
+    ...(f.model ? { model: f.model } : {}),
+    ...(f.assigneeId ? { assigneeId: f.assigneeId } : {}),
+    ...(f.minAgeSeconds !== undefined ? { openedAt: { lte: new Date(now.getTime() - f.minAgeSeconds * 1000) } } : {}),
+    ...(f.minAmountMicros !== undefined ? { heldMicros: { gte: BigInt(f.minAmountMicros) } } : {}),
+    ...(f.q ? { OR: [{ operationId: f.q }, { attemptId: f.q }, { providerJobId: f.q }] } : {}),
+  };
+}
+
+/** What a bulk approval would touch: shown in the confirmation before anything is decided. */
+export async function previewBulkApprove(
+  db: Db,
+  actor: Principal,
+  input: Omit<BulkApproveInput, "evidence">,
+  limit = DEFAULT_BULK_LIMIT,
+) {
+  requirePermission(actor, "case:approve");
+  const where = targetWhere(input.stage, input.target, new Date());
+  const [count, perCurrency] = await Promise.all([
+    db.case.count({ where }),
+    db.case.groupBy({ by: ["currency"], where, _sum: { heldMicros: true } }),
+  ]);
+  return {
+    matching: count,
+    willApprove: Math.min(count, limit),
+    limit,
+    heldByCurrency: perCurrency.map((row) => ({ currency: row.currency, micros: Number(row._sum.heldMicros ?? 0n) })),
+  };
+}
+
+/** Cases per statement: short row locks and small statements, few enough round trips. */
+const CHUNK = 500;
+
+type Target = Pick<
+  CaseRow,
+  "id" | "stage" | "state" | "providerJobId" | "version" | "episode" | "outputsUnavailableAt"
+>;
+type Skipped = { caseId: string; code: string; message: string };
+
+/**
+ * Approves the stage's own recovery for many parked cases with one evidence note. Each case gets
+ * its own decision (the pure function, on that case as read), decision row, action and audit
+ * event, exactly as a single approval writes them, but 500 cases to a statement. A case that
+ * changed since it was read (or is refused) goes through the single-case service, so bulk can never
+ * do what one approval could not. Capped, oldest first; cases that moved on meanwhile are reported.
+ */
+export async function bulkApproveCases(db: Db, actor: Principal, input: BulkApproveInput, limit = DEFAULT_BULK_LIMIT) {
+  const user = requirePermission(actor, "case:approve");
+  const action = permittedRecoveryAction(input.stage);
+  if (!action) throw new AppError("invalid_request", "Bulk approval is only for polling and delivery cases.");
+  const targets: Target[] = await db.case.findMany({
+    where: targetWhere(input.stage, input.target, new Date()),
+    orderBy: [{ openedAt: "asc" }, { id: "asc" }],
+    take: limit,
+    select: {
+      id: true,
+      stage: true,
+      state: true,
+      providerJobId: true,
+      version: true,
+      episode: true,
+      outputsUnavailableAt: true,
+    },
+  });
+  let approved = 0;
+  const skipped: Skipped[] = [];
+  for (let at = 0; at < targets.length; at += CHUNK) {
+    const chunk = targets.slice(at, at + CHUNK);
+    const written = await approveChunk(db, user, action, input.evidence, chunk).catch((error: unknown) => {
+      // A unique index caught a concurrent approval of one of these cases: the whole statement is
+      // undone and each case is asked again, one at a time.
+      if (isUniqueViolation(error)) return new Set<string>();
+      throw error;
+    });
+    approved += written.size;
+    for (const { id } of chunk) {
+      if (written.has(id)) continue;
+      try {
+        await approveCase(db, user, id, { action, evidence: input.evidence });
+        approved += 1;
+      } catch (error) {
+        const known = error as { code?: string; message?: string };
+        if (!known.code) throw error;
+        skipped.push({ caseId: id, code: known.code, message: known.message ?? "" });
+      }
+    }
+  }
+  return { action, approved, skipped };
+}
+
+/**
+ * One statement for a chunk: locks the cases (in id order, so two bulk approvals cannot deadlock),
+ * and for each one still parked at the version read and without a live action, moves it to
+ * `ready` and writes its audit event, decision and action. Returns the cases it approved.
+ */
+async function approveChunk(
+  db: Db,
+  user: UserActor,
+  action: RecoveryActionKind,
+  evidence: string,
+  chunk: Target[],
+): Promise<Set<string>> {
+  const command = { type: "approve", action, evidence } as const;
+  const auditEvidence = { text: evidence, action };
+  const changes = chunk.flatMap((target) => {
+    const seen = { ...target, caseId: target.id };
+    const decision = decide(snapshotOf(seen), command);
+    if (!decision.ok || !decision.changesState) return [];
+    return [{ seen, decision, evidence: auditEvidence }];
+  });
+  if (changes.length === 0) return new Set();
+  const written = await db.$queryRaw<{ id: string }[]>`
+    WITH input AS (
+      ${decidedChangesInput(changes)}
+    ), locked AS MATERIALIZED (
+      SELECT r.*, c.state = 'parked' AND c.version = r.version
+               AND NOT EXISTS (SELECT 1 FROM recovery_actions a WHERE a.case_id = c.id AND a.status IN ('ready', 'claimed'))
+               AS current
+      FROM cases c JOIN input r ON r.id = c.id
+      ORDER BY c.id
+      FOR UPDATE OF c
+    ), ${decidedChangesCtes({ actor: user, source: Prisma.sql`locked`, where: Prisma.sql`r.current` })}, decided AS (
+      INSERT INTO decisions (case_id, episode, kind, action_kind, reviewer_id, evidence)
+      SELECT l.id, l.episode, 'approve', ${action}::"RecoveryActionKind", ${user.userId}::uuid, ${evidence}
+      FROM locked l JOIN moved m ON m.id = l.id
+      RETURNING id, case_id
+    ), acted AS (
+      INSERT INTO recovery_actions (case_id, decision_id, kind, outputs_expire_at)
+      SELECT d.case_id, d.id, ${action}::"RecoveryActionKind", c.outputs_expire_at
+      FROM decided d JOIN cases c ON c.id = d.case_id
+      RETURNING case_id
+    )
+    SELECT case_id AS id FROM acted`;
+  countConflicts("approve", changes.length - written.length);
+  return new Set(written.map((row) => row.id));
+}

@@ -1,0 +1,58 @@
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { requirePermission } from "../access/actor";
+import { reconcileCase } from "./reconcile-case";
+import { recordAudit } from "./writer/audit";
+
+export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
+
+/**
+ * A reviewer takes a suggested job as the one the uncertain submission created. The attachment is
+ * the ordinary reconcile decision (same checks, same audit); in the same transaction the suggestion
+ * becomes `confirmed` and the other open suggestions of the episode `dismissed`. If anything refuses,
+ * nothing changes.
+ */
+export async function confirmSuggestion(db: Db, actor: Principal, caseId: string, input: ConfirmSuggestionInput) {
+  const user = requirePermission(actor, "case:reconcile");
+  return inTransaction(db, async (tx) => {
+    const suggestion = await tx.reconciliationSuggestion.findUnique({ where: { id: input.suggestionId } });
+    if (!suggestion || suggestion.caseId !== caseId) throw new AppError("not_found", "No such suggestion.");
+    if (suggestion.status !== "open") {
+      throw new AppError("conflict", `This suggestion was already ${suggestion.status}.`);
+    }
+    const row = await tx.case.findUnique({ where: { id: caseId }, select: { episode: true } });
+    if (!row || row.episode !== suggestion.episode) {
+      throw new AppError("conflict", "This suggestion belongs to an earlier episode of the case.");
+    }
+    const result = await reconcileCase(tx, user, caseId, {
+      verdict: "attach",
+      providerJobId: suggestion.providerJobId,
+      evidence: input.evidence,
+    });
+    const { count } = await tx.reconciliationSuggestion.updateMany({
+      where: { id: suggestion.id, status: "open" },
+      data: { status: "confirmed" },
+    });
+    if (count === 0) throw new AppError("lost_race", "Someone else acted on this suggestion first; reload.");
+    const dismissed = await tx.reconciliationSuggestion.updateMany({
+      where: { caseId, episode: suggestion.episode, status: "open" },
+      data: { status: "dismissed" },
+    });
+    await recordAudit(tx, {
+      actor: user,
+      kind: "reconciliation_suggestion_confirmed",
+      caseId,
+      episode: suggestion.episode,
+      evidence: {
+        suggestionId: suggestion.id,
+        providerJobId: suggestion.providerJobId,
+        confidence: suggestion.confidence,
+        matched: suggestion.matched ?? [],
+        othersDismissed: dismissed.count,
+      },
+    });
+    return { ...result, suggestionId: suggestion.id, providerJobId: suggestion.providerJobId };
+  });
+}

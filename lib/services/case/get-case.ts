@@ -1,0 +1,180 @@
+import type { Db } from "@/lib/db/client";
+import { costOfGeneration } from "@/lib/domain/money";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { requirePermission } from "../access/actor";
+import { ownersOfJobs } from "./job-owner";
+
+const TIMELINE_LIMIT = 500;
+
+/**
+ * What one more generation of this model would cost, from the admin's price table: per generation,
+ * or per second times the requested duration when the request says one (else unknown).
+ */
+function duplicateCostOf(
+  price: { unit: "per_generation" | "per_second"; priceMicros: bigint; currency: string } | null,
+  request: unknown,
+): { micros: number; currency: string; basis: string } | null {
+  if (!price) return null;
+  const micros = Number(price.priceMicros);
+  if (price.unit === "per_generation") return { micros, currency: price.currency, basis: "per generation" };
+  const fields = (request ?? {}) as Record<string, unknown>;
+  const seconds = [fields.duration_seconds, fields.duration, fields.seconds].find((v) => Number.isSafeInteger(v));
+  if (typeof seconds !== "number" || seconds <= 0) return null;
+  const cost = costOfGeneration({ unit: "second", priceMicrosPerSecond: micros }, seconds);
+  return { micros: cost, currency: price.currency, basis: `${seconds} s at the per-second price` };
+}
+
+export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
+
+/** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
+export async function getCase(db: Db, actor: Principal, caseId: string) {
+  requirePermission(actor, "case:read");
+  const row = await db.case.findUnique({
+    where: { id: caseId },
+    include: {
+      operation: {
+        include: { attempts: { include: { hold: { include: { entries: true } } }, orderBy: { createdAt: "asc" } } },
+      },
+      assignee: { select: { id: true, email: true, name: true } },
+      actions: { orderBy: { createdAt: "desc" }, take: 20 },
+      replacementRequests: { orderBy: { createdAt: "desc" } },
+    },
+  });
+  if (!row) throw new AppError("not_found", "No such case.");
+  // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
+  const [timeline, suggestions, observations, assets, price] = await Promise.all([
+    db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
+    db.reconciliationSuggestion.findMany({
+      where: { caseId, episode: row.episode },
+      orderBy: [{ confidence: "desc" }, { jobCreatedAt: "asc" }],
+      take: 20,
+    }),
+    db.providerObservation.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: 50 }),
+    db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
+    db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
+  ]);
+  // A suggestion from before its job was recorded elsewhere must say whose the job is now.
+  const owners = await ownersOfJobs(
+    db,
+    row.provider,
+    suggestions.map((s) => s.providerJobId),
+  );
+  const lineage = row.operation.attempts.map((attempt) => ({
+    attemptId: attempt.attemptId,
+    kind: attempt.kind,
+    replacesAttemptId: row.operation.attempts.find((a) => a.id === attempt.replacesAttemptId)?.attemptId ?? null,
+    providerJobId: attempt.providerJobId,
+    hold: attempt.hold
+      ? {
+          id: attempt.hold.id,
+          holdId: attempt.hold.holdId,
+          amountMicros: Number(attempt.hold.amountMicros),
+          currency: attempt.hold.currency,
+          status: attempt.hold.status,
+          settledMicros: Number(attempt.hold.settledMicros),
+          releasedMicros: Number(attempt.hold.releasedMicros),
+          decisionNote: attempt.hold.decisionNote,
+          entries: attempt.hold.entries.map((e) => ({
+            kind: e.kind,
+            amountMicros: Number(e.amountMicros),
+            flagged: e.flagged,
+            note: e.note,
+            actor: e.actorLabel,
+            at: e.createdAt.toISOString(),
+          })),
+        }
+      : null,
+  }));
+  const live = row.actions.find((a) => a.status === "ready" || a.status === "claimed") ?? null;
+  return {
+    id: row.id,
+    operationId: row.operationId,
+    attemptId: row.attemptId,
+    producer: row.producer,
+    provider: row.provider,
+    model: row.model,
+    stage: row.stage,
+    state: row.state,
+    version: row.version,
+    episode: row.episode,
+    outcome: row.outcome,
+    providerJobId: row.providerJobId,
+    requestFingerprint: row.operation.requestFingerprint,
+    requestSummary: row.operation.requestSummary,
+    evidence: row.lastEvidence,
+    counters: { pollAttempts: row.pollAttempts, deliveryAttempts: row.deliveryAttempts },
+    submittedAt: row.submittedAt?.toISOString() ?? null,
+    retryDeadline: row.retryDeadline?.toISOString() ?? null,
+    escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
+    holdOpen: row.state === "resolved" && row.heldMicros > 0n,
+    openedAt: row.openedAt.toISOString(),
+    resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.
+    ...(row.outputsUnavailableAt ? { outputsUnavailable: true as const } : {}),
+    outputsUnavailableAt: row.outputsUnavailableAt?.toISOString() ?? null,
+    outputsExpireAt: row.outputsExpireAt?.toISOString() ?? null,
+    heldMicros: Number(row.heldMicros),
+    currency: row.currency,
+    assignee: row.assignee,
+    liveAction: live
+      ? {
+          id: live.id,
+          kind: live.kind,
+          status: live.status,
+          leaseOwner: live.leaseOwner,
+          leaseUntil: live.leaseUntil?.toISOString() ?? null,
+          fencingToken: Number(live.fencingToken),
+        }
+      : null,
+    lineage,
+    lineageTotalMicros: lineage.reduce((sum, a) => sum + (a.hold?.amountMicros ?? 0), 0),
+    replacementRequests: row.replacementRequests.map((r) => ({
+      id: r.id,
+      status: r.status,
+      amountMicros: Number(r.amountMicros),
+      currency: r.currency,
+      requestedById: r.requestedById,
+      expiresAt: r.expiresAt.toISOString(),
+      evidence: r.evidence,
+    })),
+    duplicateCost: duplicateCostOf(price, row.operation.requestSummary),
+    observations: observations.map((o) => ({
+      id: o.id.toString(),
+      at: o.observedAt.toISOString(),
+      kind: o.kind,
+      providerStatus: o.providerStatus,
+      outputs: o.outputs,
+      fencingToken: o.fencingToken === null ? null : Number(o.fencingToken),
+    })),
+    assets: assets.map((a) => ({
+      outputIndex: a.outputIndex,
+      storageKey: a.storageKey,
+      sha256: a.sha256,
+      sizeBytes: Number(a.sizeBytes),
+      fencingToken: Number(a.fencingToken),
+      publishedAt: a.publishedAt?.toISOString() ?? null,
+    })),
+    suggestions: suggestions.map((s) => ({
+      id: s.id,
+      providerJobId: s.providerJobId,
+      confidence: s.confidence,
+      matched: Array.isArray(s.matched) ? s.matched.filter((m): m is string => typeof m === "string") : [],
+      providerStatus: s.providerStatus,
+      jobCreatedAt: s.jobCreatedAt.toISOString(),
+      status: s.status,
+      ownerCaseId: owners.get(s.providerJobId) ?? null,
+    })),
+    timeline: timeline.map((e) => ({
+      id: e.id.toString(),
+      at: e.createdAt.toISOString(),
+      actor: e.actorLabel,
+      actorKind: e.actorKind,
+      kind: e.kind,
+      episode: e.episode,
+      before: e.before,
+      after: e.after,
+      evidence: e.evidence,
+    })),
+  };
+}

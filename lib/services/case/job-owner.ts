@@ -1,0 +1,52 @@
+import type { Db, Prisma } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
+import { can } from "@/lib/domain/roles";
+import { AppError } from "@/lib/errors";
+import type { UserActor } from "../access/actor";
+
+/** The attempt that owns a provider job (rule 11), with the case of its operation. */
+export async function findJobOwner(tx: Prisma.TransactionClient, provider: string, providerJobId: string) {
+  const owner = await tx.attempt.findUnique({
+    where: { provider_providerJobId: { provider, providerJobId } },
+    select: { id: true, operation: { select: { case: { select: { id: true } } } } },
+  });
+  return owner ? { attemptRef: owner.id, caseId: owner.operation.case?.id ?? null } : null;
+}
+
+/** The owning case of each of these jobs that some attempt already records (jobs nobody owns are absent). */
+export async function ownersOfJobs(db: Db, provider: string, providerJobIds: string[]): Promise<Map<string, string>> {
+  if (providerJobIds.length === 0) return new Map();
+  const owners = await db.attempt.findMany({
+    where: { provider, providerJobId: { in: providerJobIds } },
+    select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
+  });
+  return new Map(
+    owners.flatMap((o) => (o.providerJobId && o.operation.case ? [[o.providerJobId, o.operation.case.id]] : [])),
+  );
+}
+
+/** To a reviewer the refusal points at the owning case, so they can look there instead of guessing. */
+export function jobInUseForReviewer(user: UserActor, ownerCaseId: string | null): AppError {
+  const where = ownerCaseId && can(user.roles, "case:read") ? ` It belongs to case /cases/${ownerCaseId}.` : "";
+  return new AppError("provider_job_in_use", `This provider job is already recorded for another attempt.${where}`);
+}
+
+/**
+ * Records the job on the case's attempt (the case may only name its own attempt's job; that key is
+ * checked at commit). The unique key settles a race with another writer of the same job: the loser
+ * is refused, not a 500.
+ */
+export async function recordJobOnAttempt(
+  tx: Prisma.TransactionClient,
+  user: UserActor,
+  target: { attemptRef: string; provider: string; providerJobId: string },
+) {
+  const owner = await findJobOwner(tx, target.provider, target.providerJobId);
+  if (owner && owner.attemptRef !== target.attemptRef) throw jobInUseForReviewer(user, owner.caseId);
+  try {
+    await tx.attempt.update({ where: { id: target.attemptRef }, data: { providerJobId: target.providerJobId } });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw jobInUseForReviewer(user, null);
+    throw error;
+  }
+}

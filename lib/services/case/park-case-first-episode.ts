@@ -1,0 +1,138 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { RegistrationFacts } from "@/lib/domain/registration";
+import { summariseRequest } from "@/lib/domain/request-summary";
+import { sanitise } from "@/lib/domain/sanitise";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { env } from "@/lib/env";
+import type { ParkCaseInput } from "@/lib/validation/park-case";
+import { actorColumns, type ProducerActor } from "../access/actor";
+import { firstEpisodeAudit } from "./writer/first-episode";
+
+export type FirstEpisode =
+  | { kind: "created"; caseId: string; stage: Stage; state: CaseState }
+  | { kind: "existing"; caseId: string; stage: Stage; state: CaseState; registered: RegistrationFacts }
+  | { kind: "hold_taken" }
+  /** The named provider job is already recorded for another operation (rule 11). */
+  | { kind: "job_in_use" }
+  /** Nothing found and nothing written: a concurrent registration of the operation is committing. */
+  | { kind: "raced" };
+
+type Row = {
+  outcome: "created" | "existing" | "hold_taken" | "job_in_use";
+  id: string | null;
+  stage: Stage | null;
+  state: CaseState | null;
+  attempt_id: string | null;
+  registered_stage: Stage | null;
+  registered_job_id: string | null;
+  registered_fingerprint: string | null;
+  provider: string | null;
+  model: string | null;
+  hold_id: string | null;
+  amount_micros: bigint | null;
+  currency: string | null;
+};
+
+/**
+ * The hot path of an ingest burst, in one statement and one round trip: either the operation's
+ * case as registered (for the caller to judge a replay), or, when the operation is new and its
+ * holdId free, everything a first registration writes: operation, attempt, parked case, hold,
+ * reserve entry, and the `parked` and `hold_reserved` audit events. The statement is atomic on its
+ * own; `ON CONFLICT DO NOTHING` turns a concurrent twin into `raced` instead of a second case. A job
+ * another operation already owns writes nothing; a concurrent first claim on the job loses on the
+ * attempts' unique key (a unique violation the caller retries, then answered as `job_in_use`).
+ */
+export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<FirstEpisode> {
+  const { actorLabel } = actorColumns(actor);
+  const evidence = JSON.stringify(sanitise(input.evidence));
+  const request = input.request
+    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
+    : null;
+  const jobId = input.providerJobId ?? null;
+  const amount = BigInt(input.hold.amountMicros);
+  const rows = await sqlRows<Row>(
+    db,
+    Prisma.sql`
+    WITH existing AS (
+      SELECT c.id, c.stage, c.state, c.attempt_id, c.registered_stage, c.registered_job_id, c.registered_fingerprint,
+             c.provider, c.model, h.hold_id, h.amount_micros, h.currency
+      FROM operations o JOIN cases c ON c.operation_ref = o.id LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
+      WHERE o.producer = ${actor.name} AND o.operation_id = ${input.operationId}
+    ), taken AS (
+      SELECT 1 FROM holds WHERE producer = ${actor.name} AND hold_id = ${input.hold.holdId}
+    ), owned AS (
+      SELECT 1 FROM attempts WHERE provider = ${input.provider} AND provider_job_id = ${jobId}
+    ), op AS (
+      INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
+      SELECT ${actor.name}, ${input.operationId}, ${input.provider}, ${input.model}, ${input.requestFingerprint},
+             ${request}::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
+        AND NOT EXISTS (SELECT 1 FROM owned)
+      ON CONFLICT (producer, operation_id) DO NOTHING
+      RETURNING id
+    ), att AS (
+      INSERT INTO attempts (operation_ref, attempt_id, kind, provider_job_id, submitted_at)
+      SELECT id, ${input.attemptId}, 'original', ${jobId}, ${input.submittedAt ?? null}::timestamptz FROM op
+      RETURNING id, operation_ref
+    ), cs AS (
+      INSERT INTO cases (operation_ref, attempt_ref, producer, operation_id, attempt_id, provider, model, stage, state,
+                         provider_job_id, registered_stage, registered_job_id, registered_fingerprint, held_micros,
+                         currency, last_evidence, poll_attempts, delivery_attempts, submitted_at, retry_deadline)
+      SELECT operation_ref, id, ${actor.name}, ${input.operationId}, ${input.attemptId}, ${input.provider},
+             ${input.model}, ${input.stage}::"Stage", 'parked', ${jobId}, ${input.stage}::"Stage", ${jobId},
+             ${input.requestFingerprint}, ${amount}, ${input.hold.currency}, ${evidence}::jsonb,
+             ${input.counters?.pollAttempts ?? 0}, ${input.counters?.deliveryAttempts ?? 0},
+             ${input.submittedAt ?? null}::timestamptz, ${input.retryDeadline ?? null}::timestamptz
+      FROM att
+      RETURNING id, attempt_ref, stage, state, provider_job_id, version
+    ), hold AS (
+      INSERT INTO holds (hold_id, producer, case_id, attempt_ref, amount_micros, currency)
+      SELECT ${input.hold.holdId}, ${actor.name}, id, attempt_ref, ${amount}, ${input.hold.currency} FROM cs
+      RETURNING id
+    ), reserve AS (
+      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label)
+      SELECT id, 'reserve', ${amount}, ${actorLabel} FROM hold
+    ), audit AS (
+      -- In the order the events happened: the case was parked, then its hold reserved.
+      ${firstEpisodeAudit({ actor, source: Prisma.sql`cs`, evidence, hold: { ...input.hold, amountMicros: amount } })}
+    )
+    SELECT 'created' AS outcome, id, stage, state, NULL AS attempt_id, NULL::"Stage" AS registered_stage,
+           NULL AS registered_job_id, NULL AS registered_fingerprint, NULL AS provider, NULL AS model,
+           NULL AS hold_id, NULL::bigint AS amount_micros, NULL AS currency
+    FROM cs
+    UNION ALL
+    SELECT 'existing', id, stage, state, attempt_id, registered_stage, registered_job_id, registered_fingerprint,
+           provider, model, hold_id, amount_micros, currency
+    FROM existing
+    UNION ALL
+    SELECT 'job_in_use', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM owned WHERE NOT EXISTS (SELECT 1 FROM existing)
+    UNION ALL
+    SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM owned)`,
+  );
+  const row = rows[0];
+  if (!row) return { kind: "raced" };
+  if (row.outcome === "hold_taken") return { kind: "hold_taken" };
+  if (row.outcome === "job_in_use") return { kind: "job_in_use" };
+  const found = { caseId: row.id ?? "", stage: row.stage as Stage, state: row.state as CaseState };
+  if (row.outcome === "created") return { kind: "created", ...found };
+  return {
+    kind: "existing",
+    ...found,
+    registered: {
+      operationId: input.operationId,
+      attemptId: row.attempt_id ?? "",
+      stage: row.registered_stage as Stage,
+      providerJobId: row.registered_job_id,
+      fingerprint: row.registered_fingerprint ?? "",
+      provider: row.provider ?? "",
+      model: row.model ?? "",
+      holdId: row.hold_id ?? "",
+      amountMicros: row.amount_micros === null ? 0n : BigInt(row.amount_micros),
+      currency: row.currency ?? "",
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import type { Db, Prisma } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
+import { planReserve } from "@/lib/domain/holds";
+import type { Principal } from "@/lib/domain/principal";
+import { decideRegistration, type RegistrationFacts } from "@/lib/domain/registration";
+import { sanitise } from "@/lib/domain/sanitise";
+import { AppError } from "@/lib/errors";
+import type { ParkCaseInput } from "@/lib/validation/park-case";
+import { type ProducerActor, requireProducer } from "../access/actor";
+import { reserveHold } from "../hold/reserve-hold";
+import { parkFirstEpisode } from "./park-case-first-episode";
+import { type CaseRow, transitionCase } from "./transition-case";
+
+export type ParkCaseResult = { caseId: string; created: boolean; stage: CaseRow["stage"]; state: CaseRow["state"] };
+
+const json = (value: unknown) => sanitise(value) as Prisma.InputJsonValue;
+
+/**
+ * Rule 1: parking is idempotent. The same facts return the existing case; different facts for an
+ * open case are refused; a resolved case re-parked with a new attempt or stage opens a new episode.
+ * Two identical registrations racing both end on the one case (the loser retries and finds it).
+ *
+ * A first registration and a replay, nearly all of an ingest burst, are one statement each
+ * (park-case-first-episode.ts); only a new episode on an existing case takes the transaction below.
+ */
+export async function parkCase(db: Db, actor: Principal, input: ParkCaseInput): Promise<ParkCaseResult> {
+  const producer = requireProducer(actor);
+  const facts = factsOf(input);
+  const valid = decideRegistration(null, facts);
+  if (!valid.ok) throw new AppError("invalid_request", valid.error.message);
+  const plan = planReserve(input.hold.amountMicros);
+  if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const first = await parkFirstEpisode(db, producer, input);
+      if (first.kind === "created")
+        return { caseId: first.caseId, created: true, stage: first.stage, state: first.state };
+      if (first.kind === "hold_taken") {
+        throw new AppError("conflicting_registration", "This holdId already belongs to another attempt.");
+      }
+      if (first.kind === "job_in_use") throw jobInUse();
+      if (first.kind === "raced") throw new AppError("lost_race", "A concurrent registration is being written.");
+      const verdict = decideRegistration({ registered: first.registered, state: first.state }, facts);
+      if (!verdict.ok) throw registrationRefused(verdict.error);
+      if (verdict.value.kind === "existing") {
+        return { caseId: first.caseId, created: false, stage: first.stage, state: first.state };
+      }
+      return await inTransaction(db, (tx) => parkNewEpisode(tx, producer, input));
+    } catch (error) {
+      // A concurrent identical registration won: re-read and answer from what it wrote.
+      if (!lostRace(error) || attempt >= 2) throw error;
+    }
+  }
+}
+
+function factsOf(input: ParkCaseInput): RegistrationFacts {
+  return {
+    operationId: input.operationId,
+    attemptId: input.attemptId,
+    stage: input.stage,
+    providerJobId: input.providerJobId ?? null,
+    fingerprint: input.requestFingerprint,
+    provider: input.provider,
+    model: input.model,
+    holdId: input.hold.holdId,
+    amountMicros: BigInt(input.hold.amountMicros),
+    currency: input.hold.currency,
+  };
+}
+
+/** Rule 11. A producer learns nothing about the other operation: it may be another producer's. */
+function jobInUse(): AppError {
+  return new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
+}
+
+function registrationRefused(error: { code: string; message: string }): AppError {
+  const code = error.code === "conflicting_registration" ? "conflicting_registration" : "invalid_request";
+  return new AppError(code, error.message);
+}
+
+/** A concurrent identical registration won (a unique key, or the statement saw its half-written twin). */
+function lostRace(error: unknown): boolean {
+  return isUniqueViolation(error) || (error as { code?: string }).code === "lost_race";
+}
+
+/** A resolved case re-parked with a new attempt or stage: read again under the transaction and reopen. */
+async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor, input: ParkCaseInput) {
+  const facts = factsOf(input);
+  const evidence = json(input.evidence);
+  const operation = await tx.operation.findUnique({
+    where: { producer_operationId: { producer: actor.name, operationId: input.operationId } },
+    include: { case: true },
+  });
+  const row = operation?.case;
+  if (!operation || !row) throw new AppError("lost_race", "The operation is not registered yet.");
+  const hold = await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } });
+  const verdict = decideRegistration(
+    {
+      registered: {
+        operationId: operation.operationId,
+        attemptId: row.attemptId,
+        stage: row.registeredStage,
+        providerJobId: row.registeredJobId,
+        fingerprint: row.registeredFingerprint,
+        provider: row.provider,
+        model: row.model,
+        holdId: hold?.holdId ?? "",
+        amountMicros: hold?.amountMicros ?? 0n,
+        currency: hold?.currency ?? "",
+      },
+      state: row.state,
+    },
+    facts,
+  );
+  if (!verdict.ok) throw registrationRefused(verdict.error);
+  if (verdict.value.kind !== "new_episode") {
+    return { caseId: row.id, created: false, stage: row.stage, state: row.state };
+  }
+  const attempt = await findOrCreateAttempt(tx, operation, input);
+  const held = await reserveHold(tx, actor, {
+    caseId: row.id,
+    episode: row.episode + 1,
+    attemptRef: attempt.id,
+    hold: input.hold,
+  });
+  const { after } = await transitionCase(tx, {
+    row: { ...row, episode: row.episode + 1 },
+    actor,
+    command: { type: "reopen", stage: input.stage, providerJobId: facts.providerJobId },
+    evidence,
+    extra: {
+      registeredStage: input.stage,
+      registeredJobId: facts.providerJobId,
+      registeredFingerprint: input.requestFingerprint,
+      lastEvidence: evidence,
+      pollAttempts: input.counters?.pollAttempts ?? 0,
+      deliveryAttempts: input.counters?.deliveryAttempts ?? 0,
+      submittedAt: input.submittedAt ? new Date(input.submittedAt) : null,
+      retryDeadline: input.retryDeadline ? new Date(input.retryDeadline) : null,
+      episode: { increment: 1 },
+      attemptRef: attempt.id,
+      attemptId: input.attemptId,
+      heldMicros: { increment: held },
+      assigneeId: null,
+      outcome: null,
+      resolvedAt: null,
+      outputsExpireAt: null,
+      escalatedAt: null,
+      escalationReason: null,
+      openedAt: new Date(),
+    },
+  });
+  return { caseId: row.id, created: true, stage: after.stage, state: after.state };
+}
+
+async function findOrCreateAttempt(
+  tx: Prisma.TransactionClient,
+  operation: { id: string; provider: string },
+  input: ParkCaseInput,
+) {
+  const operationRef = operation.id;
+  const found = await tx.attempt.findUnique({
+    where: { operationRef_attemptId: { operationRef, attemptId: input.attemptId } },
+  });
+  // The episode's job must be this attempt's own: another attempt's (even of this operation) has its
+  // own hold, and one job's charge settles one hold.
+  if (input.providerJobId) {
+    const owner = await tx.attempt.findUnique({
+      where: { provider_providerJobId: { provider: operation.provider, providerJobId: input.providerJobId } },
+      select: { id: true },
+    });
+    if (owner && owner.id !== found?.id) throw jobInUse();
+  }
+  const data = {
+    providerJobId: input.providerJobId ?? found?.providerJobId ?? null,
+    submittedAt: input.submittedAt ? new Date(input.submittedAt) : (found?.submittedAt ?? null),
+  };
+  if (found) return tx.attempt.update({ where: { id: found.id }, data });
+  return tx.attempt.create({
+    data: { ...data, operationRef, provider: operation.provider, attemptId: input.attemptId, kind: "original" },
+  });
+}

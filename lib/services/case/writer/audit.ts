@@ -1,0 +1,64 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import type { Principal } from "@/lib/domain/principal";
+import { actorColumns } from "../../access/actor";
+
+export type AuditInput = {
+  actor: Principal;
+  kind: string;
+  caseId?: string | null;
+  episode?: number | null;
+  before?: Prisma.InputJsonValue | null;
+  after?: Prisma.InputJsonValue | null;
+  evidence?: Prisma.InputJsonValue | null;
+};
+
+/** One audit row, as the statement that makes the change writes it (the chain columns are the trigger's). */
+export type AuditRow = {
+  kind: string;
+  before?: Prisma.InputJsonValue | null;
+  after?: Prisma.InputJsonValue | null;
+  evidence?: Prisma.InputJsonValue | null;
+};
+
+/** Called inside the transaction that makes the change, so the change and its record commit together. */
+export async function recordAudit(tx: Db, input: AuditInput): Promise<void> {
+  await tx.auditEvent.create({
+    data: {
+      ...actorColumns(input.actor),
+      kind: input.kind,
+      caseId: input.caseId ?? null,
+      episode: input.episode ?? null,
+      ...(input.before != null ? { before: input.before } : {}),
+      ...(input.after != null ? { after: input.after } : {}),
+      ...(input.evidence != null ? { evidence: input.evidence } : {}),
+    },
+  });
+}
+
+/** Absent keys read as SQL NULL in `jsonb_to_recordset`, as `recordAudit` leaves them NULL. */
+function withoutNulls(row: AuditRow & { order: number; gated: boolean }) {
+  return Object.fromEntries(Object.entries(row).filter(([, value]) => value != null));
+}
+
+/**
+ * The audit rows of a change, for an `INSERT` inside the statement that makes it: one set of rows
+ * for each row of `source` (which has the case `id`), in the order given. Rows marked `gated` are
+ * written only where `gate` holds (a hold settled in the same statement, say).
+ */
+export function insertAuditRows(input: {
+  source: Prisma.Sql;
+  actor: Principal;
+  episode: number;
+  rows: Array<AuditRow & { gated?: boolean }>;
+  gate?: Prisma.Sql;
+}): Prisma.Sql {
+  const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
+  const rows = input.rows.map((row, order) => withoutNulls({ ...row, order, gated: row.gated ?? false }));
+  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
+    SELECT s.id, ${input.episode}::int, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, a.kind, a.before, a.after, a.evidence
+    FROM ${input.source} s CROSS JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      AS a("order" int, gated boolean, kind text, before jsonb, after jsonb, evidence jsonb)
+    WHERE NOT a.gated OR ${input.gate ?? Prisma.sql`FALSE`}
+    ORDER BY a."order"`;
+}

@@ -1,0 +1,92 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { Principal } from "@/lib/domain/principal";
+import { requirePermission } from "../access/actor";
+import { figureRows, foldWhenDue } from "../overview/stat-figures";
+import { toCount, toMicros } from "./finance-micros";
+
+type Sums = {
+  heldCount: bigint;
+  heldMicros: bigint;
+  settledCount: bigint;
+  partialCount: bigint;
+  settledMicros: bigint;
+  releasedCount: bigint;
+  releasedMicros: bigint;
+  overageCount: bigint;
+  overageMicros: bigint;
+  reservedMicros: bigint;
+};
+
+// Held money is the open holds' amounts; settled and released money is what resolved holds
+// booked (a partial settle releases its remainder); overage is the flagged excess beyond a hold.
+// Both come from running totals per currency, provider, model and status (stat-figures.ts).
+const SUMS = Prisma.sql`
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'held'), 0)::bigint AS "heldCount",
+  coalesce(sum(h.micros) FILTER (WHERE h.hold_status = 'held'), 0)::bigint AS "heldMicros",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'settled'), 0)::bigint AS "settledCount",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'settled' AND h.partial), 0)::bigint AS "partialCount",
+  coalesce(sum(h.settled_micros), 0)::bigint AS "settledMicros",
+  coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'released'), 0)::bigint AS "releasedCount",
+  coalesce(sum(h.released_micros), 0)::bigint AS "releasedMicros",
+  coalesce(sum(h.micros), 0)::bigint AS "reservedMicros"`;
+
+function shape(row: Sums) {
+  return {
+    held: { count: toCount(row.heldCount), micros: toMicros(row.heldMicros) },
+    settled: {
+      count: toCount(row.settledCount),
+      partial: toCount(row.partialCount),
+      micros: toMicros(row.settledMicros),
+    },
+    released: { count: toCount(row.releasedCount), micros: toMicros(row.releasedMicros) },
+    overage: { count: toCount(row.overageCount), micros: toMicros(row.overageMicros) },
+    reservedMicros: toMicros(row.reservedMicros),
+  };
+}
+
+export type StatusTotals = ReturnType<typeof shape>;
+
+/** Holds by status with money totals per currency, and the same split per provider and model. */
+export async function getFinanceTotals(db: Db, actor: Principal) {
+  requirePermission(actor, "hold:read");
+  await foldWhenDue(db);
+  const [byCurrency, byModel] = await Promise.all([
+    sqlRows<Sums & { currency: string }>(
+      db,
+      Prisma.sql`
+      WITH o AS (
+        SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage")} f GROUP BY 1
+      )
+      SELECT h.currency, ${SUMS},
+             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      FROM ${figureRows("holds")} h LEFT JOIN o ON o.currency = h.currency
+      GROUP BY h.currency HAVING sum(h.count) > 0 ORDER BY h.currency`,
+    ),
+    sqlRows<Sums & { currency: string; provider: string; model: string }>(
+      db,
+      Prisma.sql`
+      WITH o AS (
+        SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
+        FROM ${figureRows("overage")} f GROUP BY 1, 2, 3
+      )
+      SELECT h.currency, h.provider, h.model, ${SUMS},
+             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      FROM ${figureRows("holds")} h
+      LEFT JOIN o ON o.currency = h.currency AND o.provider = h.provider AND o.model = h.model
+      GROUP BY h.currency, h.provider, h.model HAVING sum(h.count) > 0
+      ORDER BY h.currency, h.provider, h.model
+      LIMIT 500`,
+    ),
+  ]);
+  return {
+    byCurrency: byCurrency.map((row) => ({ currency: row.currency, ...shape(row) })),
+    byProviderModel: byModel.map((row) => ({
+      currency: row.currency,
+      provider: row.provider,
+      model: row.model,
+      ...shape(row),
+    })),
+  };
+}

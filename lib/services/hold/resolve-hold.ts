@@ -1,0 +1,69 @@
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { planRelease, planSettle } from "@/lib/domain/holds";
+import type { Principal } from "@/lib/domain/principal";
+import { sanitiseString } from "@/lib/domain/sanitise";
+import { AppError } from "@/lib/errors";
+import { actorColumns, requirePermission } from "../access/actor";
+import { recordAudit } from "../case/writer/audit";
+import { releaseHeldMicros } from "../case/writer/facts";
+
+export type HoldDecision =
+  | { kind: "settle"; chargeMicros: number; note: string; evidence: string }
+  | { kind: "release"; note: string; evidence: string };
+
+/**
+ * Rules 6 and 7: only finance resolves a hold, with an accounting note and evidence, exactly once.
+ * The status update is a compare-and-set on `held`, and the ledger's (hold, kind) uniqueness
+ * refuses a second settle or release even if a bug slipped past it.
+ */
+export async function resolveHold(db: Db, actor: Principal, holdRef: string, decision: HoldDecision) {
+  const user = requirePermission(actor, "hold:decide");
+  const note = sanitiseString(decision.note, 4000);
+  const evidence = sanitiseString(decision.evidence, 4000);
+  return inTransaction(db, async (tx) => {
+    const hold = await tx.hold.findUnique({ where: { id: holdRef }, include: { case: { select: { episode: true } } } });
+    if (!hold) throw new AppError("not_found", "No such hold.");
+    const snapshot = { amountMicros: Number(hold.amountMicros), status: hold.status };
+    const plan = decision.kind === "settle" ? planSettle(snapshot, decision.chargeMicros) : planRelease(snapshot);
+    if (!plan.ok) throw plan.error;
+    const settled = plan.value.entries.find((e) => e.kind === "settle")?.amountMicros ?? 0;
+    const released = plan.value.entries.find((e) => e.kind === "release")?.amountMicros ?? 0;
+    const { count } = await tx.hold.updateMany({
+      where: { id: hold.id, status: "held" },
+      data: {
+        status: plan.value.status,
+        settledMicros: BigInt(settled),
+        releasedMicros: BigInt(released),
+        decidedById: user.userId,
+        decisionNote: note,
+        resolvedAt: new Date(),
+      },
+    });
+    if (count === 0) throw new AppError("conflict", "This hold was already resolved by someone else.");
+    const { actorLabel } = actorColumns(user);
+    for (const entry of plan.value.entries) {
+      await tx.ledgerEntry.create({
+        data: {
+          holdRef: hold.id,
+          kind: entry.kind,
+          amountMicros: BigInt(entry.amountMicros),
+          flagged: entry.flagged,
+          note,
+          actorLabel,
+        },
+      });
+    }
+    await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
+    await recordAudit(tx, {
+      actor: user,
+      kind: decision.kind === "settle" ? "hold_settled" : "hold_released",
+      caseId: hold.caseId,
+      episode: hold.case.episode,
+      before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
+      after: { status: plan.value.status, entries: plan.value.entries.map((entry) => ({ ...entry })) },
+      evidence: { note, evidence },
+    });
+    return { holdId: hold.id, status: plan.value.status, entries: plan.value.entries };
+  });
+}

@@ -1,0 +1,91 @@
+import type { Db } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { requireProducer } from "../access/actor";
+import { recordAudit } from "../case/writer/audit";
+
+/**
+ * Authorised replacements waiting for the producer to submit them itself (the console never does).
+ * `authorized` lists those not yet acknowledged; `acknowledged` those already taken; `withdrawn`
+ * those authorised but called back because the original job turned up (never submit one of them).
+ */
+export async function listReplacements(db: Db, actor: Principal, status: "authorized" | "acknowledged" | "withdrawn") {
+  const producer = requireProducer(actor);
+  const rows = await db.replacementRequest.findMany({
+    where:
+      status === "withdrawn"
+        ? { status: "withdrawn", newAttemptRef: { not: null }, case: { producer: producer.name } }
+        : {
+            status: "authorized",
+            acknowledgedAt: status === "authorized" ? null : { not: null },
+            case: { producer: producer.name },
+          },
+    include: { case: { select: { operationId: true, provider: true, model: true } } },
+    orderBy: { decidedAt: "asc" },
+    take: 200,
+  });
+  const attempts = await db.attempt.findMany({
+    where: { id: { in: rows.flatMap((r) => (r.newAttemptRef ? [r.newAttemptRef] : [])) } },
+    include: { hold: true, replaces: true },
+  });
+  return {
+    items: rows.map((r) => {
+      const attempt = attempts.find((a) => a.id === r.newAttemptRef);
+      return {
+        id: r.id,
+        status: r.status,
+        operationId: r.case.operationId,
+        provider: r.case.provider,
+        model: r.case.model,
+        attemptId: attempt?.attemptId ?? null,
+        replacesAttemptId: attempt?.replaces?.attemptId ?? null,
+        hold: attempt?.hold
+          ? {
+              holdId: attempt.hold.holdId,
+              amountMicros: Number(attempt.hold.amountMicros),
+              currency: attempt.hold.currency,
+            }
+          : null,
+        authorizedAt: r.decidedAt?.toISOString() ?? null,
+        acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,
+        ...(r.status === "withdrawn" ? { withdrawnReason: r.closedReason } : {}),
+      };
+    }),
+  };
+}
+
+/** Acknowledging twice is harmless: the first time is kept. A withdrawn replacement is refused. */
+export async function acknowledgeReplacement(db: Db, actor: Principal, requestId: string) {
+  const producer = requireProducer(actor);
+  const row = await db.replacementRequest.findFirst({
+    where: { id: requestId, status: { in: ["authorized", "withdrawn"] }, case: { producer: producer.name } },
+  });
+  if (!row || (row.status === "withdrawn" && row.newAttemptRef === null)) {
+    throw new AppError("not_found", "No authorised replacement with this ID for this producer.");
+  }
+  if (row.status === "withdrawn") throw withdrawnError();
+  const acknowledgedAt = row.acknowledgedAt ?? new Date();
+  // The status is part of the condition: a withdrawal that lands first wins, and is reported.
+  const { count } = await db.replacementRequest.updateMany({
+    where: { id: row.id, status: "authorized", acknowledgedAt: null },
+    data: { acknowledgedAt },
+  });
+  if (count === 1) {
+    await recordAudit(db, {
+      actor: producer,
+      kind: "replacement_acknowledged",
+      caseId: row.caseId,
+      evidence: { requestId: row.id },
+    });
+  }
+  const current = await db.replacementRequest.findUniqueOrThrow({ where: { id: row.id } });
+  if (current.status === "withdrawn") throw withdrawnError();
+  return { id: current.id, acknowledgedAt: current.acknowledgedAt?.toISOString() ?? null };
+}
+
+function withdrawnError() {
+  return new AppError(
+    "replacement_withdrawn",
+    "This replacement was withdrawn: the original job turned up at the provider. Do not submit it.",
+  );
+}
