@@ -137,8 +137,8 @@ const LOADS = (reviewerId: string, financeId: string, seed: string): Record<stri
     SELECT op_ref, producer, operation_id, provider, model, 'sha256:' || lpad(hex, 64, '0'),
            '{"prompt_chars": 412, "duration_seconds": 5}', opened_at
     FROM ${seed}`,
-  attempts: `INSERT INTO attempts (id, operation_ref, attempt_id, kind, provider_job_id, submitted_at, created_at)
-    SELECT att_ref, op_ref, operation_id || '-a1', 'original', job_id, opened_at - interval '30 seconds', opened_at
+  attempts: `INSERT INTO attempts (id, operation_ref, attempt_id, kind, provider, provider_job_id, submitted_at, created_at)
+    SELECT att_ref, op_ref, operation_id || '-a1', 'original', provider, job_id, opened_at - interval '30 seconds', opened_at
     FROM ${seed}`,
   cases: `INSERT INTO cases (id, operation_ref, attempt_ref, producer, operation_id, attempt_id, provider, model, stage, state,
                              version, episode, provider_job_id, registered_stage, registered_job_id, registered_fingerprint,
@@ -255,6 +255,14 @@ export async function seedScale(
        ORDER BY i.indexname`,
       [TABLES],
     );
+    // Foreign keys that lean on one of those indexes (a case names its own operation's attempt
+    // through a unique index on attempts) go first, and come back once the indexes are rebuilt.
+    const { rows: leaning } = await client.query<{ name: string; table: string; def: string }>(
+      `SELECT c.conname AS name, c.conrelid::regclass::text AS table, pg_get_constraintdef(c.oid) AS def
+       FROM pg_constraint c WHERE c.contype = 'f' AND c.conindid::regclass::text = ANY($1)`,
+      [indexes.map((index) => index.name)],
+    );
+    for (const fk of leaning) await client.query(`ALTER TABLE ${fk.table} DROP CONSTRAINT "${fk.name}"`);
     for (const index of indexes) await client.query(`DROP INDEX "${index.name}"`);
     // Triggers with transition tables: turned off by the session's role they do not fire, but
     // PostgreSQL still copies every inserted row into their transition table (on the cases load
@@ -313,6 +321,7 @@ export async function seedScale(
       done: (label, seconds) => log(`seed: ${label} ${seconds.toFixed(1)} s`),
     });
     for (const trigger of triggers) await client.query(trigger.def);
+    for (const fk of leaning) await client.query(`ALTER TABLE ${fk.table} ADD CONSTRAINT "${fk.name}" ${fk.def}`);
     const prisma = createPrismaClient(databaseUrl, 1);
     await foldStatDeltas(prisma).finally(() => prisma.$disconnect());
     await client.query("VACUUM (ANALYZE) stat_totals");
