@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import type { CaseState, Stage } from "@/lib/domain/stages";
+import type { CaseState } from "@/lib/domain/stages";
+import type { CaseSeen } from "../case/writer/change";
 
 /** What every write by a claim holder must match: its action, its worker, its token, a live lease. */
 export type ClaimProof = {
@@ -57,14 +58,8 @@ export function currentCaseCtes(seen: { caseId: string; state: CaseState; versio
     )`;
 }
 
-export type HeldCase = {
-  caseId: string;
-  stage: Stage;
-  state: CaseState;
-  providerJobId: string | null;
-  version: number;
-  episode: number;
-};
+/** The case as the claim saw it: what the writer's compare-and-set checks. */
+export type HeldCase = Omit<CaseSeen, "outputsUnavailableAt">;
 
 /**
  * The case behind a claim this worker still holds, read without a lock: what a compare-and-set
