@@ -3,8 +3,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
 import { enqueueNotification } from "../notification/enqueue-notification";
-import { recordDecision } from "./record-decision";
-import { loadCase, transitionCase } from "./transition-case";
+import { closeCase } from "./close-case";
 
 export const OUTPUTS_LOST_EVENT = "case.outputs_lost";
 
@@ -16,15 +15,11 @@ export const OUTPUTS_LOST_EVENT = "case.outputs_lost";
 export async function acceptOutputsLost(db: Db, actor: Principal, caseId: string, input: { evidence: string }) {
   const user = requirePermission(actor, "case:accept_failure");
   return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId);
-    const result = await transitionCase(tx, {
-      row,
-      actor: user,
-      command: { type: "accept_outputs_lost", evidence: input.evidence },
-      evidence: { text: input.evidence },
-      extra: { outcome: "outputs_lost" },
+    const { row, state } = await closeCase(tx, user, caseId, {
+      type: "accept_outputs_lost",
+      outcome: "outputs_lost",
+      evidence: input.evidence,
     });
-    await recordDecision(tx, { row, actor: user, kind: "accept_outputs_lost", evidence: input.evidence });
     await enqueueNotification(tx, {
       producer: row.producer,
       caseId,
@@ -37,6 +32,6 @@ export async function acceptOutputsLost(db: Db, actor: Principal, caseId: string
         outcome: "outputs_lost",
       },
     });
-    return { caseId, state: result.after.state, outcome: "outputs_lost" as const };
+    return { caseId, state, outcome: "outputs_lost" as const };
   });
 }

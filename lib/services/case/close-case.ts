@@ -1,0 +1,27 @@
+import type { Prisma } from "@/lib/db/client";
+import type { UserActor } from "../access/actor";
+import { recordDecision } from "./record-decision";
+import { type CaseRow, loadCase, transitionCase } from "./transition-case";
+
+/**
+ * A reviewer's closing decision (a failure accepted, outputs accepted as lost): the case moves with
+ * its outcome and the decision is recorded in the caller's transaction. The hold is never touched
+ * here: finance decides it separately (rule 6).
+ */
+export async function closeCase(
+  tx: Prisma.TransactionClient,
+  user: UserActor,
+  caseId: string,
+  input: { type: "accept_failure" | "accept_outputs_lost"; outcome: string; evidence: string },
+): Promise<{ row: CaseRow; state: string }> {
+  const row = await loadCase(tx, caseId);
+  const result = await transitionCase(tx, {
+    row,
+    actor: user,
+    command: { type: input.type, evidence: input.evidence },
+    evidence: { text: input.evidence },
+    extra: { outcome: input.outcome },
+  });
+  await recordDecision(tx, { row, actor: user, kind: input.type, evidence: input.evidence });
+  return { row, state: result.after.state };
+}
