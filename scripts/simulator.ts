@@ -1,4 +1,4 @@
-import { startSimulator } from "../lib/providers/simulator";
+import { startSimulator } from "../verification/simulator";
 
 // Local stand-in for Replicate (/replicate/v1/...) and fal (/fal/..., /fal-platform/v1/...).
 // SIMULATOR_PORT (default 4010; when taken, the next free one of the following 19; 0 for any),

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { Family } from "@/lib/metrics/figures";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
@@ -15,6 +14,7 @@ import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";

@@ -4,11 +4,11 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { parkCase } from "@/lib/services/case/park-case";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { AuditStream } from "@/tests/simulation/audit-stream";
-import type { AuditRow } from "@/tests/simulation/case-views";
-import { preferUnixSocket } from "@/tests/simulation/local-socket";
-import { type ChildRun, runInChildren } from "@/tests/simulation/run-in-children";
-import { FIGURES } from "@/tests/simulation/world";
+import { AuditStream } from "@/verification/simulation/audit-stream";
+import type { AuditRow } from "@/verification/simulation/case-views";
+import { preferUnixSocket } from "@/verification/simulation/local-socket";
+import { type ChildRun, runInChildren } from "@/verification/simulation/run-in-children";
+import { FIGURES } from "@/verification/simulation/world";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { databaseUrls, openTestDb } from "./setup/test-db";
 

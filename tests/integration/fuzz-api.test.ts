@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parkCase } from "@/lib/services/case/park-case";
-import { parkInput, producer } from "./fixtures";
 import {
   changedTables,
   createFuzzTokens,
@@ -10,8 +9,9 @@ import {
   fuzzRoute,
   loadFuzzRoutes,
   tableChecksums,
-} from "./helpers/fuzz-requests";
-import { fuzzWire, startSlowClients, startWireEntry } from "./helpers/wire-fuzz";
+} from "@/verification/fuzz/requests";
+import { fuzzWire, startSlowClients, startWireEntry } from "@/verification/fuzz/wire";
+import { parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
 // Hostile input against every public route: never a 500, never a changed row, always the documented error shape.

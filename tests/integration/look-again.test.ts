@@ -4,8 +4,6 @@ import * as ackRoute from "@/app/api/v1/replacements/[id]/ack/route";
 import * as replacementsRoute from "@/app/api/v1/replacements/route";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
-import { type ManualClock, manualClock } from "@/lib/providers/simulator/clock";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
 import { saveProviderSetting } from "@/lib/services/admin/save-provider-setting";
@@ -17,6 +15,8 @@ import { watchReplacedOriginals } from "@/lib/services/case/watch-replaced-origi
 import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
+import { type ManualClock, manualClock } from "@/verification/simulator/clock";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { countRows } from "./helpers/tables";

@@ -5,7 +5,6 @@ import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { permittedRecoveryAction, STAGES, type Stage } from "@/lib/domain/stages";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import type { UserActor } from "@/lib/services/access/actor";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -18,6 +17,7 @@ import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { fingerprint, makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
@@ -11,6 +10,7 @@ import { authorizeReplacement } from "@/lib/services/replacement/decide-replacem
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
 import { testWorkerContext } from "./helpers/worker-context";

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counterSamples } from "@/lib/metrics/counters";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { claimActions } from "@/lib/services/claim/claim-actions";
@@ -9,6 +8,7 @@ import { overviewStats } from "@/lib/services/overview/overview-stats";
 import type { AssetStorage } from "@/lib/storage/types";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { runTick } from "@/lib/worker/run-tick";
 import { workerContextFromEnv } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
-import { type Fault, manualClock, type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
+import { type Fault, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
 
 // downloadOutput over real HTTP: streamed into a sink, size-limited, host-checked and verified.
 const clock = manualClock();

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
-import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
+import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
 
 // Reconciliation listings, the simulator's admin API and its create counter, over real HTTP.
 const clock = manualClock();

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
-import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
+import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
 
 // Real HTTP against an in-process simulator; the clock is manual so hours of provider time pass instantly.
 const clock = manualClock();

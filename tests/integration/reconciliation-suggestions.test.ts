@@ -5,7 +5,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { AppError } from "@/lib/errors";
 import { simulatorAdapters } from "@/lib/providers";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
 import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -17,6 +16,7 @@ import {
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { dumpAllRows } from "./helpers/tables";
 import { openTestDb } from "./setup/test-db";

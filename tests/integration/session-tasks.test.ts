@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { runSessionTasks, type SessionTask } from "@/bench/lib/session-tasks";
+import { runSessionTasks, type SessionTask } from "@/verification/bench/lib/session-tasks";
 import { openOwnerDb } from "./setup/test-db";
 
 // As the owner: this file creates probe tables of its own, which the app role may not.

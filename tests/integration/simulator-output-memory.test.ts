@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSimulator, startSimulator } from "@/lib/providers/simulator";
-import { MAX_CACHED_OUTPUTS } from "@/lib/providers/simulator/state";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
+import { MAX_CACHED_OUTPUTS } from "@/verification/simulator/state";
 
 // Found by the soak run: the simulator kept every downloaded output in memory, so a long-running
 // demo grew by the output's size (half a MiB by default) with every delivery.

@@ -112,6 +112,64 @@ describe("components import services only as types", () => {
   });
 });
 
+/** Every module specifier a file names: imports, re-exports, import() and require(). */
+function specifiers(file: string, source: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === "require")) &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX));
+  return found;
+}
+
+// The simulator, benchmarks and the simulation/chaos/soak/fuzz runs check the product from outside:
+// the product itself (lib, app, components, server) never depends on them. Only the launcher's
+// simulator entry (scripts/simulator.ts) starts the simulator, for the demo.
+describe("the product never imports the verification tree", () => {
+  const intoVerification = (file: string, specifier: string) => {
+    const path = target(file, specifier);
+    return path !== undefined && (path === "verification" || path.startsWith("verification/"));
+  };
+
+  it("no file under lib, app, components or server names verification/", () => {
+    const offenders = ["lib", "app", "components", "server"].flatMap(sourceFiles).flatMap((file) =>
+      specifiers(file, readFileSync(join(ROOT, file), "utf8"))
+        .filter((specifier) => intoVerification(file, specifier))
+        .map((specifier) => `${file}: ${specifier}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("sees every spelling of such an import", () => {
+    const file = "lib/worker/probe.ts";
+    const lines = [
+      'import { startSimulator } from "@/verification/simulator";',
+      'import type { X } from "../../verification/simulator/state";',
+      'export { startSimulator } from "@/verification/simulator";',
+      'const m = await import("@/verification/bench/run");',
+    ];
+    for (const line of lines)
+      expect(
+        specifiers(file, line).filter((s) => intoVerification(file, s)),
+        line,
+      ).toHaveLength(1);
+    expect(specifiers(file, 'import { x } from "@/lib/providers";').filter((s) => intoVerification(file, s))).toEqual(
+      [],
+    );
+  });
+});
+
 // Each Biome rule is fed a file that breaks it and one that keeps it, so a rule whose folder glob
 // or pattern stopped matching cannot pass silently. The probes are linted in a scratch copy of the
 // configuration, never written into the tree.

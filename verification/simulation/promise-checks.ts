@@ -1,0 +1,192 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { availableCaseActions } from "@/lib/domain/available-actions";
+import { ROLES } from "@/lib/domain/roles";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { outputAvailable } from "@/verification/simulator/jobs";
+import type { AuditRow, CaseView } from "./case-views";
+import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
+import { count, type Figure, opOfCase, type World } from "./world";
+
+type Report = (key: string, figure: Figure, operation: number | null, detail: string) => void;
+
+/**
+ * Claims of one case's action in a row without the worker ever finishing it. Crashes and stalls
+ * account for at most three per operation and episode; past the product's own poison threshold
+ * (5) something repeats that no lease expiry will cure.
+ */
+const LOOPING_CLAIMS = 6;
+/** Worker events that finish a claim one way or another. */
+const FINISHES = new Set([
+  "recovery_unresolved",
+  "check_rescheduled",
+  "claim_released",
+  "generation_failure_observed",
+  "recovery_succeeded",
+]);
+
+/**
+ * The promise at the seams, checked from the database and the simulator's world model: files
+ * intact, one hold per provider job, no replacement paid while the original was visible, a next
+ * step for every open case, held money on closed cases flagged, the ledger's totals balanced,
+ * and no action that loops.
+ */
+export class PromiseChecks {
+  private readonly claimsInARow = new Map<string, number>();
+
+  constructor(
+    private readonly world: World,
+    private readonly report: Report,
+  ) {}
+
+  onEvent(event: AuditRow): void {
+    if (!event.caseId) return;
+    if (FINISHES.has(event.kind)) this.claimsInARow.delete(event.caseId);
+    if (event.kind !== "claimed") return;
+    const claims = (this.claimsInARow.get(event.caseId) ?? 0) + 1;
+    this.claimsInARow.set(event.caseId, claims);
+    if (claims < LOOPING_CLAIMS) return;
+    const index = opOfCase(this.world, event.caseId);
+    this.report(
+      `poison:${event.caseId}:${event.episode}`,
+      "poisonActions",
+      index,
+      `claimed ${claims} times in a row without finishing`,
+    );
+    // Someone finds the cause after the loop was seen, so the run can drain.
+    const op = index === null ? undefined : this.world.ops[index];
+    if (op) op.storageFixed = true;
+  }
+
+  /** After every step, for each case the step touched. */
+  afterView(view: CaseView): void {
+    const held = view.holds.filter((hold) => hold.status === "held");
+    if (view.state === "resolved" && held.length > 0 && !isFlaggedForFinance(view)) {
+      const micros = held.reduce((sum, hold) => sum + hold.amount, 0);
+      this.report(
+        `resolvedHeld:${view.id}:${view.episode}`,
+        "resolvedHeldUnflagged",
+        opOfCase(this.world, view.id),
+        `resolved (${view.outcome ?? "no outcome"}) with ${micros} micro-units held and no flag for finance`,
+      );
+    }
+  }
+
+  /** A replacement authorised now for the attempt whose job the world knows: visible and able to deliver? */
+  atAuthorisation(operation: number, replacedAttemptId: string): void {
+    const op = this.world.ops[operation];
+    const attempt = op?.attempts.find((a) => a.attemptId === replacedAttemptId);
+    const job = attempt?.jobId ? this.world.simulator.state.jobs.get(attempt.jobId) : undefined;
+    if (!job || job.outcome === "failed" || job.outcome === "canceled") return;
+    const now = this.world.clock.now();
+    if (now < job.createdAt + job.notFoundForMs) {
+      count(this.world, "replacements authorised while the original job existed but was not listed yet");
+      return;
+    }
+    this.report(
+      `visible:${operation}:${replacedAttemptId}`,
+      "replacementsWhileVisible",
+      operation,
+      `replacement authorised for ${replacedAttemptId} while its job was listed at the provider`,
+    );
+  }
+
+  async final(views: CaseView[]): Promise<void> {
+    for (const view of views) {
+      this.afterView(view);
+      if (view.state === "parked") this.checkNextStep(view);
+    }
+    await this.checkFiles();
+    await this.checkJobsOnHolds();
+    await this.checkLedgerTotals();
+  }
+
+  /** A parked case must offer some person a decision that can move it on (or wait for one already asked). */
+  private checkNextStep(view: CaseView): void {
+    const index = opOfCase(this.world, view.id);
+    const op = index === null ? undefined : this.world.ops[index];
+    if (view.pendingRequests.some((request) => !op?.expiredRequests.has(request.id))) return;
+    const offered = availableCaseActions(
+      {
+        stage: view.stage as Stage,
+        state: view.state as CaseState,
+        providerJobId: view.providerJobId,
+        ...(view.outputsUnavailable ? { outputsUnavailable: true as const } : {}),
+      },
+      ROLES,
+    );
+    const decisions = [...offered].filter((name) => !NOT_DECISIONS.has(name));
+    const job = view.providerJobId ? this.world.simulator.state.jobs.get(view.providerJobId) : undefined;
+    // Retrying a delivery whose files the provider deleted cannot succeed, whatever the console offers,
+    // once the provider has shown the product the loss (until then, a retry is how it finds out).
+    const shown = view.providerJobId ? this.world.lossShownAt.has(view.providerJobId) : false;
+    const futile =
+      view.stage === "delivery" && job !== undefined && !outputAvailable(job, this.world.clock.now()) && shown;
+    const useful = decisions.filter((name) => !(futile && name === "approve"));
+    if (useful.length > 0) return;
+    count(this.world, `open cases without a next step: ${view.stage}${futile ? " (outputs gone)" : ""}`);
+    this.report(
+      `nextStep:${view.id}`,
+      "openWithoutNextStep",
+      index,
+      `parked in ${view.stage} with ${futile ? "only a retry that cannot succeed" : "no decision"} and nothing scheduled`,
+    );
+  }
+
+  /** Every published file, read back from the storage directory, against the SHA-256 its row records. */
+  private async checkFiles(): Promise<void> {
+    const { rows } = await this.world.sql.query<{ caseId: string; key: string; sha256: string }>(
+      // Ordered by what the seed decides (keys and IDs are not), so violations come in replay order.
+      `SELECT s.case_id::text AS "caseId", s.storage_key AS key, s.sha256
+       FROM assets s JOIN cases c ON c.id = s.case_id JOIN attempts a ON a.id = s.attempt_ref
+       WHERE s.published_at IS NOT NULL
+       ORDER BY c.operation_id, c.producer, a.attempt_id, s.fencing_token, s.output_index`,
+    );
+    for (const row of rows) {
+      const bytes = await readFile(path.join(this.world.assetDir, row.key)).catch(() => null);
+      const actual = bytes ? createHash("sha256").update(bytes).digest("hex") : "missing";
+      count(this.world, "published files read back");
+      if (actual === row.sha256.replace(/^sha256:/, "")) continue;
+      // Keys and digests differ between runs of one seed, so the trace names neither.
+      this.report(
+        `file:${row.key}`,
+        "overwrittenFiles",
+        opOfCase(this.world, row.caseId),
+        `a published file ${bytes ? "holds other bytes than its recorded SHA-256" : "is gone"}`,
+      );
+    }
+  }
+
+  /** One provider job's charge settles one hold: the attempts behind settled holds, grouped by job. */
+  private async checkJobsOnHolds(): Promise<void> {
+    const { rows } = await this.world.sql.query<{ provider: string; jobId: string; holds: number; caseId: string }>(
+      `SELECT c.provider, a.provider_job_id AS "jobId", count(*)::int AS holds,
+              (array_agg(c.id::text ORDER BY c.operation_id, c.producer))[1] AS "caseId"
+       FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN cases c ON c.id = h.case_id
+       WHERE h.status = 'settled' AND a.provider_job_id IS NOT NULL
+       GROUP BY c.provider, a.provider_job_id HAVING count(*) > 1
+       ORDER BY min(c.operation_id), min(c.producer)`,
+    );
+    for (const row of rows) {
+      this.report(
+        `twoHolds:${row.provider}:${row.jobId}`,
+        "jobsOnTwoHolds",
+        opOfCase(this.world, row.caseId),
+        `one ${row.provider} job settled on ${row.holds} holds`,
+      );
+    }
+  }
+
+  /** Reserved = held + settled + released over the whole ledger, to the micro-unit. */
+  private async checkLedgerTotals(): Promise<void> {
+    const { rows } = await this.world.sql.query<{ difference: string }>(
+      `SELECT ((SELECT coalesce(sum(amount_micros) FILTER (WHERE kind = 'reserve'), 0)
+                     - coalesce(sum(amount_micros) FILTER (WHERE kind IN ('settle', 'release')), 0) FROM ledger_entries)
+               - (SELECT coalesce(sum(amount_micros - settled_micros - released_micros), 0) FROM holds))::text AS difference`,
+    );
+    const difference = Math.abs(Number(rows[0]?.difference ?? 0));
+    if (difference > 0)
+      this.report("ledger", "ledgerUnbalanced", null, `the ledger is off by ${difference} micro-units`);
+  }
+}

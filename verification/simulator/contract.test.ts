@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { recordedResult, recordedStatus } from "../../lib/providers/fal/recorded";
+import { resultToStatus, statusToStep } from "../../lib/providers/fal/transform";
+import { recordedPrediction } from "../../lib/providers/replicate/recorded";
+import { predictionToStatus } from "../../lib/providers/replicate/transform";
+import { manualClock } from "./clock";
+import { falResultAnswer, falStatusAnswer } from "./fal-routes";
+import { DEFAULT_TIMINGS, type JobSpec } from "./jobs";
+import { predictionJson } from "./replicate-routes";
+import { SimulatorState } from "./state";
+
+// The simulator must speak the recorded shapes of the real APIs, or the integration tests would
+// prove the adapters against a fiction. Same keys as the recordings, same normalised meaning.
+const clock = manualClock();
+const site = {
+  state: new SimulatorState(clock, { ...DEFAULT_TIMINGS, queuedMs: 1_000, runningMs: 1_000 }),
+  origin: "http://sim",
+};
+const keys = (value: object) => Object.keys(value).sort();
+const seed = (spec: JobSpec) => site.state.seedJob({ ...spec, createdAt: clock.now() });
+
+describe("simulated Replicate predictions", () => {
+  it("have the recorded fields and map like the recordings at each step", () => {
+    const job = seed({ provider: "replicate" });
+    const starting = predictionJson(job, site);
+    expect(keys(starting)).toEqual(keys(recordedPrediction.starting));
+    expect(predictionToStatus(200, starting)).toEqual(predictionToStatus(200, recordedPrediction.starting));
+    clock.advance(1_000);
+    expect(predictionToStatus(200, predictionJson(job, site))).toEqual(
+      predictionToStatus(200, recordedPrediction.processing),
+    );
+    clock.advance(1_000);
+    expect(predictionToStatus(200, predictionJson(job, site))).toMatchObject({
+      kind: "completed",
+      outputsRemoved: false,
+    });
+    clock.advance(DEFAULT_TIMINGS.outputTtlMs);
+    expect(predictionToStatus(200, predictionJson(job, site))).toMatchObject({
+      kind: "completed",
+      outputs: [],
+      outputsRemoved: true,
+    });
+  });
+
+  it("fail like the recorded failure", () => {
+    const job = seed({
+      provider: "replicate",
+      outcome: "failed",
+      queuedMs: 0,
+      runningMs: 0,
+      error: "CUDA out of memory",
+    });
+    expect(predictionToStatus(200, predictionJson(job, site))).toEqual(
+      predictionToStatus(200, recordedPrediction.failed),
+    );
+  });
+});
+
+describe("simulated fal answers", () => {
+  it("have the recorded status fields and codes", () => {
+    const job = seed({ provider: "fal" });
+    const queued = falStatusAnswer(site, job);
+    expect([queued.code, keys(queued.body)]).toEqual([202, keys(recordedStatus.inQueue)]);
+    clock.advance(1_000);
+    expect(statusToStep(falStatusAnswer(site, job).code, falStatusAnswer(site, job).body)).toEqual(
+      statusToStep(202, recordedStatus.inProgress),
+    );
+    expect(falResultAnswer(site, job)).toMatchObject({ code: 400, body: recordedResult.stillRunning });
+    clock.advance(1_000);
+    const done = falStatusAnswer(site, job);
+    expect([done.code, keys(done.body)]).toEqual([200, keys(recordedStatus.completed)]);
+    const result = falResultAnswer(site, job);
+    expect(keys(result.body)).toEqual(keys(recordedResult.video));
+    expect(resultToStatus(result.code, result.body)).toMatchObject({
+      kind: "completed",
+      outputs: [{ contentType: "video/mp4" }],
+    });
+  });
+
+  it("replay failures the way the recordings do", () => {
+    const job = seed({ provider: "fal", outcome: "failed", queuedMs: 0, runningMs: 0, errorOnStatus: true });
+    const status = falStatusAnswer(site, job);
+    expect(keys(status.body)).toEqual(keys(recordedStatus.completedWithError));
+    const result = falResultAnswer(site, job);
+    expect(keys(result.body)).toEqual(keys(recordedResult.requestError));
+    expect(resultToStatus(result.code, result.body, result.headers?.["x-fal-error-type"])).toMatchObject({
+      kind: "failed",
+    });
+  });
+});
