@@ -9,7 +9,6 @@ import {
 import { increment } from "@/lib/metrics/counters";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus } from "@/lib/providers/types";
-import { caseToCheck } from "@/lib/services/claim/case-to-check";
 import { type ClaimedAction, proofOf } from "@/lib/services/claim/claim-actions";
 import { earlierChecks } from "@/lib/services/claim/earlier-checks";
 import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
@@ -41,8 +40,8 @@ export async function executeAction(
 }
 
 /**
- * Runs one claimed action: read the case, ask the provider for the job's status, record the
- * answer, apply what it means (lib/domain/provider-answer.ts). It calls the provider only to read
+ * Runs one claimed action: with the case as the claim returned it, ask the provider for the job's
+ * status, record the answer, apply what it means (lib/domain/provider-answer.ts). It calls the provider only to read
  * status and download outputs; there is no way to create a job from here.
  */
 async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedAction, signal: AbortSignal) {
@@ -50,27 +49,31 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   const finish = async (verdict: EndingVerdict) =>
     tickOutcome(await finishAction(ctx.db, actor, proof, finishResultOf(verdict, ctx)));
 
-  const row = await caseToCheck(ctx.db, claimed.caseId);
-  const adapter = ctx.adapters[row.provider as keyof typeof ctx.adapters];
-  const early = verdictBeforeAsking(claimed.stage, claimed.kind, { ...row, providerConfigured: adapter !== undefined });
+  const { provider, model, providerJobId, pollAttempts } = claimed;
+  const adapter = ctx.adapters[provider as keyof typeof ctx.adapters];
+  const early = verdictBeforeAsking(claimed.stage, claimed.kind, {
+    provider,
+    providerJobId,
+    providerConfigured: adapter !== undefined,
+  });
   if (early) return finish(early);
-  if (!adapter || !row.providerJobId) throw new Error("unreachable: a case with nothing to ask was parked above");
+  if (!adapter || !providerJobId) throw new Error("unreachable: a case with nothing to ask was parked above");
 
   let answer: JobStatus;
   try {
-    const status = await adapter.getJob({ providerJobId: row.providerJobId, model: row.model }, { signal });
+    const status = await adapter.getJob({ providerJobId, model }, { signal });
     answer = withOutputExpiry(status, adapter.capabilities, new Date());
   } catch (error) {
     if (signal.aborted) throw error;
     return finish(verdictWhenCheckFailed(error instanceof Error ? error.message : String(error)));
   }
   if (answer.kind === "unknown" || answer.kind === "not_found") {
-    increment("recovery_provider_errors_total", { provider: row.provider, kind: answer.kind });
+    increment("recovery_provider_errors_total", { provider, kind: answer.kind });
   }
 
   const verdict = meaningOf(claimed.stage, claimed.kind, answer, {
-    providerJobId: row.providerJobId,
-    checksSoFar: row.pollAttempts,
+    providerJobId,
+    checksSoFar: pollAttempts,
     claim: { actionId: claimed.actionId, fencingToken: claimed.fencingToken },
     ...(earlierChecksNeeded(claimed.stage, claimed.kind, answer)
       ? { earlierChecks: await earlierChecks(ctx.db, claimed.caseId, NOT_FOUND_CHECKS_THAT_AGREE - 1) }

@@ -17,6 +17,10 @@ export type ClaimedAction = {
   leaseUntil: Date;
   stage: Stage;
   providerJobId: string | null;
+  /** Whom to ask and about what, and how many checks were made so far (the backoff grows with them). */
+  provider: string;
+  model: string;
+  pollAttempts: number;
   /** The case's version and episode as this claim left them (what a finish compares against). */
   caseVersion: number;
   episode: number;
@@ -67,7 +71,7 @@ export async function claimActions(
     })}
     SELECT c.id AS "actionId", c.case_id AS "caseId", c.kind::text AS kind, c.fencing_token AS "fencingToken",
            c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
-           m.version AS "caseVersion", m.episode
+           m.version AS "caseVersion", m.episode, m.provider, m.model, m.poll_attempts AS "pollAttempts"
     FROM claimed c JOIN moved m ON m.id = c.case_id
     ORDER BY c.lease_until, c.id`,
   );

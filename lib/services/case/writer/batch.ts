@@ -10,7 +10,8 @@ import { auditSnapshots, type CaseSeen, type Decided, snapshotOf, timestampAssig
  * one statement, as two CTEs: `moved` compares-and-sets each case on the move's state and stages
  * (the row lock the UPDATE takes makes that check current) and `audited` writes one audit row per
  * moved case, with `evidence` an expression over `s` (the source row). `moved` returns the case's
- * id, episode, stage, version and job for the caller's own use.
+ * id, episode, stage, version, job, provider, model and check count for the caller's own use (a claim
+ * hands them to execution, which so never reads the case again).
  */
 export function stateMoveCtes(input: {
   move: StateMove;
@@ -31,7 +32,7 @@ export function stateMoveCtes(input: {
       FROM ${input.source} s
       WHERE c.id = s.case_id AND c.state = ${move.from}::"CaseState"
         AND c.stage::text = ANY(string_to_array(${move.stages.join(",")}::text, ','))
-      RETURNING c.id, c.episode, c.stage, c.version, c.provider_job_id
+      RETURNING c.id, c.episode, c.stage, c.version, c.provider_job_id, c.provider, c.model, c.poll_attempts
     ), audited AS (
       INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
       SELECT m.id, m.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${move.auditKind},
