@@ -1,11 +1,11 @@
 "use client";
 
-import Link from "next/link";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Money } from "@/components/ui/money";
 import type { HoldListItem } from "@/lib/services/hold/list-holds";
-import { formatAge, stageLabel } from "./format";
+import { formatAge, permitLabel, stageLabel } from "./format";
+import { OperationLink } from "./operation-link";
 import { ReleaseForm } from "./release-form";
 import { SettleForm } from "./settle-form";
 
@@ -30,9 +30,7 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
         data-hold-id={hold.holdId}
       >
         <th scope="row" className="px-3 py-2 text-left font-normal">
-          <Link href={`/cases/${hold.caseId}`} className="font-medium text-brand underline">
-            {hold.operationId}
-          </Link>
+          <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
           <span className="block text-xs text-slate-600">
             hold {hold.holdId} · {hold.producer}
           </span>
@@ -42,11 +40,20 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
           <span className="block text-xs text-slate-600">{hold.model}</span>
         </td>
         <td className="px-3 py-2">
-          {stageLabel(hold.stage)}
-          <span className="block text-xs text-slate-600">case {hold.caseState}</span>
+          {hold.stage ? (
+            <>
+              {stageLabel(hold.stage)}
+              <span className="block text-xs text-slate-600">case {hold.caseState}</span>
+            </>
+          ) : (
+            <>
+              Send permit
+              <span className="block text-xs text-slate-600">{permitLabel(hold.permitStatus)}</span>
+            </>
+          )}
           {hold.needsDecision ? (
             <span className="mt-1 inline-block rounded bg-amber-200 px-2 py-0.5 text-xs font-semibold text-amber-950">
-              Resolved, hold open — needs a decision
+              {hold.stage ? "Resolved, hold open — needs a decision" : "Provider refused the send — ready to release"}
             </span>
           ) : null}
         </td>

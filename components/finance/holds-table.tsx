@@ -4,6 +4,7 @@ import type { HoldStatus } from "@/lib/domain/holds";
 import type { HoldListItem } from "@/lib/services/hold/list-holds";
 import { formatWhen } from "./format";
 import { HoldRow } from "./hold-row";
+import { OperationLink } from "./operation-link";
 
 const TABS: { status: HoldStatus; label: string }[] = [
   { status: "held", label: "Held" },
@@ -110,9 +111,7 @@ export function ResolvedHoldsTable({ items }: { items: HoldListItem[] }) {
         {items.map((hold) => (
           <tr key={hold.id} className="border-b border-slate-200 align-top" data-testid="hold-row">
             <th scope="row" className="px-3 py-2 text-left font-normal">
-              <Link href={`/cases/${hold.caseId}`} className="font-medium text-brand underline">
-                {hold.operationId}
-              </Link>
+              <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
               <span className="block text-xs text-slate-600">
                 {hold.provider} · {hold.model} · hold {hold.holdId}
               </span>

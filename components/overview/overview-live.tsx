@@ -79,6 +79,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
         {[
           ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
           [
+            "Sends in flight under a permit",
+            `${stats.inFlight.sending + stats.inFlight.accepted} · ${stats.inFlight.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}${stats.inFlight.oldestAgeSeconds === null ? "" : ` · oldest ${formatAge(stats.inFlight.oldestAgeSeconds)}`}`,
+          ],
+          [
             "Review latency (24 h), median / p90",
             `${seconds(stats.reviewLatency.p50Seconds)} / ${seconds(stats.reviewLatency.p90Seconds)}`,
           ],

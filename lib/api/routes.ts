@@ -15,6 +15,8 @@ import { reviewCase } from "@/lib/services/case/review-case";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
@@ -22,6 +24,7 @@ import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
+import { attemptParams, outcomeReportSchema, permitRequestSchema } from "@/lib/validation/permits";
 import {
   approveSchema,
   assignSchema,
@@ -68,6 +71,29 @@ export const API_ROUTES = [
     params: operationParams,
     success: [200],
     handler: ({ actor, params }) => getCaseByOperation(db(), actor, params.operationId),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/operations/{operationId}/attempts",
+    audience: "producer",
+    direct: true,
+    summary: "Ask for a send permit before a paid create (write-ahead; reserves the hold)",
+    params: operationParams,
+    body: permitRequestSchema,
+    success: [201, 200],
+    handler: ({ actor, params, body }) => requestPermit(db(), actor, params.operationId, body),
+    status: (result) => (result.status === "permitted" && result.created ? 201 : 200),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/attempts/{attemptId}/outcome",
+    audience: "producer",
+    direct: true,
+    summary: "Report what a permitted send came to: accepted, rejected, unknown, completed or failed",
+    params: attemptParams,
+    body: outcomeReportSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => reportOutcome(db(), actor, params.attemptId, body),
   }),
   apiRoute({
     method: "GET",

@@ -25,6 +25,10 @@ const COUNTERS = {
     help: "Actions parked after too many claims ended without finishing, by kind",
     labelNames: ["kind"],
   },
+  recovery_permits_overdue_total: {
+    help: "Send permits parked as uncertain because no outcome was reported by their deadline",
+    labelNames: [],
+  },
   recovery_storage_refusals_total: {
     help: "Deliveries ended at once because storage refused the write for good, by kind",
     labelNames: ["kind"],

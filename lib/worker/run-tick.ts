@@ -7,6 +7,7 @@ import { finishAction } from "@/lib/services/claim/finish-action";
 import { DEFAULT_POISON_CLAIMS, parkPoisonActions } from "@/lib/services/claim/park-poison-actions";
 import { recordClaimFailure } from "@/lib/services/claim/record-claim-failure";
 import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
+import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
@@ -22,7 +23,8 @@ const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
- * escalate a batch of cases past their deadline, park actions that keep failing, claim up to
+ * escalate a batch of cases past their deadline, park send permits whose deadline passed with no
+ * report, park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
  * started), then send due notifications with whatever time is left, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
@@ -37,6 +39,8 @@ export async function runTick(
   const rescued = await rescueExpiredLeases(ctx.db, actor);
   const escalated = await escalateOverdueCases(ctx.db, actor);
   if (escalated > 0) workerLog({ step: "escalated", workerId: actor.workerId, escalated });
+  const overduePermits = await parkOverduePermits(ctx.db, actor);
+  if (overduePermits > 0) workerLog({ step: "permits_parked", workerId: actor.workerId, parked: overduePermits });
   const poisonClaims = ctx.poisonClaims ?? DEFAULT_POISON_CLAIMS;
   const poisoned = await parkPoisonActions(ctx.db, actor, { threshold: poisonClaims });
   if (poisoned > 0) workerLog({ step: "poison_parked", workerId: actor.workerId, parked: poisoned });

@@ -7,9 +7,10 @@ import type { ProducerActor, UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
+import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { makeUser, parkInput } from "./fixtures";
+import { makeUser, outcomeInput, parkInput, permitInput } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
@@ -59,6 +60,8 @@ const TICK: RouteKey = "POST /api/worker/tick";
 const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
+  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F],
+  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
   "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F],
@@ -223,6 +226,18 @@ async function pendingReplacement() {
 const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/cases": async () => ({ body: parkInput("delivery") }),
   "GET /api/v1/cases/by-operation/{operationId}": async () => ({ params: { operationId: ownOperationId } }),
+  "POST /api/v1/operations/{operationId}/attempts": async () => {
+    const { operationId, input } = permitInput();
+    return { params: { operationId }, body: input };
+  },
+  "POST /api/v1/attempts/{attemptId}/outcome": async () => {
+    const { operationId, input } = permitInput();
+    await requestPermit(db, shop, operationId, input);
+    return {
+      params: { attemptId: input.attemptId },
+      body: outcomeInput(operationId, 1, "accepted", `job-${operationId}`),
+    };
+  },
   "GET /api/v1/replacements": async () => ({ query: { status: "authorized" } }),
   "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),

@@ -5,6 +5,7 @@ import type { Role } from "@/lib/domain/roles";
 import type { Stage } from "@/lib/domain/stages";
 import type { UserActor } from "@/lib/services/access/actor";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
+import type { OutcomeReportInput, PermitRequestInput } from "@/lib/validation/permits";
 
 let counter = 0;
 const next = () => `${Date.now().toString(36)}-${++counter}`;
@@ -39,5 +40,36 @@ export function parkInput(stage: Stage, overrides: Partial<ParkCaseInput> = {}):
     submittedAt: "2026-11-29T09:59:30Z",
     hold: { holdId: `hold-${operationId}`, amountMicros: 100_000, currency: "USD" },
     ...overrides,
+  };
+}
+
+/** A send permit request for a fresh operation (DESIGN 6a): the producer's create is due within 10 minutes. */
+export function permitInput(overrides: Partial<PermitRequestInput> & { operationId?: string } = {}) {
+  const { operationId = `order-${next()}`, ...rest } = overrides;
+  const input: PermitRequestInput = {
+    attemptId: `${operationId}-a1`,
+    requestFingerprint: fingerprint(operationId),
+    provider: "replicate",
+    model: "omni-flash-720p",
+    hold: { holdId: `hold-${operationId}`, amountMicros: 100_000, currency: "USD" },
+    sendDeadline: new Date(Date.now() + 10 * 60_000).toISOString(),
+    ...rest,
+  };
+  return { operationId, input };
+}
+
+/** A producer's report on a permit's send. */
+export function outcomeInput(
+  operationId: string,
+  token: number,
+  outcome: OutcomeReportInput["outcome"],
+  providerJobId?: string,
+): OutcomeReportInput {
+  return {
+    operationId,
+    token,
+    outcome,
+    ...(providerJobId ? { providerJobId } : {}),
+    evidence: { summary: `the create call ended: ${outcome}`, observedAt: "2026-12-02T10:00:00Z" },
   };
 }

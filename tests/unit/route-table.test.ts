@@ -84,6 +84,8 @@ describe("the route table", () => {
     expect(direct.map(routeKey)).toEqual([
       "POST /api/v1/cases",
       "GET /api/v1/cases/by-operation/{operationId}",
+      "POST /api/v1/operations/{operationId}/attempts",
+      "POST /api/v1/attempts/{attemptId}/outcome",
       "GET /api/v1/replacements",
       "POST /api/v1/replacements/{id}/ack",
       "POST /api/worker/tick",

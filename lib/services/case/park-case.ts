@@ -36,6 +36,8 @@ export async function parkCase(db: Db, actor: Principal, input: ParkCaseInput): 
       const first = await parkFirstEpisode(db, producer, input);
       if (first.kind === "created")
         return { caseId: first.caseId, created: true, stage: first.stage, state: first.state };
+      if (first.kind === "hold_taken" || first.kind === "raced")
+        await refuseIfPermitted(db, producer, input.operationId);
       if (first.kind === "hold_taken") {
         throw new AppError("conflicting_registration", "This holdId already belongs to another attempt.");
       }
@@ -52,6 +54,23 @@ export async function parkCase(db: Db, actor: Principal, input: ParkCaseInput): 
       if (!lostRace(error) || attempt >= 2) throw error;
     }
   }
+}
+
+/**
+ * An operation sent under a send permit (DESIGN 6a) has no case until its permit parks: the send's
+ * outcome is reported on the permit, which keeps the one hold reserved for it.
+ */
+async function refuseIfPermitted(db: Db, producer: ProducerActor, operationId: string): Promise<void> {
+  const permit = await db.sendPermit.findFirst({
+    where: { operation: { producer: producer.name, operationId } },
+    orderBy: { token: "desc" },
+    select: { attempt: { select: { attemptId: true } } },
+  });
+  if (!permit) return;
+  throw new AppError(
+    "conflicting_registration",
+    `This operation was sent under a send permit: report its outcome at POST /api/v1/attempts/${encodeURIComponent(permit.attempt.attemptId)}/outcome.`,
+  );
 }
 
 function factsOf(input: ParkCaseInput): RegistrationFacts {

@@ -14,7 +14,10 @@ const LEDGER_HEADER = (
   "operation_id provider model actor note"
 ).split(" ");
 
-const caseColumns = { select: { operationId: true, provider: true, model: true } } as const;
+/** Every hold has an attempt of an operation; a permit's hold has no case until it parks. */
+const operationColumns = {
+  select: { operation: { select: { operationId: true, provider: true, model: true } } },
+} as const;
 const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
 /** Integer micro-units for machines, then the same amount as the console shows it, for people. */
@@ -27,10 +30,11 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }) {
         where: { AND: [{ createdAt: range }, after] },
         orderBy: order,
         take,
-        include: { case: caseColumns, entries: { where: { kind: "overage" }, select: { amountMicros: true } } },
+        include: { attempt: operationColumns, entries: { where: { kind: "overage" }, select: { amountMicros: true } } },
       }),
     (h) => [
-      ...[h.id, h.holdId, h.producer, h.caseId, h.case.operationId, h.case.provider, h.case.model, h.status],
+      ...[h.id, h.holdId, h.producer, h.caseId, h.attempt.operation.operationId],
+      ...[h.attempt.operation.provider, h.attempt.operation.model, h.status],
       h.currency,
       ...money(h.amountMicros, h.currency),
       ...money(h.settledMicros, h.currency),
@@ -49,14 +53,14 @@ function ledgerRows(db: Db, range: { gte: Date; lt: Date }) {
         orderBy: order,
         take,
         include: {
-          hold: { select: { holdId: true, producer: true, currency: true, caseId: true, case: caseColumns } },
+          hold: { select: { holdId: true, producer: true, currency: true, caseId: true, attempt: operationColumns } },
         },
       }),
     (e) => [
       ...[e.id, e.createdAt.toISOString(), e.kind, e.flagged ? "true" : "false", e.hold.currency],
       ...money(e.amountMicros, e.hold.currency),
-      ...[e.holdRef, e.hold.holdId, e.hold.producer, e.hold.caseId, e.hold.case.operationId],
-      ...[e.hold.case.provider, e.hold.case.model, e.actorLabel, e.note],
+      ...[e.holdRef, e.hold.holdId, e.hold.producer, e.hold.caseId, e.hold.attempt.operation.operationId],
+      ...[e.hold.attempt.operation.provider, e.hold.attempt.operation.model, e.actorLabel, e.note],
     ],
   );
 }

@@ -44,7 +44,9 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
     orderBy: open ? [{ createdAt: "asc" }, { id: "asc" }] : [{ resolvedAt: "desc" }, { id: "desc" }],
     ...(decisionPage ? {} : { take: query.limit + 1 }),
     include: {
-      case: { select: { operationId: true, provider: true, model: true, stage: true, state: true, attemptRef: true } },
+      case: { select: { stage: true, state: true, attemptRef: true } },
+      attempt: { select: { operation: { select: { operationId: true, provider: true, model: true } } } },
+      permit: { select: { status: true } },
       entries: { where: { kind: "overage" }, select: { amountMicros: true } },
     },
   });
@@ -61,11 +63,13 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       holdId: hold.holdId,
       producer: hold.producer,
       caseId: hold.caseId,
-      operationId: hold.case.operationId,
-      provider: hold.case.provider,
-      model: hold.case.model,
-      stage: hold.case.stage,
-      caseState: hold.case.state,
+      operationId: hold.attempt.operation.operationId,
+      provider: hold.attempt.operation.provider,
+      model: hold.attempt.operation.model,
+      // A send permit's hold has no case until the permit parks.
+      stage: hold.case?.stage ?? null,
+      caseState: hold.case?.state ?? null,
+      permitStatus: hold.permit?.status ?? null,
       status: hold.status,
       currency: hold.currency,
       amountMicros: Number(hold.amountMicros),
@@ -77,10 +81,10 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       createdAt: hold.createdAt.toISOString(),
       resolvedAt: hold.resolvedAt?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - hold.createdAt.getTime()) / 1000)),
-      needsDecision: hold.status === "held" && hold.case.state === "resolved",
+      needsDecision: hold.status === "held" && (hold.case?.state === "resolved" || hold.permit?.status === "rejected"),
       exposure:
         open &&
-        hold.case.stage === "submission_uncertain" &&
+        hold.case?.stage === "submission_uncertain" &&
         hold.case.state !== "resolved" &&
         hold.case.attemptRef === hold.attemptRef,
     })),

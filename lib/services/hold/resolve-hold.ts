@@ -7,6 +7,7 @@ import { AppError } from "@/lib/errors";
 import { actorColumns, requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
+import { bookEntries } from "./book-entries";
 
 export type HoldDecision =
   | { kind: "settle"; chargeMicros: number; note: string; evidence: string }
@@ -41,25 +42,19 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
       },
     });
     if (count === 0) throw new AppError("conflict", "This hold was already resolved by someone else.");
-    const { actorLabel } = actorColumns(user);
-    for (const entry of plan.value.entries) {
-      await tx.ledgerEntry.create({
-        data: {
-          holdRef: hold.id,
-          kind: entry.kind,
-          amountMicros: BigInt(entry.amountMicros),
-          flagged: entry.flagged,
-          note,
-          actorLabel,
-        },
-      });
-    }
-    await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
+    await bookEntries(tx, {
+      holdRef: hold.id,
+      entries: plan.value.entries,
+      note,
+      actorLabel: actorColumns(user).actorLabel,
+    });
+    // A send permit's hold that never parked (the provider refused the send) has no case to update.
+    if (hold.caseId) await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
     await recordAudit(tx, {
       actor: user,
       kind: decision.kind === "settle" ? "hold_settled" : "hold_released",
       caseId: hold.caseId,
-      episode: hold.case.episode,
+      episode: hold.case?.episode ?? null,
       before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
       after: { status: plan.value.status, entries: plan.value.entries.map((entry) => ({ ...entry })) },
       evidence: { note, evidence },

@@ -5,6 +5,7 @@ import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
+import { inFlightPermits } from "../permit/in-flight";
 import { outputsExpiringSoon } from "./overview-expiring";
 import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
 
@@ -35,7 +36,7 @@ export async function overviewStats(
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
   const ends = AGE_BUCKET_ENDS_SECONDS.map((s) => new Date(now.getTime() - s * 1000));
   const hours = ends.map(utcHourOf);
-  const [stages, money, latency, events, recentUncertain, series, flags] = await Promise.all([
+  const [stages, money, latency, events, recentUncertain, series, flags, inFlight] = await Promise.all([
     sqlRows<StageRow>(
       db,
       Prisma.sql`
@@ -107,6 +108,7 @@ export async function overviewStats(
     ),
     heldOverTime(db, now),
     caseFlagFigures(db),
+    inFlightPermits(db, now),
   ]);
   const expiring = await outputsExpiringSoon(db, now);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
@@ -133,6 +135,8 @@ export async function overviewStats(
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
     poisonParked24h: Number(events[0]?.poison ?? 0),
     outputsExpiringSoon: expiring,
+    /** Sends under a permit that have not come back yet: not cases, but their money is held. */
+    inFlight,
     alert:
       recent >= options.alertThreshold
         ? { recentUncertain: recent, windowMinutes: options.alertWindowMinutes, threshold: options.alertThreshold }

@@ -100,7 +100,7 @@ type Sums = Record<string, bigint | string>;
 
 export function totalsByScan(db: PrismaClient) {
   return db.$queryRaw<Sums[]>`
-    SELECT h.currency, c.provider, c.model,
+    SELECT h.currency, op.provider, op.model,
       count(*) FILTER (WHERE h.status = 'held') AS "heldCount",
       COALESCE(sum(h.amount_micros) FILTER (WHERE h.status = 'held'), 0)::bigint AS "heldMicros",
       count(*) FILTER (WHERE h.status = 'settled') AS "settledCount",
@@ -111,10 +111,10 @@ export function totalsByScan(db: PrismaClient) {
       count(o.id) AS "overageCount",
       COALESCE(sum(o.amount_micros), 0)::bigint AS "overageMicros",
       COALESCE(sum(h.amount_micros), 0)::bigint AS "reservedMicros"
-    FROM holds h JOIN cases c ON c.id = h.case_id
+    FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN operations op ON op.id = a.operation_ref
     LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
-    GROUP BY h.currency, c.provider, c.model
-    ORDER BY h.currency, c.provider, c.model`;
+    GROUP BY h.currency, op.provider, op.model
+    ORDER BY h.currency, op.provider, op.model`;
 }
 
 /** Every running total and pending delta, summed per figure and dimensions. */

@@ -1,0 +1,250 @@
+import type { Db, Prisma } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
+import { planReserve } from "@/lib/domain/holds";
+import type { Principal } from "@/lib/domain/principal";
+import { summariseRequest } from "@/lib/domain/request-summary";
+import {
+  checkSendDeadline,
+  decidePermitRequest,
+  type OperationSeen,
+  type PermitAnswer,
+  type PermitFacts,
+} from "@/lib/domain/send-permits";
+import type { CaseState } from "@/lib/domain/stages";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import type { PermitRequestInput } from "@/lib/validation/permits";
+import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
+import { recordAudit } from "../case/writer/audit";
+
+export type PermitResult =
+  | {
+      status: "permitted";
+      created: boolean;
+      permit: { operationId: string; attemptId: string; token: number; sendDeadline: string; holdId: string };
+    }
+  | { status: "in_flight"; operationId: string; providerJobId: string }
+  | { status: "uncertain" | "done"; operationId: string; caseId: string | null };
+
+/**
+ * DESIGN 6a: a producer asks before it sends a paid create. The first request issues a permit and
+ * reserves its hold; the identical request again returns the same permit; once the permit was
+ * used the answer says where the operation stands and never permits a second send. The operation
+ * row is locked for the decision, and a partial unique index allows one open permit per operation,
+ * so concurrent requests end with one permit whatever the interleaving.
+ */
+export async function requestPermit(
+  db: Db,
+  actor: Principal,
+  operationId: string,
+  input: PermitRequestInput,
+): Promise<PermitResult> {
+  const producer = requireProducer(actor);
+  const deadline = checkSendDeadline(new Date(input.sendDeadline), new Date());
+  if (!deadline.ok) throw new AppError("invalid_request", deadline.error.message);
+  const plan = planReserve(input.hold.amountMicros);
+  if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
+  const facts: PermitFacts = {
+    attemptId: input.attemptId,
+    fingerprint: input.requestFingerprint,
+    provider: input.provider,
+    model: input.model,
+    holdId: input.hold.holdId,
+    amountMicros: BigInt(input.hold.amountMicros),
+    currency: input.hold.currency,
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts));
+    } catch (error) {
+      // A concurrent first request created the operation or the permit: decide again on what it wrote.
+      if (!isUniqueViolation(error) || attempt >= 3) throw translate(error);
+    }
+  }
+}
+
+function translate(error: unknown): unknown {
+  if (!isUniqueViolation(error)) return error;
+  return new AppError("conflicting_registration", "This holdId or attemptId already belongs to another send.");
+}
+
+async function decideAndWrite(
+  tx: Prisma.TransactionClient,
+  producer: ProducerActor,
+  operationId: string,
+  input: PermitRequestInput,
+  facts: PermitFacts,
+): Promise<PermitResult> {
+  const seen = await operationSeen(tx, producer.name, operationId);
+  const verdict = decidePermitRequest(seen?.operation ?? null, facts);
+  if (!verdict.ok) throw new AppError("conflicting_registration", verdict.error.message);
+  const answer: PermitAnswer = verdict.value;
+  switch (answer.kind) {
+    case "same":
+      return permitted(operationId, input, answer.token, seen?.sendDeadline ?? new Date(input.sendDeadline), false);
+    case "in_flight":
+      return { status: "in_flight", operationId, providerJobId: answer.providerJobId };
+    case "uncertain":
+    case "done":
+      return { status: answer.kind, operationId, caseId: answer.caseId };
+    case "issue":
+      await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null);
+      return permitted(operationId, input, answer.token, new Date(input.sendDeadline), true);
+  }
+}
+
+function permitted(operationId: string, input: PermitRequestInput, token: number, deadline: Date, created: boolean) {
+  return {
+    status: "permitted" as const,
+    created,
+    permit: {
+      operationId,
+      attemptId: input.attemptId,
+      token,
+      sendDeadline: deadline.toISOString(),
+      holdId: input.hold.holdId,
+    },
+  };
+}
+
+type SeenRow = {
+  operation_ref: string;
+  fingerprint: string;
+  provider: string;
+  model: string;
+  case_id: string | null;
+  case_state: CaseState | null;
+  permit_case_state: CaseState | null;
+  token: number | null;
+  status: string | null;
+  attempt_id: string | null;
+  provider_job_id: string | null;
+  permit_case_ref: string | null;
+  send_deadline: Date | null;
+  hold_id: string | null;
+  amount_micros: bigint | null;
+  currency: string | null;
+};
+
+/** The operation, locked, with its latest permit and any case parked without one. */
+async function operationSeen(tx: Prisma.TransactionClient, producer: string, operationId: string) {
+  const rows = await tx.$queryRaw<SeenRow[]>`
+    WITH op AS (
+      SELECT o.id, o.request_fingerprint, o.provider, o.model FROM operations o
+      WHERE o.producer = ${producer} AND o.operation_id = ${operationId}
+      FOR UPDATE
+    )
+    SELECT op.id AS operation_ref, op.request_fingerprint AS fingerprint, op.provider, op.model,
+           c.id AS case_id, c.state::text AS case_state, pc.state::text AS permit_case_state,
+           p.token, p.status::text AS status, a.attempt_id, p.provider_job_id, p.case_ref AS permit_case_ref,
+           p.send_deadline, h.hold_id, h.amount_micros, h.currency
+    FROM op
+    LEFT JOIN cases c ON c.operation_ref = op.id
+    LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = op.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
+    LEFT JOIN attempts a ON a.id = p.attempt_ref
+    LEFT JOIN holds h ON h.id = p.hold_ref
+    LEFT JOIN cases pc ON pc.id = p.case_ref`;
+  const row = rows[0];
+  if (!row) return null;
+  const latest =
+    row.token === null
+      ? null
+      : {
+          status: row.status as NonNullable<OperationSeen["latest"]>["status"],
+          token: row.token,
+          providerJobId: row.provider_job_id,
+          caseId: row.permit_case_ref,
+          caseState: row.permit_case_state,
+          attemptId: row.attempt_id ?? "",
+          fingerprint: row.fingerprint,
+          provider: row.provider,
+          model: row.model,
+          holdId: row.hold_id ?? "",
+          amountMicros: row.amount_micros === null ? 0n : BigInt(row.amount_micros),
+          currency: row.currency ?? "",
+        };
+  const operation: OperationSeen = {
+    fingerprint: row.fingerprint,
+    provider: row.provider,
+    model: row.model,
+    latest,
+    caseWithoutPermit:
+      latest === null && row.case_id && row.case_state ? { caseId: row.case_id, state: row.case_state } : null,
+  };
+  return { operation, operationRef: row.operation_ref, sendDeadline: row.send_deadline };
+}
+
+/** Operation (when new), attempt, hold with its reserve entry, the permit, and its audit row: one transaction. */
+async function issue(
+  tx: Prisma.TransactionClient,
+  producer: ProducerActor,
+  operationId: string,
+  input: PermitRequestInput,
+  facts: PermitFacts,
+  token: number,
+  existingRef: string | null,
+): Promise<void> {
+  const operationRef =
+    existingRef ??
+    (
+      await tx.operation.create({
+        data: {
+          producer: producer.name,
+          operationId,
+          provider: facts.provider,
+          model: facts.model,
+          requestFingerprint: facts.fingerprint,
+          ...(input.request
+            ? {
+                requestSummary: summariseRequest(input.request, {
+                  storePrompts: env().STORE_PROMPTS === "1",
+                }) as Prisma.InputJsonValue,
+              }
+            : {}),
+        },
+        select: { id: true },
+      })
+    ).id;
+  const attempt = await tx.attempt.create({
+    data: { operationRef, attemptId: facts.attemptId, kind: "original", provider: facts.provider },
+    select: { id: true },
+  });
+  const hold = await tx.hold.create({
+    data: {
+      holdId: facts.holdId,
+      producer: producer.name,
+      attemptRef: attempt.id,
+      amountMicros: facts.amountMicros,
+      currency: facts.currency,
+    },
+    select: { id: true },
+  });
+  const { actorLabel } = actorColumns(producer);
+  await tx.ledgerEntry.create({
+    data: { holdRef: hold.id, kind: "reserve", amountMicros: facts.amountMicros, actorLabel },
+  });
+  await tx.sendPermit.create({
+    data: {
+      producer: producer.name,
+      operationRef,
+      attemptRef: attempt.id,
+      holdRef: hold.id,
+      token,
+      sendDeadline: new Date(input.sendDeadline),
+    },
+  });
+  await recordAudit(tx, {
+    actor: producer,
+    kind: "permit_issued",
+    after: {
+      operationId,
+      attemptId: facts.attemptId,
+      token,
+      sendDeadline: input.sendDeadline,
+      holdId: facts.holdId,
+      amountMicros: Number(facts.amountMicros),
+      currency: facts.currency,
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { PERMIT_OUTCOMES } from "@/lib/domain/send-permits";
+import { currency, id, isoDateTime, jsonObject, micros } from "./common";
+
+const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits');
+
+/** DESIGN 6a: what a producer states before it sends a paid create. */
+export const permitRequestSchema = z.strictObject({
+  attemptId: id(),
+  requestFingerprint: fingerprint,
+  provider: id(100),
+  model: id(200),
+  hold: z.strictObject({ holdId: id(), amountMicros: micros, currency }),
+  /** When the producer will have reported the send's outcome by; past it, the product parks the attempt. */
+  sendDeadline: isoDateTime,
+  request: jsonObject.optional(),
+});
+export type PermitRequestInput = z.infer<typeof permitRequestSchema>;
+
+/** What the send came to, under the permit's token. */
+export const outcomeReportSchema = z
+  .strictObject({
+    operationId: id(),
+    token: z.number().int().min(1).max(1_000_000),
+    outcome: z.enum(PERMIT_OUTCOMES),
+    providerJobId: id(300).optional(),
+    evidence: z.strictObject({
+      summary: z.string().trim().min(1).max(2000),
+      observedAt: isoDateTime,
+      details: jsonObject.optional(),
+    }),
+  })
+  .superRefine((value, ctx) => {
+    if (value.outcome === "accepted" && !value.providerJobId) {
+      ctx.addIssue({ code: "custom", path: ["providerJobId"], message: "required when the provider accepted the job" });
+    }
+    if ((value.outcome === "rejected" || value.outcome === "unknown") && value.providerJobId) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["providerJobId"],
+        message: `a ${value.outcome} send has no job; report "accepted" when the provider returned one`,
+      });
+    }
+  });
+export type OutcomeReportInput = z.infer<typeof outcomeReportSchema>;
+
+export const attemptParams = z.object({ attemptId: z.string().min(1).max(200) });
