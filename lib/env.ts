@@ -77,7 +77,17 @@ const schema = z.object({
   SIMULATOR_URL: optionalText.pipe(z.url().optional()),
   SIMULATOR_TOKEN: optionalText,
   REPLICATE_API_TOKEN: optionalText,
+  REPLICATE_BASE_URL: optionalText.pipe(z.url().optional()),
+  /** Replicate's webhook signing secret; unset with REPLICATE_API_TOKEN set, it is read once from Replicate. */
+  REPLICATE_WEBHOOK_SECRET: optionalText.pipe(
+    z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]+$/, 'the "whsec_…" secret from Replicate')
+      .optional(),
+  ),
   FAL_KEY: optionalText,
+  /** Where fal publishes the keys that sign its webhooks. */
+  FAL_JWKS_URL: optionalText.pipe(z.url().optional()),
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

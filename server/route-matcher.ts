@@ -4,21 +4,21 @@ import type { Audience } from "@/lib/api/authenticate-request";
 export type RouteMatch = { route: ApiRoute; params: Record<string, string> };
 type Compiled = { method: string; pattern: RegExp; keys: string[]; route: ApiRoute };
 
-/** Programs' audiences, authenticated by bearer token alone. */
-const BEARER_ONLY: readonly Audience[] = ["producer", "worker"];
+/** Programs' audiences, authenticated by a bearer token or a provider's signature alone, never a session. */
+const WITHOUT_SESSION: readonly Audience[] = ["producer", "worker", "provider"];
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Exact paths with `{name}` segments, as Next.js's `[name]` folders match them: one segment each,
  * percent-decoded; no trailing slash, no other method. Anything else is not a match.
- * Only bearer-token routes are accepted: a session is read through Next's request context, which a
- * request served outside Next.js does not have. Compiled once, when the entry starts.
+ * Only routes without a session are accepted (bearer tokens, provider signatures): a session is read
+ * through Next's request context, which a request served outside Next.js does not have. Compiled once, when the entry starts.
  */
 export function createRouteMatcher(routes: readonly ApiRoute[]) {
   const compiled: Compiled[] = routes.map((route) => {
-    if (!BEARER_ONLY.includes(route.audience)) {
+    if (!WITHOUT_SESSION.includes(route.audience)) {
       throw new Error(
-        `${route.method} ${route.path} is not a bearer-only route (${route.audience}): leave it to Next.js`,
+        `${route.method} ${route.path} may be called with a session (${route.audience}): leave it to Next.js`,
       );
     }
     const keys: string[] = [];

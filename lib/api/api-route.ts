@@ -10,7 +10,7 @@ import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 import { zodIssues } from "@/lib/validation/zod-issues";
 import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
-import { readJsonBody } from "./read-json-body";
+import { parseJsonBody, readJsonBody, readJsonText } from "./read-json-body";
 
 export type Method = "GET" | "POST";
 
@@ -34,6 +34,11 @@ export type RouteSpec<M extends Method, Path extends string, B, P, Q, R> = {
    * in bursts (docs/decisions/009-direct-api-routes.md).
    */
   direct?: boolean;
+  /**
+   * For `provider` routes, the only authentication: checks the provider's signature over the raw
+   * body (before anything parses it) and names the provider and its event; throws when it fails.
+   */
+  signature?: (req: ApiRequest, rawBody: string) => Promise<Principal>;
   body?: z.ZodType<B>;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
@@ -82,12 +87,9 @@ export function apiRoute<
 >(spec: RouteSpec<M, Path, B, P, Q, R>): ApiRoute<M, Path> {
   const serve = async (req: ApiRequest, rawParams: unknown): Promise<ApiReply> => {
     try {
-      const window = rateWindow();
-      const { actor, rateLimit } = await authenticateRequest(req, spec.audience, window);
-      enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
+      const { actor, body } = spec.audience === "provider" ? await signed(req) : await authenticated(req);
       const params = await parseParams(spec.params, rawParams);
       const query = parseQuery(spec.query, req.url);
-      const body = (spec.body ? await readJsonBody(req, spec.body) : undefined) as B;
       const result = await spec.handler({ actor, body, params, query });
       const status = spec.status ? spec.status(result) : (spec.success[0] ?? 200);
       if (spec.file) return { status, contentType: spec.file.contentType, ...spec.file.reply(result) };
@@ -96,6 +98,20 @@ export function apiRoute<
     } catch (error) {
       return errorReply(error);
     }
+  };
+  // A bearer token or session, counted against its principal's rate, then the body.
+  const authenticated = async (req: ApiRequest) => {
+    const window = rateWindow();
+    const { actor, rateLimit } = await authenticateRequest(req, spec.audience as Exclude<Audience, "provider">, window);
+    enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
+    return { actor, body: (spec.body ? await readJsonBody(req, spec.body) : undefined) as B };
+  };
+  // A provider's webhook: the raw body is read (byte-limited) and its signature checked before it is parsed.
+  const signed = async (req: ApiRequest) => {
+    if (!spec.signature) throw new AppError("internal", "A provider route needs a signature check.");
+    const text = await readJsonText(req);
+    const actor = await spec.signature(req, text);
+    return { actor, body: (spec.body ? parseJsonBody(text, spec.body) : undefined) as B };
   };
   const handle: RouteHandler = async (req, context) =>
     replyResponse(await serve(fromFetchRequest(req), await context.params));

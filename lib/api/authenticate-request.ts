@@ -7,7 +7,8 @@ import { admitToken } from "@/lib/services/access/authenticate-token";
 import type { RateLimitResult } from "@/lib/services/access/consume-rate-limit";
 import type { ApiRequest } from "./api-request";
 
-export type Audience = "producer" | "user" | "worker";
+/** Who a route is for; `provider` routes are authenticated by the provider's signature alone. */
+export type Audience = "producer" | "user" | "worker" | "provider";
 
 const EXPECTED_KIND = { producer: "api_key", user: "user", worker: "worker" } as const;
 const TOKEN_KIND = { producer: "api_key", user: "personal", worker: "worker" } as const;
@@ -23,7 +24,7 @@ export type Authenticated = { actor: Principal; rateLimit: RateLimitResult | nul
  */
 export async function authenticateRequest(
   req: ApiRequest,
-  audience: Audience,
+  audience: Exclude<Audience, "provider">,
   window: RateWindow,
 ): Promise<Authenticated> {
   const header = req.header("authorization");

@@ -7,6 +7,7 @@ const SECURITY = {
   producer: [{ apiKey: [] }],
   worker: [{ workerToken: [] }],
   user: [{ personalToken: [] }, { session: [] }],
+  provider: [{ providerSignature: [] }],
 };
 
 const errorSchema = {
@@ -97,6 +98,13 @@ export function openApiDocument() {
         },
         workerToken: { type: "http", scheme: "bearer", description: "Worker token (vrw_…)" },
         session: { type: "apiKey", in: "cookie", name: "next-auth.session-token" },
+        providerSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "The provider's own signature over the raw body: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) for Replicate; Ed25519 (X-Fal-Webhook-Request-Id, -User-Id, -Timestamp, -Signature) for fal",
+        },
       },
     },
   };

@@ -8,13 +8,21 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** JSON only, 64 KB at most (checked while reading, not only from Content-Length), then the schema. */
 export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): Promise<z.infer<S>> {
+  return parseJsonBody(await readJsonText(req), schema);
+}
+
+/** The body's text, as sent: what a provider's signature covers, read before anything parses it. */
+export async function readJsonText(req: ApiRequest): Promise<string> {
   const type = req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError("unsupported_media_type", "Send the body as application/json.");
   }
   const declared = Number(req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large", "The body is larger than 64 KB.");
-  const text = await readLimited(req, MAX_BODY_BYTES);
+  return readLimited(req, MAX_BODY_BYTES);
+}
+
+export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);

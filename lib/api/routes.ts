@@ -1,5 +1,7 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookReport as falWebhookReport } from "@/lib/providers/fal/transform";
+import { webhookReport as replicateWebhookReport } from "@/lib/providers/replicate/transform";
 import { requireWorker } from "@/lib/services/access/actor";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
@@ -17,6 +19,7 @@ import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-webhook";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
@@ -24,7 +27,14 @@ import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
-import { attemptParams, outcomeReportSchema, permitRequestSchema } from "@/lib/validation/permits";
+import {
+  attemptParams,
+  falWebhookBody,
+  outcomeReportSchema,
+  permitRequestSchema,
+  replicateWebhookBody,
+  webhookQuery,
+} from "@/lib/validation/permits";
 import {
   approveSchema,
   assignSchema,
@@ -41,6 +51,7 @@ import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
 import { type ApiRoute, apiRoute, type RouteHandler } from "./api-route";
+import { authenticateFal, authenticateReplicate } from "./authenticate-provider";
 
 /**
  * Every JSON API route, declared once: method, path, who may call it, its schemas, its summary and
@@ -94,6 +105,33 @@ export const API_ROUTES = [
     body: outcomeReportSchema,
     success: [200],
     handler: ({ actor, params, body }) => reportOutcome(db(), actor, params.attemptId, body),
+  }),
+  // Providers (their own webhook signatures): completions and failures as evidence.
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/provider-webhooks/replicate",
+    audience: "provider",
+    direct: true,
+    summary: "Replicate prediction webhook (Standard Webhooks signature), taken as a status observation",
+    signature: authenticateReplicate,
+    query: webhookQuery,
+    body: replicateWebhookBody,
+    success: [200],
+    handler: ({ actor, body, query }) =>
+      receiveSignedWebhook(db(), actor, { report: replicateWebhookReport(body), ref: query.ref }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/provider-webhooks/fal",
+    audience: "provider",
+    direct: true,
+    summary: "fal queue webhook (Ed25519 signature, keys from fal's JWKS), taken as a status observation",
+    signature: authenticateFal,
+    query: webhookQuery,
+    body: falWebhookBody,
+    success: [200],
+    handler: ({ actor, body, query }) =>
+      receiveSignedWebhook(db(), actor, { report: falWebhookReport(body), ref: query.ref }),
   }),
   apiRoute({
     method: "GET",

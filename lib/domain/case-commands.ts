@@ -30,6 +30,8 @@ export type CaseCommand =
   | { type: "finish_resolved" }
   | { type: "finish_unresolved"; evidence: string }
   | { type: "move_stage"; stage: Stage; evidence: string }
+  /** The provider's own signed word (a verified webhook) that a parked job finished. */
+  | { type: "observe_outcome"; stage: Stage; evidence: string }
   | { type: "rescue_lease" }
   | { type: "reschedule"; evidence: string }
   | { type: "release_claim" }
@@ -57,6 +59,7 @@ export const CASE_COMMAND_TYPES = [
   "finish_resolved",
   "finish_unresolved",
   "move_stage",
+  "observe_outcome",
   "rescue_lease",
   "reschedule",
   "release_claim",
@@ -113,6 +116,7 @@ export function checkCommandInput(command: CaseCommand): DomainError | null {
     case "accept_failure":
     case "finish_unresolved":
     case "move_stage":
+    case "observe_outcome":
     case "reschedule":
     case "request_replacement":
     case "close_for_replacement":

@@ -4,4 +4,6 @@ import type { Role } from "./roles";
 export type Principal =
   | { kind: "user"; userId: string; email: string; name: string; roles: Role[] }
   | { kind: "api_key"; apiKeyId: string; name: string }
-  | { kind: "worker"; tokenId: string; name: string; workerId: string };
+  | { kind: "worker"; tokenId: string; name: string; workerId: string }
+  /** A provider speaking through a webhook whose signature was verified; `webhookId` is its own event ID. */
+  | { kind: "provider"; provider: string; webhookId: string; signedAt: string };

@@ -31,6 +31,7 @@ function commandFor(type: CaseCommand["type"], stage: Stage): CaseCommand {
     case "assign":
       return { type, assigneeId: "user-7" };
     case "move_stage":
+    case "observe_outcome":
       return { type, stage: "delivery", evidence: "provider says succeeded" };
     case "reopen":
       return { type, stage: "polling", providerJobId: "job-2" };
@@ -115,6 +116,12 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
     parked: none,
     ready: none,
     claimed: [ILL, { stage: "delivery", state: "claimed" }, ILL, ILL],
+    resolved: none,
+  },
+  observe_outcome: {
+    parked: [ILL, { stage: "delivery", state: "parked" }, ILL, ILL],
+    ready: none,
+    claimed: none,
     resolved: none,
   },
   rescue_lease: {

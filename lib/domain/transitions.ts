@@ -185,6 +185,21 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       // needs its own reviewed decision.
       return to(from, "generation_failure_observed", { stage: command.stage, state: "parked" });
 
+    case "observe_outcome":
+      // A parked job whose completion or failure the provider announced (a verified webhook): the
+      // case converges without a claim. A case a worker holds or is about to hold is left to that
+      // worker's own status check, so the two never decide the same case twice.
+      if (state !== "parked") return wrongState(from, command.type, ["parked"]);
+      if (!WORKER_STAGE_MOVES[stage].includes(command.stage)) {
+        return refuse("illegal_transition", `a provider's word cannot move ${stage} to ${command.stage}`, {
+          from: stage,
+          to: command.stage,
+        });
+      }
+      return to(from, command.stage === "delivery" ? "completion_observed" : "generation_failure_observed", {
+        stage: command.stage,
+      });
+
     case "rescue_lease":
       if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
       if (permittedRecoveryAction(stage) === null) {

@@ -108,3 +108,9 @@ export type AdapterConfig = {
 export class ProviderConfigError extends Error {
   override name = "ProviderConfigError";
 }
+
+/** A provider webhook whose signature checked out: the provider's own event ID and signing time. */
+export type VerifiedWebhook = { webhookId: string; signedAt: Date };
+
+/** What a verified webhook says about one job, in the same terms as a status check. */
+export type WebhookReport = { providerJobId: string; status: JobStatus; model?: string };

@@ -45,3 +45,9 @@ export const outcomeReportSchema = z
 export type OutcomeReportInput = z.infer<typeof outcomeReportSchema>;
 
 export const attemptParams = z.object({ attemptId: z.string().min(1).max(200) });
+
+/** A provider webhook's own `?ref=`: the operation reference this deployment signed into the URL. */
+export const webhookQuery = z.object({ ref: z.string().max(2000).optional() });
+/** Replicate posts the prediction; fal a queue result. Read further only after the signature checked out. */
+export const replicateWebhookBody = z.looseObject({ id: z.string().min(1).max(300), status: z.string().max(100) });
+export const falWebhookBody = z.looseObject({ request_id: z.string().min(1).max(300), status: z.string().max(100) });

@@ -62,6 +62,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
   "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F],
   "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F],
+  // Signed by the provider alone: no bearer token of any kind is accepted in place of the signature.
+  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U],
+  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U],
   "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
   "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F],
   "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F],
@@ -238,6 +241,8 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
       body: outcomeInput(operationId, 1, "accepted", `job-${operationId}`),
     };
   },
+  "POST /api/v1/provider-webhooks/replicate": async () => ({ body: { id: "job-matrix", status: "succeeded" } }),
+  "POST /api/v1/provider-webhooks/fal": async () => ({ body: { request_id: "job-matrix", status: "OK" } }),
   "GET /api/v1/replacements": async () => ({ query: { status: "authorized" } }),
   "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),

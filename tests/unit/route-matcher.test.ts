@@ -43,6 +43,6 @@ describe("the HTTP entry's route matcher", () => {
   });
 
   it("refuses a route that accepts sessions: those need Next's request context", () => {
-    expect(() => createRouteMatcher([route("GET", "/api/v1/cases", "user")])).toThrow(/bearer-only/);
+    expect(() => createRouteMatcher([route("GET", "/api/v1/cases", "user")])).toThrow(/with a session/);
   });
 });

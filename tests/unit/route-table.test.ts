@@ -79,17 +79,19 @@ describe("the route table", () => {
     }
   });
 
-  it("flags as direct exactly the bearer routes programs call in bursts", () => {
+  it("flags as direct exactly the routes programs call in bursts (bearer tokens and provider signatures)", () => {
     const direct = API_ROUTES.filter((route) => route.direct);
     expect(direct.map(routeKey)).toEqual([
       "POST /api/v1/cases",
       "GET /api/v1/cases/by-operation/{operationId}",
       "POST /api/v1/operations/{operationId}/attempts",
       "POST /api/v1/attempts/{attemptId}/outcome",
+      "POST /api/v1/provider-webhooks/replicate",
+      "POST /api/v1/provider-webhooks/fal",
       "GET /api/v1/replacements",
       "POST /api/v1/replacements/{id}/ack",
       "POST /api/worker/tick",
     ]);
-    for (const route of direct) expect(["producer", "worker"]).toContain(route.audience);
+    for (const route of direct) expect(["producer", "worker", "provider"]).toContain(route.audience);
   });
 });

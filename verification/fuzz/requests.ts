@@ -15,7 +15,7 @@ import { inspectJson } from "@/lib/validation/nul";
  * production), against a real database.
  */
 
-type Audience = "producer" | "user" | "worker" | "metrics" | "auth";
+type Audience = "producer" | "user" | "worker" | "provider" | "metrics" | "auth";
 
 export type FuzzRoute = {
   name: string;
@@ -325,6 +325,8 @@ function authorizationArbitrary(
     producer: [tokens.worker, tokens.powerfulPersonal, tokens.rolelessPersonal],
     user: [tokens.producer, tokens.worker],
     worker: [tokens.producer, tokens.powerfulPersonal, tokens.rolelessPersonal],
+    // Signed by the provider alone: no bearer token of ours is ever the right kind.
+    provider: [tokens.producer, tokens.worker, tokens.powerfulPersonal],
     metrics: [tokens.producer, tokens.worker, tokens.powerfulPersonal],
     auth: [tokens.producer, tokens.worker, tokens.powerfulPersonal],
   }[route.audience];

@@ -1,5 +1,5 @@
 import { isHttpUrl, isObject, type JsonObject, nonEmptyText } from "../json";
-import type { JobStatus, ListedJob, OutputRef } from "../types";
+import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
 /**
  * The queue keeps a request's result (the only answer naming its output files) for an hour after
@@ -115,4 +115,30 @@ export function requestsPage(body: unknown): FalListPage | undefined {
   });
   const nextCursor = body.has_more === true ? nonEmptyText(body.next_cursor) : undefined;
   return { jobs, nextCursor };
+}
+
+/**
+ * A queue webhook (docs: "Webhooks"): `status` "OK" with the model's output in `payload`, or
+ * "ERROR" with a message in `error`. An output that could not be serialised (`payload_error`)
+ * says the job ran but its files cannot be named from here: unknown, never a failure.
+ */
+export function webhookReport(body: unknown): WebhookReport | null {
+  if (!isObject(body)) return null;
+  const providerJobId = nonEmptyText(body.request_id);
+  if (!providerJobId) return null;
+  const providerStatus = typeof body.status === "string" ? body.status : "";
+  if (providerStatus === "OK" && isObject(body.payload)) {
+    return {
+      providerJobId,
+      status: { kind: "completed", providerStatus, outputs: extractFiles(body.payload), outputsRemoved: false },
+    };
+  }
+  if (providerStatus === "ERROR") {
+    const reason = reasonOf(undefined, nonEmptyText(body.error) ?? "error");
+    return { providerJobId, status: { kind: "failed", providerStatus, reason, canceled: false } };
+  }
+  const reason = nonEmptyText(body.payload_error)
+    ? "payload_error"
+    : `unrecognised_status:${providerStatus.slice(0, 40)}`;
+  return { providerJobId, status: { kind: "unknown", reason, attempts: 1 } };
 }

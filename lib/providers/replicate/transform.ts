@@ -1,5 +1,5 @@
 import { isHttpUrl, isObject as isRecord, nonEmptyText as text } from "../json";
-import type { JobStatus, ListedJob, OutputRef } from "../types";
+import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
 /** Replicate deletes API predictions' outputs after an hour (docs: "Data retention"). */
 export const REPLICATE_OUTPUT_RETENTION_SECONDS = 3600;
@@ -85,4 +85,13 @@ function cursorOf(next: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A prediction webhook's body is the prediction itself (docs: "Receive webhooks"). */
+export function webhookReport(body: unknown): WebhookReport | null {
+  if (!isRecord(body)) return null;
+  const providerJobId = text(body.id);
+  if (!providerJobId) return null;
+  const model = text(body.model) ?? text(body.version);
+  return { providerJobId, status: predictionToStatus(200, body), ...(model ? { model } : {}) };
 }

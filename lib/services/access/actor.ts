@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 export type UserActor = Extract<Principal, { kind: "user" }>;
 export type ProducerActor = Extract<Principal, { kind: "api_key" }>;
 export type WorkerActor = Extract<Principal, { kind: "worker" }>;
+export type ProviderActor = Extract<Principal, { kind: "provider" }>;
 
 /** Every service checks the principal itself, so no caller can skip authorisation. */
 export function requirePermission(actor: Principal, permission: Permission): UserActor {
@@ -31,5 +32,11 @@ export function actorColumns(actor: Principal) {
       return { actorKind: "api_key" as const, actorId: actor.apiKeyId, actorLabel: `api key ${actor.name}` };
     case "worker":
       return { actorKind: "worker" as const, actorId: actor.tokenId, actorLabel: `worker ${actor.workerId}` };
+    case "provider":
+      return {
+        actorKind: "system" as const,
+        actorId: `${actor.provider}-webhook:${actor.webhookId}`,
+        actorLabel: `${actor.provider} webhook (signature verified)`,
+      };
   }
 }

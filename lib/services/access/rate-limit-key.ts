@@ -5,7 +5,12 @@ import type { Principal } from "@/lib/domain/principal";
  * console's session and from a personal token. `admitToken` builds the same keys in SQL from these
  * prefixes, so the scheme lives here alone.
  */
-export const RATE_KEY_PREFIX = { api_key: "api:key:", worker: "api:worker:", user: "api:user:" } as const;
+export const RATE_KEY_PREFIX = {
+  api_key: "api:key:",
+  worker: "api:worker:",
+  user: "api:user:",
+  provider: "api:provider:",
+} as const;
 
 export function rateLimitKey(actor: Principal): string {
   switch (actor.kind) {
@@ -15,5 +20,7 @@ export function rateLimitKey(actor: Principal): string {
       return `${RATE_KEY_PREFIX.api_key}${actor.apiKeyId}`;
     case "worker":
       return `${RATE_KEY_PREFIX.worker}${actor.tokenId}`;
+    case "provider":
+      return `${RATE_KEY_PREFIX.provider}${actor.provider}`;
   }
 }

@@ -55,23 +55,22 @@ export async function recordObservation(
   });
 }
 
+/** A completion's outputs as an observation keeps them: URLs without their query strings (signed parameters are credentials). */
+export function observedOutputs(status: JobStatus): string | null {
+  if (status.kind !== "completed") return null;
+  const outputs = status.outputs.map((o, index) => ({
+    index,
+    url: o.url,
+    contentType: o.contentType,
+    size: o.size,
+    expiresAt: o.expiresAt,
+  }));
+  return JSON.stringify(sanitise(outputs));
+}
+
 /** The observation row, one for each row of `source` (the claim's case: its `id` and `attempt_ref`). */
 function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStatus): Prisma.Sql {
-  // Output URLs are kept without their query strings: signed parameters are credentials.
-  const outputs =
-    status.kind === "completed"
-      ? JSON.stringify(
-          sanitise(
-            status.outputs.map((o, index) => ({
-              index,
-              url: o.url,
-              contentType: o.contentType,
-              size: o.size,
-              expiresAt: o.expiresAt,
-            })),
-          ),
-        )
-      : null;
+  const outputs = observedOutputs(status);
   return Prisma.sql`INSERT INTO provider_observations
       (case_id, attempt_ref, action_id, fencing_token, kind, provider_status, outputs, detail)
     SELECT s.id, s.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, ${status.kind},

@@ -28,7 +28,7 @@ export const PERMIT_FOR_PARKING = {
 /** No job another operation owns can be recorded on this attempt (rule 11); the producer learns nothing more. */
 export async function recordPermitJob(
   tx: Prisma.TransactionClient,
-  permit: Pick<PermitForParking, "attemptRef" | "operation">,
+  permit: { attemptRef: string; operation: { provider: string } },
   providerJobId: string,
 ): Promise<void> {
   const owner = await tx.attempt.findUnique({

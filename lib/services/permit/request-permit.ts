@@ -1,3 +1,4 @@
+import { signWebhookReference } from "@/lib/auth/webhook-reference";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
@@ -23,6 +24,8 @@ export type PermitResult =
       status: "permitted";
       created: boolean;
       permit: { operationId: string; attemptId: string; token: number; sendDeadline: string; holdId: string };
+      /** Give the provider this URL for its webhook: its signed `ref` lets a webhook attach the job (DESIGN 8). */
+      webhook: ProviderWebhookUrls | null;
     }
   | { status: "in_flight"; operationId: string; providerJobId: string }
   | { status: "uncertain" | "done"; operationId: string; caseId: string | null };
@@ -82,7 +85,14 @@ async function decideAndWrite(
   const answer: PermitAnswer = verdict.value;
   switch (answer.kind) {
     case "same":
-      return permitted(operationId, input, answer.token, seen?.sendDeadline ?? new Date(input.sendDeadline), false);
+      return permitted(
+        producer,
+        operationId,
+        input,
+        answer.token,
+        seen?.sendDeadline ?? new Date(input.sendDeadline),
+        false,
+      );
     case "in_flight":
       return { status: "in_flight", operationId, providerJobId: answer.providerJobId };
     case "uncertain":
@@ -90,11 +100,29 @@ async function decideAndWrite(
       return { status: answer.kind, operationId, caseId: answer.caseId };
     case "issue":
       await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null);
-      return permitted(operationId, input, answer.token, new Date(input.sendDeadline), true);
+      return permitted(producer, operationId, input, answer.token, new Date(input.sendDeadline), true);
   }
 }
 
-function permitted(operationId: string, input: PermitRequestInput, token: number, deadline: Date, created: boolean) {
+type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
+
+/** The webhook URLs a producer passes to its create call, each carrying the operation's signed reference. */
+function webhookFor(producer: ProducerActor, operationId: string): ProviderWebhookUrls | null {
+  const { AUTH_SECRET, authUrl } = env();
+  if (!AUTH_SECRET) return null;
+  const ref = signWebhookReference(AUTH_SECRET, { producer: producer.name, operationId });
+  const url = (provider: string) => `${authUrl.replace(/\/+$/, "")}/api/v1/provider-webhooks/${provider}?ref=${ref}`;
+  return { ref, urls: { replicate: url("replicate"), fal: url("fal") } };
+}
+
+function permitted(
+  producer: ProducerActor,
+  operationId: string,
+  input: PermitRequestInput,
+  token: number,
+  deadline: Date,
+  created: boolean,
+) {
   return {
     status: "permitted" as const,
     created,
@@ -105,6 +133,7 @@ function permitted(operationId: string, input: PermitRequestInput, token: number
       sendDeadline: deadline.toISOString(),
       holdId: input.hold.holdId,
     },
+    webhook: webhookFor(producer, operationId),
   };
 }
 

@@ -8,13 +8,14 @@ export type CallOptions = {
   params?: Record<string, string>;
   query?: Record<string, string>;
   method?: string;
+  headers?: Record<string, string>;
 };
 
 /** Calls a route handler exactly as Next would, with a real Request, and returns status + JSON. */
 export async function callRoute(handler: RouteHandler, options: CallOptions = {}) {
   const url = new URL("http://localhost/api/test");
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers["content-type"] = options.contentType ?? "application/json";

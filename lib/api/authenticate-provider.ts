@@ -1,0 +1,47 @@
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { FAL_JWKS_URL, falSignedHeaders, verifyFalSignature } from "@/lib/providers/fal/webhook";
+import { REPLICATE_BASE_URL } from "@/lib/providers/replicate/adapter";
+import { verifyReplicateWebhook } from "@/lib/providers/replicate/webhook";
+import { falWebhookKeys, replicateWebhookSecret } from "@/lib/providers/webhook-keys";
+import type { ProviderActor } from "@/lib/services/access/actor";
+import type { ApiRequest } from "./api-request";
+
+const refused = () => new AppError("unauthenticated", "The webhook's signature did not verify.");
+
+/** Replicate's Standard Webhooks signature over the raw body, with the account's secret. */
+export async function authenticateReplicate(req: ApiRequest, rawBody: string): Promise<ProviderActor> {
+  const config = env();
+  const secret = await replicateWebhookSecret({
+    secret: config.REPLICATE_WEBHOOK_SECRET,
+    apiToken: config.REPLICATE_API_TOKEN,
+    baseUrl: config.REPLICATE_BASE_URL ?? REPLICATE_BASE_URL,
+  });
+  if (!secret) throw new AppError("unauthenticated", "Replicate webhooks are not configured in this deployment.");
+  const verified = verifyReplicateWebhook(secret, rawBody, (name) => req.header(name));
+  if (!verified) throw refused();
+  return {
+    kind: "provider",
+    provider: "replicate",
+    webhookId: verified.webhookId,
+    signedAt: verified.signedAt.toISOString(),
+  };
+}
+
+/** fal's Ed25519 signature, by a key of its JWKS (fetched again once when no cached key matches). */
+export async function authenticateFal(req: ApiRequest, rawBody: string): Promise<ProviderActor> {
+  // Headers and time first: a request that cannot verify never costs a key fetch.
+  const signed = falSignedHeaders((name) => req.header(name));
+  if (!signed) throw refused();
+  const url = env().FAL_JWKS_URL ?? FAL_JWKS_URL;
+  const verified =
+    verifyFalSignature(await falWebhookKeys(url), rawBody, signed) ??
+    verifyFalSignature(await falWebhookKeys(url, { refresh: true }), rawBody, signed);
+  if (!verified) throw refused();
+  return {
+    kind: "provider",
+    provider: "fal",
+    webhookId: verified.webhookId,
+    signedAt: verified.signedAt.toISOString(),
+  };
+}

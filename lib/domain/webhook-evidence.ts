@@ -1,0 +1,98 @@
+import type { JobStatus } from "./job-status";
+import type { PermitStatus } from "./send-permits";
+import type { CaseState, Stage } from "./stages";
+
+/**
+ * What a provider's verified webhook (DESIGN 8) is about, as found in the database: the case of the
+ * operation that owns the job, a send permit whose attempt owns it and has no case yet, an
+ * uncertain case named by the signed reference the producer's webhook URL carried, or nothing.
+ */
+export type WebhookTarget =
+  | { kind: "case"; stage: Stage; state: CaseState }
+  | { kind: "permit"; status: PermitStatus }
+  | { kind: "referenced_case"; stage: Stage; state: CaseState }
+  | { kind: "referenced_permit"; status: PermitStatus }
+  /** The job is owned, by an attempt its operation has moved on from (an earlier episode, a replaced attempt). */
+  | { kind: "superseded_attempt" }
+  | { kind: "none" };
+
+export type WebhookVerdict =
+  /** A parked job check converges on the provider's word: completion (outputs recorded, hold settled) or failure. */
+  | { kind: "converge"; stage: "delivery" | "generation_failed"; settle: boolean; evidence: string }
+  /** The permit's send is answered by the provider itself, as if the producer had reported it. */
+  | { kind: "report_permit"; outcome: "accepted" | "completed" | "failed" }
+  /** The reference proves the producer's own request created this job: attach it to the uncertain case. */
+  | { kind: "attach"; andThen: WebhookVerdict }
+  /** Kept as evidence; nothing moves (a running job, a case a worker holds, a case past this point). */
+  | { kind: "observe"; reason: string }
+  /** No operation owns the job: kept, sanitised, to be matched later. */
+  | { kind: "unmatched" };
+
+const observe = (reason: string): WebhookVerdict => ({ kind: "observe", reason });
+
+/**
+ * What a verified webhook's answer means for its target. Pure, and monotone: it only ever moves a
+ * case or a permit forwards (a `processing` arriving after `succeeded` finds the case past polling
+ * and is only kept), and it leaves any case a worker holds or is about to claim to that worker's
+ * own status check, so a webhook racing a check ends in one outcome.
+ */
+export function meaningOfWebhook(target: WebhookTarget, answer: JobStatus): WebhookVerdict {
+  switch (target.kind) {
+    case "none":
+      return { kind: "unmatched" };
+    case "superseded_attempt":
+      return observe("the job belongs to an attempt its operation has moved on from");
+    case "case":
+      return forCase(target.stage, target.state, answer);
+    case "permit":
+    case "referenced_permit":
+      return forPermit(target.status, answer);
+    case "referenced_case":
+      if (target.stage !== "submission_uncertain" || target.state !== "parked") {
+        return observe(
+          `the referenced operation's case is ${target.stage}/${target.state}, not an uncertain submission`,
+        );
+      }
+      return { kind: "attach", andThen: forCase("polling", "parked", answer) };
+  }
+}
+
+function forCase(stage: Stage, state: CaseState, answer: JobStatus): WebhookVerdict {
+  if (state === "resolved") return observe("the case is resolved");
+  if (state !== "parked") return observe(`a worker holds or is about to check the case (${state})`);
+  if (stage !== "polling") return observe(`the case is past status checks (${stage})`);
+  switch (answer.kind) {
+    case "completed":
+      if (answer.outputsRemoved) return observe("the provider reports the outputs already removed");
+      if (answer.outputs.length === 0) return observe("the provider reported no outputs to deliver");
+      return {
+        kind: "converge",
+        stage: "delivery",
+        settle: true,
+        evidence: `the provider's signed webhook reports ${answer.providerStatus}`,
+      };
+    case "failed":
+      return {
+        kind: "converge",
+        stage: "generation_failed",
+        settle: false,
+        evidence: `the provider's signed webhook reports ${answer.providerStatus}: ${answer.reason}`,
+      };
+    default:
+      return observe(`the provider reports ${answer.kind}`);
+  }
+}
+
+function forPermit(status: PermitStatus, answer: JobStatus): WebhookVerdict {
+  if (status !== "live" && status !== "accepted") return observe(`the permit is ${status}`);
+  switch (answer.kind) {
+    case "running":
+      return status === "live" ? { kind: "report_permit", outcome: "accepted" } : observe("the job is running");
+    case "completed":
+      return { kind: "report_permit", outcome: "completed" };
+    case "failed":
+      return { kind: "report_permit", outcome: "failed" };
+    default:
+      return observe(`the provider reports ${answer.kind}`);
+  }
+}

@@ -1,0 +1,26 @@
+import { Webhook } from "standardwebhooks";
+import type { VerifiedWebhook } from "../types";
+
+/**
+ * Replicate signs webhooks the Standard Webhooks way (docs: "Verify webhooks"): HMAC-SHA256 of
+ * `${webhook-id}.${webhook-timestamp}.${raw body}` with the account's `whsec_` secret. The library
+ * also refuses a timestamp more than five minutes from now, which Replicate leaves to the receiver.
+ * Null for anything that does not verify: a missing header, a bad signature, an old or future time.
+ */
+export function verifyReplicateWebhook(
+  secret: string,
+  rawBody: string,
+  header: (name: string) => string | null | undefined,
+): VerifiedWebhook | null {
+  const headers = {
+    "webhook-id": header("webhook-id") ?? "",
+    "webhook-timestamp": header("webhook-timestamp") ?? "",
+    "webhook-signature": header("webhook-signature") ?? "",
+  };
+  try {
+    new Webhook(secret).verify(rawBody, headers, { jsonParse: false });
+  } catch {
+    return null;
+  }
+  return { webhookId: headers["webhook-id"], signedAt: new Date(Number(headers["webhook-timestamp"]) * 1000) };
+}

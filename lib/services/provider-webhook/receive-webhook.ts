@@ -1,0 +1,365 @@
+import { verifyWebhookReference, type WebhookReference } from "@/lib/auth/webhook-reference";
+import type { Db, Prisma } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { isDomainError } from "@/lib/domain/errors";
+import type { Principal } from "@/lib/domain/principal";
+import { sanitise } from "@/lib/domain/sanitise";
+import type { OutcomeReport, PermitStatus } from "@/lib/domain/send-permits";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { meaningOfWebhook, type WebhookTarget, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { earliestExpiry } from "@/lib/providers/output-expiry";
+import type { JobStatus, WebhookReport } from "@/lib/providers/types";
+import { actorColumns, type ProviderActor, requireWorker } from "../access/actor";
+import { loadCase, transitionCase } from "../case/transition-case";
+import { recordAudit } from "../case/writer/audit";
+import { observedOutputs } from "../claim/record-observation";
+import { settleInFull } from "../hold/settle-in-full";
+import { recordPermitJob } from "../permit/park-permit";
+import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
+
+export type WebhookInput = { report: WebhookReport; reference: WebhookReference | null; signedAt: Date };
+
+/**
+ * A signed webhook as the route hands it over: the provider's body already read into a report (null
+ * when it names no job), and the `ref` its URL carried, which counts only if this deployment signed it.
+ */
+export async function receiveSignedWebhook(
+  db: Db,
+  actor: Principal,
+  input: { report: WebhookReport | null; ref?: string | undefined },
+): Promise<WebhookResult> {
+  const provider = requireProvider(actor);
+  if (!input.report) throw new AppError("invalid_request", "The webhook names no job this deployment can read.");
+  const secret = env().AUTH_SECRET;
+  const reference = secret ? verifyWebhookReference(secret, input.ref) : null;
+  return receiveProviderWebhook(db, provider, {
+    report: input.report,
+    reference,
+    signedAt: new Date(provider.signedAt),
+  });
+}
+export type WebhookResult = { duplicate: boolean; outcome: string; caseId: string | null };
+
+type Found = {
+  target: WebhookTarget;
+  caseId: string | null;
+  permitId: string | null;
+  /** The attempt of the referenced operation (for an attach). */
+  attemptRef: string | null;
+};
+
+function requireProvider(actor: Principal): ProviderActor {
+  if (actor.kind !== "provider") throw new AppError("forbidden", "Only a provider's signed webhook may do this.");
+  return actor;
+}
+
+/**
+ * DESIGN 8: a verified provider webhook is an observation like a status check, through the same
+ * domain rules (lib/domain/webhook-evidence.ts). It is kept once per provider event ID; a duplicate
+ * or a replay finds its row and changes nothing. What it decides is written in the same transaction
+ * as the row that records it; a refusal (a job the permit records differently, say) is kept with its
+ * reason and answered like any other webhook, so the provider does not retry it forever.
+ */
+export async function receiveProviderWebhook(db: Db, actor: Principal, input: WebhookInput): Promise<WebhookResult> {
+  const provider = requireProvider(actor);
+  return withRefusalsKept(db, (tx, refused) => receive(tx, provider, input, refused));
+}
+
+/**
+ * Runs `work` in a transaction, again after a lost race; a refusal (a domain or application error)
+ * rolls everything back and runs it once more with the reason, to be kept instead of applied.
+ */
+async function withRefusalsKept<T>(
+  db: Db,
+  work: (tx: Prisma.TransactionClient, refused: string | null) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTransaction(db, (tx) => work(tx, null));
+    } catch (error) {
+      if ((error as { code?: string }).code === "lost_race" && attempt < 2) continue;
+      if (!isDomainError(error) && !(error instanceof AppError)) throw error;
+      return inTransaction(db, (tx) => work(tx, error.message));
+    }
+  }
+}
+
+async function receive(
+  tx: Prisma.TransactionClient,
+  actor: ProviderActor,
+  input: WebhookInput,
+  refused: string | null,
+): Promise<WebhookResult> {
+  const { report } = input;
+  const [row] = await tx.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
+                                   reference, outcome, detail)
+    VALUES (${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
+            ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
+            ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, 'received',
+            ${JSON.stringify(sanitise(report.status))}::jsonb)
+    ON CONFLICT (provider, webhook_id) DO NOTHING
+    RETURNING id`;
+  if (!row) {
+    const seen = await tx.providerWebhook.findUniqueOrThrow({
+      where: { provider_webhookId: { provider: actor.provider, webhookId: actor.webhookId } },
+    });
+    return { duplicate: true, outcome: seen.outcome, caseId: seen.caseRef };
+  }
+  return { duplicate: false, ...(await settleWebhook(tx, actor, input, row.id, refused, null)) };
+}
+
+/** Decides and applies what a kept webhook means, and records that on its row. */
+async function settleWebhook(
+  tx: Prisma.TransactionClient,
+  actor: ProviderActor,
+  input: WebhookInput,
+  rowId: bigint,
+  refused: string | null,
+  prefix: string | null,
+): Promise<{ outcome: string; caseId: string | null }> {
+  const found = await findTarget(tx, actor.provider, input.report.providerJobId, input.reference);
+  const keep = async (outcome: string, note: string | null, caseId = found.caseId) => {
+    const text = [prefix, note].filter(Boolean).join("; ").slice(0, 500) || null;
+    await tx.providerWebhook.update({
+      where: { id: rowId },
+      data: { outcome, note: text, caseRef: caseId, permitRef: found.permitId },
+    });
+    return { outcome, caseId };
+  };
+  if (refused) return keep("refused", refused);
+  const applied = await apply(tx, actor, input, found, meaningOfWebhook(found.target, input.report.status));
+  return keep(applied.outcome, applied.note, applied.caseId);
+}
+
+/**
+ * Webhooks kept as `unmatched` whose job some attempt has recorded since (a reviewer attached it, a
+ * producer reported it): applied now, as the provider's evidence they are, a batch per worker tick.
+ */
+export async function matchUnmatchedWebhooks(db: Db, actor: Principal, limit = 20): Promise<number> {
+  requireWorker(actor);
+  const due = await db.$queryRaw<{ id: bigint }[]>`
+    SELECT w.id FROM provider_webhooks w
+    WHERE w.outcome = 'unmatched'
+      AND EXISTS (SELECT 1 FROM attempts a WHERE a.provider = w.provider AND a.provider_job_id = w.provider_job_id)
+    ORDER BY w.id LIMIT ${limit}`;
+  let matched = 0;
+  for (const { id } of due) {
+    const done = await withRefusalsKept(db, async (tx, refused) => {
+      const [row] = await tx.$queryRaw<KeptRow[]>`
+        SELECT id, provider, webhook_id, provider_job_id, signed_at, reference, detail FROM provider_webhooks
+        WHERE id = ${id} AND outcome = 'unmatched' FOR UPDATE SKIP LOCKED`;
+      if (!row) return false;
+      const provider: ProviderActor = {
+        kind: "provider",
+        provider: row.provider,
+        webhookId: row.webhook_id,
+        signedAt: row.signed_at.toISOString(),
+      };
+      const input: WebhookInput = {
+        report: { providerJobId: row.provider_job_id, status: row.detail as JobStatus },
+        reference: (row.reference as WebhookReference | null) ?? null,
+        signedAt: row.signed_at,
+      };
+      await settleWebhook(tx, provider, input, row.id, refused, "matched after its job was recorded");
+      return true;
+    });
+    if (done) matched += 1;
+  }
+  return matched;
+}
+
+type KeptRow = {
+  id: bigint;
+  provider: string;
+  webhook_id: string;
+  provider_job_id: string;
+  signed_at: Date;
+  reference: unknown;
+  detail: unknown;
+};
+
+type Applied = { outcome: string; note: string | null; caseId: string | null };
+
+async function apply(
+  tx: Prisma.TransactionClient,
+  actor: ProviderActor,
+  input: WebhookInput,
+  found: Found,
+  verdict: WebhookVerdict,
+): Promise<Applied> {
+  const { report } = input;
+  const evidence = {
+    source: `${actor.provider} webhook`,
+    webhookId: actor.webhookId,
+    signedAt: input.signedAt.toISOString(),
+    signature: "verified",
+    providerJobId: report.providerJobId,
+    ...(input.reference ? { reference: "matched" } : {}),
+  };
+  switch (verdict.kind) {
+    case "unmatched":
+      return { outcome: "unmatched", note: "no operation owns this job yet", caseId: null };
+    case "observe":
+      return { outcome: "observed", note: verdict.reason, caseId: found.caseId };
+    case "converge":
+      return converge(tx, actor, found.caseId ?? "", report, verdict, evidence);
+    case "report_permit": {
+      const [locked] = await tx.$queryRaw<LockedPermit[]>`
+        SELECT p.id, (SELECT max(l.token) FROM send_permits l WHERE l.operation_ref = p.operation_ref) AS latest
+        FROM send_permits p WHERE p.id = ${found.permitId}::uuid FOR UPDATE`;
+      if (!locked) throw new AppError("lost_race", "The permit changed while the webhook was read.");
+      const outcome: OutcomeReport =
+        verdict.outcome === "accepted"
+          ? { kind: "accepted", providerJobId: report.providerJobId }
+          : { kind: verdict.outcome, providerJobId: report.providerJobId };
+      const result = await applyPermitReport(tx, actor, locked, {
+        token: null,
+        report: outcome,
+        evidence,
+        note: sanitise({ ...evidence, outcome: verdict.outcome }) as Prisma.InputJsonValue,
+      });
+      return { outcome: "permit_reported", note: `permit ${result.status}`, caseId: result.caseId };
+    }
+    case "attach": {
+      const caseId = found.caseId ?? "";
+      const row = await loadCase(tx, caseId);
+      const text = `the ${actor.provider} webhook for job ${report.providerJobId} carried this operation's signed reference`;
+      await recordPermitJob(
+        tx,
+        { attemptRef: row.attemptRef, operation: { provider: actor.provider } },
+        report.providerJobId,
+      );
+      await transitionCase(tx, {
+        row,
+        actor,
+        command: { type: "reconcile_attach", providerJobId: report.providerJobId, evidence: text },
+        evidence: sanitise({ ...evidence, text }) as Prisma.InputJsonValue,
+      });
+      await tx.sendPermit.updateMany({ where: { caseRef: caseId }, data: { providerJobId: report.providerJobId } });
+      if (verdict.andThen.kind !== "converge") return { outcome: "attached", note: text, caseId };
+      const then = await converge(tx, actor, caseId, report, verdict.andThen, evidence);
+      return { outcome: "attached", note: `${text}; ${then.note}`, caseId };
+    }
+  }
+}
+
+/** A parked job check converges on the provider's word, with the settlement a completion makes certain. */
+async function converge(
+  tx: Prisma.TransactionClient,
+  actor: ProviderActor,
+  caseId: string,
+  report: WebhookReport,
+  verdict: Extract<WebhookVerdict, { kind: "converge" }>,
+  evidence: Record<string, unknown>,
+): Promise<Applied> {
+  const row = await loadCase(tx, caseId);
+  const { actorLabel } = actorColumns(actor);
+  const hold = verdict.settle ? await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } }) : null;
+  const settled = hold
+    ? await settleInFull(tx, { holdRef: hold.id, note: "settled on the provider's signed completion", actorLabel })
+    : 0n;
+  if (hold && settled > 0n) {
+    await recordAudit(tx, {
+      actor,
+      kind: "hold_settled",
+      caseId,
+      episode: row.episode,
+      before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
+      after: { status: "settled", settledMicros: Number(settled) },
+      evidence: { text: "charge is certain: the provider's signed webhook reports completion" },
+    });
+  }
+  const expiry = earliestExpiry(report.status);
+  await transitionCase(tx, {
+    row,
+    actor,
+    command: { type: "observe_outcome", stage: verdict.stage, evidence: verdict.evidence },
+    evidence: sanitise({ ...evidence, text: verdict.evidence }) as Prisma.InputJsonValue,
+    extra: {
+      ...(settled > 0n ? { heldMicros: { decrement: settled } } : {}),
+      ...(expiry ? { outputsExpireAt: expiry } : {}),
+    },
+  });
+  await tx.providerObservation.create({
+    data: {
+      caseId,
+      attemptRef: row.attemptRef,
+      kind: report.status.kind,
+      providerStatus: "providerStatus" in report.status ? report.status.providerStatus : null,
+      ...(report.status.kind === "completed"
+        ? { outputs: JSON.parse(observedOutputs(report.status) ?? "[]") as Prisma.InputJsonValue }
+        : {}),
+      detail: sanitise({ ...report.status, via: "webhook" }) as Prisma.InputJsonValue,
+    },
+  });
+  return { outcome: "converged", note: verdict.evidence, caseId };
+}
+
+type OwnerRow = {
+  attempt_ref: string;
+  case_id: string | null;
+  case_attempt: string | null;
+  stage: Stage | null;
+  state: CaseState | null;
+  permit_id: string | null;
+  permit_status: PermitStatus | null;
+  permit_case: string | null;
+};
+
+/** Who the job belongs to (rule 11's owner), else the operation a verified reference names, else nobody. */
+async function findTarget(
+  tx: Prisma.TransactionClient,
+  provider: string,
+  providerJobId: string,
+  reference: WebhookReference | null,
+): Promise<Found> {
+  const [owner] = await tx.$queryRaw<OwnerRow[]>`
+    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
+           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
+    FROM attempts a JOIN operations o ON o.id = a.operation_ref
+    LEFT JOIN cases c ON c.operation_ref = o.id
+    LEFT JOIN send_permits p ON p.attempt_ref = a.id
+    WHERE a.provider = ${provider} AND a.provider_job_id = ${providerJobId}`;
+  if (owner) return ownedTarget(owner);
+  if (!reference) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
+  const [named] = await tx.$queryRaw<OwnerRow[]>`
+    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
+           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
+    FROM operations o
+    LEFT JOIN cases c ON c.operation_ref = o.id
+    LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = o.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
+    LEFT JOIN attempts a ON a.id = coalesce(c.attempt_ref, p.attempt_ref)
+    WHERE o.producer = ${reference.producer} AND o.operation_id = ${reference.operationId} AND o.provider = ${provider}`;
+  if (!named) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
+  if (named.permit_id && named.permit_status && !named.permit_case) {
+    return {
+      target: { kind: "referenced_permit", status: named.permit_status },
+      caseId: null,
+      permitId: named.permit_id,
+      attemptRef: named.attempt_ref,
+    };
+  }
+  if (named.case_id && named.stage && named.state) {
+    return {
+      target: { kind: "referenced_case", stage: named.stage, state: named.state },
+      caseId: named.case_id,
+      permitId: null,
+      attemptRef: named.attempt_ref,
+    };
+  }
+  return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
+}
+
+function ownedTarget(owner: OwnerRow): Found {
+  const base = { permitId: owner.permit_id, attemptRef: owner.attempt_ref };
+  if (owner.case_id && owner.case_attempt === owner.attempt_ref && owner.stage && owner.state) {
+    return { ...base, target: { kind: "case", stage: owner.stage, state: owner.state }, caseId: owner.case_id };
+  }
+  if (owner.permit_id && owner.permit_status && !owner.permit_case) {
+    return { ...base, target: { kind: "permit", status: owner.permit_status }, caseId: null };
+  }
+  return { ...base, target: { kind: "superseded_attempt" }, caseId: owner.case_id };
+}

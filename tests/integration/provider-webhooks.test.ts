@@ -1,0 +1,293 @@
+import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { signWebhookReference } from "@/lib/auth/webhook-reference";
+import { falSignedMessage } from "@/lib/providers/fal/webhook";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
+import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
+import { runTick } from "@/lib/worker/run-tick";
+import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
+import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
+import { callRoute } from "./helpers/call-route";
+import { tableCounts } from "./helpers/table-counts";
+import { testWorkerContext } from "./helpers/worker-context";
+import { openTestDb } from "./setup/test-db";
+
+// DESIGN 8: the providers' own signed webhooks are evidence, checked on the raw body before anything
+// parses it, kept once per event, and applied through the same domain rules as a status check.
+const REPLICATE_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
+const AUTH_SECRET = "provider-webhook-test-secret-0123456789abcdef";
+const falKeys = generateKeyPairSync("ed25519");
+const otherKeys = generateKeyPairSync("ed25519");
+const jwks = createServer((_req, res) => {
+  const x = falKeys.publicKey.export({ format: "jwk" }).x;
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ keys: [{ kty: "OKP", crv: "Ed25519", kid: "k1", x }] }));
+});
+await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
+process.env.REPLICATE_WEBHOOK_SECRET = REPLICATE_SECRET;
+process.env.AUTH_SECRET ??= AUTH_SECRET;
+process.env.FAL_JWKS_URL = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
+process.env.WORKER_LOG = "0";
+
+const { db } = openTestDb();
+const shop = producer("webhook-shop");
+let sim: RunningSimulator;
+let ctx: WorkerContext;
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
+  ctx = await testWorkerContext(db, sim.url);
+});
+afterAll(async () => {
+  await sim.stop();
+  jwks.close();
+});
+
+const handler = (key: string) => {
+  const route = API_ROUTES.find((r) => routeKey(r) === key);
+  if (!route) throw new Error(`${key} is not in the route table`);
+  return route.handle;
+};
+const replicateRoute = handler("POST /api/v1/provider-webhooks/replicate");
+const falRoute = handler("POST /api/v1/provider-webhooks/fal");
+
+let sequence = 0;
+function replicateCall(body: object, options: { id?: string; at?: Date; secret?: string; ref?: string } = {}) {
+  const raw = JSON.stringify(body);
+  const id = options.id ?? `msg_${Date.now()}_${sequence++}`;
+  const at = options.at ?? new Date();
+  const signature = new Webhook(options.secret ?? REPLICATE_SECRET).sign(id, at, raw);
+  return callRoute(replicateRoute, {
+    rawBody: raw,
+    method: "POST",
+    ...(options.ref ? { query: { ref: options.ref } } : {}),
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": signature,
+    },
+  });
+}
+
+function falCall(
+  body: { request_id: string; [key: string]: unknown },
+  options: { at?: Date; key?: typeof falKeys.privateKey; ref?: string } = {},
+) {
+  const raw = JSON.stringify(body);
+  const timestamp = String(Math.floor((options.at ?? new Date()).getTime() / 1000));
+  const message = falSignedMessage(body.request_id, "fal-user-1", timestamp, raw);
+  const signature = sign(null, message, options.key ?? falKeys.privateKey).toString("hex");
+  return callRoute(falRoute, {
+    rawBody: raw,
+    method: "POST",
+    ...(options.ref ? { query: { ref: options.ref } } : {}),
+    headers: {
+      "x-fal-webhook-request-id": body.request_id,
+      "x-fal-webhook-user-id": "fal-user-1",
+      "x-fal-webhook-timestamp": timestamp,
+      "x-fal-webhook-signature": signature,
+    },
+  });
+}
+
+/** The prediction as the simulator (standing in for Replicate) would post it: the same shape its status route serves. */
+async function prediction(jobId: string) {
+  const response = await fetch(`${sim.url}/replicate/v1/predictions/${jobId}`);
+  return (await response.json()) as { id: string; status: string };
+}
+
+async function parkedPolling(outcome: "succeeded" | "failed" = "succeeded") {
+  const job = sim.state.seedJob({ provider: "replicate", outcome });
+  const input = parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id });
+  const { caseId } = await parkCase(db, shop, input);
+  return { caseId, jobId: job.id, holdId: input.hold.holdId };
+}
+
+describe("the signature comes first", () => {
+  it("answers a missing, wrong, foreign or stale signature with 401 and stores nothing", async () => {
+    const { jobId } = await parkedPolling();
+    const body = { ...(await prediction(jobId)), status: "succeeded" };
+    const before = await tableCounts(db);
+    const unsigned = await callRoute(replicateRoute, { rawBody: JSON.stringify(body), method: "POST" });
+    expect(unsigned.status).toBe(401);
+    expect((await replicateCall(body, { secret: `whsec_${randomBytes(24).toString("base64")}` })).status).toBe(401);
+    expect((await replicateCall(body, { at: new Date(Date.now() - 6 * 60_000) })).status).toBe(401);
+    const fal = { request_id: jobId, status: "OK", payload: {} };
+    expect((await falCall(fal, { key: otherKeys.privateKey })).status).toBe(401);
+    expect((await falCall(fal, { at: new Date(Date.now() - 6 * 60_000) })).status).toBe(401);
+    expect((await callRoute(falRoute, { rawBody: JSON.stringify(fal), method: "POST" } as never)).status).toBe(401);
+    expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it("verifies the raw bytes: a body changed after signing is refused", async () => {
+    const { jobId } = await parkedPolling();
+    const body = await prediction(jobId);
+    const raw = JSON.stringify(body);
+    const id = `msg_tampered_${sequence++}`;
+    const at = new Date();
+    const signature = new Webhook(REPLICATE_SECRET).sign(id, at, raw);
+    const tampered = await callRoute(replicateRoute, {
+      rawBody: `${raw} `,
+      method: "POST",
+      headers: {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": signature,
+      },
+    });
+    expect(tampered.status).toBe(401);
+  });
+});
+
+describe("a verified webhook is an observation", () => {
+  it("converges a parked job check on completion: outputs recorded, hold settled, on to delivery, nothing approved", async () => {
+    const { caseId, jobId, holdId } = await parkedPolling();
+    const answer = await replicateCall(await prediction(jobId));
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ duplicate: false, outcome: "converged", caseId });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "delivery",
+      state: "parked",
+      heldMicros: 0n,
+    });
+    expect(await db.hold.findFirstOrThrow({ where: { holdId } })).toMatchObject({
+      status: "settled",
+      settledMicros: 100_000n,
+    });
+    const observed = await db.providerObservation.findMany({ where: { caseId } });
+    expect(observed.map((o) => o.kind)).toEqual(["completed"]);
+    expect(await db.recoveryAction.count({ where: { caseId } })).toBe(0);
+    const audit = await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } });
+    expect(audit.map((e) => e.kind).slice(-2)).toEqual(["hold_settled", "completion_observed"]);
+    expect(audit.at(-1)?.actorLabel).toBe("replicate webhook (signature verified)");
+  });
+
+  it("keeps duplicates and replays once, and never moves backwards on a late 'processing'", async () => {
+    const { caseId, jobId } = await parkedPolling();
+    const body = await prediction(jobId);
+    const id = `msg_dup_${sequence++}`;
+    const first = await replicateCall(body, { id });
+    const again = await replicateCall(body, { id });
+    expect(again.json).toMatchObject({ duplicate: true, outcome: first.json.outcome });
+    const late = await replicateCall({ ...body, status: "processing", output: null });
+    expect(late.json).toMatchObject({ duplicate: false, outcome: "observed" });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "delivery",
+      state: "parked",
+    });
+    expect(await db.providerObservation.count({ where: { caseId } })).toBe(1);
+    expect(await db.providerWebhook.count({ where: { providerJobId: jobId } })).toBe(2);
+    expect(await db.ledgerEntry.count({ where: { hold: { caseId }, kind: "settle" } })).toBe(1);
+  });
+
+  it("a failure reported by fal moves a parked check to generation_failed", async () => {
+    const job = sim.state.seedJob({ provider: "fal", outcome: "failed" });
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("polling", { provider: "fal", model: job.model, providerJobId: job.id }),
+    );
+    const answer = await falCall({
+      request_id: job.id,
+      status: "ERROR",
+      error: "the model refused the prompt",
+      payload: {},
+    });
+    expect(answer.json).toMatchObject({ outcome: "converged" });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "generation_failed",
+      state: "parked",
+    });
+  });
+
+  it("racing a worker's status check on the same case ends in one outcome", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { caseId, jobId } = await parkedPolling();
+    await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "check again" });
+    const body = await prediction(jobId);
+    const [tick, hook] = await Promise.all([runTick(ctx, worker(), { maxTasks: 10 }), replicateCall(body)]);
+    expect(hook.status).toBe(200);
+    expect(tick.results.find((r) => r.caseId === caseId)?.outcome).toBe("resolved");
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      state: "resolved",
+      outcome: "delivered",
+    });
+    expect(await db.ledgerEntry.count({ where: { hold: { caseId }, kind: "settle" } })).toBe(1);
+    const moves = await db.auditEvent.count({ where: { caseId, kind: "completion_observed" } });
+    expect(moves).toBe(1);
+  });
+});
+
+describe("jobs the product does not know yet", () => {
+  it("keeps an unknown job's webhook as unmatched, and applies it once the job is recorded", async () => {
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const answer = await replicateCall(await prediction(job.id));
+    expect(answer.json).toMatchObject({ outcome: "unmatched", caseId: null });
+    expect(await matchUnmatchedWebhooks(db, worker())).toBe(0);
+    const input = parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id });
+    const { caseId } = await parkCase(db, shop, input);
+    expect(await matchUnmatchedWebhooks(db, worker())).toBeGreaterThanOrEqual(1);
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "delivery",
+      state: "parked",
+    });
+    const kept = await db.providerWebhook.findFirstOrThrow({ where: { providerJobId: job.id } });
+    expect(kept).toMatchObject({ outcome: "converged", caseRef: caseId });
+    expect(kept.note).toContain("matched after its job was recorded");
+    expect(await matchUnmatchedWebhooks(db, worker())).toBe(0);
+  });
+
+  it("answers a live permit's send: the provider's completion settles the permit's hold", async () => {
+    const { operationId, input } = permitInput({ provider: "fal" });
+    await requestPermit(db, shop, operationId, input);
+    const job = `fal-req-${sequence++}`;
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
+    const answer = await falCall({
+      request_id: job,
+      status: "OK",
+      payload: { video: { url: "https://v3.fal.media/files/v.mp4" } },
+    });
+    expect(answer.json).toMatchObject({ outcome: "permit_reported" });
+    expect(await db.sendPermit.findFirstOrThrow({ where: { operation: { operationId } } })).toMatchObject({
+      status: "completed",
+    });
+    expect(await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId } })).toMatchObject({
+      status: "settled",
+    });
+  });
+
+  it("with the operation's signed reference, attaches the job to the uncertain case, and approves nothing", async () => {
+    const { operationId, input } = permitInput({ provider: "replicate" });
+    const permit = await requestPermit(db, shop, operationId, input);
+    if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
+    expect(permit.webhook.urls.replicate).toContain(`/api/v1/provider-webhooks/replicate?ref=${permit.webhook.ref}`);
+    const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const { ref } = permit.webhook;
+    const forged = signWebhookReference("another-deployment-secret-0123456789abcdef", {
+      producer: shop.name,
+      operationId,
+    });
+    const unsigned = await replicateCall({ ...(await prediction(job.id)) }, { ref: forged });
+    expect(unsigned.json).toMatchObject({ outcome: "unmatched" });
+    const answer = await replicateCall({ ...(await prediction(job.id)) }, { ref });
+    expect(answer.json).toMatchObject({ outcome: "attached", caseId: parked.caseId });
+    expect(await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } })).toMatchObject({
+      providerJobId: job.id,
+      stage: "delivery",
+      state: "parked",
+    });
+    expect(await db.recoveryAction.count({ where: { caseId: parked.caseId ?? "" } })).toBe(0);
+    const attached = await db.auditEvent.findFirstOrThrow({
+      where: { caseId: parked.caseId, kind: "reconciled_job_found" },
+    });
+    expect(attached.actorLabel).toBe("replicate webhook (signature verified)");
+  });
+});
