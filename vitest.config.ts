@@ -11,7 +11,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "verification/**/*.test.ts", "tests/unit/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "verification/**/*.test.ts", "sdk/src/**/*.test.ts", "tests/unit/**/*.test.ts"],
           environment: "node",
         },
       },

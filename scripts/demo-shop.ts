@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { requestFingerprint } from "../lib/domain/fingerprint";
+import { createRecoveryClient, RecoveryApiError, type RecoveryClient, requestFingerprint } from "../sdk/src";
 
 // The producing shop app of `npm run demo:traffic`, as functions: it starts its own (legitimate,
 // paid-for) generations through the providers' create routes, runs into the usual trouble, and
-// parks each ambiguous job in this app with its API key. The soak run plays it in batches.
+// parks each ambiguous job in this app with its API key, through the producer SDK (sdk/): the sends
+// whose answer it loses go through a send permit, so the app parks them itself. The soak run plays
+// it in batches.
 
 export type DemoShop = {
   appUrl: string;
@@ -31,6 +33,8 @@ type Job = {
   providerJobId?: string;
   observed?: string;
   parkedStage?: Scenario;
+  /** Sent under a send permit and reported unknown: the app parked it already. */
+  parkedByPermit?: boolean;
 };
 
 const MODELS: Model[] = [
@@ -176,7 +180,12 @@ const EVIDENCE: Record<Scenario, (job: Job) => string> = {
   generation_failed: (job) => `the provider reports the job as ${job.observed ?? "failed"}: content policy violation`,
 };
 
-async function park(shop: DemoShop, job: Job, stage: Scenario): Promise<"created" | "existing"> {
+async function park(
+  shop: DemoShop,
+  recovery: RecoveryClient,
+  job: Job,
+  stage: Scenario,
+): Promise<"created" | "existing"> {
   const body = {
     operationId: job.operationId,
     attemptId: `${job.operationId}-a1`,
@@ -197,25 +206,56 @@ async function park(shop: DemoShop, job: Job, stage: Scenario): Promise<"created
     hold: { holdId: `hold-${job.operationId}`, amountMicros: job.model.priceMicros, currency: "USD" },
   };
   for (let attempt = 1; ; attempt++) {
-    const response = await call(shop.appUrl, "/api/v1/cases", {
-      method: "POST",
-      headers: { authorization: `Bearer ${shop.apiKey}` },
-      json: body,
-    });
-    if (response.status === 201 || response.status === 200) {
-      await response.body?.cancel();
-      return response.status === 201 ? "created" : "existing";
+    try {
+      return (await recovery.park(body)).created ? "created" : "existing";
+    } catch (error) {
+      if (!(error instanceof RecoveryApiError)) throw unreachable(shop, error);
+      if (error.status === 429 && attempt < 5) {
+        await sleep(2_000); // the app limits each key per minute; a short pause is enough for a demo
+        continue;
+      }
+      const reason = `${error.status} ${error.code} ${error.message}`;
+      if (error.status === 401 || error.status === 403)
+        throw new StopError(`the app refused the API key: ${reason}. ${API_KEY_HINT}`);
+      throw new StopError(`parking ${job.operationId} failed: ${reason}`);
     }
-    const answer = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-    if (response.status === 429 && attempt < 5) {
-      await sleep(Math.min(10, Number(response.headers.get("retry-after") ?? 1) || 1) * 1000);
-      continue;
-    }
-    const reason = `${response.status} ${answer?.error?.code ?? ""} ${answer?.error?.message ?? ""}`.trim();
-    if (response.status === 401 || response.status === 403)
-      throw new StopError(`the app refused the API key: ${reason}. ${API_KEY_HINT}`);
-    throw new StopError(`parking ${job.operationId} failed: ${reason}`);
   }
+}
+
+function unreachable(shop: DemoShop, error: unknown): StopError {
+  const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+  return new StopError(`cannot reach ${shop.appUrl} (${reason || String(error)}). Is \`npm start\` running?`);
+}
+
+/**
+ * A send whose answer the shop loses, the safe way: a permit first, the create once, and the lost
+ * answer reported as unknown, so the app parks the send as an uncertain submission by itself.
+ */
+async function sendLosingTheAnswer(shop: DemoShop, recovery: RecoveryClient, job: Job): Promise<void> {
+  const result = await recovery
+    .submit(sendOf(job), async () => {
+      await createAtProvider(shop, job);
+      throw new Error(`no answer from ${job.model.provider} within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    })
+    .catch((error: unknown) => {
+      throw error instanceof RecoveryApiError
+        ? new StopError(`the app refused the permit: ${error.message}`)
+        : unreachable(shop, error);
+    });
+  if (!result.sent) throw new StopError(`no permit for ${job.operationId}: ${result.answer.status}`);
+  job.parkedByPermit = result.outcome === "unknown";
+}
+
+function sendOf(job: Job) {
+  return {
+    operationId: job.operationId,
+    attemptId: `${job.operationId}-a1`,
+    requestFingerprint: requestFingerprint(job.input),
+    provider: job.model.provider,
+    model: job.model.model,
+    hold: { holdId: `hold-${job.operationId}`, amountMicros: job.model.priceMicros, currency: "USD" },
+    request: { prompt: job.input.prompt, duration_seconds: job.input.duration, aspect_ratio: job.input.aspect_ratio },
+  };
 }
 
 /** Before buying anything, make sure the app is up and accepts the key (a read-only producer route). */
@@ -238,6 +278,7 @@ export async function runDemoOrders(shop: DemoShop, count: number, log: (line: s
   const run = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
   log(`${count} orders against ${shop.simulatorUrl} (provider) and ${shop.appUrl} (app), run ${run}`);
   await checkApp(shop);
+  const recovery = createRecoveryClient({ baseUrl: shop.appUrl, apiKey: shop.apiKey, timeoutMs: REQUEST_TIMEOUT_MS });
   const jobs: Job[] = Array.from({ length: count }, (_, index) => {
     // Shifted every ten orders so that each scenario meets every model.
     const model = MODELS[(index + Math.floor(index / PATTERN.length)) % MODELS.length] as Model;
@@ -267,9 +308,13 @@ export async function runDemoOrders(shop: DemoShop, count: number, log: (line: s
       seededFailures += 1;
       continue;
     }
+    if (job.scenario === "submission_uncertain") {
+      await sendLosingTheAnswer(shop, recovery, job);
+      lost += 1;
+      continue;
+    }
     const created = await createAtProvider(shop, job);
-    if ("lost" in created) lost += 1;
-    else job.providerJobId = created.id;
+    if (!("lost" in created)) job.providerJobId = created.id;
   }
   const creates = jobs.length - seededFailures;
   log(
@@ -302,7 +347,7 @@ export async function runDemoOrders(shop: DemoShop, count: number, log: (line: s
   let existing = 0;
   for (const job of jobs) {
     const target = job.parkedStage ?? job.scenario;
-    if ((await park(shop, job, target)) === "existing") existing += 1;
+    if (!job.parkedByPermit && (await park(shop, recovery, job, target)) === "existing") existing += 1;
     byStage[target] += 1;
   }
   const held = jobs.reduce((sum, job) => sum + job.model.priceMicros, 0);
