@@ -111,16 +111,28 @@ async function call(base: string, path: string, init: RequestInit & { json?: unk
 const simulatorAuth = (shop: DemoShop, provider: Provider): Record<string, string> =>
   shop.simulatorToken ? { authorization: `${provider === "fal" ? "Key" : "Bearer"} ${shop.simulatorToken}` } : {};
 
-/** The producer's own create call, exactly as it would go to the provider. */
-async function createAtProvider(shop: DemoShop, job: Job): Promise<{ id: string } | { lost: true }> {
+/**
+ * The producer's own create call, exactly as it would go to the provider, with the webhook URL its
+ * send permit named (Replicate takes it in the body, fal as `fal_webhook` on the submit).
+ */
+async function createAtProvider(
+  shop: DemoShop,
+  job: Job,
+  webhookUrl?: string,
+): Promise<{ id: string } | { lost: true }> {
   const { model } = job;
+  const hook = webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {};
   const body =
     model.provider === "fal"
       ? job.input
       : model.version
-        ? { version: model.version, input: job.input }
-        : { input: job.input };
-  const response = await call(shop.simulatorUrl, model.createPath, {
+        ? { version: model.version, input: job.input, ...hook }
+        : { input: job.input, ...hook };
+  const path =
+    model.provider === "fal" && webhookUrl
+      ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}`
+      : model.createPath;
+  const response = await call(shop.simulatorUrl, path, {
     method: "POST",
     headers: simulatorAuth(shop, model.provider),
     json: body,
@@ -229,12 +241,13 @@ function unreachable(shop: DemoShop, error: unknown): StopError {
 
 /**
  * A send whose answer the shop loses, the safe way: a permit first, the create once, and the lost
- * answer reported as unknown, so the app parks the send as an uncertain submission by itself.
+ * answer reported as unknown, so the app parks the send as an uncertain submission by itself. The
+ * provider's own webhook, sent to the URL the permit named, later attaches the job to that case.
  */
 async function sendLosingTheAnswer(shop: DemoShop, recovery: RecoveryClient, job: Job): Promise<void> {
   const result = await recovery
-    .submit(sendOf(job), async () => {
-      await createAtProvider(shop, job);
+    .submit(sendOf(job), async ({ webhookUrl }) => {
+      await createAtProvider(shop, job, webhookUrl);
       throw new Error(`no answer from ${job.model.provider} within ${REQUEST_TIMEOUT_MS / 1000} s`);
     })
     .catch((error: unknown) => {

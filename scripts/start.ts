@@ -9,6 +9,7 @@ import { demoCredentialsRefusal } from "../lib/services/admin/demo-credentials";
 import { seedDemoUsers } from "../lib/services/admin/seed-demo-users";
 import { seedDemoCases } from "../prisma/seed/demo-cases";
 import { serverNodeArgs } from "../server/node-args";
+import { FAL_JWKS_PATH } from "../verification/simulator/server";
 import { buildIsStale } from "./build-freshness";
 import { demoWorkerToken } from "./demo-worker-token";
 import { Children, exited } from "./launcher/children";
@@ -148,10 +149,18 @@ if (build) {
 
 // The simulator binds its port itself and reports it; only then do the server and worker learn it.
 if (useSimulator) {
+  // The simulator signs its webhooks as the providers do; the app verifies them with these, as it would theirs.
+  const webhookSecret = process.env.REPLICATE_WEBHOOK_SECRET ?? `whsec_${randomBytes(32).toString("base64")}`;
   const simulatorUrl = await orStop(
-    startSimulatorChild(children, { ...childEnv, SIMULATOR_PORT: process.env.SIMULATOR_PORT ?? "4010" }),
+    startSimulatorChild(children, {
+      ...childEnv,
+      SIMULATOR_PORT: process.env.SIMULATOR_PORT ?? "4010",
+      SIMULATOR_REPLICATE_WEBHOOK_SECRET: webhookSecret,
+    }),
   );
   childEnv.SIMULATOR_URL = simulatorUrl;
+  childEnv.REPLICATE_WEBHOOK_SECRET = webhookSecret;
+  childEnv.FAL_JWKS_URL ??= `${simulatorUrl}${FAL_JWKS_PATH}`;
   log(`Provider simulator: ${simulatorUrl}`);
 }
 

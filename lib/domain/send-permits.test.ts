@@ -123,6 +123,8 @@ describe("reporting an outcome", () => {
     ["rejected", "rejected", "repeat"],
     ["rejected", "accepted", "illegal_transition"],
     ["completed", "completed", "repeat"],
+    ["completed", "unknown", "repeat"],
+    ["failed", "unknown", "repeat"],
     ["completed", "failedJob", "illegal_transition"],
     ["failed", "failed", "repeat"],
     ["failed", "completedJob", "illegal_transition"],

@@ -231,10 +231,12 @@ export function decideOutcome(
       return illegal();
     case "rejected":
       return report.kind === "rejected" ? ok({ kind: "repeat" }) : illegal();
+    // An outcome already known (the provider's own webhook may have told it first): the same
+    // report, or a producer that lost track of its answer, adds nothing.
     case "completed":
-      return report.kind === "completed" ? ok({ kind: "repeat" }) : illegal();
+      return report.kind === "completed" || report.kind === "unknown" ? ok({ kind: "repeat" }) : illegal();
     case "failed":
-      return report.kind === "failed" ? ok({ kind: "repeat" }) : illegal();
+      return report.kind === "failed" || report.kind === "unknown" ? ok({ kind: "repeat" }) : illegal();
   }
   return illegal();
 }

@@ -6,7 +6,7 @@ import { type RouteContext, readJson, sendJson } from "./respond";
 /**
  * Control plane for demos and tests (not part of either provider's API, never rate-limited, faulted
  * or logged): POST /__admin/faults, GET /__admin/stats, POST /__admin/reset, POST /__admin/jobs,
- * GET /__admin/jobs/{id}. Bound to loopback by default; it has no authentication of its own.
+ * GET /__admin/jobs/{id}, POST /__admin/webhooks (webhook faults), GET /__admin/webhooks (what was sent). Bound to loopback by default; it has no authentication of its own.
  */
 const faultsBody = z.object({
   clear: z.boolean().optional(),
@@ -42,6 +42,20 @@ const jobBody = z.object({
   errorOnStatus: z.boolean().optional(),
 });
 
+const webhookFaultsBody = z.strictObject({
+  duplicate: z.boolean().default(false),
+  lateProcessing: z.boolean().default(false),
+  badSignatureFirst: z.boolean().default(false),
+  delayMs: z.number().int().min(0).max(600_000).default(0),
+});
+
+async function webhookFaults(ctx: RouteContext) {
+  const parsed = webhookFaultsBody.safeParse(await readJson(ctx.req).catch(() => undefined));
+  if (!parsed.success) return sendJson(ctx.res, 400, { detail: parsed.error.message });
+  ctx.state.webhooks.faults = parsed.data;
+  return sendJson(ctx.res, 200, { faults: parsed.data });
+}
+
 export async function handleAdmin(ctx: RouteContext, method: string, parts: string[]): Promise<void> {
   const [area, id] = parts;
   if (method === "GET" && area === "stats") return sendJson(ctx.res, 200, ctx.state.stats());
@@ -50,6 +64,8 @@ export async function handleAdmin(ctx: RouteContext, method: string, parts: stri
     return sendJson(ctx.res, 200, { ok: true });
   }
   if (method === "POST" && area === "faults") return faults(ctx);
+  if (method === "GET" && area === "webhooks") return sendJson(ctx.res, 200, { sent: ctx.state.webhooks.sent });
+  if (method === "POST" && area === "webhooks") return webhookFaults(ctx);
   if (method === "POST" && area === "jobs" && !id) return seed(ctx);
   if (method === "GET" && area === "jobs" && id) {
     const job = ctx.state.jobs.get(id);

@@ -104,6 +104,21 @@ async function create(ctx: RouteContext, fault: Fault | undefined, model: string
   }
   const input = (await readJson(ctx.req).catch(() => undefined)) ?? {};
   const job = ctx.state.createJob({ provider: "fal", model, input });
+  const webhook = ctx.url.searchParams.get("fal_webhook");
+  if (webhook) {
+    ctx.state.webhooks.schedule(job, webhook, ctx.state.clock.now(), () => {
+      const answer = falResultAnswer(ctx, job);
+      const ok = answer.code === 200;
+      const detail = (answer.body as { detail?: string }).detail;
+      return {
+        request_id: job.id,
+        gateway_request_id: job.id,
+        status: ok ? "OK" : "ERROR",
+        payload: ok ? answer.body : { detail },
+        ...(ok ? {} : { error: detail ?? "error" }),
+      };
+    });
+  }
   if ((await applyFault(fault, ctx)) === "handled") return;
   sendJson(ctx.res, 200, { request_id: job.id, ...urlsOf(ctx, job), queue_position: 0 });
 }

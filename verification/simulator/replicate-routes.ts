@@ -100,6 +100,12 @@ async function create(ctx: RouteContext, fault: Fault | undefined, model?: strin
     model: model ?? version?.split(":")[0] ?? "unknown/model",
     input: record.input,
   });
+  if (typeof record.webhook === "string") {
+    ctx.state.webhooks.schedule(job, record.webhook, ctx.state.clock.now(), (kind) => ({
+      ...predictionJson(job, ctx),
+      ...(kind === "processing" ? { status: "processing", output: null, completed_at: null } : {}),
+    }));
+  }
   if ((await applyFault(fault, ctx)) === "handled") return;
   sendJson(ctx.res, 201, predictionJson(job, ctx));
 }

@@ -22,13 +22,27 @@ export type SimulatorOptions = {
   timings?: Partial<JobTimings>;
   /** Origin written into URLs the simulator hands out, if clients reach it under another name. */
   publicUrl?: string;
+  /** The `whsec_` secret its Replicate webhooks are signed with (random when unset). */
+  replicateWebhookSecret?: string;
 };
 
-export type RunningSimulator = { url: string; state: SimulatorState; stop(): Promise<void> };
+export const FAL_JWKS_PATH = "/fal-jwks/.well-known/jwks.json";
+
+export type RunningSimulator = {
+  url: string;
+  state: SimulatorState;
+  /** What the app needs to verify the simulator's webhooks, as it would the providers'. */
+  webhooks: { replicateSecret: string; falJwksUrl: string };
+  stop(): Promise<void>;
+};
 
 /** The local stand-in for Replicate and fal, on plain node:http. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const state = new SimulatorState(options.clock ?? systemClock, { ...DEFAULT_TIMINGS, ...options.timings });
+  const state = new SimulatorState(
+    options.clock ?? systemClock,
+    { ...DEFAULT_TIMINGS, ...options.timings },
+    options.replicateWebhookSecret,
+  );
   let origin = "";
   const server = createServer((req, res) => {
     handle(req, res, state, origin, options.token).catch(() => {
@@ -44,8 +58,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     url,
     state,
+    webhooks: { replicateSecret: state.webhooks.replicateSecret, falJwksUrl: `${url}${FAL_JWKS_PATH}` },
     stop: () =>
       new Promise<void>((resolve) => {
+        state.webhooks.stop();
         // Hung requests are held open on purpose; close them so stop() returns promptly.
         server.closeAllConnections();
         server.close(() => resolve());
@@ -95,6 +111,8 @@ async function handle(
   const method = req.method ?? "GET";
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   const ctx: RouteContext = { req, res, url, state, origin };
+  // The public key set fal publishes; like fal's, it needs no credentials.
+  if (method === "GET" && url.pathname === FAL_JWKS_PATH) return sendJson(res, 200, state.webhooks.jwks());
   if (parts[0] === "__admin") {
     // Seeding a job or a fault is as good as answering for the provider: the same token guards it.
     if (token && !authorised(req, token)) return sendJson(res, 401, { detail: "Invalid token", status: 401 });

@@ -2,6 +2,7 @@ import { outputBytes, sha256Hex } from "./bytes";
 import type { Clock } from "./clock";
 import { FaultBook, type RateLimiter } from "./faults";
 import { buildJob, type JobSpec, type JobTimings, phaseOf, type SimJob, type SimProvider } from "./jobs";
+import { WebhookSender } from "./webhooks";
 
 export type RequestLogEntry = { method: string; path: string; query: string; at: string; atMs: number };
 
@@ -24,10 +25,15 @@ export class SimulatorState {
   private log: RequestLogEntry[] = [];
   private outputs = new Map<string, Buffer>();
 
+  readonly webhooks: WebhookSender;
+
   constructor(
     readonly clock: Clock,
     readonly timings: JobTimings,
-  ) {}
+    replicateWebhookSecret?: string,
+  ) {
+    this.webhooks = new WebhookSender(replicateWebhookSecret);
+  }
 
   seedJob(spec: JobSpec): SimJob {
     return this.store(buildJob(spec, this.timings, this.clock.now(), false));
