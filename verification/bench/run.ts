@@ -15,6 +15,7 @@ const PARTS = [
   "drain",
   "bulk-approve",
   "ingest",
+  "producer-seam",
   "console-scale",
   "footprint",
   "audit-verify",

@@ -142,6 +142,9 @@ async function waitUntilUp(url: string, proc: ChildProcess, logFile: string): Pr
   throw new Error(`the app server did not answer within 90 s; see ${logFile}`);
 }
 
+/** What the shared server verifies Replicate webhooks with (the producer-seam part signs with it). */
+export const BENCH_REPLICATE_WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+
 async function start(ctx: BenchContext): Promise<AppServer> {
   await ensureBuild(ctx.log);
   const databaseUrl = await ctx.createDatabase("app");
@@ -170,6 +173,7 @@ async function start(ctx: BenchContext): Promise<AppServer> {
       PROVIDER_MODE: "simulator",
       SIMULATOR_URL: "http://127.0.0.1:9",
       SIMULATOR_TOKEN: "bench-no-simulator",
+      REPLICATE_WEBHOOK_SECRET: BENCH_REPLICATE_WEBHOOK_SECRET,
     },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so stopping it also stops anything it forks.

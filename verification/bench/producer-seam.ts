@@ -1,0 +1,248 @@
+import { createHash, randomBytes } from "node:crypto";
+import autocannon from "autocannon";
+import pg from "pg";
+import { Webhook } from "standardwebhooks";
+import { createPrismaClient } from "../../lib/db/client";
+import { createAccessToken } from "../../lib/services/access/create-access-token";
+import { appServer, BENCH_REPLICATE_WEBHOOK_SECRET } from "./lib/app-server";
+import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
+
+/**
+ * The producer seam over HTTP against the app server (16 connections): send permits for new
+ * operations, and signed provider webhooks of which half are duplicates, each next to the rows it
+ * writes put there by one raw `INSERT … ON CONFLICT` statement per request over a pg pool of 16.
+ */
+const PERMITS = Number(process.env.BENCH_PERMITS ?? 5_000);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10_000);
+const CONNECTIONS = 16;
+const PRODUCER = "bench-seam-shop";
+
+type Request = { path: string; body: string; headers: Record<string, string> };
+type Figures = { count: number; seconds: number; perSecond: number; statuses: Record<string, number> };
+
+async function fire(url: string, requests: Request[]): Promise<Figures> {
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  const started = performance.now();
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    amount: requests.length,
+    timeout: 30,
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (request) => {
+          const r = requests[next++ % requests.length] as Request;
+          return {
+            ...request,
+            path: r.path,
+            body: r.body,
+            headers: { ...r.headers, "content-type": "application/json" },
+          };
+        },
+        onResponse: (status) => {
+          statuses[status] = (statuses[status] ?? 0) + 1;
+        },
+      },
+    ],
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const count = Object.values(statuses).reduce((a, b) => a + b, 0);
+  if (result.errors > 0) statuses.connection_error = result.errors;
+  return { count, seconds, perSecond: count / seconds, statuses };
+}
+
+async function rawRun<T>(
+  databaseUrl: string,
+  items: T[],
+  text: string,
+  values: (item: T) => unknown[],
+): Promise<Figures> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS });
+  try {
+    const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => pool.connect()));
+    for (const client of clients) client.release();
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < items.length) {
+          const item = items[next++] as T;
+          await pool.query({
+            name: `raw_${createHash("sha1").update(text).digest("hex").slice(0, 8)}`,
+            text,
+            values: values(item),
+          });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return { count: items.length, seconds, perSecond: items.length / seconds, statuses: {} };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** A permit's rows: operation, attempt, hold, reserve entry, the permit, its audit event. */
+const RAW_PERMIT = `
+WITH op AS (
+  INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint)
+  VALUES ($1, $2, 'replicate', 'minimax/video-01', $3)
+  ON CONFLICT (producer, operation_id) DO NOTHING RETURNING id
+), att AS (
+  INSERT INTO attempts (operation_ref, attempt_id, kind, provider) SELECT id, $4, 'original', 'replicate' FROM op RETURNING id, operation_ref
+), h AS (
+  INSERT INTO holds (hold_id, producer, attempt_ref, amount_micros, currency) SELECT $5, $1, id, 500000, 'USD' FROM att RETURNING id, attempt_ref
+), ledger AS (
+  INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label) SELECT id, 'reserve', 500000, 'api key ' || $1 FROM h
+), permit AS (
+  INSERT INTO send_permits (producer, operation_ref, attempt_ref, hold_ref, token, send_deadline)
+  SELECT $1, att.operation_ref, att.id, h.id, 1, now() + interval '10 minutes' FROM att JOIN h ON h.attempt_ref = att.id
+  RETURNING id
+)
+INSERT INTO audit_events (actor_kind, actor_id, actor_label, kind, after)
+SELECT 'api_key', $6, 'api key ' || $1, 'permit_issued', jsonb_build_object('operationId', $2::text, 'token', 1) FROM permit`;
+
+/** A webhook's row, once per event. */
+const RAW_WEBHOOK = `
+INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at, outcome, detail)
+SELECT 'replicate', $1, $2, 'running', 'processing', now(), 'unmatched', '{"kind":"running"}'::jsonb
+WHERE NOT EXISTS (SELECT 1 FROM attempts WHERE provider = 'replicate' AND provider_job_id = $2)
+ON CONFLICT (provider, webhook_id) DO NOTHING`;
+
+function permitRequests(run: string, secret: string): Request[] {
+  return Array.from({ length: PERMITS }, (_, i) => {
+    const operationId = `${run}-op-${i}`;
+    return {
+      path: `/api/v1/operations/${operationId}/attempts`,
+      headers: { authorization: `Bearer ${secret}` },
+      body: JSON.stringify({
+        attemptId: `${operationId}-a1`,
+        requestFingerprint: `sha256:${createHash("sha256").update(operationId).digest("hex")}`,
+        provider: "replicate",
+        model: "minimax/video-01",
+        hold: { holdId: `hold-${operationId}`, amountMicros: 500_000, currency: "USD" },
+        sendDeadline: new Date(Date.now() + 20 * 60_000).toISOString(),
+      }),
+    };
+  });
+}
+
+/** Half the events are sent twice (a provider's retry keeps its webhook-id). */
+function webhookRequests(run: string): Request[] {
+  const signer = new Webhook(BENCH_REPLICATE_WEBHOOK_SECRET);
+  const now = new Date();
+  const events = Array.from({ length: WEBHOOKS / 2 }, (_, i) => {
+    const id = `msg_${run}_${i}`;
+    const body = JSON.stringify({
+      id: `${run}-job-${i}`,
+      status: "processing",
+      output: null,
+      model: "minimax/video-01",
+    });
+    const headers = {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": signer.sign(id, now, body),
+    };
+    return { path: "/api/v1/provider-webhooks/replicate", body, headers };
+  });
+  return events.flatMap((event) => [event, event]);
+}
+
+const part: BenchPart = {
+  name: "producer-seam",
+  async run(ctx) {
+    const server = await appServer(ctx, "producer-seam");
+    const prisma = createPrismaClient(server.databaseUrl, 1);
+    const key = await createAccessToken(prisma, "cli", { kind: "api_key", name: PRODUCER }).finally(() =>
+      prisma.$disconnect(),
+    );
+    const rawUrl = await ctx.createDatabase("producer_seam_raw");
+    const run = randomBytes(4).toString("hex");
+
+    // Warm both sides before any clock runs.
+    await fire(server.url, permitRequests(`${run}w`, key.secret).slice(0, 200));
+    const permits = permitRequests(run, key.secret);
+    ctx.log(`producer-seam: ${PERMITS} permits over HTTP…`);
+    const httpPermits = await fire(server.url, permits);
+    const rawPermits = await rawRun(rawUrl, permits, RAW_PERMIT, (r) => {
+      const body = JSON.parse(r.body) as { attemptId: string; requestFingerprint: string; hold: { holdId: string } };
+      const operationId = r.path.split("/")[4] ?? "";
+      return [PRODUCER, operationId, body.requestFingerprint, body.attemptId, body.hold.holdId, key.id];
+    });
+    ctx.log(
+      `producer-seam: permits HTTP ${httpPermits.perSecond.toFixed(0)}/s ${JSON.stringify(httpPermits.statuses)}, raw ${rawPermits.perSecond.toFixed(0)}/s`,
+    );
+
+    const webhooks = webhookRequests(run);
+    await fire(server.url, webhookRequests(`${run}w`).slice(0, 200));
+    ctx.log(`producer-seam: ${WEBHOOKS} signed webhooks over HTTP (half duplicates)…`);
+    const httpHooks = await fire(server.url, webhooks);
+    const rawHooks = await rawRun(rawUrl, webhooks, RAW_WEBHOOK, (r) => {
+      const body = JSON.parse(r.body) as { id: string };
+      return [r.headers["webhook-id"], body.id];
+    });
+    ctx.log(
+      `producer-seam: webhooks HTTP ${httpHooks.perSecond.toFixed(0)}/s ${JSON.stringify(httpHooks.statuses)}, raw ${rawHooks.perSecond.toFixed(0)}/s`,
+    );
+
+    const counted = await countRows(server.databaseUrl, run);
+    const label = "raw INSERT … ON CONFLICT, pg pool of 16";
+    const rows: BenchRow[] = [
+      {
+        part: "producer-seam",
+        metric: `POST /api/v1/operations/{id}/attempts, ${PERMITS.toLocaleString("en-US")} new permits (16 connections)`,
+        value: httpPermits.perSecond,
+        unit: "req/s",
+        baseline: { label, value: rawPermits.perSecond },
+        better: "higher",
+        target: ">= 0.5x raw",
+      },
+      {
+        part: "producer-seam",
+        metric: `POST /api/v1/provider-webhooks/replicate, ${WEBHOOKS.toLocaleString("en-US")} signed webhooks, half duplicates`,
+        value: httpHooks.perSecond,
+        unit: "req/s",
+        baseline: { label, value: rawHooks.perSecond },
+        better: "higher",
+        target: ">= 0.5x raw",
+      },
+    ];
+    const checks: BenchCheck[] = [
+      {
+        part: "producer-seam",
+        name: "every permit request answered 201, one permit and one hold each",
+        ok: httpPermits.statuses["201"] === PERMITS && counted.permits === PERMITS && counted.holds === PERMITS,
+        detail: `${JSON.stringify(httpPermits.statuses)}; ${counted.permits} permits, ${counted.holds} holds`,
+      },
+      {
+        part: "producer-seam",
+        name: "every webhook answered 200 and each event was kept once",
+        ok: httpHooks.statuses["200"] === WEBHOOKS && counted.webhooks === WEBHOOKS / 2,
+        detail: `${JSON.stringify(httpHooks.statuses)}; ${counted.webhooks} events kept`,
+      },
+    ];
+    return { rows, checks };
+  },
+};
+
+async function countRows(databaseUrl: string, run: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ permits: number; holds: number; webhooks: number }>(
+      `SELECT (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
+                WHERE o.operation_id LIKE $1 || '-op-%') AS permits,
+              (SELECT count(*)::int FROM holds WHERE hold_id LIKE 'hold-' || $1 || '-op-%') AS holds,
+              (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_%') AS webhooks`,
+      [run],
+    );
+    return rows[0] ?? { permits: 0, holds: 0, webhooks: 0 };
+  } finally {
+    await client.end();
+  }
+}
+
+export default part;
