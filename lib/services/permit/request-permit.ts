@@ -18,6 +18,7 @@ import { AppError } from "@/lib/errors";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { issueFirstPermit } from "./issue-first-permit";
 
 export type PermitResult =
   | {
@@ -32,10 +33,11 @@ export type PermitResult =
 
 /**
  * DESIGN 6a: a producer asks before it sends a paid create. The first request issues a permit and
- * reserves its hold; the identical request again returns the same permit; once the permit was
- * used the answer says where the operation stands and never permits a second send. The operation
- * row is locked for the decision, and a partial unique index allows one open permit per operation,
- * so concurrent requests end with one permit whatever the interleaving.
+ * reserves its hold (one statement: issue-first-permit.ts); the identical request again returns the
+ * same permit; once the permit was used the answer says where the operation stands and never
+ * permits a second send. Beyond a new operation the operation row is locked for the decision, and a
+ * partial unique index allows one open permit per operation, so concurrent requests end with one
+ * permit whatever the interleaving.
  */
 export async function requestPermit(
   db: Db,
@@ -59,6 +61,11 @@ export async function requestPermit(
   };
   for (let attempt = 0; ; attempt++) {
     try {
+      const first = await issueFirstPermit(db, producer, operationId, input, facts);
+      if (first === "issued") return permitted(producer, operationId, input, 1, new Date(input.sendDeadline), true);
+      if (first === "hold_taken") {
+        throw new AppError("conflicting_registration", "This holdId already belongs to another send.");
+      }
       return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts));
     } catch (error) {
       // A concurrent first request created the operation or the permit: decide again on what it wrote.

@@ -1,5 +1,7 @@
 import { verifyWebhookReference, type WebhookReference } from "@/lib/auth/webhook-reference";
 import type { Db, Prisma } from "@/lib/db/client";
+import { Prisma as Sql } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import { inTransaction } from "@/lib/db/transaction";
 import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
@@ -64,8 +66,43 @@ function requireProvider(actor: Principal): ProviderActor {
  */
 export async function receiveProviderWebhook(db: Db, actor: Principal, input: WebhookInput): Promise<WebhookResult> {
   const provider = requireProvider(actor);
+  const quick = input.reference ? null : await keptOrUnmatched(db, provider, input);
+  if (quick) return quick;
   return withRefusalsKept(db, (tx, refused) => receive(tx, provider, input, refused));
 }
+
+/**
+ * The two answers that need no decision, in one statement: an event kept before (a replay or a
+ * retry: its row as it is), or a job nobody owns, without a reference (kept as unmatched). Null
+ * when the job has an owner or the row is being written concurrently: the transaction decides.
+ */
+async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput): Promise<WebhookResult | null> {
+  const { report } = input;
+  const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
+    db,
+    Sql.sql`
+    WITH seen AS (
+      SELECT outcome, case_ref FROM provider_webhooks WHERE provider = ${actor.provider} AND webhook_id = ${actor.webhookId}
+    ), owned AS (
+      SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
+    ), kept AS (
+      INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
+                                     outcome, note, detail)
+      SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
+             ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
+             'unmatched', ${UNMATCHED_NOTE}, ${JSON.stringify(sanitise(report.status))}::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
+      ON CONFLICT (provider, webhook_id) DO NOTHING
+      RETURNING outcome, case_ref
+    )
+    SELECT false AS duplicate, outcome, case_ref FROM kept
+    UNION ALL SELECT true, outcome, case_ref FROM seen`,
+  );
+  const row = rows[0];
+  return row ? { duplicate: row.duplicate, outcome: row.outcome, caseId: row.case_ref } : null;
+}
+
+const UNMATCHED_NOTE = "no operation owns this job yet";
 
 /**
  * Runs `work` in a transaction, again after a lost race; a refusal (a domain or application error)
@@ -201,7 +238,7 @@ async function apply(
   };
   switch (verdict.kind) {
     case "unmatched":
-      return { outcome: "unmatched", note: "no operation owns this job yet", caseId: null };
+      return { outcome: "unmatched", note: UNMATCHED_NOTE, caseId: null };
     case "observe":
       return { outcome: "observed", note: verdict.reason, caseId: found.caseId };
     case "converge":

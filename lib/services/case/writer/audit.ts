@@ -62,3 +62,19 @@ export function insertAuditRows(input: {
     WHERE NOT a.gated OR ${input.gate ?? Prisma.sql`FALSE`}
     ORDER BY a."order"`;
 }
+
+/**
+ * One audit row with no case (the audit chain's `system` chain: a send permit before it parks), for
+ * each row of `source`, inside the statement that makes the change.
+ */
+export function insertCaselessAuditRow(input: {
+  source: Prisma.Sql;
+  actor: Principal;
+  kind: string;
+  after: Prisma.InputJsonValue;
+}): Prisma.Sql {
+  const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
+  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, after)
+    SELECT NULL, NULL, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${input.kind}, ${JSON.stringify(input.after)}::jsonb
+    FROM ${input.source} s`;
+}

@@ -1,0 +1,77 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import { summariseRequest } from "@/lib/domain/request-summary";
+import type { PermitFacts } from "@/lib/domain/send-permits";
+import { env } from "@/lib/env";
+import type { PermitRequestInput } from "@/lib/validation/permits";
+import { actorColumns, type ProducerActor } from "../access/actor";
+import { insertCaselessAuditRow } from "../case/writer/audit";
+
+export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
+
+/**
+ * The hot path of a send, in one statement and one round trip: when the operation is new and its
+ * holdId free, everything a first permit writes (operation, attempt, hold, reserve entry, permit,
+ * its audit row). Anything else writes nothing and says why: the operation exists (the caller
+ * decides on it under a lock), the holdId belongs to another send, or a concurrent first request is
+ * committing (`ON CONFLICT DO NOTHING` on the operation: the caller asks again).
+ */
+export async function issueFirstPermit(
+  db: Db,
+  producer: ProducerActor,
+  operationId: string,
+  input: PermitRequestInput,
+  facts: PermitFacts,
+): Promise<FirstPermit> {
+  const { actorLabel } = actorColumns(producer);
+  const request = input.request
+    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
+    : null;
+  const after = {
+    operationId,
+    attemptId: facts.attemptId,
+    token: 1,
+    sendDeadline: input.sendDeadline,
+    holdId: facts.holdId,
+    amountMicros: Number(facts.amountMicros),
+    currency: facts.currency,
+  };
+  const rows = await sqlRows<{ outcome: FirstPermit }>(
+    db,
+    Prisma.sql`
+    WITH existing AS (
+      SELECT 1 FROM operations WHERE producer = ${producer.name} AND operation_id = ${operationId}
+    ), taken AS (
+      SELECT 1 FROM holds WHERE producer = ${producer.name} AND hold_id = ${facts.holdId}
+    ), op AS (
+      INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
+      SELECT ${producer.name}, ${operationId}, ${facts.provider}, ${facts.model}, ${facts.fingerprint}, ${request}::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
+      ON CONFLICT (producer, operation_id) DO NOTHING
+      RETURNING id
+    ), att AS (
+      INSERT INTO attempts (operation_ref, attempt_id, kind, provider)
+      SELECT id, ${facts.attemptId}, 'original', ${facts.provider} FROM op
+      RETURNING id, operation_ref
+    ), hold AS (
+      INSERT INTO holds (hold_id, producer, attempt_ref, amount_micros, currency)
+      SELECT ${facts.holdId}, ${producer.name}, id, ${facts.amountMicros}, ${facts.currency} FROM att
+      RETURNING id, attempt_ref
+    ), reserve AS (
+      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label)
+      SELECT id, 'reserve', ${facts.amountMicros}, ${actorLabel} FROM hold
+    ), permit AS (
+      INSERT INTO send_permits (producer, operation_ref, attempt_ref, hold_ref, token, send_deadline)
+      SELECT ${producer.name}, att.operation_ref, att.id, hold.id, 1, ${new Date(input.sendDeadline)}
+      FROM att JOIN hold ON hold.attempt_ref = att.id
+      RETURNING id
+    ), audit AS (
+      ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
+    )
+    SELECT 'issued' AS outcome FROM permit
+    UNION ALL SELECT 'exists' FROM existing
+    UNION ALL SELECT 'hold_taken' FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)`,
+  );
+  return rows[0]?.outcome ?? "raced";
+}
