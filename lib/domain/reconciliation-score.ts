@@ -14,8 +14,11 @@ export const MATCH_WEIGHTS: Readonly<Record<MatchedAttribute, number>> = {
 };
 const ORDER: readonly MatchedAttribute[] = ["client_reference", "fingerprint", "model", "submitted_within_60s"];
 
-/** What scoring reads of a job the provider listed; `input` is its copy of the request, fingerprinted only. */
-export type ScorableJob = { model?: string; createdAt: string; input?: unknown };
+/**
+ * What scoring reads of a job the provider listed (or a webhook named); `input` is its copy of the
+ * request, fingerprinted only, or `fingerprint` when only that was kept.
+ */
+export type ScorableJob = { model?: string; createdAt: string; input?: unknown; fingerprint?: string };
 export type SuggestionTarget = { model: string; fingerprint: string; submittedAt: Date | null };
 export type ScoredJob = { matched: MatchedAttribute[]; confidence: number };
 
@@ -37,7 +40,7 @@ function fingerprintOf(input: unknown): string | null {
 export function scoreListedJob(job: ScorableJob, target: SuggestionTarget, viaReference = false): ScoredJob | null {
   const matched = new Set<MatchedAttribute>();
   if (viaReference) matched.add("client_reference");
-  if (fingerprintOf(job.input) === target.fingerprint) matched.add("fingerprint");
+  if ((job.fingerprint ?? fingerprintOf(job.input)) === target.fingerprint) matched.add("fingerprint");
   if (job.model !== undefined && job.model === target.model) matched.add("model");
   const created = Date.parse(job.createdAt);
   if (

@@ -113,4 +113,11 @@ export class ProviderConfigError extends Error {
 export type VerifiedWebhook = { webhookId: string; signedAt: Date };
 
 /** What a verified webhook says about one job, in the same terms as a status check. */
-export type WebhookReport = { providerJobId: string; status: JobStatus; model?: string };
+export type WebhookReport = {
+  providerJobId: string;
+  status: JobStatus;
+  model?: string;
+  /** The provider's copy of the request, fingerprinted (never kept itself), when the webhook carries it. */
+  requestFingerprint?: string;
+  createdAt?: string;
+};

@@ -9,6 +9,7 @@ import { recordClaimFailure } from "@/lib/services/claim/record-claim-failure";
 import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases";
 import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
+import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
@@ -25,7 +26,8 @@ const SUGGESTION_CASES_PER_TICK = 5;
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
  * escalate a batch of cases past their deadline, park send permits whose deadline passed with no
- * report, apply kept provider webhooks whose job is now known, park actions that keep failing, claim up to
+ * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
+ * uncertain submissions), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
  * started), then send due notifications with whatever time is left, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
@@ -44,6 +46,9 @@ export async function runTick(
   if (overduePermits > 0) workerLog({ step: "permits_parked", workerId: actor.workerId, parked: overduePermits });
   const matchedWebhooks = await matchUnmatchedWebhooks(ctx.db, actor);
   if (matchedWebhooks > 0) workerLog({ step: "webhooks_matched", workerId: actor.workerId, matched: matchedWebhooks });
+  const fromWebhooks = await suggestFromWebhooks(ctx.db, actor);
+  if (fromWebhooks > 0)
+    workerLog({ step: "suggested_from_webhooks", workerId: actor.workerId, suggested: fromWebhooks });
   const poisonClaims = ctx.poisonClaims ?? DEFAULT_POISON_CLAIMS;
   const poisoned = await parkPoisonActions(ctx.db, actor, { threshold: poisonClaims });
   if (poisoned > 0) workerLog({ step: "poison_parked", workerId: actor.workerId, parked: poisoned });

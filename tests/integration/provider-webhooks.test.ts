@@ -5,12 +5,14 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { signWebhookReference } from "@/lib/auth/webhook-reference";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
+import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -242,6 +244,44 @@ describe("jobs the product does not know yet", () => {
     expect(kept).toMatchObject({ outcome: "converged", caseRef: caseId });
     expect(kept.note).toContain("matched after its job was recorded");
     expect(await matchUnmatchedWebhooks(db, worker())).toBe(0);
+  });
+
+  it("suggests an unowned job to the uncertain submission whose request it carries, and attaches nothing", async () => {
+    const request = { prompt: "a heron taking off from a misty lake", duration: 5 };
+    const input = parkInput("submission_uncertain", {
+      provider: "replicate",
+      model: "minimax/video-01",
+      requestFingerprint: requestFingerprint(request),
+      submittedAt: new Date().toISOString(),
+    });
+    const { caseId } = await parkCase(db, shop, input);
+    const other = await parkCase(
+      db,
+      shop,
+      parkInput("submission_uncertain", { provider: "replicate", submittedAt: new Date().toISOString() }),
+    );
+    const jobId = `job-unowned-${sequence++}`;
+    const body = {
+      id: jobId,
+      model: "minimax/video-01",
+      status: "succeeded",
+      input: request,
+      created_at: new Date().toISOString(),
+      output: "https://replicate.delivery/x.mp4",
+    };
+    expect((await replicateCall(body)).json).toMatchObject({ outcome: "unmatched" });
+    expect(await suggestFromWebhooks(db, worker())).toBeGreaterThanOrEqual(1);
+    const suggestion = await db.reconciliationSuggestion.findFirstOrThrow({ where: { caseId, providerJobId: jobId } });
+    expect(suggestion.matched).toEqual(expect.arrayContaining(["fingerprint", "model"]));
+    const weaker = await db.reconciliationSuggestion.findFirst({
+      where: { caseId: other.caseId, providerJobId: jobId },
+    });
+    expect(weaker?.confidence ?? 0).toBeLessThan(suggestion.confidence);
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "submission_uncertain",
+      providerJobId: null,
+    });
+    expect(await suggestFromWebhooks(db, worker())).toBe(0);
   });
 
   it("answers a live permit's send: the provider's completion settles the permit's hold", async () => {

@@ -1,3 +1,4 @@
+import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { isHttpUrl, isObject as isRecord, nonEmptyText as text } from "../json";
 import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
@@ -93,5 +94,22 @@ export function webhookReport(body: unknown): WebhookReport | null {
   const providerJobId = text(body.id);
   if (!providerJobId) return null;
   const model = text(body.model) ?? text(body.version);
-  return { providerJobId, status: predictionToStatus(200, body), ...(model ? { model } : {}) };
+  const fingerprint = fingerprintOf(body.input);
+  const createdAt = text(body.created_at);
+  return {
+    providerJobId,
+    status: predictionToStatus(200, body),
+    ...(model ? { model } : {}),
+    ...(fingerprint ? { requestFingerprint: fingerprint } : {}),
+    ...(createdAt ? { createdAt } : {}),
+  };
+}
+
+function fingerprintOf(input: unknown): string | null {
+  if (!isRecord(input)) return null;
+  try {
+    return requestFingerprint(input);
+  } catch {
+    return null;
+  }
 }

@@ -87,10 +87,11 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
       SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
     ), kept AS (
       INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
-                                     outcome, note, detail)
+                                     outcome, note, detail, request_fingerprint, model, job_created_at)
       SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
              ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
-             'unmatched', ${UNMATCHED_NOTE}, ${JSON.stringify(sanitise(report.status))}::jsonb
+             'unmatched', ${UNMATCHED_NOTE}, ${JSON.stringify(sanitise(report.status))}::jsonb,
+             ${report.requestFingerprint ?? null}, ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz
       WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
       ON CONFLICT (provider, webhook_id) DO NOTHING
       RETURNING outcome, case_ref
@@ -103,6 +104,12 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
 }
 
 const UNMATCHED_NOTE = "no operation owns this job yet";
+
+/** The provider's creation time, when the webhook says it and it reads as a time. */
+function jobCreatedAt(report: WebhookReport): string | null {
+  const at = report.createdAt ? Date.parse(report.createdAt) : Number.NaN;
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
+}
 
 /**
  * Runs `work` in a transaction, again after a lost race; a refusal (a domain or application error)
@@ -132,11 +139,12 @@ async function receive(
   const { report } = input;
   const [row] = await tx.$queryRaw<{ id: bigint }[]>`
     INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
-                                   reference, outcome, detail)
+                                   reference, outcome, detail, request_fingerprint, model, job_created_at)
     VALUES (${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
             ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
             ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, 'received',
-            ${JSON.stringify(sanitise(report.status))}::jsonb)
+            ${JSON.stringify(sanitise(report.status))}::jsonb, ${report.requestFingerprint ?? null},
+            ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz)
     ON CONFLICT (provider, webhook_id) DO NOTHING
     RETURNING id`;
   if (!row) {

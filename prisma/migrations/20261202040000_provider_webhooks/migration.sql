@@ -19,6 +19,13 @@ CREATE TABLE "provider_webhooks" (
     "permit_ref" UUID,
     -- The answer as a status check would record it, sanitised (no signed URL query strings).
     "detail" JSONB NOT NULL,
+    -- What reconciliation can match an unowned job by: the provider's copy of the request, only as
+    -- its fingerprint (the request itself is never kept), and when the provider says it was created.
+    "request_fingerprint" TEXT,
+    "model" TEXT,
+    "job_created_at" TIMESTAMPTZ(3),
+    -- When the worker last looked for uncertain submissions this unowned job may belong to.
+    "considered_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "provider_webhooks_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "provider_webhooks_case_ref_fkey" FOREIGN KEY ("case_ref") REFERENCES "cases"("id"),
@@ -30,3 +37,5 @@ CREATE INDEX "provider_webhooks_job" ON "provider_webhooks"("provider", "provide
 CREATE INDEX "provider_webhooks_case_ref" ON "provider_webhooks"("case_ref") WHERE "case_ref" IS NOT NULL;
 -- Kept webhooks whose job nobody owned yet, for the worker's matching sweep.
 CREATE INDEX "provider_webhooks_unmatched" ON "provider_webhooks"("id") WHERE "outcome" = 'unmatched';
+CREATE INDEX "provider_webhooks_unconsidered" ON "provider_webhooks"("id")
+  WHERE "outcome" = 'unmatched' AND "considered_at" IS NULL;
