@@ -1,10 +1,8 @@
 import autocannon from "autocannon";
 import pg from "pg";
-import { createPrismaClient } from "../../lib/db/client";
-import { createAccessToken } from "../../lib/services/access/create-access-token";
 import { type ParkBody, parkBody } from "./lib/app-ingest-bodies";
 import { type LoadFigures, runRawRegistrations } from "./lib/app-ingest-raw";
-import { appServer } from "./lib/app-server";
+import { appServer, producerKey } from "./lib/app-server";
 import { type Measured, measured, postmasterOf } from "./lib/queue-machine";
 import { statsAgreeWithRebuild } from "./lib/scale-seed";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
@@ -139,10 +137,7 @@ const part: BenchPart = {
   name: "ingest",
   async run(ctx) {
     const server = await appServer(ctx, "ingest");
-    const prisma = createPrismaClient(server.databaseUrl, 1);
-    const key = await createAccessToken(prisma, "cli", { kind: "api_key", name: PRODUCER }).finally(() =>
-      prisma.$disconnect(),
-    );
+    const key = await producerKey(server, PRODUCER);
     const rawUrl = await ctx.createDatabase("ingest_raw");
     const producer = { id: key.id, name: PRODUCER };
     const warm = Array.from({ length: WARM_UP }, (_, i) => parkBody("warm", i));

@@ -2,9 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
-import { createPrismaClient } from "../../lib/db/client";
-import { createAccessToken } from "../../lib/services/access/create-access-token";
-import { appServer, BENCH_REPLICATE_WEBHOOK_SECRET } from "./lib/app-server";
+import { appServer, BENCH_REPLICATE_WEBHOOK_SECRET, producerKey } from "./lib/app-server";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
 /**
@@ -155,10 +153,7 @@ const part: BenchPart = {
   name: "producer-seam",
   async run(ctx) {
     const server = await appServer(ctx, "producer-seam");
-    const prisma = createPrismaClient(server.databaseUrl, 1);
-    const key = await createAccessToken(prisma, "cli", { kind: "api_key", name: PRODUCER }).finally(() =>
-      prisma.$disconnect(),
-    );
+    const key = await producerKey(server, PRODUCER);
     const rawUrl = await ctx.createDatabase("producer_seam_raw");
     const run = randomBytes(4).toString("hex");
 

@@ -3,8 +3,10 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { createPrismaClient } from "../../../lib/db/client";
 import { findFreePort } from "../../../lib/db/embedded";
 import type { Role } from "../../../lib/domain/roles";
+import { createAccessToken } from "../../../lib/services/access/create-access-token";
 import { buildIsStale } from "../../../scripts/build-freshness";
 import { serverNodeArgs } from "../../../server/node-args";
 import { sessionCookie as mintSessionCookie } from "../../shared/session-cookie";
@@ -231,4 +233,15 @@ export function sessionCookie(
   user: { id: string; email: string; name: string; roles: Role[] },
 ): Promise<string> {
   return mintSessionCookie(server.authSecret, user);
+}
+
+/** A producer API key on the shared server's database, for a part that posts as that producer. */
+export async function producerKey(server: AppServer, name: string): Promise<{ id: string; secret: string }> {
+  const prisma = createPrismaClient(server.databaseUrl, 1);
+  try {
+    const key = await createAccessToken(prisma, "cli", { kind: "api_key", name });
+    return { id: key.id, secret: key.secret };
+  } finally {
+    await prisma.$disconnect();
+  }
 }
