@@ -26,7 +26,7 @@ const COUNTERS = {
     labelNames: ["kind"],
   },
   recovery_permits_overdue_total: {
-    help: "Send permits parked as uncertain because no outcome was reported by their deadline",
+    help: "Send permits the product parked for a silent producer: no outcome by the deadline, or no completion a day after acceptance",
     labelNames: [],
   },
   recovery_storage_refusals_total: {

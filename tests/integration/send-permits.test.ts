@@ -301,6 +301,27 @@ describe("the deadline sweep", () => {
   });
 });
 
+describe("an accepted send whose producer goes silent", () => {
+  it("is parked as a job to check after a day without a completion, hold kept", async () => {
+    const { operationId, input, token } = await permitted();
+    const job = `job-${operationId}`;
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "accepted", job));
+    expect(await parkOverduePermits(db, worker())).toBe(0);
+    await owner.sendPermit.updateMany({
+      where: { operation: { operationId } },
+      data: { reportedAt: new Date(Date.now() - 25 * 3600_000) },
+    });
+    expect(await parkOverduePermits(db, worker())).toBe(1);
+    const permit = await db.sendPermit.findFirstOrThrow({
+      where: { operation: { operationId } },
+      include: { case: true },
+    });
+    expect(permit.case).toMatchObject({ stage: "polling", state: "parked", providerJobId: job, heldMicros: 100_000n });
+    expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId: permit.caseRef });
+    expect(await parkOverduePermits(db, worker())).toBe(0);
+  });
+});
+
 describe("money on permits", () => {
   it("shows sends in flight on the overview (count, age, money), not as cases", async () => {
     const operator = await makeUser(db, ["operator"]);
