@@ -24,6 +24,11 @@ export function requireWorker(actor: Principal): WorkerActor {
   return actor;
 }
 
+export function requireProvider(actor: Principal): ProviderActor {
+  if (actor.kind !== "provider") throw new AppError("forbidden", "Only a provider's signed webhook may do this.");
+  return actor;
+}
+
 export function actorColumns(actor: Principal) {
   switch (actor.kind) {
     case "user":

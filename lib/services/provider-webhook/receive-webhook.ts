@@ -1,25 +1,22 @@
 import { verifyWebhookReference, type WebhookReference } from "@/lib/auth/webhook-reference";
-import type { Db, Prisma } from "@/lib/db/client";
-import { Prisma as Sql } from "@/lib/db/generated/prisma/client";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { inTransaction } from "@/lib/db/transaction";
 import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
-import type { OutcomeReport, PermitStatus } from "@/lib/domain/send-permits";
-import type { CaseState, Stage } from "@/lib/domain/stages";
-import { meaningOfWebhook, type WebhookTarget, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
+import type { OutcomeReport } from "@/lib/domain/send-permits";
+import { meaningOfWebhook, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { earliestExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
-import { actorColumns, type ProviderActor, requireWorker } from "../access/actor";
+import { type ProviderActor, requireProvider, requireWorker } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
-import { observedOutputs } from "../claim/record-observation";
-import { settleInFull } from "../hold/settle-in-full";
 import { recordPermitJob } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
+import { type Applied, converge } from "./converge";
+import { type Found, findTarget } from "./webhook-target";
 
 export type WebhookInput = { report: WebhookReport; reference: WebhookReference | null; signedAt: Date };
 
@@ -44,19 +41,6 @@ export async function receiveSignedWebhook(
 }
 export type WebhookResult = { duplicate: boolean; outcome: string; caseId: string | null };
 
-type Found = {
-  target: WebhookTarget;
-  caseId: string | null;
-  permitId: string | null;
-  /** The attempt of the referenced operation (for an attach). */
-  attemptRef: string | null;
-};
-
-function requireProvider(actor: Principal): ProviderActor {
-  if (actor.kind !== "provider") throw new AppError("forbidden", "Only a provider's signed webhook may do this.");
-  return actor;
-}
-
 /**
  * DESIGN 8: a verified provider webhook is an observation like a status check, through the same
  * domain rules (lib/domain/webhook-evidence.ts). It is kept once per provider event ID; a duplicate
@@ -80,7 +64,7 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
   const { report } = input;
   const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
     db,
-    Sql.sql`
+    Prisma.sql`
     WITH seen AS (
       SELECT outcome, case_ref FROM provider_webhooks WHERE provider = ${actor.provider} AND webhook_id = ${actor.webhookId}
     ), owned AS (
@@ -226,8 +210,6 @@ type KeptRow = {
   detail: unknown;
 };
 
-type Applied = { outcome: string; note: string | null; caseId: string | null };
-
 async function apply(
   tx: Prisma.TransactionClient,
   actor: ProviderActor,
@@ -289,122 +271,4 @@ async function apply(
       return { outcome: "attached", note: `${text}; ${then.note}`, caseId };
     }
   }
-}
-
-/** A parked job check converges on the provider's word, with the settlement a completion makes certain. */
-async function converge(
-  tx: Prisma.TransactionClient,
-  actor: ProviderActor,
-  caseId: string,
-  report: WebhookReport,
-  verdict: Extract<WebhookVerdict, { kind: "converge" }>,
-  evidence: Record<string, unknown>,
-): Promise<Applied> {
-  const row = await loadCase(tx, caseId);
-  const { actorLabel } = actorColumns(actor);
-  const hold = verdict.settle ? await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } }) : null;
-  const settled = hold
-    ? await settleInFull(tx, { holdRef: hold.id, note: "settled on the provider's signed completion", actorLabel })
-    : 0n;
-  if (hold && settled > 0n) {
-    await recordAudit(tx, {
-      actor,
-      kind: "hold_settled",
-      caseId,
-      episode: row.episode,
-      before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
-      after: { status: "settled", settledMicros: Number(settled) },
-      evidence: { text: "charge is certain: the provider's signed webhook reports completion" },
-    });
-  }
-  const expiry = earliestExpiry(report.status);
-  await transitionCase(tx, {
-    row,
-    actor,
-    command: { type: "observe_outcome", stage: verdict.stage, evidence: verdict.evidence },
-    evidence: sanitise({ ...evidence, text: verdict.evidence }) as Prisma.InputJsonValue,
-    extra: {
-      ...(settled > 0n ? { heldMicros: { decrement: settled } } : {}),
-      ...(expiry ? { outputsExpireAt: expiry } : {}),
-    },
-  });
-  await tx.providerObservation.create({
-    data: {
-      caseId,
-      attemptRef: row.attemptRef,
-      kind: report.status.kind,
-      providerStatus: "providerStatus" in report.status ? report.status.providerStatus : null,
-      ...(report.status.kind === "completed"
-        ? { outputs: JSON.parse(observedOutputs(report.status) ?? "[]") as Prisma.InputJsonValue }
-        : {}),
-      detail: sanitise({ ...report.status, via: "webhook" }) as Prisma.InputJsonValue,
-    },
-  });
-  return { outcome: "converged", note: verdict.evidence, caseId };
-}
-
-type OwnerRow = {
-  attempt_ref: string;
-  case_id: string | null;
-  case_attempt: string | null;
-  stage: Stage | null;
-  state: CaseState | null;
-  permit_id: string | null;
-  permit_status: PermitStatus | null;
-  permit_case: string | null;
-};
-
-/** Who the job belongs to (rule 11's owner), else the operation a verified reference names, else nobody. */
-async function findTarget(
-  tx: Prisma.TransactionClient,
-  provider: string,
-  providerJobId: string,
-  reference: WebhookReference | null,
-): Promise<Found> {
-  const [owner] = await tx.$queryRaw<OwnerRow[]>`
-    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
-           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
-    FROM attempts a JOIN operations o ON o.id = a.operation_ref
-    LEFT JOIN cases c ON c.operation_ref = o.id
-    LEFT JOIN send_permits p ON p.attempt_ref = a.id
-    WHERE a.provider = ${provider} AND a.provider_job_id = ${providerJobId}`;
-  if (owner) return ownedTarget(owner);
-  if (!reference) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
-  const [named] = await tx.$queryRaw<OwnerRow[]>`
-    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
-           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
-    FROM operations o
-    LEFT JOIN cases c ON c.operation_ref = o.id
-    LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = o.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
-    LEFT JOIN attempts a ON a.id = coalesce(c.attempt_ref, p.attempt_ref)
-    WHERE o.producer = ${reference.producer} AND o.operation_id = ${reference.operationId} AND o.provider = ${provider}`;
-  if (!named) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
-  if (named.permit_id && named.permit_status && !named.permit_case) {
-    return {
-      target: { kind: "referenced_permit", status: named.permit_status },
-      caseId: null,
-      permitId: named.permit_id,
-      attemptRef: named.attempt_ref,
-    };
-  }
-  if (named.case_id && named.stage && named.state) {
-    return {
-      target: { kind: "referenced_case", stage: named.stage, state: named.state },
-      caseId: named.case_id,
-      permitId: null,
-      attemptRef: named.attempt_ref,
-    };
-  }
-  return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
-}
-
-function ownedTarget(owner: OwnerRow): Found {
-  const base = { permitId: owner.permit_id, attemptRef: owner.attempt_ref };
-  if (owner.case_id && owner.case_attempt === owner.attempt_ref && owner.stage && owner.state) {
-    return { ...base, target: { kind: "case", stage: owner.stage, state: owner.state }, caseId: owner.case_id };
-  }
-  if (owner.permit_id && owner.permit_status && !owner.permit_case) {
-    return { ...base, target: { kind: "permit", status: owner.permit_status }, caseId: null };
-  }
-  return { ...base, target: { kind: "superseded_attempt" }, caseId: owner.case_id };
 }
