@@ -272,6 +272,33 @@ describe("reporting a send's outcome", () => {
   });
 });
 
+describe("two producers", () => {
+  it("each get their own permit for one operation ID, and one provider job belongs to one of them", async () => {
+    const other = producer("permit-shop-two");
+    const { operationId, input } = permitInput();
+    const first = await requestPermit(db, shop, operationId, input);
+    const second = await requestPermit(db, other, operationId, {
+      ...input,
+      hold: { ...input.hold, holdId: `${input.hold.holdId}-b` },
+    });
+    expect([first.status, second.status]).toEqual(["permitted", "permitted"]);
+    const job = `job-shared-${operationId}`;
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
+    const before = await tableCounts(db);
+    await expect(
+      reportOutcome(db, other, input.attemptId, outcomeInput(operationId, 1, "accepted", job)),
+    ).rejects.toMatchObject({ code: "provider_job_in_use" });
+    expect(await tableCounts(db)).toEqual(before);
+    // The other shop's send parks without the job (its uncertain case is its own to reconcile).
+    const parked = await reportOutcome(db, other, input.attemptId, outcomeInput(operationId, 1, "unknown"));
+    expect(await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } })).toMatchObject({
+      producer: other.name,
+      stage: "submission_uncertain",
+      providerJobId: null,
+    });
+  });
+});
+
 describe("the deadline sweep", () => {
   it("parks a permit whose deadline passed with no report, once, hold kept and counted", async () => {
     const { operationId, input, token } = await permitted();

@@ -1,5 +1,6 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
+import type { Principal } from "@/lib/domain/principal";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import type { UserActor } from "../access/actor";
@@ -32,21 +33,27 @@ export function jobInUseForReviewer(user: UserActor, ownerCaseId: string | null)
 }
 
 /**
- * Records the job on the case's attempt (the case may only name its own attempt's job; that key is
- * checked at commit). The unique key settles a race with another writer of the same job: the loser
- * is refused, not a 500.
+ * Records the job on an attempt (a case may only name its own attempt's job; that key is checked at
+ * commit). A job another attempt owns is refused before the write, and the unique key settles a race
+ * with another writer of the same job: the loser is refused, not a 500. A reviewer is pointed at the
+ * owning case; anyone else (a producer, a provider's webhook) learns nothing about it (rule 11).
  */
 export async function recordJobOnAttempt(
   tx: Prisma.TransactionClient,
-  user: UserActor,
+  actor: Principal,
   target: { attemptRef: string; provider: string; providerJobId: string },
 ) {
+  const refused = (ownerCaseId: string | null) =>
+    actor.kind === "user"
+      ? jobInUseForReviewer(actor, ownerCaseId)
+      : new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
   const owner = await findJobOwner(tx, target.provider, target.providerJobId);
-  if (owner && owner.attemptRef !== target.attemptRef) throw jobInUseForReviewer(user, owner.caseId);
+  if (owner?.attemptRef === target.attemptRef) return;
+  if (owner) throw refused(owner.caseId);
   try {
     await tx.attempt.update({ where: { id: target.attemptRef }, data: { providerJobId: target.providerJobId } });
   } catch (error) {
-    if (isUniqueViolation(error)) throw jobInUseForReviewer(user, null);
+    if (isUniqueViolation(error)) throw refused(null);
     throw error;
   }
 }

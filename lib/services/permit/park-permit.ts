@@ -1,10 +1,10 @@
 import type { Prisma } from "@/lib/db/client";
-import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { PermitStatus } from "@/lib/domain/send-permits";
 import type { Stage } from "@/lib/domain/stages";
-import { AppError } from "@/lib/errors";
+import { recordJobOnAttempt } from "../case/job-owner";
+import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
 
 /** A permit, with what parking it needs of its operation, attempt and hold. */
@@ -25,32 +25,6 @@ export const PERMIT_FOR_PARKING = {
   hold: { select: { amountMicros: true, currency: true } },
 } as const;
 
-/** No job another operation owns can be recorded on this attempt (rule 11); the producer learns nothing more. */
-export async function recordPermitJob(
-  tx: Prisma.TransactionClient,
-  permit: { attemptRef: string; operation: { provider: string } },
-  providerJobId: string,
-): Promise<void> {
-  const owner = await tx.attempt.findUnique({
-    where: { provider_providerJobId: { provider: permit.operation.provider, providerJobId } },
-    select: { id: true },
-  });
-  if (owner && owner.id !== permit.attemptRef) throw jobInUse();
-  try {
-    await tx.attempt.update({
-      where: { id: permit.attemptRef },
-      data: { providerJobId, submittedAt: new Date() },
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw jobInUse();
-    throw error;
-  }
-}
-
-function jobInUse(): AppError {
-  return new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
-}
-
 /**
  * Parks a permit's send as a case (DESIGN 6a): the operation's first case, on the permit's own
  * attempt and hold, so the money reserved at the permit stays on the one hold that is now the
@@ -70,7 +44,11 @@ export async function parkPermit(
 ): Promise<{ caseId: string }> {
   const { permit, stage, providerJobId } = input;
   if (providerJobId && permit.attempt.providerJobId !== providerJobId) {
-    await recordPermitJob(tx, permit, providerJobId);
+    await recordJobOnAttempt(tx, input.actor, {
+      attemptRef: permit.attemptRef,
+      provider: permit.operation.provider,
+      providerJobId,
+    });
   }
   const evidence = sanitise(input.evidence) as Prisma.InputJsonValue;
   const created = await tx.case.create({
@@ -109,4 +87,25 @@ export async function parkPermit(
     evidence,
   });
   return { caseId: created.id };
+}
+
+/**
+ * A job named for an operation's uncertain case by its own producer (a late report) or by the
+ * provider's signed webhook carrying the operation's reference: recorded on the case's attempt and
+ * attached (the case becomes a job to check). Attaching approves nothing (rule 2).
+ */
+export async function attachJobToUncertainCase(
+  tx: Prisma.TransactionClient,
+  input: { actor: Principal; caseId: string; providerJobId: string; text: string; evidence: Record<string, unknown> },
+): Promise<void> {
+  const { actor, providerJobId } = input;
+  const row = await loadCase(tx, input.caseId);
+  await recordJobOnAttempt(tx, actor, { attemptRef: row.attemptRef, provider: row.provider, providerJobId });
+  await transitionCase(tx, {
+    row,
+    actor,
+    command: { type: "reconcile_attach", providerJobId, evidence: input.text },
+    evidence: sanitise({ ...input.evidence, text: input.text, providerJobId }) as Prisma.InputJsonValue,
+  });
+  await tx.sendPermit.updateMany({ where: { caseRef: input.caseId }, data: { providerJobId } });
 }

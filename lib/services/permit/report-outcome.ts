@@ -6,10 +6,10 @@ import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/doma
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { actorColumns, requireProducer } from "../access/actor";
-import { loadCase, transitionCase } from "../case/transition-case";
+import { recordJobOnAttempt } from "../case/job-owner";
 import { recordAudit } from "../case/writer/audit";
 import { settleInFull } from "../hold/settle-in-full";
-import { PERMIT_FOR_PARKING, type PermitForParking, parkPermit, recordPermitJob } from "./park-permit";
+import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 
 export type OutcomeResult = {
   operationId: string;
@@ -102,7 +102,7 @@ export async function applyPermitReport(
   await tx.sendPermit.update({ where: { id: permit.id }, data: { lastReport: input.note, reportedAt: new Date() } });
   switch (effect.kind) {
     case "record_job":
-      await recordPermitJob(tx, permit, effect.providerJobId);
+      await recordJob(tx, actor, permit, effect.providerJobId);
       await setStatus(tx, permit.id, effect.next, effect.providerJobId);
       await audit(tx, actor, "permit_accepted", permit, { providerJobId: effect.providerJobId }, evidence);
       return result(effect.next, null, effect.providerJobId);
@@ -112,9 +112,7 @@ export async function applyPermitReport(
       await audit(tx, actor, "permit_rejected", permit, { holdAwaits: "finance" }, evidence);
       return result(effect.next, null, null);
     case "settle":
-      if (permit.attempt.providerJobId !== effect.providerJobId) {
-        await recordPermitJob(tx, permit, effect.providerJobId);
-      }
+      await recordJob(tx, actor, permit, effect.providerJobId);
       await setStatus(tx, permit.id, effect.next, effect.providerJobId);
       await settleOnCompletion(tx, actor, permit, evidence);
       return result(effect.next, null, effect.providerJobId);
@@ -130,8 +128,15 @@ export async function applyPermitReport(
       return result(effect.next, caseId, effect.providerJobId);
     }
     case "attach": {
-      const caseId = await attachLateJob(tx, actor, permit, effect.providerJobId, evidence);
-      return result(permit.status, caseId, effect.providerJobId);
+      if (!permit.caseRef) throw new AppError("conflict", "The permit has no case to attach the job to.");
+      await attachJobToUncertainCase(tx, {
+        actor,
+        caseId: permit.caseRef,
+        providerJobId: effect.providerJobId,
+        text: `${reporter(actor)} named the job after the permit was parked`,
+        evidence,
+      });
+      return result(permit.status, permit.caseRef, effect.providerJobId);
     }
   }
 }
@@ -179,31 +184,8 @@ async function settleOnCompletion(
   await audit(tx, actor, "permit_completed", permit, { holdSettledMicros: Number(settled) }, evidence);
 }
 
-/**
- * A job reported after the permit was parked as uncertain: the producer's own create returned it,
- * so it is attached to that case (an uncertain submission becomes a job to check). Attaching
- * approves nothing (rule 2): a reviewer still decides the recovery.
- */
-async function attachLateJob(
-  tx: Prisma.TransactionClient,
-  actor: Principal,
-  permit: PermitForParking & { caseRef: string | null },
-  providerJobId: string,
-  evidence: Record<string, unknown>,
-): Promise<string> {
-  if (!permit.caseRef) throw new AppError("conflict", "The permit has no case to attach the job to.");
-  const row = await loadCase(tx, permit.caseRef);
-  const summary = `${reporter(actor)} named the job after the permit was parked`;
-  await transitionCase(tx, {
-    row,
-    actor,
-    command: { type: "reconcile_attach", providerJobId, evidence: summary },
-    evidence: sanitise({ ...evidence, providerJobId }) as Prisma.InputJsonValue,
-  });
-  await recordPermitJob(tx, permit, providerJobId);
-  await tx.sendPermit.update({ where: { id: permit.id }, data: { providerJobId } });
-  return permit.caseRef;
-}
+const recordJob = (tx: Prisma.TransactionClient, actor: Principal, permit: PermitForParking, providerJobId: string) =>
+  recordJobOnAttempt(tx, actor, { attemptRef: permit.attemptRef, provider: permit.operation.provider, providerJobId });
 
 /** Who made a report, in the words a timeline reads. */
 function reporter(actor: Principal): string {

@@ -12,8 +12,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
 import { type ProviderActor, requireProvider, requireWorker } from "../access/actor";
-import { loadCase, transitionCase } from "../case/transition-case";
-import { recordPermitJob } from "../permit/park-permit";
+import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
 import { type Applied, converge } from "./converge";
 import { type Found, findTarget } from "./webhook-target";
@@ -252,20 +251,8 @@ async function apply(
     }
     case "attach": {
       const caseId = found.caseId ?? "";
-      const row = await loadCase(tx, caseId);
       const text = `the ${actor.provider} webhook for job ${report.providerJobId} carried this operation's signed reference`;
-      await recordPermitJob(
-        tx,
-        { attemptRef: row.attemptRef, operation: { provider: actor.provider } },
-        report.providerJobId,
-      );
-      await transitionCase(tx, {
-        row,
-        actor,
-        command: { type: "reconcile_attach", providerJobId: report.providerJobId, evidence: text },
-        evidence: sanitise({ ...evidence, text }) as Prisma.InputJsonValue,
-      });
-      await tx.sendPermit.updateMany({ where: { caseRef: caseId }, data: { providerJobId: report.providerJobId } });
+      await attachJobToUncertainCase(tx, { actor, caseId, providerJobId: report.providerJobId, text, evidence });
       if (verdict.andThen.kind !== "converge") return { outcome: "attached", note: text, caseId };
       const then = await converge(tx, actor, caseId, report, verdict.andThen, evidence);
       return { outcome: "attached", note: `${text}; ${then.note}`, caseId };
