@@ -15,6 +15,7 @@ export type WebhookFaults = {
 };
 export type SentWebhook = { provider: string; jobId: string; status: string; signed: boolean; answer: number | null };
 
+const MAX_SENT = 5_000;
 const NO_FAULTS: WebhookFaults = { duplicate: false, lateProcessing: false, badSignatureFirst: false, delayMs: 0 };
 
 /**
@@ -94,6 +95,8 @@ export class WebhookSender {
       () => null,
     );
     this.sent.push({ provider: job.provider, jobId: job.id, status, signed: valid, answer });
+    // A long demo run sends without end; the log keeps the latest, as the request log does.
+    if (this.sent.length > MAX_SENT) this.sent.splice(0, this.sent.length - MAX_SENT);
   }
 
   private replicateHeaders(id: string, now: Date, raw: string): Record<string, string> {

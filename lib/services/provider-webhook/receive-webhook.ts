@@ -69,12 +69,7 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
     ), owned AS (
       SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
     ), kept AS (
-      INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
-                                     outcome, note, detail, request_fingerprint, model, job_created_at)
-      SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
-             ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
-             'unmatched', ${UNMATCHED_NOTE}, ${JSON.stringify(sanitise(report.status))}::jsonb,
-             ${report.requestFingerprint ?? null}, ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz
+      ${insertKept(actor, input, { outcome: "unmatched", note: UNMATCHED_NOTE })}
       WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
       ON CONFLICT (provider, webhook_id) DO NOTHING
       RETURNING outcome, case_ref
@@ -87,6 +82,22 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
 }
 
 const UNMATCHED_NOTE = "no operation owns this job yet";
+
+/** A verified webhook's row, as `INSERT … SELECT` (the caller adds its conditions and conflict clause). */
+function insertKept(
+  actor: ProviderActor,
+  input: WebhookInput,
+  row: { outcome: "received" | "unmatched"; note: string | null },
+): Prisma.Sql {
+  const { report } = input;
+  return Prisma.sql`INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status,
+                                   signed_at, reference, outcome, note, detail, request_fingerprint, model, job_created_at)
+    SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
+           ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
+           ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, ${row.outcome}, ${row.note},
+           ${JSON.stringify(sanitise(report.status))}::jsonb, ${report.requestFingerprint ?? null},
+           ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz`;
+}
 
 /** The provider's creation time, when the webhook says it and it reads as a time. */
 function jobCreatedAt(report: WebhookReport): string | null {
@@ -119,17 +130,10 @@ async function receive(
   input: WebhookInput,
   refused: string | null,
 ): Promise<WebhookResult> {
-  const { report } = input;
-  const [row] = await tx.$queryRaw<{ id: bigint }[]>`
-    INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
-                                   reference, outcome, detail, request_fingerprint, model, job_created_at)
-    VALUES (${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
-            ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
-            ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, 'received',
-            ${JSON.stringify(sanitise(report.status))}::jsonb, ${report.requestFingerprint ?? null},
-            ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz)
+  const [row] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+    ${insertKept(actor, input, { outcome: "received", note: null })}
     ON CONFLICT (provider, webhook_id) DO NOTHING
-    RETURNING id`;
+    RETURNING id`);
   if (!row) {
     const seen = await tx.providerWebhook.findUniqueOrThrow({
       where: { provider_webhookId: { provider: actor.provider, webhookId: actor.webhookId } },
