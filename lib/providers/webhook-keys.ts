@@ -24,15 +24,19 @@ const get = (url: string, headers: Record<string, string> = {}) =>
  * fal's signing keys from its JWKS, cached for an hour; `refresh` fetches again (a key this cache
  * does not have may be a rotation) unless that was done within the last ten seconds.
  */
-export async function falWebhookKeys(url: string, options: { refresh?: boolean } = {}): Promise<KeyObject[]> {
+export async function falWebhookKeys(
+  url: string,
+  options: { refresh?: boolean; now?: number } = {},
+): Promise<KeyObject[]> {
+  const now = options.now ?? Date.now();
   const store = cache().fal;
   const cached = store.get(url) ?? null;
-  const age = cached ? Date.now() - cached.at : Number.POSITIVE_INFINITY;
+  const age = cached ? now - cached.at : Number.POSITIVE_INFINITY;
   if (cached && age < JWKS_MAX_AGE_MS && (!options.refresh || age < JWKS_MIN_REFETCH_MS)) return cached.value;
   const answer = await get(url);
   if (answer.kind !== "response" || answer.status !== 200) return cached?.value ?? [];
   const keys = falKeysFromJwks(answer.body);
-  store.set(url, { value: keys, at: Date.now() });
+  store.set(url, { value: keys, at: now });
   return keys;
 }
 
