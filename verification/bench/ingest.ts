@@ -1,8 +1,8 @@
-import autocannon from "autocannon";
 import pg from "pg";
 import { type ParkBody, parkBody } from "./lib/app-ingest-bodies";
 import { type LoadFigures, runRawRegistrations } from "./lib/app-ingest-raw";
 import { appServer, producerKey } from "./lib/app-server";
+import { postLoad } from "./lib/post-load";
 import { type Measured, measured, postmasterOf } from "./lib/queue-machine";
 import { statsAgreeWithRebuild } from "./lib/scale-seed";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
@@ -20,38 +20,10 @@ const PRODUCER = "bench-shop";
 type HttpFigures = LoadFigures & { statuses: Record<string, number> };
 
 async function postAll(url: string, secret: string | null, bodies: ParkBody[]): Promise<HttpFigures> {
-  const payloads = bodies.map((body) => JSON.stringify(body));
-  const statuses: Record<string, number> = {};
-  let next = 0;
-  const started = performance.now();
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    amount: payloads.length,
-    timeout: 30,
-    requests: [
-      {
-        method: "POST",
-        path: "/api/v1/cases",
-        headers: { ...(secret ? { authorization: `Bearer ${secret}` } : {}), "content-type": "application/json" },
-        setupRequest: (request) => ({ ...request, body: payloads[next++ % payloads.length] }),
-        onResponse: (status) => {
-          statuses[status] = (statuses[status] ?? 0) + 1;
-        },
-      },
-    ],
-  });
-  const seconds = (performance.now() - started) / 1000;
-  const count = Object.values(statuses).reduce((a, b) => a + b, 0);
-  if (result.errors > 0) statuses.connection_error = result.errors;
-  return {
-    count,
-    seconds,
-    perSecond: count / seconds,
-    p99Ms: result.latency.p99,
-    created: statuses["201"] ?? 0,
-    statuses,
-  };
+  const headers: Record<string, string> = secret ? { authorization: `Bearer ${secret}` } : {};
+  const requests = bodies.map((body) => ({ path: "/api/v1/cases", body: JSON.stringify(body), headers }));
+  const figures = await postLoad(url, requests, CONNECTIONS);
+  return { ...figures, created: figures.statuses["201"] ?? 0 };
 }
 
 type Counts = Record<string, number>;

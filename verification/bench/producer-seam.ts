@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import autocannon from "autocannon";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { appServer, BENCH_REPLICATE_WEBHOOK_SECRET, producerKey } from "./lib/app-server";
+import { type LoadRequest, type LoadResult, postLoad } from "./lib/post-load";
 import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
 /**
@@ -15,41 +15,9 @@ const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10_000);
 const CONNECTIONS = 16;
 const PRODUCER = "bench-seam-shop";
 
-type Request = { path: string; body: string; headers: Record<string, string> };
-type Figures = { count: number; seconds: number; perSecond: number; statuses: Record<string, number> };
-
-async function fire(url: string, requests: Request[]): Promise<Figures> {
-  const statuses: Record<string, number> = {};
-  let next = 0;
-  const started = performance.now();
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    amount: requests.length,
-    timeout: 30,
-    requests: [
-      {
-        method: "POST",
-        setupRequest: (request) => {
-          const r = requests[next++ % requests.length] as Request;
-          return {
-            ...request,
-            path: r.path,
-            body: r.body,
-            headers: { ...r.headers, "content-type": "application/json" },
-          };
-        },
-        onResponse: (status) => {
-          statuses[status] = (statuses[status] ?? 0) + 1;
-        },
-      },
-    ],
-  });
-  const seconds = (performance.now() - started) / 1000;
-  const count = Object.values(statuses).reduce((a, b) => a + b, 0);
-  if (result.errors > 0) statuses.connection_error = result.errors;
-  return { count, seconds, perSecond: count / seconds, statuses };
-}
+type Request = LoadRequest;
+type Figures = Pick<LoadResult, "count" | "seconds" | "perSecond" | "statuses">;
+const fire = (url: string, requests: Request[]) => postLoad(url, requests, CONNECTIONS);
 
 async function rawRun<T>(
   databaseUrl: string,
