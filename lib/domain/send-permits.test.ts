@@ -124,6 +124,8 @@ describe("reporting an outcome", () => {
     ["rejected", "accepted", "illegal_transition"],
     ["completed", "completed", "repeat"],
     ["completed", "unknown", "repeat"],
+    ["completed", "accepted", "repeat"],
+    ["failed", "accepted", "repeat"],
     ["failed", "unknown", "repeat"],
     ["completed", "failedJob", "illegal_transition"],
     ["failed", "failed", "repeat"],

@@ -232,11 +232,11 @@ export function decideOutcome(
     case "rejected":
       return report.kind === "rejected" ? ok({ kind: "repeat" }) : illegal();
     // An outcome already known (the provider's own webhook may have told it first): the same
-    // report, or a producer that lost track of its answer, adds nothing.
+    // report, a producer that lost track of its answer, or its late "accepted" add nothing.
     case "completed":
-      return report.kind === "completed" || report.kind === "unknown" ? ok({ kind: "repeat" }) : illegal();
+      return ["completed", "unknown", "accepted"].includes(report.kind) ? ok({ kind: "repeat" }) : illegal();
     case "failed":
-      return report.kind === "failed" || report.kind === "unknown" ? ok({ kind: "repeat" }) : illegal();
+      return ["failed", "unknown", "accepted"].includes(report.kind) ? ok({ kind: "repeat" }) : illegal();
   }
   return illegal();
 }

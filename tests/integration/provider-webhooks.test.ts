@@ -303,6 +303,28 @@ describe("jobs the product does not know yet", () => {
     });
   });
 
+  it("racing the producer's own report on a live permit, ends in one settlement whichever comes first", async () => {
+    for (let round = 0; round < 4; round++) {
+      const { operationId, input } = permitInput({ provider: "fal" });
+      const permit = await requestPermit(db, shop, operationId, input);
+      if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
+      const job = `fal-race-${sequence++}`;
+      const body = { request_id: job, status: "OK", payload: { video: { url: "https://v3.fal.media/files/v.mp4" } } };
+      const [report, hook] = await Promise.all([
+        reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job)),
+        falCall(body, { ref: permit.webhook.ref }),
+      ]);
+      expect(hook.status).toBe(200);
+      expect(["accepted", "completed"]).toContain(report.status);
+      expect(await db.sendPermit.findFirstOrThrow({ where: { operation: { operationId } } })).toMatchObject({
+        status: "completed",
+        providerJobId: job,
+      });
+      const hold = await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId }, include: { entries: true } });
+      expect(hold.entries.filter((e) => e.kind === "settle")).toHaveLength(1);
+    }
+  });
+
   it("with the operation's signed reference, attaches the job to the uncertain case, and approves nothing", async () => {
     const { operationId, input } = permitInput({ provider: "replicate" });
     const permit = await requestPermit(db, shop, operationId, input);

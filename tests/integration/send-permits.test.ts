@@ -3,6 +3,7 @@ import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
 import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { listHolds } from "@/lib/services/hold/list-holds";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
@@ -296,6 +297,29 @@ describe("two producers", () => {
       stage: "submission_uncertain",
       providerJobId: null,
     });
+  });
+});
+
+describe("a second episode", () => {
+  it("reopens a permit-born case with a new attempt and hold, and the permit's hold stays accounted", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { operationId, input, token } = await permitted();
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "accepted", `job-${operationId}`));
+    const failed = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "failed"));
+    const caseId = failed.caseId ?? "";
+    await acceptFailure(db, reviewer, caseId, { evidence: "the provider reports a content failure" });
+    const again = parkInput("submission_uncertain", {
+      operationId,
+      attemptId: `${operationId}-a2`,
+      hold: { holdId: `${input.hold.holdId}-2`, amountMicros: 100_000, currency: "USD" },
+    });
+    const reopened = await parkCase(db, shop, again);
+    expect(reopened).toMatchObject({ caseId, created: true, stage: "submission_uncertain", state: "parked" });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ episode: 2 });
+    expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId });
+    expect(await holdOf(again.hold.holdId)).toMatchObject({ status: "held", caseId });
+    // The operation's permit was used: asking again never permits a second send of it.
+    expect((await requestPermit(db, shop, operationId, input)).status).not.toBe("permitted");
   });
 });
 
