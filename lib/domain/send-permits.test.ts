@@ -102,7 +102,8 @@ describe("reporting an outcome", () => {
     failed: { kind: "failed", providerJobId: null },
     failedJob: { kind: "failed", providerJobId: "job-1" },
   };
-  const permit = (status: PermitStatus) => ({ ...stored(status), latestToken: 1 });
+  const permit = (status: PermitStatus) => ({ ...stored(status), caseRef: stored(status).caseId, latestToken: 1 });
+  const parkedAccepted = { ...permit("accepted"), caseRef: "case-1" };
   const table: [PermitStatus, keyof typeof reports, string][] = [
     ["live", "accepted", "record_job accepted"],
     ["live", "rejected", "close_rejected rejected"],
@@ -137,6 +138,17 @@ describe("reporting an outcome", () => {
     const e = verdict.value;
     const text = e.kind === "park" ? `park ${e.next} ${e.stage}` : "next" in e ? `${e.kind} ${e.next}` : e.kind;
     expect(text).toBe(expected);
+  });
+
+  it.each([
+    ["unknown", "repeat"],
+    ["accepted", "repeat"],
+    ["completedJob", "repeat"],
+    ["failedJob", "repeat"],
+    ["rejected", "illegal_transition"],
+  ] as const)("an accepted send already parked as a job to check + %s -> %s (its case decides)", (report, expected) => {
+    const verdict = decideOutcome(parkedAccepted, 1, reports[report] as OutcomeReport);
+    expect(verdict.ok ? verdict.value.kind : verdict.error.code).toBe(expected);
   });
 
   it("refuses a stale token, and any report on a superseded permit", () => {

@@ -170,7 +170,14 @@ function jobOf(report: OutcomeReport): string | null {
  * names a different job than the one recorded is refused.
  */
 export function decideOutcome(
-  permit: { status: PermitStatus; token: number; providerJobId: string | null; latestToken: number },
+  permit: {
+    status: PermitStatus;
+    token: number;
+    providerJobId: string | null;
+    latestToken: number;
+    /** The case the send parked as, if it did. */
+    caseRef: string | null;
+  },
   token: number,
   report: OutcomeReport,
 ): Result<OutcomeEffect> {
@@ -208,6 +215,9 @@ export function decideOutcome(
       }
       break;
     case "accepted": {
+      // Parked as a job to check (the producer lost track of it): its case decides from here, on
+      // the provider's word through its status checks, so no report moves the send again.
+      if (permit.caseRef !== null) return report.kind === "rejected" ? illegal() : ok({ kind: "repeat" });
       const acceptedJob = known ?? "";
       switch (report.kind) {
         case "accepted":

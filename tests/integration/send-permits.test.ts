@@ -358,11 +358,17 @@ describe("an accepted send whose producer goes silent", () => {
     const job = `job-${operationId}`;
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "accepted", job));
     expect(await parkOverduePermits(db, worker())).toBe(0);
+    const operator = await makeUser(db, ["operator"]);
+    const inFlight = async () =>
+      (await overviewStats(db, operator, { alertWindowMinutes: 60, alertThreshold: 1000 })).inFlight.accepted;
+    const accepted = await inFlight();
     await owner.sendPermit.updateMany({
       where: { operation: { operationId } },
       data: { reportedAt: new Date(Date.now() - 25 * 3600_000) },
     });
     expect(await parkOverduePermits(db, worker())).toBe(1);
+    // A case now, no longer a send in flight (its money is counted once, on the case).
+    expect(await inFlight()).toBe(accepted - 1);
     const permit = await db.sendPermit.findFirstOrThrow({
       where: { operation: { operationId } },
       include: { case: true },
@@ -370,6 +376,18 @@ describe("an accepted send whose producer goes silent", () => {
     expect(permit.case).toMatchObject({ stage: "polling", state: "parked", providerJobId: job, heldMicros: 100_000n });
     expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId: permit.caseRef });
     expect(await parkOverduePermits(db, worker())).toBe(0);
+    // Parked, its case decides: another silent day, a late report or a completion move nothing.
+    await owner.sendPermit.updateMany({
+      where: { operation: { operationId } },
+      data: { reportedAt: new Date(Date.now() - 49 * 3600_000) },
+    });
+    expect(await parkOverduePermits(db, worker())).toBe(0);
+    for (const outcome of ["unknown", "completed"] as const) {
+      const late = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, outcome, job));
+      expect(late).toMatchObject({ changed: false, caseId: permit.caseRef, status: "accepted" });
+    }
+    expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId: permit.caseRef });
+    expect(await db.case.count({ where: { operationId } })).toBe(1);
   });
 });
 

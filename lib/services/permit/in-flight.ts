@@ -6,7 +6,7 @@ type Row = { currency: string; live: bigint; accepted: bigint; micros: bigint; o
 
 /**
  * Sends in flight under a permit (DESIGN 6a): permitted and not yet reported, or accepted and not
- * yet completed. They are not cases (nothing to decide yet), but their money is held, so the
+ * yet completed, and not parked. They are not cases (nothing to decide yet), but their money is held, so the
  * overview shows how many, how old, and how much. Read from the partial index of open permits.
  */
 export async function inFlightPermits(db: Db, now: Date) {
@@ -17,7 +17,7 @@ export async function inFlightPermits(db: Db, now: Date) {
            count(*) FILTER (WHERE p.status = 'accepted') AS accepted,
            sum(h.amount_micros)::bigint AS micros, min(p.created_at) AS oldest
     FROM send_permits p JOIN holds h ON h.id = p.hold_ref
-    WHERE p.status IN ('live', 'accepted') AND h.status = 'held'
+    WHERE p.status IN ('live', 'accepted') AND p.case_ref IS NULL AND h.status = 'held'
     GROUP BY h.currency ORDER BY h.currency`,
   );
   const oldest = rows.reduce<Date | null>((min, r) => (min === null || r.oldest < min ? r.oldest : min), null);

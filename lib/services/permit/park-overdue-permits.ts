@@ -26,7 +26,8 @@ export async function parkOverduePermits(db: Db, actor: Principal, limit = 100):
     SELECT 1 FROM send_permits WHERE status = 'live' AND send_deadline <= now()
     UNION ALL
     SELECT 1 FROM send_permits
-    WHERE status = 'accepted' AND coalesce(reported_at, created_at) <= now() - make_interval(hours => ${ACCEPTED_SILENCE_HOURS})
+    WHERE status = 'accepted' AND case_ref IS NULL
+      AND coalesce(reported_at, created_at) <= now() - make_interval(hours => ${ACCEPTED_SILENCE_HOURS})
     LIMIT 1`;
   if (any.length === 0) return 0;
   const parked = await inTransaction(db, async (tx) => {
@@ -35,7 +36,7 @@ export async function parkOverduePermits(db: Db, actor: Principal, limit = 100):
              (SELECT max(l.token) FROM send_permits l WHERE l.operation_ref = p.operation_ref) AS latest
       FROM send_permits p
       WHERE (p.status = 'live' AND p.send_deadline <= now())
-         OR (p.status = 'accepted'
+         OR (p.status = 'accepted' AND p.case_ref IS NULL
              AND coalesce(p.reported_at, p.created_at) <= now() - make_interval(hours => ${ACCEPTED_SILENCE_HOURS}))
       ORDER BY p.send_deadline LIMIT ${limit}
       FOR UPDATE OF p SKIP LOCKED`;
