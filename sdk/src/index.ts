@@ -41,18 +41,18 @@ export type OutcomeAnswer = {
 export type Send = Omit<PermitRequestInput, "sendDeadline"> & { operationId: string; sendWithinSeconds?: number };
 
 export type SubmitResult =
-  /** No permit: the operation was sent before (in flight, parked or done). The create was not called. */
   /**
    * No new permit: the operation was sent before (in flight, parked or done), or its permit already
    * existed (another process, or this one before a restart, holds it and may have sent: its report,
    * or its deadline, settles what happened). The create was not called.
    */
   | { sent: false; answer: PermitAnswer }
-  | { sent: true; outcome: "accepted"; providerJobId: string; reported: boolean }
+  /** `permit` carries the token for the later `completed` or `failed` report of a job you poll yourself. */
+  | { sent: true; outcome: "accepted"; providerJobId: string; reported: boolean; permit: Permit }
   /** The provider definitely refused (the create threw ProviderRejected): nothing was bought. */
-  | { sent: true; outcome: "rejected"; error: unknown; reported: boolean }
+  | { sent: true; outcome: "rejected"; error: unknown; reported: boolean; permit: Permit }
   /** Anything else (a timeout, a lost answer): the send is parked for people; never resent from here. */
-  | { sent: true; outcome: "unknown"; error: unknown; reported: boolean };
+  | { sent: true; outcome: "unknown"; error: unknown; reported: boolean; permit: Permit };
 
 /** Throw this from the create callback only when the provider definitely refused the request. */
 export class ProviderRejected extends Error {
@@ -145,10 +145,10 @@ export function createRecoveryClient(config: RecoveryConfig) {
     } catch (error) {
       const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
       const reported = await outcome(kind, `the create call ended: ${describe(error)}`);
-      return { sent: true, outcome: kind, error, reported };
+      return { sent: true, outcome: kind, error, reported, permit: answer.permit };
     }
     const reported = await outcome("accepted", "the provider accepted the create", created.providerJobId);
-    return { sent: true, outcome: "accepted", providerJobId: created.providerJobId, reported };
+    return { sent: true, outcome: "accepted", providerJobId: created.providerJobId, reported, permit: answer.permit };
   }
 
   return {

@@ -67,6 +67,17 @@ describe("deterministic fault simulation", () => {
       // On failure the message is the printed report: seed, figures, and the offending cases' last steps.
       expect(result.figures, result.report.join("\n")).toEqual(ZERO);
     }
+    // The producer seam was crossed, not only survived: shops died after sending under permits, came
+    // back and were told where their send stood, and the providers' webhooks moved permits and cases.
+    const seen = (prefix: string) =>
+      results
+        .slice(0, 3)
+        .reduce((n, r) => n + r.counters.filter(([k]) => k.startsWith(prefix)).reduce((m, [, v]) => m + v, 0), 0);
+    expect(seen("sends whose shop died: ended parked as uncertain")).toBeGreaterThan(0);
+    expect(seen("restarted shops told the send is")).toBeGreaterThan(0);
+    expect(seen("provider webhooks: delivered")).toBeGreaterThan(0);
+    expect(seen("provider webhook: ")).toBeGreaterThan(0);
+    expect(seen("permit sweep: send permit deadline")).toBeGreaterThan(0);
     const [first, second] = results.slice(3);
     expect(first?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(second?.digest, "the same seed must replay the same logical trace").toBe(first?.digest);

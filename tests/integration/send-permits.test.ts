@@ -5,6 +5,7 @@ import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { listHolds } from "@/lib/services/hold/list-holds";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
@@ -345,6 +346,14 @@ describe("the deadline sweep", () => {
     expect(JSON.stringify(permit.case?.lastEvidence)).toContain("no outcome reported by the deadline");
     expect(await db.case.count({ where: { operationId, producer: shop.name } })).toBe(1);
     expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId: permit.caseRef });
+    // Sent after the permit, before its deadline: "no job exists" waits out the settling period from there.
+    expect(permit.case).toMatchObject({ submittedAt: permit.createdAt, retryDeadline: permit.sendDeadline });
+    const events = await db.auditEvent.findMany({ where: { caseId: permit.caseRef }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.kind)).toEqual(["parked", "hold_reserved"]);
+    expect(events[1]?.after).toMatchObject({ holdId: input.hold.holdId, amountMicros: 100_000 });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const noJob = { verdict: "no_job" as const, evidence: "nothing listed at the provider" };
+    await expect(reconcileCase(db, reviewer, permit.caseRef ?? "", noJob)).rejects.toMatchObject({ code: "too_early" });
     // The producer that crashed after sending comes back: it is told, and may not send again.
     expect(await requestPermit(db, shop, operationId, input)).toMatchObject({ status: "uncertain" });
     const late = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "unknown"));

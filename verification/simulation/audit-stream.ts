@@ -15,7 +15,7 @@ export type CaseTrack = {
 };
 
 export type StreamProblem = {
-  figure: "changesWithoutOneAudit" | "concurrentExecutions";
+  figure: "changesWithoutOneAudit" | "concurrentExecutions" | "backwardTransitions";
   caseId: string | null;
   detail: string;
 };
@@ -32,7 +32,8 @@ const ENDS_CLAIM = new Set([
 /**
  * Worker events that are not writes under a claim: taking one, rescuing one, a reconciliation search,
  * a deadline escalation (a flag on any open case; its same version is checked like any other event's),
- * and the watch for a replaced original (a suspected-duplicate flag and a withdrawal).
+ * the watch for a replaced original (a suspected-duplicate flag and a withdrawal), and a case parked
+ * from a silent send permit.
  */
 const NOT_UNDER_CLAIM = new Set([
   "claimed",
@@ -41,9 +42,15 @@ const NOT_UNDER_CLAIM = new Set([
   "deadline_escalated",
   "suspected_duplicate_flagged",
   "replacement_withdrawn",
+  // The permit sweep parks a silent send as a case, with the hold the permit reserved: no claim exists yet.
+  "hold_reserved",
 ]);
 
 const holdKey = (caseId: string, holdId: unknown) => `${caseId}:${String(holdId)}`;
+
+/** A permit's audited moves, in the only order they may come; the last two end it. */
+const PERMIT_STEPS: Record<string, number> = { permit_accepted: 1, permit_completed: 2, permit_rejected: 2 };
+const isProviderWebhook = (event: AuditRow) => event.actorLabel.endsWith("webhook (signature verified)");
 
 const hasEvidence = (value: unknown) =>
   typeof value === "object" && value !== null && Object.keys(value as object).length > 0;
@@ -58,6 +65,8 @@ export class AuditStream {
   readonly cases = new Map<string, CaseTrack>();
   private readonly holdReserves = new Map<string, number>();
   private readonly holdResolutions = new Map<string, number>();
+  /** The last audited move of each permit, by producer, operation and token. */
+  private readonly permits = new Map<string, number>();
   /** Uncertain, parked cases that no reconciliation search has looked at in this episode yet. */
   private readonly unsearched = new Set<string>();
 
@@ -87,6 +96,8 @@ export class AuditStream {
     const caseId = event.caseId;
     const problem = (figure: StreamProblem["figure"], detail: string) =>
       problems.push({ figure, caseId, detail: `${detail} (audit event ${event.id}, ${event.kind})` });
+    const permitStep = PERMIT_STEPS[event.kind];
+    if (permitStep !== undefined) this.checkPermitStep(event, permitStep, problem);
     if (!caseId) return problems;
     const before = event.before ?? {};
     const after = event.after ?? {};
@@ -128,6 +139,7 @@ export class AuditStream {
           problem("changesWithoutOneAudit", "stage or state changed without a new version");
         }
       } else if (after.version === before.version + 1) {
+        this.checkForward(track, event, after, problem);
         track.version = after.version;
         track.stage = after.stage;
         track.state = after.state;
@@ -139,6 +151,41 @@ export class AuditStream {
     }
     if (track && event.actorKind === "worker") this.checkHolder(track, event, problem);
     return problems;
+  }
+
+  /**
+   * Nothing moves a case back within an episode: a resolved case changes only by reopening as a
+   * new one, and the provider's word (a webhook, however late or stale) never makes a job
+   * uncertain again nor moves a finished generation back to a job to check.
+   */
+  private checkForward(
+    track: CaseTrack,
+    event: AuditRow,
+    after: Record<string, unknown>,
+    problem: (f: StreamProblem["figure"], d: string) => void,
+  ) {
+    const moved = after.stage !== track.stage || after.state !== track.state;
+    if (!moved || event.kind === "reopened") return;
+    const from = `${String(track.stage)}/${String(track.state)}`;
+    const to = `${String(after.stage)}/${String(after.state)}`;
+    if (track.state === "resolved") problem("backwardTransitions", `a resolved case moved to ${to} in its episode`);
+    const finished = track.stage === "delivery" || track.stage === "generation_failed";
+    if (
+      isProviderWebhook(event) &&
+      (after.stage === "submission_uncertain" || (finished && after.stage === "polling"))
+    ) {
+      problem("backwardTransitions", `a provider webhook moved the case back from ${from} to ${to}`);
+    }
+  }
+
+  /** A permit is accepted at most once, then completed, or refused: never anything after its end. */
+  private checkPermitStep(event: AuditRow, step: number, problem: (f: StreamProblem["figure"], d: string) => void) {
+    const after = event.after ?? {};
+    const key = `${String(after.producer)}\u0000${String(after.operationId)}\u0000${String(after.token)}`;
+    const last = this.permits.get(key) ?? 0;
+    if (step <= last || last === 2)
+      problem("backwardTransitions", `a permit moved by ${event.kind} after its step ${last}`);
+    this.permits.set(key, step);
   }
 
   private checkHolder(track: CaseTrack, event: AuditRow, problem: (f: StreamProblem["figure"], d: string) => void) {

@@ -11,6 +11,7 @@ import {
   viewsSql,
 } from "./case-views";
 import { canonicaliseCtes } from "./db-time";
+import { checkPermits } from "./permit-checks";
 import { PromiseChecks } from "./promise-checks";
 import { type Figure, learnCase, opKey, opOfCase, violate, type World } from "./world";
 
@@ -52,15 +53,17 @@ export class Auditor {
         views: ViewRow[];
         actions: ActionTime[];
         webhooks: string[];
+        permits: number[];
       }>(`
         WITH ev AS (${eventsSql(String(this.lastEventId), EVENTS_PER_READ)}),
         touched AS (SELECT DISTINCT case_id FROM ev WHERE case_id IS NOT NULL),
-        ${canonicaliseCtes(this.world.clock.quantum(), "SELECT case_id FROM touched")}
+        ${canonicaliseCtes(this.world.clock, "SELECT case_id FROM touched")}
         SELECT (${eventsJson("ev")}) AS events,
                (SELECT coalesce(json_agg(v), '[]') FROM (${viewsSql("c.id IN (SELECT case_id FROM touched)")}) v) AS views,
                (SELECT coalesce(json_agg(json_build_object('caseId', case_id, 'lease', lease, 'quantum', quantum, 'due', due)), '[]')
                 FROM fresh_actions) AS actions,
-               (SELECT coalesce(array_agg(quantum::text), '{}') FROM fresh_outbox) AS webhooks`);
+               (SELECT coalesce(array_agg(quantum::text), '{}') FROM fresh_outbox) AS webhooks,
+               (SELECT coalesce(array_agg(quantum), '{}') FROM fresh_permits) AS permits`);
       const row = rows[0];
       if (!row) break;
       for (const event of row.events) {
@@ -76,7 +79,7 @@ export class Auditor {
           );
         }
       }
-      this.backlog.onCanonicalised(row.actions, row.webhooks.map(Number));
+      this.backlog.onCanonicalised(row.actions, row.webhooks.map(Number), row.permits);
       for (const view of row.views.map(toView)) {
         learnCase(this.world, view.id, view.producer, view.operationId);
         this.latest.set(view.id, view);
@@ -99,9 +102,11 @@ export class Auditor {
     for (const view of views) this.checkCase(view, true);
     await this.promise.final(views);
     for (const op of this.world.ops) {
-      if (!op.caseId)
+      // A send under a permit may end without a case (completed, or refused and released): checkPermits says.
+      if (!op.caseId && !op.plan.permit)
         this.once(`unparked:${op.plan.index}`, "lostOrStuck", op.plan.index, "the job was never registered");
     }
+    await checkPermits(this.world, (key, figure, operation, detail) => this.once(key, figure, operation, detail));
     await this.checkPaidGenerations();
   }
 

@@ -28,6 +28,10 @@ export class Backlog {
   private readonly leases = new Map<string, number>();
   /** The earliest quantum in which a held webhook may fall due (they are released one at a time). */
   private webhooksFrom: number | null = 0;
+  /** Quanta in which a send permit's deadline or silence falls due, with how many. */
+  private readonly permits = new Map<number, number>();
+  /** Permits fell due and no tick has run the product's sweep since. */
+  private permitsDue = false;
 
   /** From the audit log of a step (applied before the step's canonicalised times). */
   onEvent(event: AuditRow): void {
@@ -41,7 +45,8 @@ export class Backlog {
     if (event.kind === "claim_released") this.due.add(caseId);
   }
 
-  onCanonicalised(times: ActionTime[], webhookQuanta: number[]): void {
+  onCanonicalised(times: ActionTime[], webhookQuanta: number[], permitQuanta: number[]): void {
+    for (const quantum of permitQuanta) this.permits.set(quantum, (this.permits.get(quantum) ?? 0) + 1);
     for (const { caseId, lease, quantum, due } of times) {
       if (lease) {
         if (due) this.onLeaseExpired(caseId);
@@ -66,6 +71,29 @@ export class Backlog {
       this.due.add(caseId);
     }
     return ready;
+  }
+
+  /**
+   * Time moved to `quantum`: whether a permit may have fallen due by then (its rows must be
+   * released; a permit reported in time has left nothing to release).
+   */
+  permitsFallDue(quantum: number): boolean {
+    let any = false;
+    for (const at of [...this.permits.keys()]) {
+      if (at > quantum) continue;
+      this.permits.delete(at);
+      any = true;
+    }
+    return any;
+  }
+
+  onPermitsReleased(count: number): void {
+    if (count > 0) this.permitsDue = true;
+  }
+
+  /** Every tick starts with the product's sweep of due permits. */
+  onTick(): void {
+    this.permitsDue = false;
   }
 
   /** The claim whose lease ran out first by `quantum` (ties: lower operation first), if any. */
@@ -95,11 +123,12 @@ export class Backlog {
     this.webhooksFrom = quantum;
   }
 
-  /** The next quantum in which a check, a lease or a webhook falls due; null when nothing waits. */
+  /** The next quantum in which a check, a lease, a webhook or a permit falls due; null when nothing waits. */
   nextDue(): number | null {
     let next = this.webhooksFrom;
     for (const at of this.later.values()) next = next === null ? at : Math.min(next, at);
     for (const at of this.leases.values()) next = next === null ? at : Math.min(next, at);
+    for (const at of this.permits.keys()) next = next === null ? at : Math.min(next, at);
     return next;
   }
 
@@ -109,6 +138,6 @@ export class Backlog {
   }
 
   hasWork(): boolean {
-    return this.due.size > 0;
+    return this.due.size > 0 || this.permitsDue;
   }
 }

@@ -20,6 +20,7 @@ try {
     passed: passed(result),
     wallMs: result.wallMs,
     report: report(result),
+    counters: result.counters,
   };
   process.stdout.write(`RESULT ${JSON.stringify(summary)}\n`);
 } finally {

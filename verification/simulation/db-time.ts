@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { ACCEPTED_SILENCE_HOURS } from "@/lib/services/permit/park-overdue-permits";
 import { type LogicalClock, QUANTUM_MS } from "./logical-clock";
 
 /**
@@ -38,12 +39,71 @@ const quantumOf = (column: string) => `floor((extract(epoch from ${column}) * 10
 const quantumIn = (column: string) =>
   `floor((extract(epoch from ${column}) * 1000 - (CASE WHEN ${column} >= ${FUTURE} THEN ${FUTURE_MS} ELSE ${PAST_MS} END)) / ${STEP_MS})::int`;
 
+/** A wall-clock value the product wrote in this step (logical times run 60 days behind it). */
+const recent = (column: string) => `(${column} > now() - interval '1 day' AND ${column} < ${FUTURE})`;
+
+/** A send permit's silence rule: an accepted send unreported this long is parked (ACCEPTED_SILENCE_HOURS). */
+const SILENCE_QUANTA = (ACCEPTED_SILENCE_HOURS * 3_600_000) / QUANTUM_MS;
+
 /**
- * Two CTEs that re-encode fresh values: the actions of the cases in `caseIdsQuery` (every action
- * write leaves an audit event on its case), returning `case_id` and `due`, and any fresh webhook
- * schedule (always held, see above), returning `id`.
+ * CTEs that re-encode fresh values: the actions of the cases in `caseIdsQuery` (every action
+ * write leaves an audit event on its case), returning `case_id` and `due`; any fresh webhook
+ * schedule (always held, see above), returning `quantum`; the send permits' two clocks, held
+ * like webhooks until released by logical time: a live permit's send deadline (the shop's SDK
+ * wrote it from the wall clock), and an accepted, unparked send's last report, due a day later
+ * (the sweep compares `reported_at <= now() - 24 h`), returning the quantum each falls due in,
+ * with a new permit's issue time made logical (a case it parks is submitted then); and the times
+ * of the cases permits parked (`permitCaseTimes`).
  */
-export function canonicaliseCtes(quantum: number, caseIdsQuery: string): string {
+export function canonicaliseCtes(clock: LogicalClock, caseIdsQuery: string): string {
+  const quantum = clock.quantum();
+  // Twins share an operation ID's text across shops: the shop's number breaks their tie.
+  const permitIndex = `${opIndexOf("po.operation_id")} * 4 + coalesce(substring(po.producer from '-([0-9]+)$')::int, 1)`;
+  const silent = "(p.status = 'accepted' AND p.case_ref IS NULL)";
+  const logicalNow = `to_timestamp(${clock.now()} / 1000.0)`;
+  return `${actionAndOutboxCtes(quantum, caseIdsQuery)},
+    fresh_permits AS (
+      UPDATE send_permits p SET
+        send_deadline = CASE WHEN p.status = 'live' AND ${isFresh("p.send_deadline")}
+                             THEN ${encodeHeld(quantum, quantaAhead("p.send_deadline"), permitIndex)} ELSE p.send_deadline END,
+        reported_at = CASE WHEN ${silent} AND ${isFresh("p.reported_at")}
+                           THEN ${encodeHeld(quantum, `${SILENCE_QUANTA}::bigint`, permitIndex)} ELSE p.reported_at END,
+        created_at = CASE WHEN ${recent("p.created_at")} THEN ${logicalNow} - (now() - p.created_at) ELSE p.created_at END
+      FROM operations po
+      WHERE po.id = p.operation_ref AND p.status IN ('live', 'accepted')
+        AND ((p.status = 'live' AND ${isFresh("p.send_deadline")}) OR (${silent} AND ${isFresh("p.reported_at")})
+             OR ${recent("p.created_at")})
+      RETURNING ${quantumIn("(CASE WHEN p.status = 'live' THEN p.send_deadline ELSE p.reported_at END)")} AS quantum
+    ), ${permitCaseTimes(clock, caseIdsQuery)}`;
+}
+
+/**
+ * A case a send permit parked takes its retry deadline from the permit (the earlier of its report,
+ * on the wall clock, and its deadline), while the reviewers judge "too early" by logical time, as
+ * for every case a shop parks with logical times: a wall-clock value from this step becomes the
+ * same distance from logical now, and a deadline re-encoded as due becomes its quantum's logical time.
+ */
+function permitCaseTimes(clock: LogicalClock, caseIdsQuery: string): string {
+  const logicalNow = `to_timestamp(${clock.now()} / 1000.0)`;
+  const encodedDue = (column: string) => `(${column} < ${FRESH_FROM})`;
+  const dueTime = (column: string) =>
+    `to_timestamp((${clock.startMs} + floor(extract(epoch from ${column}) * 1000 / ${STEP_MS}) * ${QUANTUM_MS}) / 1000.0)`;
+  return `
+    fresh_cases AS (
+      UPDATE cases c SET
+        submitted_at = CASE WHEN ${recent("c.submitted_at")} THEN ${logicalNow} - (now() - c.submitted_at)
+                            ELSE c.submitted_at END,
+        retry_deadline = CASE WHEN ${recent("c.retry_deadline")} THEN ${logicalNow} + (c.retry_deadline - now())
+                              WHEN ${encodedDue("c.retry_deadline")} THEN ${dueTime("c.retry_deadline")}
+                              ELSE c.retry_deadline END
+      WHERE c.id IN (${caseIdsQuery})
+        AND (${recent("c.submitted_at")} OR ${recent("c.retry_deadline")} OR ${encodedDue("c.retry_deadline")})
+      RETURNING c.id
+    )`;
+}
+
+/** The first two of them: the cases' actions and the webhook schedules. */
+function actionAndOutboxCtes(quantum: number, caseIdsQuery: string): string {
   const ready = quantaAhead("a.ready_at");
   const lease = quantaAhead("a.lease_until");
   const next = quantaAhead("o.next_attempt_at");
@@ -105,6 +165,24 @@ export class DbTime {
     const row = rows[0];
     if (row?.caseId) return { caseId: row.caseId, nextQuantum: null };
     return { caseId: null, nextQuantum: row?.next ? Number(row.next) : null };
+  }
+
+  /**
+   * Makes the send permits whose deadline (live) or silence (accepted, unparked) fell due by now
+   * due for the product's sweep; returns how many did.
+   */
+  async releasePermits(): Promise<number> {
+    const by = dueBy(String(this.clock.quantum()));
+    const { rows } = await this.sql.query<{ released: number }>(`
+      WITH deadlines AS (
+        UPDATE send_permits SET send_deadline = ${toPast("send_deadline")}
+        WHERE status = 'live' AND send_deadline >= ${FUTURE} AND send_deadline < ${by} RETURNING 1
+      ), silences AS (
+        UPDATE send_permits SET reported_at = ${toPast("reported_at")}
+        WHERE status = 'accepted' AND case_ref IS NULL AND reported_at >= ${FUTURE} AND reported_at < ${by} RETURNING 1
+      )
+      SELECT ((SELECT count(*) FROM deadlines) + (SELECT count(*) FROM silences))::int AS released`);
+    return rows[0]?.released ?? 0;
   }
 
   /**

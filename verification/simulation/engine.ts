@@ -2,7 +2,10 @@ import type { PrismaClient } from "@/lib/db/client";
 import { Auditor } from "./auditor";
 import { createEnvironment } from "./environment";
 import { Finance } from "./finance";
+import { PermitProducer } from "./permit-producer";
 import { Producer } from "./producer";
+import { ProviderCreates } from "./producer-submit";
+import { ProviderWebhookDesk } from "./provider-webhooks";
 import { Reviewer } from "./reviewer";
 import type { ScheduledEvent } from "./schedule";
 import { Steps } from "./steps";
@@ -60,7 +63,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   try {
     const auditor = new Auditor(world);
     const steps = new Steps(world, auditor);
-    const producer = new Producer(world, steps);
+    const creates = new ProviderCreates(world);
+    const producer = new Producer(world, steps, creates);
+    const webhooks = new ProviderWebhookDesk(world, steps);
+    const permitProducer = new PermitProducer(world, steps, creates, webhooks);
     const reviewer = new Reviewer(world, steps);
     const finance = new Finance(world, steps);
     const pool = new WorkerPool(
@@ -89,7 +95,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             wallMs: Date.now() - started,
           });
         }
-        return producer.arrive(event.operation);
+        return world.ops[event.operation]?.plan.permit
+          ? permitProducer.arrive(event.operation)
+          : producer.arrive(event.operation);
+      }
+      if (event.kind === "permit_restart") return permitProducer.restart(event.operation);
+      if (event.kind === "permit_resend") return permitProducer.resend(event.operation);
+      if (event.kind === "permit_poll") return permitProducer.poll(event.operation);
+      if (event.kind === "provider_webhook") {
+        const op = world.ops[event.operation];
+        return op ? webhooks.deliver(event.operation, op) : undefined;
       }
       if (event.kind === "park") return producer.park(event.operation);
       if (event.kind === "comeback") return producer.comeBack(event.operation);
@@ -113,6 +128,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         world.clock.advanceTo(next);
         const released = steps.backlog.releasable(world.clock.quantum());
         if (released.length > 0) await world.time.release(released);
+        if (steps.backlog.permitsFallDue(world.clock.quantum()))
+          steps.backlog.onPermitsReleased(await world.time.releasePermits());
       } else if (++stalls > 100) {
         throw new Error(`the simulation stopped advancing at step ${world.trace.steps}`);
       }

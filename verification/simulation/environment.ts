@@ -5,11 +5,13 @@ import path from "node:path";
 import pg from "pg";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Role } from "@/lib/domain/roles";
+import { env } from "@/lib/env";
 import { simulatorAdapters } from "@/lib/providers";
 import type { UserActor } from "@/lib/services/access/actor";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { WorkerContext } from "@/lib/worker/worker-context";
-import { startSimulator } from "@/verification/simulator";
+import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { DbTime } from "./db-time";
 import { faultyAdapters, type Interleave } from "./faulty-adapters";
 import { faultyStorage } from "./faulty-storage";
@@ -30,8 +32,13 @@ async function createProducers(db: PrismaClient, seed: number): Promise<ShopProd
     const endpointUrl = `https://${name}.example/hooks/video`;
     const webhookSecret = `whsec_${createHash("sha256").update(`webhooks ${seed} ${name}`).digest("base64")}`;
     await db.notificationEndpoint.create({ data: { producer: name, url: endpointUrl, signingSecret: webhookSecret } });
-    const apiKeyId = `00000000-0000-4000-8000-${String(0xa11e + i).padStart(12, "0")}`;
-    producers.push({ principal: { kind: "api_key", apiKeyId, name }, endpointUrl, webhookSecret });
+    const key = await createAccessToken(db, "cli", { kind: "api_key", name });
+    producers.push({
+      principal: { kind: "api_key", apiKeyId: key.id, name },
+      apiKey: key.secret,
+      endpointUrl,
+      webhookSecret,
+    });
   }
   return producers;
 }
@@ -47,6 +54,32 @@ async function createPeople(db: PrismaClient): Promise<People> {
     finance: [await person(db, "fay@sim.local", ["finance"]), await person(db, "finn@sim.local", ["finance"])],
     dual: await person(db, "dana@sim.local", ["reviewer", "finance"]),
   };
+}
+
+/**
+ * The shops' SDK calls and the providers' webhooks go through the product's own route handlers,
+ * which read their settings from the process environment once: this database (as the app role),
+ * a signing secret for webhook references, the simulator's webhook keys, and no rate limit worth
+ * hitting (the simulation sends days of traffic in minutes).
+ */
+function configureProductRoutes(url: string, seed: number, simulator: RunningSimulator) {
+  const { webhooks, url: simulatorUrl } = simulator;
+  Object.assign(process.env, {
+    DATABASE_URL: url,
+    AUTH_SECRET: createHash("sha256").update(`simulation auth secret ${seed}`).digest("hex"),
+    AUTH_URL: "http://recovery.sim.local",
+    REPLICATE_WEBHOOK_SECRET: webhooks.replicateSecret,
+    FAL_JWKS_URL: webhooks.falJwksUrl,
+    API_RATE_LIMIT_PER_MINUTE: "100000000",
+    PROVIDER_MODE: "simulator",
+    SIMULATOR_URL: simulatorUrl,
+    SIMULATOR_TOKEN: "simulation",
+  });
+  if (env().DATABASE_URL !== url || env().FAL_JWKS_URL !== webhooks.falJwksUrl) {
+    throw new Error(
+      "the product's settings were read before the simulation could set them: run one simulation per process",
+    );
+  }
 }
 
 export type Environment = {
@@ -69,7 +102,14 @@ export async function createEnvironment(
 ): Promise<Environment> {
   const clock = new LogicalClock();
   const sql = new pg.Pool({ connectionString: url, max: 2 });
-  const simulator = await startSimulator({ port: 0, clock: clock.asSimulatorClock(), timings: { outputBytes: 2048 } });
+  const simulator = await startSimulator({
+    port: 0,
+    clock: clock.asSimulatorClock(),
+    timings: { outputBytes: 2048 },
+    // The simulation delivers the providers' webhooks itself, on its own clock and with its faults.
+    manualWebhooks: true,
+  });
+  configureProductRoutes(url, seed, simulator);
   const assetDir = await mkdtemp(path.join(tmpdir(), "sim-assets-"));
   const world: World = {
     seed,
@@ -117,6 +157,8 @@ export async function createEnvironment(
       ownResubmissions: 0,
       storageFailures: 0,
       storageFixed: false,
+      permitSends: 0,
+      crashedAfterSend: false,
     });
   }
   // One quick retry, no waiting on Retry-After (the worker reschedules instead), no real sleeps.

@@ -4,7 +4,7 @@ import { authorizeReplacement, declineReplacement } from "@/lib/services/replace
 import { phaseOf } from "@/verification/simulator/jobs";
 import { CaseDesk } from "./case-desk";
 import type { CaseView } from "./case-views";
-import type { OpRecord } from "./world";
+import { type OpRecord, producerOf } from "./world";
 
 const MINUTE = 60_000;
 
@@ -27,6 +27,7 @@ export class Finance extends CaseDesk {
   }
 
   async visit(index: number): Promise<void> {
+    await this.releaseRefusedSends(index);
     const visit = this.caseToVisit(index, "finance");
     if (!visit) return;
     const { op, view } = visit;
@@ -100,6 +101,29 @@ export class Finance extends CaseDesk {
       this.visitAgain(op, index, "finance", 30 * MINUTE);
     if (authorised.ok && replaced) this.steps.promise.atAuthorisation(index, replaced);
     if (authorised.ok) this.world.schedule.add(this.steps.later(rng.int(5, 30) * MINUTE), index, "replacements");
+  }
+
+  /** A send the provider refused bought nothing: its hold, on no case, waits for finance to release it (rule 6). */
+  private async releaseRefusedSends(index: number): Promise<void> {
+    const op = this.world.ops[index];
+    if (!op?.plan.permit) return;
+    const { rows } = await this.world.sql.query<{ id: string }>(
+      `SELECT h.id::text FROM send_permits p
+       JOIN operations o ON o.id = p.operation_ref JOIN holds h ON h.id = p.hold_ref
+       WHERE o.producer = $1 AND o.operation_id = $2 AND p.status = 'rejected' AND h.status = 'held'
+       ORDER BY p.token`,
+      [producerOf(this.world, op).principal.name, op.plan.operationId],
+    );
+    for (const row of rows) {
+      const { who, as } = this.pickPerson(op, this.world.people.finance, "finance");
+      await this.steps.call(index, as, "releases the hold of a send the provider refused", () =>
+        resolveHold(this.world.db, who, row.id, {
+          kind: "release",
+          note: "the provider refused the request: nothing was bought",
+          evidence: "the provider's 422 answer, reported with the permit",
+        }),
+      );
+    }
   }
 
   /** Resolves every hold whose charge is known; returns true when some hold must wait for its job. */

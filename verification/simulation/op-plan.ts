@@ -47,6 +47,26 @@ const MODELS: ModelChoice[] = [
 /** How the product's local storage treats this operation's copies: fine, refusing twice, or refusing every time. */
 export type StorageTrouble = "none" | "repeated" | "always";
 
+/**
+ * An operation whose shop sends through the producer SDK: it asks for a send permit, calls the
+ * create once with the webhook URL the permit names, and reports the outcome, unless it crashes
+ * between the send and the report. The provider's signed webhook may come late, twice, with a
+ * stale `processing` after it, after a badly signed copy, or never.
+ */
+export type PermitPlan = {
+  /** The shop's process dies after the create left (or was answered) and before it reports. */
+  crashesAfterSend: boolean;
+  /** After a crash, the shop restarts and asks for the same send again this long after it. */
+  restartAfterMs: number | null;
+  /** How long the permit gives the shop to report its send. */
+  sendWindowMs: number;
+  /** The provider definitely refuses the create (a 422): the shop sends a new attempt under a new permit. */
+  refused: boolean;
+  /** The shop polls its job and reports how it ended; otherwise it leaves it to the webhook and the silence rule. */
+  pollsItself: boolean;
+  webhook: { lost: boolean; delayMs: number; duplicate: boolean; lateProcessing: boolean; badSignatureFirst: boolean };
+};
+
 /** Shops sharing the one provider account (index into the world's producers). */
 export const PRODUCER_COUNT = 3;
 
@@ -77,6 +97,8 @@ export type OpPlan = {
   reviewerFindsJob: boolean;
   /** Every later choice for this operation (faults, reviews, finance) comes from here, in order. */
   rng: Rng;
+  /** Set when the shop sends this operation through the SDK under a send permit. */
+  permit: PermitPlan | null;
 };
 
 const ownOperationId = (seed: number, index: number) => `sim-${seed}-op-${String(index).padStart(6, "0")}`;
@@ -153,12 +175,34 @@ export function planOperation(seed: number, index: number): OpPlan {
     patienceMs: quanta(rng.int(10, 40) * MINUTE),
     reviewerFindsJob: rng.chance(0.7),
     rng,
+    permit: permitPlan(seed, index),
   };
   // The provider's list shows the job only long after the settling period (5 min deadline + 15 min).
   if (own.lagsLong) job.notFoundForMs = quanta(own.rng.int(30, 120) * MINUTE);
   // The provider deletes the outputs within minutes of completion, before any delivery can copy them.
   if (own.outputsGoneEarly && trouble === "download") job.outputTtlMs = quanta(own.rng.int(1, 3) * MINUTE);
   return plan;
+}
+
+/** Drawn from a stream of its own, so that every other draw of the operation stays as it was. */
+function permitPlan(seed: number, index: number): PermitPlan | null {
+  const rng = new Rng(seedOf("permit", seed, index));
+  if (!rng.chance(0.35)) return null;
+  const crashesAfterSend = rng.chance(0.35);
+  return {
+    crashesAfterSend,
+    restartAfterMs: crashesAfterSend && rng.chance(0.6) ? quanta(rng.int(1, 30) * MINUTE) : null,
+    sendWindowMs: quanta(rng.int(5, 20) * MINUTE),
+    refused: rng.chance(0.06),
+    pollsItself: rng.chance(0.6),
+    webhook: {
+      lost: rng.chance(0.15),
+      delayMs: rng.chance(0.3) ? quanta(rng.int(1, 90) * MINUTE) : 0,
+      duplicate: rng.chance(0.25),
+      lateProcessing: rng.chance(0.2),
+      badSignatureFirst: rng.chance(0.1),
+    },
+  };
 }
 
 /** What the provider will do with a job; `mustFail` for a generation the producer saw fail. */

@@ -24,7 +24,24 @@ export class ProviderCreates {
     trouble: Trouble,
     extra: { holdId: string; job: AttemptRecord["job"] },
   ): Promise<AttemptRecord> {
-    const { model } = op.plan;
+    const attempt = this.begin(op, attemptId, trouble, extra);
+    if (fault !== "before_send") attempt.producerKnowsJob = (await this.send(index, op, attempt, fault)).keptJob;
+    count(this.world, `producer create: ${fault.replaceAll("_", " ")}`);
+    const what = attempt.jobId ? "the provider has a job" : "no job at the provider";
+    this.world.trace.record(
+      index,
+      `producer submits ${attempt.replacement ? "a replacement" : "the original"} [${fault}] -> ${what}`,
+    );
+    return attempt;
+  }
+
+  /** The attempt the shop is about to send, recorded before anything leaves. */
+  begin(
+    op: OpRecord,
+    attemptId: string,
+    trouble: Trouble,
+    extra: { holdId: string; job: AttemptRecord["job"] },
+  ): AttemptRecord {
     const attempt: AttemptRecord = {
       attemptId,
       jobId: null,
@@ -35,50 +52,67 @@ export class ProviderCreates {
       holdId: extra.holdId,
       producerKnowsJob: false,
       parkPending: true,
+      permitToken: null,
     };
     op.attempts.push(attempt);
-    if (fault !== "before_send") {
-      const simulator = this.world.simulator;
-      if (fault === "not_accepted") {
-        simulator.state.faults.add({
-          match: { route: "create" },
-          fault: { type: "http_error", status: 502 },
-          times: 1,
-        });
-      }
-      if (fault === "accepted_lost")
-        simulator.state.faults.add({ match: { route: "create" }, fault: { type: "reset" }, times: 1 });
-      this.world.producerCreates += 1;
-      const body = model.provider === "fal" ? op.plan.input : { input: op.plan.input };
-      let answered = false;
-      try {
-        const response = await fetch(`${simulator.url}${model.createPath}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        answered = response.ok;
-        await response.body?.cancel();
-      } catch {
-        answered = false;
-      } finally {
-        resetFaultRules(this.world);
-      }
-      const job = this.newJobs()[0];
-      if (job && extra.job) {
-        Object.assign(job, extra.job);
-        attempt.jobId = job.id;
-        this.world.byJob.set(job.id, index);
-      }
-      attempt.producerKnowsJob = answered && fault === "none" && job !== undefined;
-    }
-    count(this.world, `producer create: ${fault.replaceAll("_", " ")}`);
-    const what = attempt.jobId ? "the provider has a job" : "no job at the provider";
-    this.world.trace.record(
-      index,
-      `producer submits ${attempt.replacement ? "a replacement" : "the original"} [${fault}] -> ${what}`,
-    );
     return attempt;
+  }
+
+  /**
+   * The create call, broken as `fault` says (`refused`: the provider's definite 422 instead), with
+   * the provider webhook URL when the shop has one. `keptJob`: the shop has the job's ID in hand.
+   */
+  async send(
+    index: number,
+    op: OpRecord,
+    attempt: AttemptRecord,
+    fault: Exclude<CreateFault, "before_send">,
+    options: { webhookUrl?: string; refused?: boolean } = {},
+  ): Promise<{ keptJob: boolean; status: number | null }> {
+    const { model } = op.plan;
+    const simulator = this.world.simulator;
+    if (options.refused) {
+      simulator.state.faults.add({ match: { route: "create" }, fault: { type: "http_error", status: 422 }, times: 1 });
+    } else if (fault === "not_accepted") {
+      simulator.state.faults.add({ match: { route: "create" }, fault: { type: "http_error", status: 502 }, times: 1 });
+    } else if (fault === "accepted_lost") {
+      simulator.state.faults.add({ match: { route: "create" }, fault: { type: "reset" }, times: 1 });
+    }
+    this.world.producerCreates += 1;
+    const { webhookUrl } = options;
+    const body =
+      model.provider === "fal"
+        ? op.plan.input
+        : {
+            input: op.plan.input,
+            ...(webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {}),
+          };
+    const path =
+      model.provider === "fal" && webhookUrl
+        ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}`
+        : model.createPath;
+    let status: number | null = null;
+    try {
+      const response = await fetch(`${simulator.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      status = response.status;
+      await response.body?.cancel();
+    } catch {
+      status = null;
+    } finally {
+      resetFaultRules(this.world);
+    }
+    const job = this.newJobs()[0];
+    if (job && attempt.job) {
+      Object.assign(job, attempt.job);
+      attempt.jobId = job.id;
+      this.world.byJob.set(job.id, index);
+    }
+    const answered = status !== null && status >= 200 && status < 300;
+    return { keptJob: answered && fault === "none" && job !== undefined, status };
   }
 
   private newJobs(): SimJob[] {

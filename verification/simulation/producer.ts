@@ -3,7 +3,7 @@ import { acknowledgeReplacement, listReplacements } from "@/lib/services/replace
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { phaseOf } from "@/verification/simulator/jobs";
 import { type CreateFault, jobBehaviour, type Trouble } from "./op-plan";
-import { ProviderCreates } from "./producer-submit";
+import type { ProviderCreates } from "./producer-submit";
 import type { Steps } from "./steps";
 import {
   type AttemptRecord,
@@ -26,14 +26,11 @@ const RETRY_DEADLINE_MS = 5 * MINUTE;
  * through the real park-case service. It submits a replacement only after finance authorised it.
  */
 export class Producer {
-  private readonly creates: ProviderCreates;
-
   constructor(
     private readonly world: World,
     private readonly steps: Steps,
-  ) {
-    this.creates = new ProviderCreates(world);
-  }
+    private readonly creates: ProviderCreates,
+  ) {}
 
   async arrive(index: number): Promise<void> {
     const op = this.op(index);

@@ -12,6 +12,8 @@ export type ChildResult = {
   passed: boolean;
   wallMs: number;
   report: string[];
+  /** What happened, by kind (the report's counters). */
+  counters: [string, number][];
 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -2,7 +2,19 @@
 export type ScheduledEvent = {
   at: number;
   operation: number;
-  kind: "arrive" | "park" | "comeback" | "review" | "finance" | "replacements" | "storm_start" | "storm_end";
+  kind:
+    | "arrive"
+    | "park"
+    | "comeback"
+    | "review"
+    | "finance"
+    | "replacements"
+    | "storm_start"
+    | "storm_end"
+    | "permit_restart"
+    | "permit_poll"
+    | "permit_resend"
+    | "provider_webhook";
   seq: number;
 };
 

@@ -108,6 +108,7 @@ export class WorkerPool {
   private async tick(worker: SimWorker): Promise<{ idle: boolean; report: TickReport }> {
     this.ticks += 1;
     const report = await worker.tick();
+    this.steps.backlog.onTick();
     if (report.kind === "crashed") {
       this.world.trace.record(report.operation, `${worker.label} crashed ${report.where}`);
       this.replace(worker);

@@ -22,6 +22,8 @@ export type AttemptRecord = {
   /** The producer kept the job ID (it will report it when parking). */
   producerKnowsJob: boolean;
   parkPending: boolean;
+  /** The send permit's token, when the shop sent this attempt under one. */
+  permitToken: number | null;
 };
 
 export type OpRecord = {
@@ -47,6 +49,10 @@ export type OpRecord = {
   /** Storage refusals so far, and whether someone fixed the cause after it looped. */
   storageFailures: number;
   storageFixed: boolean;
+  /** Create calls the shop made under send permits (each must have had a permit of its own). */
+  permitSends: number;
+  /** The shop's process died between a send and its report. */
+  crashedAfterSend: boolean;
 };
 
 /** The figures that must all be 0. */
@@ -67,6 +73,9 @@ export const FIGURES = {
   resolvedHeldUnflagged: "resolved cases with a held hold that nobody flagged for finance",
   ledgerUnbalanced: "ledgers whose totals differ from the holds by a micro-unit or more",
   poisonActions: "actions claimed again and again without ever finishing",
+  blindResends: "create calls beyond the send permits the operation was issued",
+  lostSends: "sends under a permit that ended neither parked, attached nor settled by the provider's word",
+  backwardTransitions: "permits or cases moved backwards (a terminal outcome changed, or a webhook undoing one)",
 } as const;
 export type Figure = keyof typeof FIGURES;
 
@@ -74,6 +83,8 @@ export type Violation = { figure: Figure; operation: number | null; detail: stri
 
 export type ShopProducer = {
   principal: Principal & { kind: "api_key" };
+  /** The shop's producer API key (the SDK sends it). */
+  apiKey: string;
   endpointUrl: string;
   webhookSecret: string;
 };

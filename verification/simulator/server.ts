@@ -24,6 +24,8 @@ export type SimulatorOptions = {
   publicUrl?: string;
   /** The `whsec_` secret its Replicate webhooks are signed with (random when unset). */
   replicateWebhookSecret?: string;
+  /** Webhooks are held for the caller to deliver (`state.webhooks.takeHeld`), never sent on a timer. */
+  manualWebhooks?: boolean;
 };
 
 export const FAL_JWKS_PATH = "/fal-jwks/.well-known/jwks.json";
@@ -42,6 +44,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     options.clock ?? systemClock,
     { ...DEFAULT_TIMINGS, ...options.timings },
     options.replicateWebhookSecret,
+    options.manualWebhooks,
   );
   let origin = "";
   const server = createServer((req, res) => {

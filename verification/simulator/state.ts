@@ -31,8 +31,9 @@ export class SimulatorState {
     readonly clock: Clock,
     readonly timings: JobTimings,
     replicateWebhookSecret?: string,
+    manualWebhooks = false,
   ) {
-    this.webhooks = new WebhookSender(replicateWebhookSecret);
+    this.webhooks = new WebhookSender(replicateWebhookSecret, manualWebhooks);
   }
 
   seedJob(spec: JobSpec): SimJob {

@@ -14,6 +14,9 @@ export type WebhookFaults = {
   delayMs: number;
 };
 export type SentWebhook = { provider: string; jobId: string; status: string; signed: boolean; answer: number | null };
+type Body = (status: "final" | "processing") => unknown;
+/** A webhook waiting for its sender to deliver it (see `manual`), once the job completes. */
+export type HeldWebhook = { job: SimJob; url: string; body: Body };
 
 const MAX_SENT = 5_000;
 const NO_FAULTS: WebhookFaults = { duplicate: false, lateProcessing: false, badSignatureFirst: false, delayMs: 0 };
@@ -30,8 +33,17 @@ export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
   faults: WebhookFaults = { ...NO_FAULTS };
   readonly sent: SentWebhook[] = [];
+  private held: HeldWebhook[] = [];
 
-  constructor(replicateSecret?: string) {
+  /**
+   * `manual`: nothing is sent on a timer; each scheduled webhook is held until its sender takes it
+   * (`takeHeld`) and delivers it (`deliver`) when and how it chooses, as a simulation on its own
+   * clock does.
+   */
+  constructor(
+    replicateSecret?: string,
+    private readonly manual = false,
+  ) {
     this.replicateSecret = replicateSecret ?? `whsec_${randomBytes(32).toString("base64")}`;
     const pair = generateKeyPairSync("ed25519");
     this.falKey = pair.privateKey;
@@ -45,8 +57,12 @@ export class WebhookSender {
   }
 
   /** Sends the job's final event to `url` when it completes (`body(status)` builds it at send time). */
-  schedule(job: SimJob, url: string, now: number, body: (status: "final" | "processing") => unknown): void {
+  schedule(job: SimJob, url: string, now: number, body: Body): void {
     if (job.outcome === "stuck") return;
+    if (this.manual) {
+      this.held.push({ job, url, body });
+      return;
+    }
     const wait = Math.max(0, completedAt(job) - now) + this.faults.delayMs;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -61,19 +77,48 @@ export class WebhookSender {
     this.timers.clear();
   }
 
-  private async deliver(job: SimJob, url: string, body: (status: "final" | "processing") => unknown) {
-    const faults = this.faults;
-    const final = JSON.stringify(body("final"));
-    const id = `msg_${randomBytes(12).toString("hex")}`;
-    if (faults.badSignatureFirst) await this.post(job, url, final, id, false);
-    await this.post(job, url, final, id, true);
-    if (faults.duplicate) await this.post(job, url, final, id, true);
-    if (faults.lateProcessing) {
-      await this.post(job, url, JSON.stringify(body("processing")), `msg_${randomBytes(12).toString("hex")}`, true);
-    }
+  /** The webhooks scheduled since the last call (manual mode). */
+  takeHeld(): HeldWebhook[] {
+    const taken = this.held;
+    this.held = [];
+    return taken;
   }
 
-  private async post(job: SimJob, url: string, raw: string, id: string, valid: boolean) {
+  /**
+   * Sends a job's final event with `faults` (the sender's own by default); `fetchImpl` carries
+   * it, and message IDs are derived from `idSeed` when given (a replayable run), random otherwise.
+   */
+  async deliver(
+    job: SimJob,
+    url: string,
+    body: Body,
+    faults: WebhookFaults = this.faults,
+    options: { idSeed?: string; fetchImpl?: typeof fetch } = {},
+  ): Promise<number[]> {
+    const messageId = (suffix: string) =>
+      options.idSeed
+        ? `msg_${createHash("sha256").update(`${options.idSeed} ${suffix}`).digest("hex").slice(0, 24)}`
+        : `msg_${randomBytes(12).toString("hex")}`;
+    const post = (raw: string, id: string, valid: boolean) => this.post(job, url, raw, id, valid, options.fetchImpl);
+    const final = JSON.stringify(body("final"));
+    const id = messageId("final");
+    const answers: (number | null)[] = [];
+    if (faults.badSignatureFirst) answers.push(await post(final, id, false));
+    answers.push(await post(final, id, true));
+    if (faults.duplicate) answers.push(await post(final, id, true));
+    if (faults.lateProcessing)
+      answers.push(await post(JSON.stringify(body("processing")), messageId("processing"), true));
+    return answers.map((answer) => answer ?? 0);
+  }
+
+  private async post(
+    job: SimJob,
+    url: string,
+    raw: string,
+    id: string,
+    valid: boolean,
+    fetchImpl: typeof fetch = fetch,
+  ): Promise<number | null> {
     const now = new Date();
     const headers =
       job.provider === "replicate" ? this.replicateHeaders(id, now, raw) : this.falHeaders(job.id, now, raw);
@@ -82,7 +127,7 @@ export class WebhookSender {
       headers[key] = job.provider === "replicate" ? "v1,AAAA" : "00".repeat(64);
     }
     const status = (JSON.parse(raw) as { status?: string }).status ?? "";
-    const answer = await fetch(url, {
+    const answer = await fetchImpl(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: raw,
@@ -97,6 +142,7 @@ export class WebhookSender {
     this.sent.push({ provider: job.provider, jobId: job.id, status, signed: valid, answer });
     // A long demo run sends without end; the log keeps the latest, as the request log does.
     if (this.sent.length > MAX_SENT) this.sent.splice(0, this.sent.length - MAX_SENT);
+    return answer;
   }
 
   private replicateHeaders(id: string, now: Date, raw: string): Record<string, string> {

@@ -14,22 +14,26 @@ export type PermitForParking = {
   operationRef: string;
   attemptRef: string;
   holdRef: string;
+  createdAt: Date;
+  sendDeadline: Date;
   operation: { operationId: string; provider: string; model: string; requestFingerprint: string };
   attempt: { attemptId: string; providerJobId: string | null };
-  hold: { amountMicros: bigint; currency: string };
+  hold: { holdId: string; amountMicros: bigint; currency: string };
 };
 
 export const PERMIT_FOR_PARKING = {
   operation: { select: { operationId: true, provider: true, model: true, requestFingerprint: true } },
   attempt: { select: { attemptId: true, providerJobId: true } },
-  hold: { select: { amountMicros: true, currency: true } },
+  hold: { select: { holdId: true, amountMicros: true, currency: true } },
 } as const;
 
 /**
  * Parks a permit's send as a case (DESIGN 6a): the operation's first case, on the permit's own
  * attempt and hold, so the money reserved at the permit stays on the one hold that is now the
  * case's. The case starts where the report (or the missed deadline) leaves it: an uncertain
- * submission, a known job to check, or a proven failure.
+ * submission, a known job to check, or a proven failure. The send happened after the permit was
+ * issued, and could not happen after its report or its deadline, whichever came first: the
+ * submission's time and retry deadline, from which "no job exists" waits out the settling period.
  */
 export async function parkPermit(
   tx: Prisma.TransactionClient,
@@ -69,7 +73,8 @@ export async function parkPermit(
       heldMicros: permit.hold.amountMicros,
       currency: permit.hold.currency,
       lastEvidence: evidence,
-      submittedAt: new Date(),
+      submittedAt: permit.createdAt,
+      retryDeadline: earlier(permit.sendDeadline, new Date()),
     },
     select: { id: true, version: true },
   });
@@ -85,6 +90,20 @@ export async function parkPermit(
     episode: 1,
     after: { stage, state: "parked", providerJobId, version: created.version },
     evidence,
+  });
+  // The case's timeline carries every hold it holds, as a case parked without a permit does.
+  await recordAudit(tx, {
+    actor: input.actor,
+    kind: "hold_reserved",
+    caseId: created.id,
+    episode: 1,
+    after: {
+      holdId: permit.hold.holdId,
+      amountMicros: Number(permit.hold.amountMicros),
+      currency: permit.hold.currency,
+      reservedAt: permit.createdAt.toISOString(),
+    },
+    evidence: { text: "reserved when the send permit was issued; the case holds it from here" },
   });
   return { caseId: created.id };
 }
@@ -109,3 +128,5 @@ export async function attachJobToUncertainCase(
   });
   await tx.sendPermit.updateMany({ where: { caseRef: input.caseId }, data: { providerJobId } });
 }
+
+const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);

@@ -156,7 +156,9 @@ async function audit(
   await recordAudit(tx, {
     actor,
     kind,
+    // A permit's event has no case yet: the producer names whose operation it is (IDs are per producer).
     after: {
+      producer: permit.producer,
       operationId: permit.operation.operationId,
       attemptId: permit.attempt.attemptId,
       token: permit.token,
