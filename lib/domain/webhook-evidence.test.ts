@@ -26,8 +26,11 @@ const targets: Record<string, WebhookTarget> = {
   livePermit: { kind: "permit", status: "live" },
   acceptedPermit: { kind: "permit", status: "accepted" },
   completedPermit: { kind: "permit", status: "completed" },
-  refUncertain: { kind: "referenced_case", stage: "submission_uncertain", state: "parked" },
-  refPolling: { kind: "referenced_case", stage: "polling", state: "parked" },
+  refUncertain: { kind: "referenced_case", stage: "submission_uncertain", state: "parked", providerJobId: null },
+  refPolling: { kind: "referenced_case", stage: "polling", state: "parked", providerJobId: "job-1" },
+  refNoJob: { kind: "referenced_case", stage: "generation_failed", state: "parked", providerJobId: null },
+  refFailedJob: { kind: "referenced_case", stage: "generation_failed", state: "parked", providerJobId: "job-1" },
+  refNoJobResolved: { kind: "referenced_case", stage: "generation_failed", state: "resolved", providerJobId: null },
   refLivePermit: { kind: "referenced_permit", status: "live" },
   none: { kind: "none" },
 };
@@ -56,6 +59,11 @@ describe("what a verified provider webhook means", () => {
     ["refUncertain", "completed", "attach, converge delivery settle"],
     ["refUncertain", "running", "attach, observe"],
     ["refPolling", "completed", "observe"],
+    ["refNoJob", "completed", "reopen, attach, converge delivery settle"],
+    ["refNoJob", "running", "reopen, attach, observe"],
+    ["refNoJob", "failed", "reopen, attach, converge generation_failed"],
+    ["refFailedJob", "completed", "observe"],
+    ["refNoJobResolved", "completed", "observe"],
     ["refLivePermit", "completed", "report completed"],
     ["none", "completed", "unmatched"],
   ];
@@ -66,7 +74,7 @@ describe("what a verified provider webhook means", () => {
       case "report_permit":
         return `report ${v.outcome}`;
       case "attach":
-        return `attach, ${text(v.andThen)}`;
+        return `${v.reopen ? "reopen, " : ""}attach, ${text(v.andThen)}`;
       default:
         return v.kind;
     }

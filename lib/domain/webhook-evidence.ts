@@ -10,7 +10,8 @@ import type { CaseState, Stage } from "./stages";
 export type WebhookTarget =
   | { kind: "case"; stage: Stage; state: CaseState }
   | { kind: "permit"; status: PermitStatus }
-  | { kind: "referenced_case"; stage: Stage; state: CaseState }
+  /** The case of the operation the webhook URL's signed reference names; `providerJobId` is the case's job. */
+  | { kind: "referenced_case"; stage: Stage; state: CaseState; providerJobId: string | null }
   | { kind: "referenced_permit"; status: PermitStatus }
   /** The job is owned, by an attempt its operation has moved on from (an earlier episode, a replaced attempt). */
   | { kind: "superseded_attempt" }
@@ -21,8 +22,12 @@ export type WebhookVerdict =
   | { kind: "converge"; stage: "delivery" | "generation_failed"; settle: boolean; evidence: string }
   /** The permit's send is answered by the provider itself, as if the producer had reported it. */
   | { kind: "report_permit"; outcome: "accepted" | "completed" | "failed" }
-  /** The reference proves the producer's own request created this job: attach it to the uncertain case. */
-  | { kind: "attach"; andThen: WebhookVerdict }
+  /**
+   * The reference proves the producer's own request created this job: attach it to the uncertain
+   * case; `reopen` first returns a case that a "no job exists" verdict failed to reconciliation
+   * (the verdict is contradicted, so nothing may be bought to replace it).
+   */
+  | { kind: "attach"; reopen: boolean; andThen: WebhookVerdict }
   /** Kept as evidence; nothing moves (a running job, a case a worker holds, a case past this point). */
   | { kind: "observe"; reason: string }
   /** No operation owns the job: kept, sanitised, to be matched later. */
@@ -47,13 +52,17 @@ export function meaningOfWebhook(target: WebhookTarget, answer: JobStatus): Webh
     case "permit":
     case "referenced_permit":
       return forPermit(target.status, answer);
-    case "referenced_case":
-      if (target.stage !== "submission_uncertain" || target.state !== "parked") {
+    case "referenced_case": {
+      const uncertain = target.stage === "submission_uncertain";
+      // A failure recorded with no job (a "no job exists" verdict) is contradicted by the job's own webhook.
+      const failedWithoutJob = target.stage === "generation_failed" && target.providerJobId === null;
+      if (target.state !== "parked" || !(uncertain || failedWithoutJob)) {
         return observe(
-          `the referenced operation's case is ${target.stage}/${target.state}, not an uncertain submission`,
+          `the referenced operation's case is ${target.stage}/${target.state}, not an uncertain submission nor a failure without a job`,
         );
       }
-      return { kind: "attach", andThen: forCase("polling", "parked", answer) };
+      return { kind: "attach", reopen: failedWithoutJob, andThen: forCase("polling", "parked", answer) };
+    }
   }
 }
 

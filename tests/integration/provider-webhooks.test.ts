@@ -9,10 +9,13 @@ import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -351,5 +354,42 @@ describe("jobs the product does not know yet", () => {
       where: { caseId: parked.caseId, kind: "reconciled_job_found" },
     });
     expect(attached.actorLabel).toBe("replicate webhook (signature verified)");
+  });
+
+  it("with the reference, contradicts a 'no job exists' verdict: back to reconciliation, the job attached, the pending replacement withdrawn", async () => {
+    const { operationId, input } = permitInput({ provider: "replicate" });
+    const permit = await requestPermit(db, shop, operationId, input);
+    if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
+    const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
+    const caseId = parked.caseId ?? "";
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const later = { now: new Date(Date.now() + 24 * 3600_000) };
+    await reconcileCase(db, reviewer, caseId, { verdict: "no_job", evidence: "nothing listed at the provider" }, later);
+    const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "no job: generate again" });
+    // The provider's list lagged; its own signed webhook, carrying the operation's reference, did not.
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "stuck" });
+    const answer = await replicateCall({ ...(await prediction(job.id)) }, { ref: permit.webhook.ref });
+    expect(answer.json).toMatchObject({ outcome: "attached", caseId });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "polling",
+      state: "parked",
+      providerJobId: job.id,
+    });
+    expect(await db.replacementRequest.findUniqueOrThrow({ where: { id: requestId } })).toMatchObject({
+      status: "withdrawn",
+    });
+    const kinds = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => e.kind);
+    expect(kinds.slice(-3)).toEqual([
+      "returned_to_reconciliation",
+      "replacement_request_closed",
+      "reconciled_job_found",
+    ]);
+    const finance = await makeUser(db, ["finance"]);
+    await expect(
+      authorizeReplacement(db, finance, requestId, { evidence: "budget approved" }, { adapters: ctx.adapters }),
+    ).rejects.toMatchObject({ code: "illegal_transition" });
+    expect(await db.replacementRequest.findUniqueOrThrow({ where: { id: requestId } })).toMatchObject({
+      status: "withdrawn",
+    });
   });
 });

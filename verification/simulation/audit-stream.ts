@@ -170,10 +170,10 @@ export class AuditStream {
     const to = `${String(after.stage)}/${String(after.state)}`;
     if (track.state === "resolved") problem("backwardTransitions", `a resolved case moved to ${to} in its episode`);
     const finished = track.stage === "delivery" || track.stage === "generation_failed";
-    if (
-      isProviderWebhook(event) &&
-      (after.stage === "submission_uncertain" || (finished && after.stage === "polling"))
-    ) {
+    // Returning a "no job exists" failure to reconciliation is the job's own proof that it exists, not a step back.
+    const proofOfJob = event.kind === "returned_to_reconciliation";
+    const back = after.stage === "submission_uncertain" || (finished && after.stage === "polling");
+    if (isProviderWebhook(event) && back && !proofOfJob) {
       problem("backwardTransitions", `a provider webhook moved the case back from ${from} to ${to}`);
     }
   }

@@ -14,6 +14,7 @@ import type { JobStatus, WebhookReport } from "@/lib/providers/types";
 import { type ProviderActor, requireProvider, requireWorker } from "../access/actor";
 import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
+import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
 import { type Found, findTarget } from "./webhook-target";
 
@@ -256,6 +257,7 @@ async function apply(
     case "attach": {
       const caseId = found.caseId ?? "";
       const text = `the ${actor.provider} webhook for job ${report.providerJobId} carried this operation's signed reference`;
+      if (verdict.reopen) await contradictNoJobVerdict(tx, actor, caseId, text, evidence);
       await attachJobToUncertainCase(tx, { actor, caseId, providerJobId: report.providerJobId, text, evidence });
       if (verdict.andThen.kind !== "converge") return { outcome: "attached", note: text, caseId };
       const then = await converge(tx, actor, caseId, report, verdict.andThen, evidence);

@@ -16,6 +16,7 @@ export type Found = {
 type OwnerRow = {
   attempt_ref: string;
   case_id: string | null;
+  case_job: string | null;
   case_attempt: string | null;
   stage: Stage | null;
   state: CaseState | null;
@@ -32,7 +33,7 @@ export async function findTarget(
   reference: WebhookReference | null,
 ): Promise<Found> {
   const [owner] = await tx.$queryRaw<OwnerRow[]>`
-    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
+    SELECT a.id AS attempt_ref, c.id AS case_id, c.provider_job_id AS case_job, c.attempt_ref AS case_attempt, c.stage::text AS stage,
            c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
     FROM attempts a JOIN operations o ON o.id = a.operation_ref
     LEFT JOIN cases c ON c.operation_ref = o.id
@@ -41,7 +42,7 @@ export async function findTarget(
   if (owner) return ownedTarget(owner);
   if (!reference) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
   const [named] = await tx.$queryRaw<OwnerRow[]>`
-    SELECT a.id AS attempt_ref, c.id AS case_id, c.attempt_ref AS case_attempt, c.stage::text AS stage,
+    SELECT a.id AS attempt_ref, c.id AS case_id, c.provider_job_id AS case_job, c.attempt_ref AS case_attempt, c.stage::text AS stage,
            c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
     FROM operations o
     LEFT JOIN cases c ON c.operation_ref = o.id
@@ -59,7 +60,7 @@ export async function findTarget(
   }
   if (named.case_id && named.stage && named.state) {
     return {
-      target: { kind: "referenced_case", stage: named.stage, state: named.state },
+      target: { kind: "referenced_case", stage: named.stage, state: named.state, providerJobId: named.case_job },
       caseId: named.case_id,
       permitId: null,
       attemptRef: named.attempt_ref,
