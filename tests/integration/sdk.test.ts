@@ -63,6 +63,16 @@ describe("recovery.submit", () => {
       sent: false,
       answer: { status: "in_flight", providerJobId: `job-${order.operationId}` },
     });
+    // The sent result's permit reports the end of a job the producer polls itself.
+    if (!result.sent) throw new Error("expected a send");
+    const done = await recovery.report(order.attemptId, {
+      operationId: order.operationId,
+      token: result.permit.token,
+      outcome: "completed",
+      providerJobId: `job-${order.operationId}`,
+      evidence: { summary: "downloaded the video", observedAt: new Date().toISOString() },
+    });
+    expect(done).toMatchObject({ status: "completed", changed: true });
   });
 
   it("20 concurrent submits of one operation call the create once", async () => {
