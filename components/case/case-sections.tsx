@@ -1,8 +1,9 @@
-import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
+import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { formatAge } from "@/components/ui/format-age";
 import { TableHead } from "@/components/ui/table-head";
 import { formatMicros } from "@/lib/domain/money";
 import type { CaseDetail } from "@/lib/services/case/get-case";
+import { LastAttemptBanner, WaitingOnText } from "./case-progress";
 
 /** Evidence and payloads are shown as text (React escapes it): stored HTML never becomes markup. */
 export function JsonText({ value }: { value: unknown }) {
@@ -31,16 +32,22 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
       <h1 className="text-xl font-semibold">
         Operation <span className="font-mono">{detail.operationId}</span>
       </h1>
+      <p className="mt-1 text-sm">
+        <WaitingOnText waiting={detail.progress.waitingOn} />
+      </p>
+      <div className="mt-2">
+        <LastAttemptBanner attempt={detail.progress.lastAttempt} />
+      </div>
       <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm md:grid-cols-4">
         <dt className="text-slate-700">Attempt</dt>
         <dd className="font-mono">{detail.attemptId}</dd>
         <dt className="text-slate-700">Stage</dt>
         <dd>
-          <Badge tone={STAGE_TONE[detail.stage]}>{detail.stage}</Badge>
+          <StageBadge stage={detail.stage} />
         </dd>
         <dt className="text-slate-700">State</dt>
         <dd>
-          <Badge tone={STATE_TONE[detail.state]}>{detail.state}</Badge>
+          <StateBadge state={detail.state} />
           {detail.outcome ? <span className="ml-2 text-slate-700">({detail.outcome})</span> : null}
           {detail.escalation ? (
             <span

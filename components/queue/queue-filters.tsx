@@ -1,3 +1,4 @@
+import { STAGE_LABEL, STATE_LABEL } from "@/components/ui/labels";
 import { microsToDecimal } from "@/lib/domain/money";
 import { CASE_STATES, STAGES } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
@@ -23,7 +24,7 @@ export function QueueFilters({ query }: { query: ListCasesQuery }) {
           <option value="">any</option>
           {STAGES.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {STAGE_LABEL[s].label}
             </option>
           ))}
         </select>
@@ -34,7 +35,7 @@ export function QueueFilters({ query }: { query: ListCasesQuery }) {
           <option value="">open (not resolved)</option>
           {CASE_STATES.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {STATE_LABEL[s].label}
             </option>
           ))}
         </select>

@@ -2,8 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { Badge, STAGE_TONE, STATE_TONE } from "@/components/ui/badge";
+import { WaitingOnText } from "@/components/case/case-progress";
+import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { formatAge } from "@/components/ui/format-age";
+import { describeAttempt, type LastAttempt, type WaitingOn } from "@/lib/domain/case-progress";
 import { formatMicros } from "@/lib/domain/money";
 
 export type QueueRow = {
@@ -20,6 +22,8 @@ export type QueueRow = {
   ageSeconds: number;
   escalationReason?: string | null;
   holdOpen?: boolean;
+  waitingOn?: WaitingOn;
+  lastAttempt?: LastAttempt | null;
 };
 
 /**
@@ -90,6 +94,9 @@ export function QueueTable({
             State
           </th>
           <th scope="col" className="px-2 py-2">
+            Waiting on
+          </th>
+          <th scope="col" className="px-2 py-2">
             Provider / model
           </th>
           <th scope="col" className="px-2 py-2">
@@ -132,11 +139,15 @@ export function QueueTable({
               <div className="text-xs text-slate-600">{row.attemptId}</div>
             </td>
             <td className="px-2 py-1.5">
-              <Badge tone={STAGE_TONE[row.stage]}>{row.stage}</Badge>
+              <StageBadge stage={row.stage} />
             </td>
             <td className="px-2 py-1.5">
-              <Badge tone={STATE_TONE[row.state]}>{row.state}</Badge>
+              <StateBadge state={row.state} />
               <RowFlags row={row} />
+            </td>
+            <td className="px-2 py-1.5">
+              {row.waitingOn ? <WaitingOnText waiting={row.waitingOn} short /> : null}
+              {row.waitingOn ? <div className="text-xs text-slate-700">{row.waitingOn.why}</div> : null}
             </td>
             <td className="px-2 py-1.5">
               {row.provider}
@@ -152,13 +163,18 @@ export function QueueTable({
   );
 }
 
-/** Rule 13's flags on a row: escalated past its deadline, or resolved with money still held. */
+/** Flags on a row: escalated past its deadline (rule 13), its last recovery failed, or resolved with money still held. */
 function RowFlags({ row }: { row: QueueRow }) {
   return (
     <>
       {row.escalationReason ? (
         <span className="ml-1" title={row.escalationReason}>
           <Badge tone="danger">escalated</Badge>
+        </span>
+      ) : null}
+      {row.lastAttempt?.failed ? (
+        <span className="ml-1" title={describeAttempt(row.lastAttempt)} data-testid="last-attempt-failed">
+          <Badge tone="danger">last attempt failed</Badge>
         </span>
       ) : null}
       {row.holdOpen ? (

@@ -1,4 +1,6 @@
 import type { ReactNode } from "react";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { STAGE_LABEL, STATE_LABEL } from "./labels";
 
 const TONES = {
   neutral: "bg-slate-200 text-slate-900",
@@ -11,8 +13,29 @@ const TONES = {
 export type Tone = keyof typeof TONES;
 
 /** Text always carries the meaning; colour only helps scanning. */
-export function Badge({ tone = "neutral", children }: { tone?: Tone; children: ReactNode }) {
-  return <span className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>;
+export function Badge({ tone = "neutral", title, children }: { tone?: Tone; title?: string; children: ReactNode }) {
+  return (
+    <span title={title} className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${TONES[tone]}`}>
+      {children}
+    </span>
+  );
+}
+
+/** A stage or a state in words, in its tone, with its explanation (and its stored name) on hover. */
+function Labelled({ name, words, tone }: { name: string; words?: { label: string; explains: string }; tone?: Tone }) {
+  return (
+    <Badge tone={tone} title={words ? `${words.explains} (${name})` : name}>
+      {words?.label ?? name}
+    </Badge>
+  );
+}
+
+export function StageBadge({ stage }: { stage: string }) {
+  return <Labelled name={stage} words={STAGE_LABEL[stage as Stage]} tone={STAGE_TONE[stage]} />;
+}
+
+export function StateBadge({ state }: { state: string }) {
+  return <Labelled name={state} words={STATE_LABEL[state as CaseState]} tone={STATE_TONE[state]} />;
 }
 
 export const STAGE_TONE: Record<string, Tone> = {

@@ -18,10 +18,10 @@ test("server actions refuse forged calls from a role (or a visitor) that may not
 
   // A legitimate approval, to learn what the browser sends for this action.
   await page.goto(`/cases/${first}`);
-  const form = page.getByRole("form", { name: "Approve resume_poll" });
+  const form = page.getByRole("form", { name: "Approve: resume status checks" });
   await form.getByLabel("Evidence").fill("provider healthy again");
   const captured: Promise<Request> = page.waitForRequest((r) => r.method() === "POST" && !!r.headers()["next-action"]);
-  await form.getByRole("button", { name: "Approve resume_poll" }).click();
+  await form.getByRole("button", { name: "Approve: resume status checks" }).click();
   const legit = await captured;
   const body = (legit.postData() ?? "").replace(first ?? "", target ?? "");
   const headers = {

@@ -17,7 +17,7 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
   const amounts = await page.getByTestId("queue-row").locator("td:last-child").allInnerTexts();
   const numbers = amounts.map((text) => Number(text.replace(/[^0-9.]/g, "")));
   expect(numbers).toEqual([...numbers].sort((a, b) => b - a));
-  await expect(page.getByTestId("queue-row").first()).toContainText("generation_failed");
+  await expect(page.getByTestId("queue-row").first()).toContainText("Generation failed");
 
   // The filter is in the URL: the same view opens from a shared link.
   await page.goto("/queue?q=demo-order-1005");

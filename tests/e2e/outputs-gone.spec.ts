@@ -61,12 +61,14 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
 
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);
-  const approve = page.getByRole("form", { name: "Approve retry_delivery" });
+  const approve = page.getByRole("form", { name: "Approve: retry copying the video" });
   await approve.getByLabel("Evidence").fill("Copy failed on a network reset; retry the download.");
-  await approve.getByRole("button", { name: "Approve retry_delivery" }).click();
+  await approve.getByRole("button", { name: "Approve: retry copying the video" }).click();
   // The form goes away as soon as the approval lands (a ready case offers no second approval).
   const stateOf = async () => (await (await page.request.get(`/api/v1/cases/${caseId}`)).json()).state;
   await expect.poll(stateOf).toBe("ready");
+  await page.reload();
+  await expect(page.getByTestId("waiting-on").first()).toContainText("approved: queued for the worker");
 
   // Earlier journeys leave approved actions too, and deliveries with a known expiry go first: tick
   // until this case's action has run.
@@ -84,7 +86,21 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
 
   // The copy cannot succeed any more: only the two decisions that still move the case on are offered.
   await page.reload();
-  await expect(page.getByRole("form", { name: "Approve retry_delivery" })).toHaveCount(0);
+  // A failed recovery does not look like a new case: the banner says what the last attempt found.
+  await expect(page.getByTestId("last-attempt")).toContainText("failed");
+  await expect(page.getByTestId("last-attempt")).toContainText("Copying the video failed");
+  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on a reviewer");
+  await expect(page.getByRole("form", { name: "Approve: retry copying the video" })).toHaveCount(0);
+  // Accepting what happened comes before asking for a new paid generation.
+  const decisions = page.getByRole("region", { name: "Decisions" }).getByRole("form");
+  await expect(decisions.first()).toHaveAccessibleName("Accept that the outputs are lost");
+  // The queue row says it too.
+  await page.goto(`/queue?q=${operationId}`);
+  const queued = page.getByTestId("queue-row");
+  await expect(queued).toHaveCount(1);
+  await expect(queued.getByTestId("last-attempt-failed")).toBeVisible();
+  await expect(queued.getByTestId("waiting-on")).toContainText("waiting on a reviewer");
+  await page.goto(`/cases/${caseId}`);
   await expect(page.getByRole("form", { name: "Request a replacement generation" })).toBeVisible();
   const accept = page.getByRole("form", { name: "Accept that the outputs are lost" });
   await expect(accept).toContainText("the hold stays open for finance");

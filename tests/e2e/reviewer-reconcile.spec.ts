@@ -4,7 +4,7 @@ test("a reviewer reconciles an uncertain submission, then approves resume_poll",
   await login("reviewer@demo.local");
   await page.goto("/queue?q=demo-order-1000");
   await page.getByRole("link", { name: "demo-order-1000" }).click();
-  await expect(page.getByText("submission_uncertain").first()).toBeVisible();
+  await expect(page.getByText("Uncertain submission").first()).toBeVisible();
   // Before reconciliation, no recovery can be approved.
   await expect(page.getByRole("button", { name: /Approve/ })).toHaveCount(0);
 
@@ -15,11 +15,13 @@ test("a reviewer reconciles an uncertain submission, then approves resume_poll",
     .fill("Found in the provider's job list: same model, prompt hash and submit minute.");
   await attach.getByRole("button", { name: "Attach job" }).click();
 
-  const approve = page.getByRole("form", { name: "Approve resume_poll" });
+  const approve = page.getByRole("form", { name: "Approve: resume status checks" });
   await expect(approve).toBeVisible();
   await approve.getByLabel("Evidence").fill("Job confirmed on the provider; resume status checks.");
-  await approve.getByRole("button", { name: "Approve resume_poll" }).click();
-  await expect(page.getByText("ready", { exact: true }).first()).toBeVisible();
+  await approve.getByRole("button", { name: "Approve: resume status checks" }).click();
+  await expect(page.getByText("Queued", { exact: true }).first()).toBeVisible();
+  // What it waits on is said at once: the approval queued it for the worker.
+  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
   const timeline = page.getByTestId("timeline");
   await expect(timeline).toContainText("approved");
   await expect(timeline).toContainText("reconciled_job_found");

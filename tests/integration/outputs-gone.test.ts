@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
+import { listCases } from "@/lib/services/case/list-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { claimActions } from "@/lib/services/claim/claim-actions";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { listCasesSchema } from "@/lib/validation/list-cases";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -263,5 +265,34 @@ describe("delivering before expiry", () => {
     expect(after.count).toBe(before.count + 1);
     const heldBefore = before.held.find((h) => h.currency === "USD")?.micros ?? 0;
     expect(after.held.find((h) => h.currency === "USD")?.micros).toBe(heldBefore + 100_000);
+  });
+});
+
+describe("what happened, and what happens next", () => {
+  it("the case and the queue show the failed copy, who the case waits on, and the decisions that do not repeat it first", async () => {
+    const caseId = await parked("delivery", { provider: "replicate", outputTtlMs: 0 });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const before = await getCase(db, reviewer, caseId);
+    expect(before.progress).toMatchObject({ lastAttempt: null, waitingOn: { party: "reviewer" } });
+    await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "go" });
+    // Approved: queued for the worker at once, not "parked".
+    expect((await getCase(db, reviewer, caseId)).progress.waitingOn).toMatchObject({
+      party: "worker",
+      why: "approved: queued for the worker",
+    });
+    expect(await tickFor(caseId)).toBe("parked");
+    const after = await getCase(db, reviewer, caseId);
+    expect(after.progress.lastAttempt).toMatchObject({ kind: "retry_delivery", failed: true, count: 1 });
+    expect(after.progress.lastAttempt?.reason).toMatch(/\S/);
+    expect(after.progress.waitingOn).toMatchObject({
+      party: "reviewer",
+      why: expect.stringContaining("outputs are gone"),
+    });
+    const page = await listCases(db, reviewer, listCasesSchema.parse({ q: after.operationId }));
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]).toMatchObject({
+      lastAttempt: { kind: "retry_delivery", failed: true, reason: after.progress.lastAttempt?.reason },
+      waitingOn: { party: "reviewer" },
+    });
   });
 });

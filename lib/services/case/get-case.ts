@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
@@ -37,7 +38,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
         include: { attempts: { include: { hold: { include: { entries: true } } }, orderBy: { createdAt: "asc" } } },
       },
       assignee: { select: { id: true, email: true, name: true } },
-      actions: { orderBy: { createdAt: "desc" }, take: 20 },
+      actions: { orderBy: { createdAt: "desc" }, take: 20, include: { decision: { select: { episode: true } } } },
       replacementRequests: { orderBy: { createdAt: "desc" } },
     },
   });
@@ -87,6 +88,27 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
       : null,
   }));
   const live = row.actions.find((a) => a.status === "ready" || a.status === "claimed") ?? null;
+  const holdOpen = row.state === "resolved" && row.heldMicros > 0n;
+  const episodeActions = row.actions
+    .filter((a) => a.decision.episode === row.episode)
+    .map((a) => ({ id: a.id, kind: a.kind, status: a.status, outcome: a.outcome, finishedAt: iso(a.finishedAt) }));
+  const progress = {
+    // The worker's own words for its last finish are on the event it wrote (evidence names the action).
+    lastAttempt: lastAttempt(episodeActions, timeline.find((e) => actionOf(e.evidence) !== null)?.evidence ?? null),
+    waitingOn: waitingOn(
+      {
+        stage: row.stage,
+        state: row.state,
+        outputsUnavailable: row.outputsUnavailableAt !== null,
+        holdOpen,
+        pendingReplacement: row.replacementRequests.some((r) => r.status === "pending"),
+        replacementToSubmit: row.replacementRequests.some((r) => r.status === "authorized" && !r.acknowledgedAt),
+        readyAt: live?.status === "ready" ? iso(live.readyAt) : null,
+        leaseUntil: live?.status === "claimed" ? iso(live.leaseUntil) : null,
+      },
+      Date.now(),
+    ),
+  };
   return {
     id: row.id,
     operationId: row.operationId,
@@ -107,7 +129,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     submittedAt: row.submittedAt?.toISOString() ?? null,
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
     escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
-    holdOpen: row.state === "resolved" && row.heldMicros > 0n,
+    holdOpen,
+    progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
     // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.
@@ -178,3 +201,9 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     })),
   };
 }
+
+const iso = (at: Date | null | undefined) => at?.toISOString() ?? null;
+const actionOf = (evidence: unknown) => {
+  const id = (evidence as { actionId?: unknown } | null)?.actionId;
+  return typeof id === "string" ? id : null;
+};

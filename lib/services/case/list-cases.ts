@@ -1,8 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import type { Principal } from "@/lib/domain/principal";
-import type { CaseState, Stage } from "@/lib/domain/stages";
+import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
@@ -47,6 +48,17 @@ type Row = {
   episode: number;
   opened_at: Date;
   escalation_reason: string | null;
+  outputs_unavailable: boolean;
+  last_id: string | null;
+  last_kind: RecoveryActionKind | null;
+  last_status: string | null;
+  last_at: Date | null;
+  last_reason: string | null;
+  live_status: string | null;
+  live_ready_at: Date | null;
+  live_lease_until: Date | null;
+  pending_replacement: boolean;
+  replacement_to_submit: boolean;
 };
 
 /**
@@ -82,13 +94,39 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   if (cursor && query.sort === "amount")
     where.push(Prisma.sql`(held_micros, id) < (${BigInt(cursor.v)}, ${cursor.id}::uuid)`);
   const order = query.sort === "age" ? Prisma.sql`opened_at, id` : Prisma.sql`held_micros DESC, id DESC`;
+  const pageOrder =
+    query.sort === "age" ? Prisma.sql`page.opened_at, page.id` : Prisma.sql`page.held_micros DESC, page.id DESC`;
+  // The page first, then what it waits on and its last recovery, looked up for its rows alone.
   const rows = await sqlRows<Row>(
     db,
     Prisma.sql`
-    SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
-           assignee_id, episode, opened_at, escalation_reason
-    FROM cases WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY ${order} LIMIT ${query.limit + 1}`,
+    WITH page AS (
+      SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
+             assignee_id, episode, opened_at, escalation_reason, outputs_unavailable_at IS NOT NULL AS outputs_unavailable
+      FROM cases WHERE ${Prisma.join(where, " AND ")}
+      ORDER BY ${order} LIMIT ${query.limit + 1}
+    )
+    SELECT page.*, last.id::text AS last_id, last.kind::text AS last_kind, last.status::text AS last_status,
+           last.finished_at AS last_at, said.evidence->>'evidence' AS last_reason, live.status::text AS live_status, live.ready_at AS live_ready_at,
+           live.lease_until AS live_lease_until,
+           EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = page.id AND r.status = 'pending')
+             AS pending_replacement,
+           EXISTS (SELECT 1 FROM replacement_requests r
+                   WHERE r.case_id = page.id AND r.status = 'authorized' AND r.acknowledged_at IS NULL)
+             AS replacement_to_submit
+    FROM page
+    LEFT JOIN LATERAL (
+      SELECT a.id, a.kind, a.status, a.finished_at FROM recovery_actions a JOIN decisions d ON d.id = a.decision_id
+      WHERE a.case_id = page.id AND d.episode = page.episode AND a.status IN ('succeeded', 'unresolved')
+      ORDER BY a.finished_at DESC LIMIT 1) last ON TRUE
+    LEFT JOIN LATERAL (
+      SELECT e.evidence FROM audit_events e
+      WHERE e.case_id = page.id AND e.evidence->>'actionId' = last.id::text
+      ORDER BY e.id DESC LIMIT 1) said ON last.id IS NOT NULL
+    LEFT JOIN LATERAL (
+      SELECT a.status, a.ready_at, a.lease_until FROM recovery_actions a
+      WHERE a.case_id = page.id AND a.status IN ('ready', 'claimed') LIMIT 1) live ON TRUE
+    ORDER BY ${pageOrder}`,
   );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
@@ -114,7 +152,39 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - row.opened_at.getTime()) / 1000)),
       escalationReason: row.escalation_reason,
       holdOpen: row.state === "resolved" && row.held_micros > 0n,
+      ...progressOf(row, now),
     })),
     nextCursor,
+  };
+}
+
+function progressOf(row: Row, now: Date) {
+  const actions: ActionRecord[] =
+    row.last_id && row.last_kind && row.last_status && row.last_at
+      ? [
+          {
+            id: row.last_id,
+            kind: row.last_kind,
+            status: row.last_status,
+            outcome: null,
+            finishedAt: row.last_at.toISOString(),
+          },
+        ]
+      : [];
+  return {
+    lastAttempt: lastAttempt(actions, { actionId: row.last_id, evidence: row.last_reason }),
+    waitingOn: waitingOn(
+      {
+        stage: row.stage,
+        state: row.state,
+        outputsUnavailable: row.outputs_unavailable,
+        holdOpen: row.state === "resolved" && row.held_micros > 0n,
+        pendingReplacement: row.pending_replacement,
+        replacementToSubmit: row.replacement_to_submit,
+        readyAt: row.live_status === "ready" ? (row.live_ready_at?.toISOString() ?? null) : null,
+        leaseUntil: row.live_status === "claimed" ? (row.live_lease_until?.toISOString() ?? null) : null,
+      },
+      now.getTime(),
+    ),
   };
 }

@@ -1,0 +1,43 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "./fixtures/login";
+
+// Every console page each role works on, checked by axe in both colour schemes: no serious or
+// critical violation (WCAG 2.1 A and AA rules).
+const JOURNEYS: { email: string; paths: string[] }[] = [
+  { email: "operator@demo.local", paths: ["/overview", "/queue"] },
+  { email: "reviewer@demo.local", paths: ["/queue?stage=submission_uncertain", "case"] },
+  { email: "finance@demo.local", paths: ["/finance"] },
+  { email: "admin@demo.local", paths: ["/admin"] },
+];
+
+for (const scheme of ["light", "dark"] as const) {
+  for (const { email, paths } of JOURNEYS) {
+    test(`${email.split("@")[0]}'s pages have no serious accessibility violations (${scheme})`, async ({
+      page,
+      login,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await login(email);
+      for (const path of paths) {
+        if (path === "case") {
+          await page.goto("/queue?q=demo-order-1000");
+          await page.getByRole("link", { name: "demo-order-1000" }).click();
+          await expect(page.getByRole("heading", { name: /Operation/ })).toBeVisible();
+        } else {
+          await page.goto(path);
+        }
+        const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+        const serious = results.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map(
+            (v) =>
+              `${v.id} on ${path}: ${v.nodes
+                .map((n) => n.target.join(" "))
+                .slice(0, 3)
+                .join(", ")}`,
+          );
+        expect(serious, serious.join("\n")).toEqual([]);
+      }
+    });
+  }
+}
