@@ -7,7 +7,8 @@ import { migrate } from "../lib/db/migrate";
 import { EnvError, parseEnv } from "../lib/env";
 import { demoCredentialsRefusal } from "../lib/services/admin/demo-credentials";
 import { seedDemoUsers } from "../lib/services/admin/seed-demo-users";
-import { seedDemoCases } from "../prisma/seed/demo-cases";
+import { demoCaseJobs, seedDemoCases } from "../prisma/seed/demo-cases";
+import { seedDemoJobs } from "../prisma/seed/demo-jobs";
 import { serverNodeArgs } from "../server/node-args";
 import { FAL_JWKS_PATH } from "../verification/simulator/server";
 import { buildIsStale } from "./build-freshness";
@@ -162,6 +163,10 @@ if (useSimulator) {
   childEnv.REPLICATE_WEBHOOK_SECRET = webhookSecret;
   childEnv.FAL_JWKS_URL ??= `${simulatorUrl}${FAL_JWKS_PATH}`;
   log(`Provider simulator: ${simulatorUrl}`);
+  if (config.demo) {
+    const seeded = await orStop(seedDemoJobs(simulatorUrl, demoCaseJobs()));
+    log(`The simulator knows the demo cases' ${seeded} provider jobs (one is unknown to it on purpose).`);
+  }
 }
 
 children.spawn("server", serverNodeArgs({ dev }), { ...childEnv, NODE_ENV: dev ? "development" : "production" });

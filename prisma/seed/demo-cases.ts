@@ -6,6 +6,7 @@ import { demoEmail } from "@/lib/services/admin/seed-demo-users";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { backdateOpening } from "@/lib/services/case/writer/facts";
+import { type DemoJob, demoJobOf } from "./demo-jobs";
 
 const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
 const MODELS = [
@@ -22,11 +23,24 @@ const EVIDENCE: Record<Stage, string> = {
   generation_failed: "provider reported status failed: NSFW filter",
 };
 
+/** Every demo case's provider job, for the simulator to know on each start (seedDemoJobs). */
+export function demoCaseJobs(count = DEMO_CASES): DemoJob[] {
+  const jobs: DemoJob[] = [];
+  for (let i = 0; i < count; i++) {
+    const price = MODELS[i % MODELS.length] ?? MODELS[0];
+    const job = price ? demoJobOf(i, STAGES[i % STAGES.length] ?? "polling", price.provider, price.model) : null;
+    if (job) jobs.push(job);
+  }
+  return jobs;
+}
+
+const DEMO_CASES = 36;
+
 /**
  * Demo data for a first look: cases in every stage, spread over hours and days, parked through
  * the real service (as a producer would), a few already approved. Created once.
  */
-export async function seedDemoCases(db: PrismaClient, count = 36): Promise<boolean> {
+export async function seedDemoCases(db: PrismaClient, count = DEMO_CASES): Promise<boolean> {
   const claimed =
     await db.$executeRaw`INSERT INTO setup_steps (name) VALUES ('demo-cases') ON CONFLICT (name) DO NOTHING`;
   if (claimed === 0) return false;
@@ -36,15 +50,14 @@ export async function seedDemoCases(db: PrismaClient, count = 36): Promise<boole
     const price = MODELS[i % MODELS.length] ?? MODELS[0];
     if (!price) continue;
     const operationId = `demo-order-${String(1000 + i)}`;
+    const job = demoJobOf(i, stage, price.provider, price.model);
     const { caseId } = await parkCase(db, PRODUCER, {
       operationId,
       attemptId: `${operationId}-a1`,
       stage,
       provider: price.provider,
       model: price.model,
-      ...(stage === "polling" || stage === "delivery"
-        ? { providerJobId: `${price.provider}-job-${i.toString(36)}x${i * 7919}` }
-        : {}),
+      ...(job ? { providerJobId: job.id } : {}),
       requestFingerprint: `sha256:${createHash("sha256").update(operationId).digest("hex")}`,
       request: {
         prompt: `Product video for SKU ${2000 + i}`,
@@ -58,16 +71,20 @@ export async function seedDemoCases(db: PrismaClient, count = 36): Promise<boole
     });
     // Spread ages from minutes to days so the queue and its charts look like a real backlog.
     await backdateOpening(db, caseId, new Date(Date.now() - ((i * i * 13) % 4000) * 60_000));
-    if (reviewer && stage === "polling" && i % 4 === 1) {
-      await approveCase(
-        db,
-        { kind: "user", userId: reviewer.id, email: reviewer.email, name: reviewer.name, roles: reviewer.roles },
-        caseId,
-        {
-          action: "resume_poll",
-          evidence: "provider status page shows the incident resolved",
-        },
-      );
+    // A few approved already, so the worker's first ticks show recoveries (and one failure on purpose).
+    const approval =
+      stage === "polling" && i % 4 === 1
+        ? { action: "resume_poll" as const, evidence: "provider status page shows the incident resolved" }
+        : null;
+    if (reviewer && approval) {
+      const actor = {
+        kind: "user" as const,
+        userId: reviewer.id,
+        email: reviewer.email,
+        name: reviewer.name,
+        roles: reviewer.roles,
+      };
+      await approveCase(db, actor, caseId, approval);
     }
   }
   return true;
