@@ -1,4 +1,5 @@
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
+import { CopyButton } from "@/components/ui/copy-button";
 import { formatAge } from "@/components/ui/format-age";
 import { TableHead } from "@/components/ui/table-head";
 import { formatMicros } from "@/lib/domain/money";
@@ -31,6 +32,7 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
     <header className="rounded border border-slate-300 bg-white p-4">
       <h1 className="text-xl font-semibold">
         Operation <span className="font-mono">{detail.operationId}</span>
+        <CopyButton value={detail.operationId} label="operation ID" />
       </h1>
       <p className="mt-1 text-sm">
         <WaitingOnText waiting={detail.progress.waitingOn} />
@@ -40,7 +42,10 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
       </div>
       <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm md:grid-cols-4">
         <dt className="text-slate-700">Attempt</dt>
-        <dd className="font-mono">{detail.attemptId}</dd>
+        <dd className="font-mono">
+          {detail.attemptId}
+          <CopyButton value={detail.attemptId} label="attempt ID" />
+        </dd>
         <dt className="text-slate-700">Stage</dt>
         <dd>
           <StageBadge stage={detail.stage} />
@@ -74,7 +79,10 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
           {detail.provider} / {detail.model}
         </dd>
         <dt className="text-slate-700">Provider job</dt>
-        <dd className="font-mono">{detail.providerJobId ?? "unknown"}</dd>
+        <dd className="font-mono">
+          {detail.providerJobId ?? "unknown"}
+          {detail.providerJobId ? <CopyButton value={detail.providerJobId} label="provider job ID" /> : null}
+        </dd>
         <dt className="text-slate-700">Episode</dt>
         <dd>{detail.episode}</dd>
       </dl>

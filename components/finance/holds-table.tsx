@@ -128,7 +128,7 @@ export function ResolvedHoldsTable({ items }: { items: HoldListItem[] }) {
             </td>
             <td className="px-3 py-2">
               {formatWhen(hold.resolvedAt)}
-              <span className="block text-xs text-slate-600">{hold.decidedBy ?? "unknown"}</span>
+              <span className="block text-xs text-slate-600">{hold.decidedBy ?? "—"}</span>
             </td>
             <td className="max-w-xs px-3 py-2 break-words">{hold.decisionNote ?? "—"}</td>
           </tr>

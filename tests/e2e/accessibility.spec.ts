@@ -41,3 +41,9 @@ for (const scheme of ["light", "dark"] as const) {
     });
   }
 }
+
+test("the browser finds the console's icon", async ({ request }) => {
+  const response = await request.get("/favicon.ico");
+  expect(response.status()).toBe(200);
+  expect(response.headers()["content-type"]).toMatch(/image\//);
+});

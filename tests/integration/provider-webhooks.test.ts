@@ -10,12 +10,14 @@ import { falSignedMessage } from "@/lib/providers/fal/webhook";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { listHolds } from "@/lib/services/hold/list-holds";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { listHoldsSchema } from "@/lib/validation/finance";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -172,6 +174,13 @@ describe("a verified webhook is an observation", () => {
     const audit = await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } });
     expect(audit.map((e) => e.kind).slice(-2)).toEqual(["hold_settled", "completion_observed"]);
     expect(audit.at(-1)?.actorLabel).toBe("replicate webhook (signature verified)");
+    // Finance's list says who settled it (not "unknown"): nobody in finance, the provider's signed word.
+    const finance = await makeUser(db, ["finance"]);
+    const settled = await listHolds(db, finance, listHoldsSchema.parse({ status: "settled", limit: 200 }));
+    expect(settled.items.find((h) => h.holdId === holdId)).toMatchObject({
+      decidedBy: "replicate webhook (signature verified)",
+      decisionNote: "settled on the provider's signed completion",
+    });
   });
 
   it("keeps duplicates and replays once, and never moves backwards on a late 'processing'", async () => {

@@ -47,7 +47,10 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       case: { select: { stage: true, state: true, attemptRef: true } },
       attempt: { select: { operation: { select: { operationId: true, provider: true, model: true } } } },
       permit: { select: { status: true } },
-      entries: { where: { kind: "overage" }, select: { amountMicros: true } },
+      entries: {
+        where: { kind: { in: ["overage", "settle", "release"] } },
+        select: { kind: true, amountMicros: true, actorLabel: true },
+      },
     },
   });
   const page = decisionPage ? rows : rows.slice(0, query.limit);
@@ -75,9 +78,13 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       amountMicros: Number(hold.amountMicros),
       settledMicros: Number(hold.settledMicros),
       releasedMicros: Number(hold.releasedMicros),
-      overageMicros: Number(hold.entries[0]?.amountMicros ?? 0n),
+      overageMicros: Number(hold.entries.find((e) => e.kind === "overage")?.amountMicros ?? 0n),
       decisionNote: hold.decisionNote,
-      decidedBy: deciders.find((u) => u.id === hold.decidedById)?.email ?? null,
+      // A hold nobody in finance decided was settled on the provider's word: by whoever recorded it.
+      decidedBy:
+        deciders.find((u) => u.id === hold.decidedById)?.email ??
+        hold.entries.find((e) => e.kind !== "overage")?.actorLabel ??
+        null,
       createdAt: hold.createdAt.toISOString(),
       resolvedAt: hold.resolvedAt?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - hold.createdAt.getTime()) / 1000)),
