@@ -50,6 +50,13 @@ export function CaseActions({
   const recovery = permittedRecoveryAction(detail.stage);
   const originalHold = detail.lineage.find((a) => a.attemptId === detail.attemptId)?.hold;
   const common = { onDone: onChanged };
+  // A request still waiting for finance is shown as such: asking again would only be refused.
+  const pendingRequest = detail.replacementRequests.find(
+    (r) => r.status === "pending" && Date.parse(r.expiresAt) > Date.now(),
+  );
+  const decisions = orderDecisions(available, detail.progress.lastAttempt);
+  // Someone who may not decide is told who can, instead of seeing an empty panel.
+  const reviewerCould = [...availableCaseActions(detail, ["reviewer"])].some((name) => !available.has(name));
   const forms: Partial<Record<CaseActionName, ReactNode>> = {
     reconcile_attach: (
       <EvidenceForm
@@ -117,7 +124,16 @@ export function CaseActions({
         </p>
       </EvidenceForm>
     ),
-    request_replacement: (
+    request_replacement: pendingRequest ? (
+      <p
+        role="status"
+        data-testid="replacement-pending"
+        className="rounded border border-amber-400 bg-amber-50 p-3 text-sm"
+      >
+        <strong>Replacement requested: waiting for finance.</strong> A finance colleague (not the requester) authorises
+        or declines it; unanswered, it expires <Time at={pendingRequest.expiresAt} />.
+      </p>
+    ) : (
       <EvidenceForm
         title="Request a replacement generation"
         submitLabel="Request replacement"
@@ -206,7 +222,13 @@ export function CaseActions({
           . Decisions are paused until it finishes.
         </p>
       )}
-      {orderDecisions(available, detail.progress.lastAttempt).map((name) => (
+      {reviewerCould && (
+        <p data-testid="read-only-explanation" className="rounded border border-slate-300 bg-slate-50 p-2 text-sm">
+          Deciding this case needs the reviewer role; you can read it
+          {available.size > 0 ? " and use what is below" : ""}.
+        </p>
+      )}
+      {decisions.map((name) => (
         <Fragment key={name}>{forms[name]}</Fragment>
       ))}
     </section>

@@ -25,7 +25,9 @@ test("a reviewer requests a replacement; the same person cannot authorise it, a 
   await expect(form.getByTestId("duplicate-cost")).toContainText("$");
   await form.getByLabel("Evidence").fill("Provider confirmed the failure; the customer still needs the video.");
   await form.getByRole("button", { name: "Request replacement" }).click();
-  await expect(form.getByRole("status")).toHaveText("Done.");
+  // The request is shown as waiting for finance; the form does not stay live to be sent twice.
+  await expect(page.getByTestId("replacement-pending")).toContainText("waiting for finance");
+  await expect(page.getByRole("form", { name: "Request a replacement generation" })).toHaveCount(0);
 
   // The requester sees the request marked as theirs, with nothing to authorise it with...
   await page.goto("/finance");
