@@ -16,13 +16,15 @@ async function terminateOtherBackends(): Promise<number> {
   await admin.connect();
   try {
     const { rowCount } = await admin.query(
+      // The app's own connections: a background process of the server (autovacuum, say) may be in
+      // this database too, and the app's role may not terminate it.
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND usename = current_user`,
     );
     // Wait until the server has really let them go, so the next query cannot race the kill.
     for (let i = 0; i < 100; i++) {
       const { rows } = await admin.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND usename = current_user",
       );
       if (rows[0]?.n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -31,7 +31,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => app.close(() => resolve()));
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+// Generous: on a loaded machine a signed delivery, its key fetch and the app's transaction take seconds.
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 25_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await read();
@@ -43,7 +44,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
 describe("the simulator's signed webhooks", () => {
   it("attach a lost Replicate answer to its uncertain case, through every delivery fault, once", async () => {
     // Delayed past the shop's report, so the report parks the send before the provider's word arrives.
-    sim.state.webhooks.faults = { duplicate: true, lateProcessing: true, badSignatureFirst: true, delayMs: 1_000 };
+    sim.state.webhooks.faults = { duplicate: true, lateProcessing: true, badSignatureFirst: true, delayMs: 3_000 };
     const { operationId, input } = permitInput({ provider: "replicate", model: "minimax/video-01" });
     const permit = await requestPermit(db, shop, operationId, input);
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
