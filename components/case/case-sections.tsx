@@ -2,7 +2,9 @@ import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatAge } from "@/components/ui/format-age";
 import { TableHead } from "@/components/ui/table-head";
+import { Time } from "@/components/ui/time";
 import { formatMicros } from "@/lib/domain/money";
+import { describeEvent } from "@/lib/domain/timeline-words";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { LastAttemptBanner, WaitingOnText } from "./case-progress";
 
@@ -168,16 +170,29 @@ export function TimelineSection({ detail }: { detail: CaseDetail }) {
         Timeline (newest first)
       </h2>
       <ol className="mt-2 space-y-2 text-sm" data-testid="timeline">
-        {detail.timeline.map((event) => (
-          <li key={event.id} className="border-l-2 border-slate-300 pl-3">
-            <div>
-              <span className="font-medium">{event.kind}</span> · {event.actor} ·{" "}
-              <time dateTime={event.at}>{event.at.replace("T", " ").slice(0, 19)}</time>
-              {event.episode ? ` · episode ${event.episode}` : ""}
-            </div>
-            {event.evidence ? <JsonText value={event.evidence} /> : null}
-          </li>
-        ))}
+        {detail.timeline.map((event) => {
+          const words = describeEvent(event);
+          return (
+            <li key={event.id} className="border-l-2 border-slate-300 pl-3">
+              <div>
+                <span className="font-medium">{words.sentence}</span>
+                <span className="text-slate-700">
+                  {" "}
+                  · {event.actor} · <Time at={event.at} />
+                  {event.episode ? ` · episode ${event.episode}` : ""}
+                </span>
+              </div>
+              {words.said ? <p className="whitespace-pre-wrap">{words.said}</p> : null}
+              <details className="text-xs text-slate-700">
+                <summary className="cursor-pointer">Details</summary>
+                <p>
+                  Event <code>{event.kind}</code>
+                </p>
+                {event.evidence ? <JsonText value={event.evidence} /> : null}
+              </details>
+            </li>
+          );
+        })}
       </ol>
     </section>
   );

@@ -55,6 +55,6 @@ test("a reviewer requests a replacement; the same person cannot authorise it, a 
   await expect(item).toHaveCount(0);
 
   await page.goto(`/cases/${caseId}`);
-  await expect(page.getByText("replacement_authorized").first()).toBeVisible();
+  await expect(page.getByText("Finance authorised a replacement").first()).toBeVisible();
   await expect(page.getByRole("cell", { name: /replacement of demo-order-1011-a1/ })).toBeVisible();
 });

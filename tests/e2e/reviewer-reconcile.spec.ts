@@ -26,4 +26,7 @@ test("a reviewer reconciles an uncertain submission, then approves resume_poll",
   await expect(timeline).toContainText("approved");
   await expect(timeline).toContainText("reconciled_job_found");
   await expect(timeline).toContainText("pred-found-in-provider-list");
+  // One readable sentence per event; the stored name and the raw evidence are folded away.
+  await expect(timeline.getByText("Provider job pred-found-in-provider-list attached")).toBeVisible();
+  await expect(timeline.getByText("Approved: resume status checks")).toBeVisible();
 });

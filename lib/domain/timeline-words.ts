@@ -1,0 +1,73 @@
+import { formatMicros } from "./money";
+
+/** One audit event as the timeline shows it: a sentence, and the text a person wrote or the worker found. */
+export type EventWords = { sentence: string; said: string | null };
+
+type Facts = Record<string, unknown>;
+const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
+const STAGE_WORDS: Record<string, string> = {
+  submission_uncertain: "an uncertain submission",
+  polling: "a job to check",
+  delivery: "a delivery",
+  generation_failed: "a failed generation",
+};
+const ACTION_WORDS: Record<string, string> = {
+  resume_poll: "resume status checks",
+  retry_delivery: "retry copying the video",
+};
+
+function money(facts: Facts): string {
+  const micros = Number(facts.amountMicros ?? facts.settledMicros);
+  const currency = text(facts.currency);
+  if (!Number.isFinite(micros)) return "";
+  return currency ? formatMicros(micros, currency) : `${micros} micro-units`;
+}
+
+const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {
+  parked: (a) => `Parked as ${STAGE_WORDS[String(a.stage)] ?? String(a.stage)}`,
+  hold_reserved: (a) => `${money(a)} put on hold (${String(a.holdId)})`.trim(),
+  hold_settled: (_a, b) => `Hold ${String(b.holdId)} settled`,
+  hold_released: (_a, b) => `Hold ${String(b.holdId)} released`,
+  reconciled_job_found: (a, _b, e) =>
+    `Provider job ${String(e.providerJobId ?? a.providerJobId ?? "")} attached`.trim(),
+  reconciled_no_job: () => "Recorded that no provider job exists",
+  approved: (_a, _b, e) => `Approved: ${ACTION_WORDS[String(e.action)] ?? "the recovery"}`,
+  rejected: () => "Approval refused",
+  escalated: () => "Escalated",
+  deadline_escalated: () => "Escalated: its deadline passed",
+  note_added: () => "Note added",
+  assigned: (a) => (a.assigneeId ? "Assigned" : "Unassigned"),
+  failure_accepted: () => "The failure was accepted",
+  outputs_loss_accepted: () => "The loss of the outputs was accepted",
+  claimed: (_a, _b, e) => `A worker took it${e.workerId ? ` (${String(e.workerId)})` : ""}`,
+  lease_rescued: () => "A worker's lease ran out: ready again",
+  claim_released: () => "The worker handed it back before starting",
+  check_rescheduled: () => "Next status check scheduled",
+  recovery_succeeded: () => "Recovered",
+  recovery_unresolved: () => "The recovery attempt failed",
+  completion_observed: () => "The provider reports the job completed",
+  generation_failure_observed: () => "The provider reports the generation failed",
+  outputs_unavailable_observed: () => "The provider no longer has the outputs",
+  poison_parked: () => "Parked after failing again and again",
+  reopened: (a) => `Reopened as ${STAGE_WORDS[String(a.stage)] ?? "a new episode"}`,
+  returned_to_reconciliation: () => "Back to reconciliation: the provider showed a job after all",
+  reconciliation_suggested: () => "The worker suggested matching provider jobs",
+  replacement_requested: () => "A replacement was requested",
+  replacement_authorized: () => "Finance authorised a replacement",
+  replacement_declined: () => "Finance declined the replacement",
+  replacement_expired: () => "The replacement request expired",
+  replacement_withdrawn: () => "The replacement was withdrawn",
+  replacement_request_closed: () => "The replacement request was closed",
+  replacement_acknowledged: () => "The producer acknowledged the replacement",
+  suspected_duplicate_flagged: () => "Suspected duplicate: the original job turned up",
+};
+
+/** The sentence for an event; an unknown kind reads as its name in words. */
+export function describeEvent(event: { kind: string; before: unknown; after: unknown; evidence: unknown }): EventWords {
+  const facts = (value: unknown): Facts => (value && typeof value === "object" ? (value as Facts) : {});
+  const evidence = facts(event.evidence);
+  const sentence =
+    SENTENCES[event.kind]?.(facts(event.after), facts(event.before), evidence) ??
+    `${event.kind.charAt(0).toUpperCase()}${event.kind.slice(1).replaceAll("_", " ")}`;
+  return { sentence, said: text(evidence.text) ?? text(evidence.evidence) ?? text(evidence.note) };
+}
