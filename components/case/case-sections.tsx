@@ -113,6 +113,13 @@ export function RequestSection({ detail }: { detail: CaseDetail }) {
   );
 }
 
+const LEDGER_WORDS: Record<string, string> = {
+  reserve: "Reserved",
+  settle: "Settled",
+  release: "Released",
+  overage: "Charged over the hold",
+};
+
 export function LineageSection({ detail }: { detail: CaseDetail }) {
   return (
     <section aria-labelledby="lineage-heading" className="rounded border border-slate-300 bg-white p-4">
@@ -120,24 +127,28 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
         Holds, ledger and lineage
       </h2>
       <table className="mt-2 w-full text-left text-sm">
-        <TableHead cell="py-1" columns={["Attempt", "Kind", "Hold", { label: "Amount", align: "right" }, "Ledger"]} />
+        <TableHead
+          cell="px-2 py-1"
+          columns={["Attempt", "Kind", "Hold", { label: "Amount", align: "right" }, "Ledger"]}
+        />
         <tbody>
           {detail.lineage.map((attempt) => (
             <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
-              <td className="py-1 font-mono">{attempt.attemptId}</td>
-              <td className="py-1">
+              <td className="px-2 py-1 font-mono">{attempt.attemptId}</td>
+              <td className="px-2 py-1">
                 {attempt.kind}
                 {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
               </td>
-              <td className="py-1">{attempt.hold ? `${attempt.hold.holdId} (${attempt.hold.status})` : "none"}</td>
-              <td className="py-1 text-right tabular-nums">
+              <td className="px-2 py-1">{attempt.hold ? `${attempt.hold.holdId} (${attempt.hold.status})` : "none"}</td>
+              <td className="px-2 py-1 text-right tabular-nums">
                 {attempt.hold ? formatMicros(attempt.hold.amountMicros, attempt.hold.currency) : "—"}
               </td>
-              <td className="py-1">
+              <td className="px-2 py-1">
                 <ul>
                   {attempt.hold?.entries.map((entry) => (
                     <li key={`${entry.kind}-${entry.at}`}>
-                      {entry.kind} {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
+                      {LEDGER_WORDS[entry.kind] ?? entry.kind}{" "}
+                      {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
                       {entry.flagged ? " ⚑ flagged" : ""} · {entry.actor}
                       {entry.note ? ` · ${entry.note}` : ""}
                     </li>
@@ -149,10 +160,10 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
         </tbody>
         <tfoot>
           <tr>
-            <th scope="row" colSpan={3} className="py-1 text-right">
+            <th scope="row" colSpan={3} className="px-2 py-1 text-right">
               Total reserved across attempts
             </th>
-            <td className="py-1 text-right font-medium tabular-nums">
+            <td className="px-2 py-1 text-right font-medium tabular-nums">
               {formatMicros(detail.lineageTotalMicros, detail.currency)}
             </td>
             <td />

@@ -1,6 +1,6 @@
 "use client";
 
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { WaitingOnText } from "@/components/case/case-progress";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
@@ -26,6 +26,8 @@ export type QueueRow = {
   lastAttempt?: LastAttempt | null;
 };
 
+const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${encodeURIComponent(view)}` : ""}`;
+
 /**
  * j/k move the highlight, Enter opens the case, x toggles selection (when bulk is offered).
  * Keys are ignored while typing in a field, so the filters stay usable.
@@ -42,6 +44,9 @@ export function QueueTable({
   onToggle: (id: string) => void;
 }) {
   const router = useRouter();
+  // The case page offers the way back to this very view (filters, search, sort).
+  const view = useSearchParams().toString();
+
   const [active, setActive] = useState(0);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
   const tableRef = useRef<HTMLTableElement | null>(null);
@@ -52,7 +57,7 @@ export function QueueTable({
       if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
       if (event.key === "j") setActive((i) => Math.min(rows.length - 1, i + 1));
       else if (event.key === "k") setActive((i) => Math.max(0, i - 1));
-      else if (event.key === "Enter" && rows[active]) router.push(`/cases/${rows[active].id}`);
+      else if (event.key === "Enter" && rows[active]) router.push(caseHref(rows[active].id, view));
       else if (event.key === "x" && selectable && rows[active]) onToggle(rows[active].id);
       else return;
       event.preventDefault();
@@ -61,7 +66,7 @@ export function QueueTable({
     // Keys typed before hydration go nowhere; this mark tells a script (and a test) when they count.
     tableRef.current?.setAttribute("data-keys", "on");
     return () => window.removeEventListener("keydown", onKey);
-  }, [rows, active, router, selectable, onToggle]);
+  }, [rows, active, router, selectable, onToggle, view]);
 
   useEffect(() => {
     rowRefs.current[active]?.scrollIntoView({ block: "nearest" });
@@ -133,7 +138,7 @@ export function QueueTable({
               </td>
             )}
             <td className="px-2 py-1.5">
-              <a href={`/cases/${row.id}`} className="font-medium text-brand underline">
+              <a href={caseHref(row.id, view)} className="font-medium text-brand underline">
                 {row.operationId}
               </a>
               <div className="text-xs text-slate-600">{row.attemptId}</div>

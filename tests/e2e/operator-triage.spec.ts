@@ -27,6 +27,11 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/cases\//);
   await expect(page.getByRole("heading", { name: /demo-order-1005/ })).toBeVisible();
+  // The way back is to the same filtered view.
+  await expect(page.getByRole("link", { name: "← Back to the queue" })).toHaveAttribute(
+    "href",
+    "/queue?q=demo-order-1005",
+  );
 
   // Operators may note and assign, but are offered no recovery decisions.
   await expect(page.getByRole("button", { name: /Approve|Accept failure|Request replacement/ })).toHaveCount(0);

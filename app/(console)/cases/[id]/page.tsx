@@ -13,9 +13,18 @@ import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-dupl
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Case" };
 
-export default async function CasePage({ params }: { params: Promise<{ id: string }> }) {
+export default async function CasePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ from?: string | string[] }>;
+}) {
   const user = await requirePageUser("case:read");
   const { id } = await params;
+  // The queue view the case was opened from, re-serialised as parameters of /queue (never a URL of its own).
+  const from = (await searchParams).from;
+  const back = `/queue${typeof from === "string" && from ? `?${new URLSearchParams(from).toString()}` : ""}`;
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const detail = await getCase(db(), user, id).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") notFound();
@@ -25,6 +34,11 @@ export default async function CasePage({ params }: { params: Promise<{ id: strin
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   return (
     <>
+      <p className="mb-2 text-sm">
+        <a href={back} className="text-brand underline">
+          ← Back to the queue
+        </a>
+      </p>
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
