@@ -1,7 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** The operation a producer's provider call was made for, as the product signed it into the webhook URL. */
-export type WebhookReference = { producer: string; operationId: string };
+/**
+ * The attempt a producer's provider call was made for, as the product signed it into the webhook
+ * URL: its operation and the attempt the permit was issued to (a replacement or a new episode is
+ * another attempt, and a late webhook of the first must not be taken for it).
+ */
+export type WebhookReference = { producer: string; operationId: string; attemptId: string };
 
 const LABEL = "provider-webhook-reference-v1";
 
@@ -11,12 +15,14 @@ function mac(secret: string, payload: string): Buffer {
 }
 
 /**
- * `ref` for a provider webhook URL (DESIGN 8): the producer and operation, signed with a key derived
- * from the deployment's secret, so a webhook that comes back with it proves the job was created by
- * that producer's own call for that operation. Nothing secret is in it; it cannot be forged.
+ * `ref` for a provider webhook URL (DESIGN 8): the producer, operation and attempt, signed with a key
+ * derived from the deployment's secret, so a webhook that comes back with it proves the job was
+ * created by that producer's own call for that attempt. Nothing secret is in it; it cannot be forged.
  */
 export function signWebhookReference(secret: string, reference: WebhookReference): string {
-  const payload = Buffer.from(JSON.stringify([reference.producer, reference.operationId])).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify([reference.producer, reference.operationId, reference.attemptId]),
+  ).toString("base64url");
   return `${payload}.${mac(secret, payload).toString("base64url")}`;
 }
 
@@ -30,10 +36,10 @@ export function verifyWebhookReference(secret: string, token: string | null | un
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {
     const value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as unknown;
-    if (!Array.isArray(value) || value.length !== 2) return null;
-    const [producer, operationId] = value;
-    if (typeof producer !== "string" || typeof operationId !== "string") return null;
-    return { producer, operationId };
+    if (!Array.isArray(value) || value.length !== 3) return null;
+    const [producer, operationId, attemptId] = value;
+    if (typeof producer !== "string" || typeof operationId !== "string" || typeof attemptId !== "string") return null;
+    return { producer, operationId, attemptId };
   } catch {
     return null;
   }

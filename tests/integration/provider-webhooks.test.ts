@@ -7,6 +7,7 @@ import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { signWebhookReference } from "@/lib/auth/webhook-reference";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
@@ -348,6 +349,7 @@ describe("jobs the product does not know yet", () => {
     const forged = signWebhookReference("another-deployment-secret-0123456789abcdef", {
       producer: shop.name,
       operationId,
+      attemptId: input.attemptId,
     });
     const unsigned = await replicateCall({ ...(await prediction(job.id)) }, { ref: forged });
     expect(unsigned.json).toMatchObject({ outcome: "unmatched" });
@@ -363,6 +365,35 @@ describe("jobs the product does not know yet", () => {
       where: { caseId: parked.caseId, kind: "reconciled_job_found" },
     });
     expect(attached.actorLabel).toBe("replicate webhook (signature verified)");
+  });
+
+  it("the reference names its attempt: a late webhook of the first attempt is not taken for the operation's next episode", async () => {
+    const { operationId, input } = permitInput({ provider: "replicate" });
+    const permit = await requestPermit(db, shop, operationId, input);
+    if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
+    const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
+    const caseId = parked.caseId ?? "";
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const later = { now: new Date(Date.now() + 24 * 3600_000) };
+    await reconcileCase(db, reviewer, caseId, { verdict: "no_job", evidence: "nothing listed" }, later);
+    await acceptFailure(db, reviewer, caseId, { evidence: "the customer gave up" });
+    // The shop sends the operation again later, and that attempt's answer is lost too: episode 2.
+    const again = parkInput("submission_uncertain", {
+      operationId,
+      attemptId: `${operationId}-a2`,
+      hold: { holdId: `hold-${operationId}-a2`, amountMicros: 100_000, currency: "USD" },
+    });
+    expect(await parkCase(db, shop, again)).toMatchObject({ caseId, stage: "submission_uncertain" });
+    // The first attempt's job turns up, with the first attempt's reference: nothing about attempt 2.
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const answer = await replicateCall({ ...(await prediction(job.id)) }, { ref: permit.webhook.ref });
+    expect(answer.json).toMatchObject({ outcome: "unmatched" });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      episode: 2,
+      attemptId: `${operationId}-a2`,
+      stage: "submission_uncertain",
+      providerJobId: null,
+    });
   });
 
   it("with the reference, contradicts a 'no job exists' verdict: back to reconciliation, the job attached, the pending replacement withdrawn", async () => {

@@ -113,11 +113,11 @@ async function decideAndWrite(
 
 type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
 
-/** The webhook URLs a producer passes to its create call, each carrying the operation's signed reference. */
-function webhookFor(producer: ProducerActor, operationId: string): ProviderWebhookUrls | null {
+/** The webhook URLs a producer passes to its create call, each carrying the attempt's signed reference. */
+function webhookFor(producer: ProducerActor, operationId: string, attemptId: string): ProviderWebhookUrls | null {
   const { AUTH_SECRET, authUrl } = env();
   if (!AUTH_SECRET) return null;
-  const ref = signWebhookReference(AUTH_SECRET, { producer: producer.name, operationId });
+  const ref = signWebhookReference(AUTH_SECRET, { producer: producer.name, operationId, attemptId });
   const url = (provider: string) => `${authUrl.replace(/\/+$/, "")}/api/v1/provider-webhooks/${provider}?ref=${ref}`;
   return { ref, urls: { replicate: url("replicate"), fal: url("fal") } };
 }
@@ -140,7 +140,7 @@ function permitted(
       sendDeadline: deadline.toISOString(),
       holdId: input.hold.holdId,
     },
-    webhook: webhookFor(producer, operationId),
+    webhook: webhookFor(producer, operationId, input.attemptId),
   };
 }
 

@@ -25,7 +25,7 @@ type OwnerRow = {
   permit_case: string | null;
 };
 
-/** Who the job belongs to (rule 11's owner), else the operation a verified reference names, else nobody. */
+/** Who the job belongs to (rule 11's owner), else the attempt a verified reference names, else nobody. */
 export async function findTarget(
   tx: Prisma.TransactionClient,
   provider: string,
@@ -48,7 +48,10 @@ export async function findTarget(
     LEFT JOIN cases c ON c.operation_ref = o.id
     LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = o.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
     LEFT JOIN attempts a ON a.id = coalesce(c.attempt_ref, p.attempt_ref)
-    WHERE o.producer = ${reference.producer} AND o.operation_id = ${reference.operationId} AND o.provider = ${provider}`;
+    WHERE o.producer = ${reference.producer} AND o.operation_id = ${reference.operationId} AND o.provider = ${provider}
+      -- Only while the referenced attempt is still the one in question: a replacement or a new
+      -- episode is another attempt, and the first one's late webhook is not evidence about it.
+      AND a.attempt_id = ${reference.attemptId}`;
   if (!named) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
   if (named.permit_id && named.permit_status && !named.permit_case) {
     return {
