@@ -2,8 +2,8 @@
 
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
 import { createMachineTokenAction } from "@/lib/actions/admin-actions";
-import { FormError, fieldError, TextField, useServerAction } from "./form-kit";
 import { SecretReveal } from "./secret-reveal";
 
 const TEXT = {

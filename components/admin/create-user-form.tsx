@@ -2,9 +2,9 @@
 
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
 import { createUserAction } from "@/lib/actions/admin-actions";
 import { ROLES } from "@/lib/domain/roles";
-import { FormError, fieldError, TextField, useServerAction } from "./form-kit";
 import { ROLE_HELP } from "./role-help";
 import { SecretReveal } from "./secret-reveal";
 

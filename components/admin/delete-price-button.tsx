@@ -1,9 +1,9 @@
 "use client";
 
 import { ActionError } from "@/components/ui/action-error";
+import { useServerAction } from "@/components/ui/form";
 import { deletePriceAction } from "@/lib/actions/admin-actions";
 import { ConfirmButton } from "./confirm-button";
-import { useServerAction } from "./form-kit";
 
 export function DeletePriceButton({ priceId, label }: { priceId: string; label: string }) {
   const { run, pending, result } = useServerAction(deletePriceAction);

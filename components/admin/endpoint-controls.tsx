@@ -3,9 +3,9 @@
 import { useState } from "react";
 import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/form";
 import { rotateEndpointSecretAction, setEndpointDisabledAction } from "@/lib/actions/admin-actions";
 import { ConfirmButton } from "./confirm-button";
-import { useServerAction } from "./form-kit";
 import { SecretReveal } from "./secret-reveal";
 
 export function EndpointControls({ endpoint }: { endpoint: { id: string; producer: string; disabled: boolean } }) {

@@ -2,8 +2,8 @@
 
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { FormError, fieldError, SelectField, TextField, useServerAction } from "@/components/ui/form";
 import { saveEndpointAction } from "@/lib/actions/admin-actions";
-import { FormError, fieldError, SelectField, TextField, useServerAction } from "./form-kit";
 import { SecretReveal } from "./secret-reveal";
 
 /** Sets a producer's notification URL; the first time, it also issues the signing secret (shown once). */

@@ -4,8 +4,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { FormError, fieldError, SelectField, TextField, useServerAction } from "@/components/ui/form";
 import { savePriceAction } from "@/lib/actions/admin-actions";
-import { FormError, fieldError, SelectField, TextField, useServerAction } from "./form-kit";
 
 export type PriceFormValues = {
   provider: string;

@@ -2,8 +2,8 @@
 
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
 import { saveProviderSettingAction } from "@/lib/actions/admin-actions";
-import { FormError, fieldError, TextField, useServerAction } from "./form-kit";
 
 /** One provider's settling period, edited in minutes. */
 export function ProviderSettingForm({ provider, minutes }: { provider: string; minutes: number }) {

@@ -1,8 +1,8 @@
 "use client";
 
 import { ActionError } from "@/components/ui/action-error";
+import { type ServerAction, useServerAction } from "@/components/ui/form";
 import { ConfirmButton } from "./confirm-button";
-import { type ServerAction, useServerAction } from "./form-kit";
 
 export function RevokeTokenButton({
   tokenId,

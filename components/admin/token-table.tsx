@@ -1,6 +1,6 @@
+import type { ServerAction } from "@/components/ui/form";
 import { TableHead } from "@/components/ui/table-head";
 import type { TokenListItem } from "@/lib/services/access/list-access-tokens";
-import type { ServerAction } from "./form-kit";
 import { formatWhen, tokenStatus } from "./format";
 import { RevokeTokenButton } from "./revoke-token-button";
 

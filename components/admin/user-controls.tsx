@@ -3,6 +3,7 @@
 import { type FormEvent, useRef, useState } from "react";
 import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
+import { fieldError, useServerAction } from "@/components/ui/form";
 import {
   resetUserPasswordAction,
   setUserActiveAction,
@@ -11,7 +12,6 @@ import {
 } from "@/lib/actions/admin-actions";
 import { ROLES, type Role } from "@/lib/domain/roles";
 import { ConfirmButton } from "./confirm-button";
-import { fieldError, useServerAction } from "./form-kit";
 import { SecretReveal } from "./secret-reveal";
 
 type UserSummary = { id: string; email: string; name: string; roles: Role[]; active: boolean };

@@ -3,12 +3,12 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
+import { ConfirmStep } from "@/components/ui/confirm-step";
 import { Money } from "@/components/ui/money";
 import { releaseHoldAction } from "@/lib/actions/finance-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
-import { ConfirmStep } from "./confirm-step";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
 
 type Hold = { id: string; holdId: string; amountMicros: number; currency: string; exposure: boolean };

@@ -2,8 +2,8 @@
 
 import { signOut } from "next-auth/react";
 import { ConfirmButton } from "@/components/admin/confirm-button";
-import { useServerAction } from "@/components/admin/form-kit";
 import { ActionError } from "@/components/ui/action-error";
+import { useServerAction } from "@/components/ui/form";
 import { signOutEverywhereAction } from "@/lib/actions/profile-actions";
 
 /** Ends every session of yours (a lost laptop, a shared computer), then this browser's cookie too. */
