@@ -1,5 +1,9 @@
 import { z } from "zod";
 import { CASE_STATES, STAGES } from "@/lib/domain/stages";
+import { currency } from "./common";
+
+export const QUEUE_SORTS = ["age", "newest", "amount", "smallest"] as const;
+export type QueueSort = (typeof QUEUE_SORTS)[number];
 
 const optionalText = z.string().trim().min(1).max(300).optional();
 
@@ -8,6 +12,7 @@ export const listCasesSchema = z.strictObject({
   state: z.enum(CASE_STATES).optional(),
   provider: optionalText,
   model: optionalText,
+  producer: optionalText,
   assigneeId: z.uuid().optional(),
   minAgeSeconds: z.coerce
     .number()
@@ -16,10 +21,14 @@ export const listCasesSchema = z.strictObject({
     .max(10 * 365 * 24 * 3600)
     .optional(),
   minAmountMicros: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  /** Only cases held in this currency (and the amount threshold is then typed in it). */
+  currency: currency.optional(),
+  /** Part of an operation, attempt or provider job ID (3 characters or more; shorter: a whole ID). */
   q: optionalText,
   /** Rule 13's flags: open cases past their deadline, or resolved cases that still hold money. */
   flag: z.enum(["escalated", "hold_open"]).optional(),
-  sort: z.enum(["age", "amount"]).default("age"),
+  /** age: oldest first; newest: newest first; amount: most money first; smallest: least first. */
+  sort: z.enum(QUEUE_SORTS).default("age"),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

@@ -72,9 +72,10 @@ describe("bulk approval, many cases to a statement", () => {
   it("a case changed after it was chosen is approved through the single-case service, from fresh rows", async () => {
     const reviewer = await makeUser(db, ["reviewer", "operator"]);
     const [first, changed] = await parked("moving-model", 2);
-    const findMany = db.case.findMany.bind(db.case);
-    const spy = vi.spyOn(db.case, "findMany").mockImplementationOnce((async (args: never) => {
-      const rows = await findMany(args);
+    // The first statement bulk sends reads its targets; the case changes right after that read.
+    const queryRaw = db.$queryRaw.bind(db);
+    const spy = vi.spyOn(db, "$queryRaw").mockImplementationOnce((async (...args: never[]) => {
+      const rows = await queryRaw(...(args as [never]));
       await assignCase(db, reviewer, changed as string, { assigneeId: reviewer.userId });
       return rows;
     }) as never);

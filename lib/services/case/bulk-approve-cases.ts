@@ -8,29 +8,22 @@ import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
 import { requirePermission, type UserActor } from "../access/actor";
 import { approveCase } from "./approve-case";
+import { caseFilterConditions } from "./case-filter";
 import type { CaseRow } from "./transition-case";
 import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
 import { countConflicts, snapshotOf } from "./writer/change";
 
 export const DEFAULT_BULK_LIMIT = 500;
 
-function targetWhere(
-  stage: BulkApproveInput["stage"],
-  target: BulkApproveInput["target"],
-  now: Date,
-): Prisma.CaseWhereInput {
-  const base: Prisma.CaseWhereInput = { stage, state: "parked" };
-  if (target.kind === "ids") return { ...base, id: { in: target.caseIds } };
-  const f = target.filter;
-  return {
-    ...base,
-    ...(f.provider ? { provider: f.provider } : {}),
-    ...(f.model ? { model: f.model } : {}),
-    ...(f.assigneeId ? { assigneeId: f.assigneeId } : {}),
-    ...(f.minAgeSeconds !== undefined ? { openedAt: { lte: new Date(now.getTime() - f.minAgeSeconds * 1000) } } : {}),
-    ...(f.minAmountMicros !== undefined ? { heldMicros: { gte: BigInt(f.minAmountMicros) } } : {}),
-    ...(f.q ? { OR: [{ operationId: f.q }, { attemptId: f.q }, { providerJobId: f.q }] } : {}),
-  };
+/**
+ * The cases a bulk approval targets: parked in its stage, and either the ids picked or the queue's
+ * filter exactly as the queue applies it (one set of conditions, so the preview, the approval and
+ * the rows the operator saw cannot disagree, partial search included).
+ */
+async function targetConditions(db: Db, stage: BulkApproveInput["stage"], target: BulkApproveInput["target"]) {
+  const base = [Prisma.sql`stage = ${stage}::"Stage"`, Prisma.sql`state = 'parked'`];
+  if (target.kind === "ids") return Prisma.join([...base, Prisma.sql`id = ANY(${target.caseIds}::uuid[])`], " AND ");
+  return Prisma.join([...base, ...(await caseFilterConditions(db, target.filter, new Date()))], " AND ");
 }
 
 /** What a bulk approval would touch: shown in the confirmation before anything is decided. */
@@ -41,16 +34,16 @@ export async function previewBulkApprove(
   limit = DEFAULT_BULK_LIMIT,
 ) {
   requirePermission(actor, "case:approve");
-  const where = targetWhere(input.stage, input.target, new Date());
-  const [count, perCurrency] = await Promise.all([
-    db.case.count({ where }),
-    db.case.groupBy({ by: ["currency"], where, _sum: { heldMicros: true } }),
-  ]);
+  const where = await targetConditions(db, input.stage, input.target);
+  const perCurrency = await db.$queryRaw<{ currency: string; n: bigint; micros: bigint }[]>(
+    Prisma.sql`SELECT currency, count(*) AS n, sum(held_micros)::bigint AS micros FROM cases WHERE ${where} GROUP BY currency`,
+  );
+  const count = perCurrency.reduce((sum, row) => sum + Number(row.n), 0);
   return {
     matching: count,
     willApprove: Math.min(count, limit),
     limit,
-    heldByCurrency: perCurrency.map((row) => ({ currency: row.currency, micros: Number(row._sum.heldMicros ?? 0n) })),
+    heldByCurrency: perCurrency.map((row) => ({ currency: row.currency, micros: Number(row.micros) })),
   };
 }
 
@@ -74,20 +67,12 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
   const user = requirePermission(actor, "case:approve");
   const action = permittedRecoveryAction(input.stage);
   if (!action) throw new AppError("invalid_request", "Bulk approval is only for polling and delivery cases.");
-  const targets: Target[] = await db.case.findMany({
-    where: targetWhere(input.stage, input.target, new Date()),
-    orderBy: [{ openedAt: "asc" }, { id: "asc" }],
-    take: limit,
-    select: {
-      id: true,
-      stage: true,
-      state: true,
-      providerJobId: true,
-      version: true,
-      episode: true,
-      outputsUnavailableAt: true,
-    },
-  });
+  const targets = await db.$queryRaw<Target[]>(
+    Prisma.sql`SELECT id::text, stage, state, provider_job_id AS "providerJobId", version, episode,
+                      outputs_unavailable_at AS "outputsUnavailableAt"
+               FROM cases WHERE ${await targetConditions(db, input.stage, input.target)}
+               ORDER BY opened_at, id LIMIT ${limit}`,
+  );
   let approved = 0;
   const skipped: Skipped[] = [];
   for (let at = 0; at < targets.length; at += CHUNK) {

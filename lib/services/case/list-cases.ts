@@ -5,21 +5,34 @@ import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-pro
 import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
-import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
+import { caseFilterConditions } from "./case-filter";
 
 type Cursor = { v: string; id: string };
+
+/** Each order's key, direction and its reverse (a case's previous neighbour is its next in the reverse order). */
+const ORDERS: Record<QueueSort, { key: "opened_at" | "held_micros"; descending: boolean; reverse: QueueSort }> = {
+  age: { key: "opened_at", descending: false, reverse: "newest" },
+  newest: { key: "opened_at", descending: true, reverse: "age" },
+  amount: { key: "held_micros", descending: true, reverse: "smallest" },
+  smallest: { key: "held_micros", descending: false, reverse: "amount" },
+};
+
+export const reverseSort = (sort: QueueSort): QueueSort => ORDERS[sort].reverse;
+
+const byTime = (sort: QueueSort) => ORDERS[sort].key === "opened_at";
 
 function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
 /** The cursor of the page that follows a row, as the list issues it (for links made elsewhere). */
-export function cursorAfter(row: { id: string; openedAt: Date; heldMicros: bigint }, sort: ListCasesQuery["sort"]) {
-  return encodeCursor({ v: sort === "age" ? row.openedAt.toISOString() : row.heldMicros.toString(), id: row.id });
+export function cursorAfter(row: { id: string; openedAt: Date; heldMicros: bigint }, sort: QueueSort) {
+  return encodeCursor({ v: byTime(sort) ? row.openedAt.toISOString() : row.heldMicros.toString(), id: row.id });
 }
 
-function decodeCursor(raw: string | undefined, sort: ListCasesQuery["sort"]): Cursor | null {
+function decodeCursor(raw: string | undefined, sort: QueueSort): Cursor | null {
   if (!raw) return null;
   try {
     const value = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
@@ -27,10 +40,38 @@ function decodeCursor(raw: string | undefined, sort: ListCasesQuery["sort"]): Cu
       typeof value.v === "string" &&
       typeof value.id === "string" &&
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value.id) &&
-      (sort === "age" ? !Number.isNaN(Date.parse(value.v)) : /^\d{1,19}$/.test(value.v));
+      (byTime(sort) ? !Number.isNaN(Date.parse(value.v)) : /^\d{1,19}$/.test(value.v));
     if (valid) return value;
   } catch {}
   throw new AppError("invalid_request", "The cursor is not one this API issued.");
+}
+
+function orderSql(sort: QueueSort, prefix = "") {
+  const { key, descending } = ORDERS[sort];
+  const dir = descending ? "DESC" : "ASC";
+  return Prisma.raw(`${prefix}${key} ${dir}, ${prefix}id ${dir}`);
+}
+
+function afterCursorSql(sort: QueueSort, cursor: Cursor) {
+  const { key, descending } = ORDERS[sort];
+  const value = key === "opened_at" ? Prisma.sql`${new Date(cursor.v)}` : Prisma.sql`${BigInt(cursor.v)}`;
+  return Prisma.sql`(${Prisma.raw(key)}, id) ${Prisma.raw(descending ? "<" : ">")} (${value}, ${cursor.id}::uuid)`;
+}
+
+/** The view's cases by state and flag: open cases unless a state or the hold-open flag is asked for. */
+export async function viewConditions(db: Db, query: ListCasesQuery, now: Date): Promise<Prisma.Sql[]> {
+  const where: Prisma.Sql[] = [
+    query.state
+      ? Prisma.sql`state = ${query.state}::"CaseState"`
+      : query.flag === "hold_open"
+        ? Prisma.sql`state = 'resolved'`
+        : Prisma.sql`state <> 'resolved'`,
+  ];
+  // Spelled as the partial indexes' predicates, so each flag reads only its own few rows.
+  if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
+  if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
+  if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
+  return [...where, ...(await caseFilterConditions(db, query, now))];
 }
 
 type Row = {
@@ -62,40 +103,19 @@ type Row = {
 };
 
 /**
- * Keyset pagination: by age (oldest first) on (opened_at, id), or by money (largest first) on
- * (held_micros, id), so page 1,000 costs what page 1 costs. Open cases unless a state is asked for;
- * open cases have indexes of their own (`state <> 'resolved'` is spelled out in the SQL so the
- * planner can match them). One statement, reading only the columns the page shows.
+ * Keyset pagination on (opened_at, id) or (held_micros, id), either way round, so page 1,000 costs
+ * what page 1 costs. Open cases unless a state is asked for; open cases have indexes of their own
+ * (`state <> 'resolved'` is spelled out in the SQL so the planner can match them). One statement
+ * for the page (a search first counts its matches: see case-filter.ts), reading only the columns
+ * the page shows.
  */
 export async function listCases(db: Db, actor: Principal, query: ListCasesQuery, now = new Date()) {
   requirePermission(actor, "case:read");
   const cursor = decodeCursor(query.cursor, query.sort);
-  const where: Prisma.Sql[] = [
-    query.state
-      ? Prisma.sql`state = ${query.state}::"CaseState"`
-      : query.flag === "hold_open"
-        ? Prisma.sql`state = 'resolved'`
-        : Prisma.sql`state <> 'resolved'`,
-  ];
-  // Spelled as the partial indexes' predicates, so each flag reads only its own few rows.
-  if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
-  if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
-  if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
-  if (query.provider) where.push(Prisma.sql`provider = ${query.provider}`);
-  if (query.model) where.push(Prisma.sql`model = ${query.model}`);
-  if (query.assigneeId) where.push(Prisma.sql`assignee_id = ${query.assigneeId}::uuid`);
-  if (query.minAgeSeconds !== undefined)
-    where.push(Prisma.sql`opened_at <= ${new Date(now.getTime() - query.minAgeSeconds * 1000)}`);
-  if (query.minAmountMicros !== undefined) where.push(Prisma.sql`held_micros >= ${BigInt(query.minAmountMicros)}`);
-  if (query.q)
-    where.push(Prisma.sql`(operation_id = ${query.q} OR attempt_id = ${query.q} OR provider_job_id = ${query.q})`);
-  if (cursor && query.sort === "age")
-    where.push(Prisma.sql`(opened_at, id) > (${new Date(cursor.v)}, ${cursor.id}::uuid)`);
-  if (cursor && query.sort === "amount")
-    where.push(Prisma.sql`(held_micros, id) < (${BigInt(cursor.v)}, ${cursor.id}::uuid)`);
-  const order = query.sort === "age" ? Prisma.sql`opened_at, id` : Prisma.sql`held_micros DESC, id DESC`;
-  const pageOrder =
-    query.sort === "age" ? Prisma.sql`page.opened_at, page.id` : Prisma.sql`page.held_micros DESC, page.id DESC`;
+  const where = await viewConditions(db, query, now);
+  if (cursor) where.push(afterCursorSql(query.sort, cursor));
+  const order = orderSql(query.sort);
+  const pageOrder = orderSql(query.sort, "page.");
   // The page first, then what it waits on and its last recovery, looked up for its rows alone.
   const rows = await sqlRows<Row>(
     db,

@@ -1,0 +1,64 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { ListCasesQuery } from "@/lib/validation/list-cases";
+
+/** The filter keys a view, a count and a bulk action share (state, stage and order are each caller's own). */
+export type CaseFilter = Pick<
+  ListCasesQuery,
+  "provider" | "model" | "producer" | "assigneeId" | "minAgeSeconds" | "minAmountMicros" | "currency" | "q"
+>;
+
+/** Shorter text has no trigram to look up, so it is matched against whole IDs only. */
+export const PARTIAL_SEARCH_MIN = 3;
+
+/**
+ * Up to this many matches, the matching cases are fetched by id and ordered (cheap: at most this
+ * many primary-key probes). Beyond it the matches are dense enough that walking the view's own
+ * ordered index finds a page after a few thousand rows (docs/performance.md, section 5).
+ */
+export const SEARCH_IDS_CAP = 5_000;
+
+// The indexed expression of migration 20261202050000_queue_search, spelled exactly as there.
+const IDS_TEXT = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, ''))`;
+// The same text the index cannot serve: the planner then walks the view's ordered index instead.
+const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, '') || '')`;
+
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * What a search matches: an exact ID when the text is short; otherwise any case whose operation,
+ * attempt or provider job ID contains it, case-insensitively. The matches are counted first (up to
+ * the cap) through the trigram index, which decides how the page is read.
+ */
+async function searchCondition(db: Db, q: string, cap: number): Promise<Prisma.Sql> {
+  if (q.length < PARTIAL_SEARCH_MIN)
+    return Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
+  const pattern = likePattern(q);
+  const hits = await sqlRows<{ id: string }>(
+    db,
+    Prisma.sql`SELECT id::text FROM cases WHERE ${IDS_TEXT} ILIKE ${pattern} LIMIT ${cap + 1}`,
+  );
+  if (hits.length <= cap) return Prisma.sql`id = ANY(${hits.map((h) => h.id)}::uuid[])`;
+  return Prisma.sql`${IDS_TEXT_UNINDEXED} ILIKE ${pattern}`;
+}
+
+/** The filter as SQL conditions over `cases`, each spelled so that an index can serve it. */
+export async function caseFilterConditions(
+  db: Db,
+  filter: CaseFilter,
+  now: Date,
+  { searchIdsCap = SEARCH_IDS_CAP } = {},
+): Promise<Prisma.Sql[]> {
+  const where: Prisma.Sql[] = [];
+  if (filter.provider) where.push(Prisma.sql`provider = ${filter.provider}`);
+  if (filter.model) where.push(Prisma.sql`model = ${filter.model}`);
+  if (filter.producer) where.push(Prisma.sql`producer = ${filter.producer}`);
+  if (filter.assigneeId) where.push(Prisma.sql`assignee_id = ${filter.assigneeId}::uuid`);
+  if (filter.minAgeSeconds !== undefined)
+    where.push(Prisma.sql`opened_at <= ${new Date(now.getTime() - filter.minAgeSeconds * 1000)}`);
+  if (filter.currency) where.push(Prisma.sql`currency = ${filter.currency}`);
+  if (filter.minAmountMicros !== undefined) where.push(Prisma.sql`held_micros >= ${BigInt(filter.minAmountMicros)}`);
+  if (filter.q) where.push(await searchCondition(db, filter.q, searchIdsCap));
+  return where;
+}

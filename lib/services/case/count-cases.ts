@@ -1,0 +1,46 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { Principal } from "@/lib/domain/principal";
+import { STAGES, type Stage } from "@/lib/domain/stages";
+import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import { requirePermission } from "../access/actor";
+import { allHours, figureRows } from "../overview/stat-figures";
+import { viewConditions } from "./list-cases";
+
+/**
+ * Counting a view exactly would read every matching row (a million for "all open cases"); past
+ * this many the queue says "more than 10,000", which is all a person paging through needs.
+ */
+export const COUNT_CAP = 10_000;
+
+export type ViewCount = { count: number; more: boolean };
+
+/** How many cases a queue view holds, up to the cap (its filters as the list applies them). */
+export async function countCases(
+  db: Db,
+  actor: Principal,
+  query: ListCasesQuery,
+  now = new Date(),
+): Promise<ViewCount> {
+  requirePermission(actor, "case:read");
+  const where = await viewConditions(db, { ...query, cursor: undefined }, now);
+  const rows = await sqlRows<{ n: bigint }>(
+    db,
+    Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${Prisma.join(where, " AND ")} LIMIT ${COUNT_CAP + 1}) s`,
+  );
+  const n = Number(rows[0]?.n ?? 0n);
+  return { count: Math.min(n, COUNT_CAP), more: n > COUNT_CAP };
+}
+
+/** Open cases per stage, from the running totals the overview reads (exact, without a scan). */
+export async function openCasesByStage(db: Db, actor: Principal): Promise<Record<Stage, number>> {
+  requirePermission(actor, "case:read");
+  const rows = await sqlRows<{ stage: Stage; open: bigint }>(
+    db,
+    Prisma.sql`SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage`,
+  );
+  const counts = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<Stage, number>;
+  for (const row of rows) counts[row.stage] = Number(row.open);
+  return counts;
+}
