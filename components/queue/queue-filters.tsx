@@ -1,103 +1,250 @@
-import { STAGE_LABEL, STATE_LABEL } from "@/components/ui/labels";
-import { microsToDecimal } from "@/lib/domain/money";
-import { CASE_STATES, STAGES } from "@/lib/domain/stages";
-import type { ListCasesQuery } from "@/lib/validation/list-cases";
+"use client";
+
+import { usePathname, useRouter } from "next/navigation";
+import { type ChangeEvent, useEffect, useRef, useState } from "react";
+import { STATE_LABEL } from "@/components/ui/labels";
+import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
+import { CASE_STATES } from "@/lib/domain/stages";
+import type { QueueFilterOptions } from "@/lib/services/case/queue-filter-options";
 
 const field = "mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1 text-sm";
+/** Typing waits this long after the last key before the queue is read again. */
+const TYPING_PAUSE_MS = 350;
+const AGE_PRESETS = [
+  { minutes: 15, label: "15 minutes" },
+  { minutes: 60, label: "1 hour" },
+  { minutes: 360, label: "6 hours" },
+  { minutes: 1440, label: "1 day" },
+  { minutes: 10080, label: "7 days" },
+];
+const FIELDS = [
+  "q",
+  "stage",
+  "state",
+  "flag",
+  "sort",
+  "producer",
+  "provider",
+  "model",
+  "minAgeMinutes",
+  "currency",
+  "minHeld",
+  "assigneeId",
+] as const;
+type Values = Record<(typeof FIELDS)[number], string>;
 
-/** A plain GET form: the filter lives in the URL, so a view can be bookmarked and shared. */
-export function QueueFilters({ query }: { query: ListCasesQuery }) {
+/** The form's values from the queue's own URL query (what queueQueryString writes). */
+function valuesOf(queryString: string): Values {
+  const params = new URLSearchParams(queryString);
+  return Object.fromEntries(FIELDS.map((name) => [name, params.get(name) ?? ""])) as Values;
+}
+
+function queryOf(values: Values): string {
+  const params = new URLSearchParams();
+  for (const name of FIELDS) if (values[name].trim()) params.set(name, values[name].trim());
+  return params.toString();
+}
+
+/**
+ * The filters apply as they change (selects at once, typing after a pause), and live in the URL,
+ * so a view can be bookmarked, shared and saved. Without JavaScript the form still submits as a
+ * plain GET. On a narrow screen everything but the search folds behind a "Filters" button.
+ */
+export function QueueFilters({ queryString, options }: { queryString: string; options: QueueFilterOptions }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const [values, setValues] = useState(() => valuesOf(queryString));
+  const [open, setOpen] = useState(false);
+  const sent = useRef(queryString);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  // A change of URL from elsewhere (a stage tab, a saved view, Back) becomes the form's values;
+  // the form's own navigation does not reset what is being typed.
+  useEffect(() => {
+    if (queryString !== sent.current) {
+      sent.current = queryString;
+      setValues(valuesOf(queryString));
+    }
+  }, [queryString]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  function apply(next: Values, delay: number) {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      const text = queryOf(next);
+      if (text === sent.current) return;
+      sent.current = text;
+      router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
+    }, delay);
+  }
+
+  const change = (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => {
+    const { name, value } = event.target;
+    const next = { ...values, [name]: value };
+    if (name === "provider") next.model = "";
+    setValues(next);
+    apply(next, event.target.tagName === "SELECT" ? 0 : TYPING_PAUSE_MS);
+  };
+  const bind = (name: keyof Values) => ({ name, value: values[name], onChange: change, className: field });
+  const active = FIELDS.filter((name) => !["q", "stage", "sort"].includes(name) && values[name]).length;
+  const models = options.providers.find((p) => p.provider === values.provider)?.models ?? [
+    ...new Set(options.providers.flatMap((p) => p.models)),
+  ];
+  const ageOptions =
+    AGE_PRESETS.some((p) => String(p.minutes) === values.minAgeMinutes) || !values.minAgeMinutes
+      ? AGE_PRESETS
+      : [...AGE_PRESETS, { minutes: Number(values.minAgeMinutes), label: `${values.minAgeMinutes} minutes` }];
+  const shortSearch = values.q.trim().length > 0 && values.q.trim().length < PARTIAL_SEARCH_MIN;
+
   return (
     <form
       method="get"
       action="/queue"
-      className="grid grid-cols-2 gap-3 rounded border border-slate-300 bg-white p-3 md:grid-cols-5"
       aria-label="Filter cases"
+      className="rounded border border-slate-300 bg-white p-3"
+      onSubmit={(event) => {
+        event.preventDefault();
+        apply(values, 0);
+      }}
     >
-      <label className="col-span-2 text-sm font-medium md:col-span-2">
-        Search (operation, attempt or provider job ID)
-        <input name="q" defaultValue={query.q ?? ""} className={field} />
-      </label>
-      <label className="text-sm font-medium">
-        Stage
-        <select name="stage" defaultValue={query.stage ?? ""} className={field}>
-          <option value="">any</option>
-          {STAGES.map((s) => (
-            <option key={s} value={s}>
-              {STAGE_LABEL[s].label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="text-sm font-medium">
-        State
-        <select name="state" defaultValue={query.state ?? ""} className={field}>
-          <option value="">open (not resolved)</option>
-          {CASE_STATES.map((s) => (
-            <option key={s} value={s}>
-              {STATE_LABEL[s].label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="text-sm font-medium">
-        Flag
-        <select name="flag" defaultValue={query.flag ?? ""} className={field}>
-          <option value="">any</option>
-          <option value="escalated">escalated (deadline passed)</option>
-          <option value="hold_open">resolved, hold open — needs a decision</option>
-        </select>
-      </label>
-      <label className="text-sm font-medium">
-        Sort
-        <select name="sort" defaultValue={query.sort} className={field}>
-          <option value="age">oldest first</option>
-          <option value="amount">most money first</option>
-        </select>
-      </label>
-      <label className="text-sm font-medium">
-        Provider
-        <input name="provider" defaultValue={query.provider ?? ""} className={field} />
-      </label>
-      <label className="text-sm font-medium">
-        Model
-        <input name="model" defaultValue={query.model ?? ""} className={field} />
-      </label>
-      <label className="text-sm font-medium">
-        Older than (minutes)
-        <input
-          name="minAgeMinutes"
-          type="number"
-          min={0}
-          defaultValue={query.minAgeSeconds !== undefined ? Math.floor(query.minAgeSeconds / 60) : ""}
-          className={field}
-        />
-      </label>
-      <label className="text-sm font-medium">
-        Held at least (any currency)
-        <input
-          name="minHeld"
-          inputMode="decimal"
-          placeholder="0.00"
-          defaultValue={query.minAmountMicros !== undefined ? microsToDecimal(query.minAmountMicros) : ""}
-          className={field}
-        />
-      </label>
-      <label className="text-sm font-medium">
-        Assignee ID
-        <input name="assigneeId" defaultValue={query.assigneeId ?? ""} className={field} />
-      </label>
-      <div className="col-span-2 flex items-end gap-2 md:col-span-5">
+      <input type="hidden" name="stage" value={values.stage} />
+      <input type="hidden" name="sort" value={values.sort} />
+      <div className="flex flex-wrap items-end gap-2">
+        <label className="min-w-0 flex-1 text-sm font-medium">
+          Search IDs
+          <input
+            {...bind("q")}
+            type="search"
+            placeholder="part of an operation, attempt or provider job ID"
+            aria-describedby="queue-search-hint"
+          />
+        </label>
         <button
-          type="submit"
-          className="rounded bg-brand px-4 py-1.5 text-sm font-medium text-white hover:bg-brand-dark"
+          type="button"
+          className="rounded border border-slate-400 px-3 py-1 text-sm md:hidden"
+          aria-expanded={open}
+          aria-controls="queue-more-filters"
+          onClick={() => setOpen((o) => !o)}
         >
-          Apply
+          Filters{active ? ` (${active})` : ""}
         </button>
-        <a href="/queue" className="rounded px-3 py-1.5 text-sm text-slate-800 underline">
-          Clear
-        </a>
+      </div>
+      <p id="queue-search-hint" className="mt-1 text-xs text-slate-700">
+        {shortSearch
+          ? `Type ${PARTIAL_SEARCH_MIN} or more characters to match part of an ID; shorter text matches whole IDs only.`
+          : "Matches any part of an ID, in any case; updates as you type."}
+      </p>
+      <div
+        id="queue-more-filters"
+        className={`${open ? "grid" : "hidden"} mt-2 grid-cols-2 gap-3 md:grid md:grid-cols-4`}
+      >
+        <label className="text-sm font-medium">
+          State
+          <select {...bind("state")}>
+            <option value="">open (not resolved)</option>
+            {CASE_STATES.map((s) => (
+              <option key={s} value={s}>
+                {STATE_LABEL[s].label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Flag
+          <select {...bind("flag")}>
+            <option value="">any</option>
+            <option value="escalated">escalated (deadline passed)</option>
+            <option value="hold_open">resolved, hold open</option>
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Producer
+          <select {...bind("producer")}>
+            <option value="">any</option>
+            {withCurrent(options.producers, values.producer).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Assigned to
+          <select {...bind("assigneeId")}>
+            <option value="">anyone or no one</option>
+            {options.assignees.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Provider
+          <select {...bind("provider")}>
+            <option value="">any</option>
+            {withCurrent(
+              options.providers.map((p) => p.provider),
+              values.provider,
+            ).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Model
+          <select {...bind("model")}>
+            <option value="">any</option>
+            {withCurrent(models, values.model).map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm font-medium">
+          Older than
+          <select {...bind("minAgeMinutes")}>
+            <option value="">any age</option>
+            {ageOptions.map((p) => (
+              <option key={p.minutes} value={p.minutes}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset className="text-sm font-medium">
+          <legend>Held at least</legend>
+          <div className="flex gap-1">
+            <input {...bind("minHeld")} inputMode="decimal" placeholder="0.00" aria-label="Held at least, amount" />
+            <select {...bind("currency")} aria-label="Held at least, currency" className={`${field} w-24`}>
+              <option value="">any currency</option>
+              {withCurrent(options.currencies, values.currency).map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                </option>
+              ))}
+            </select>
+          </div>
+        </fieldset>
+        <div className="col-span-2 flex items-end gap-2 md:col-span-4">
+          <noscript>
+            <button type="submit" className="rounded bg-brand px-4 py-1.5 text-sm font-medium text-white">
+              Apply
+            </button>
+          </noscript>
+          <a href="/queue" className="rounded py-1.5 text-sm text-slate-800 underline">
+            Clear all filters
+          </a>
+        </div>
       </div>
     </form>
   );
+}
+
+/** A value from a hand-edited or saved URL stays choosable even when the list no longer offers it. */
+function withCurrent(list: string[], current: string): string[] {
+  return current && !list.includes(current) ? [...list, current] : list;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { WaitingOnText } from "@/components/case/case-progress";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { formatAge } from "@/components/ui/format-age";
@@ -32,29 +32,45 @@ const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${en
  * j/k move the highlight, Enter opens the case, x toggles selection (when bulk is offered).
  * Keys are ignored while typing in a field, so the filters stay usable.
  */
+export type SortLink = { href: string; direction: "ascending" | "descending" | "none"; next: string };
+
 export function QueueTable({
   rows,
   selectable,
   selected,
   onToggle,
+  sortLinks,
+  empty,
 }: {
   rows: QueueRow[];
   selectable: boolean;
   selected: Set<string>;
   onToggle: (id: string) => void;
+  sortLinks: { age: SortLink; held: SortLink };
+  empty: ReactNode;
 }) {
   const router = useRouter();
   // The case page offers the way back to this very view (filters, search, sort).
   const view = useSearchParams().toString();
 
-  const [active, setActive] = useState(0);
+  // The cursor stays on its case when the live queue brings new rows or moves this one.
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const found = rows.findIndex((row) => row.id === activeId);
+  // A case that left the view hands the cursor to the row now where it was.
+  const lastIndex = useRef(0);
+  const active = found >= 0 ? found : Math.max(0, Math.min(lastIndex.current, rows.length - 1));
+  lastIndex.current = active;
+  const setActive = (next: (index: number) => number) => setActiveId(rows[next(active)]?.id ?? null);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
   const tableRef = useRef<HTMLTableElement | null>(null);
+  const fresh = useFreshRows(rows);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
       const target = event.target as HTMLElement | null;
       if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+      // Enter on a link or a button is that control's own.
+      if (event.key === "Enter" && target && ["A", "BUTTON"].includes(target.tagName)) return;
       if (event.key === "j") setActive((i) => Math.min(rows.length - 1, i + 1));
       else if (event.key === "k") setActive((i) => Math.max(0, i - 1));
       else if (event.key === "Enter" && rows[active]) router.push(caseHref(rows[active].id, view));
@@ -66,18 +82,14 @@ export function QueueTable({
     // Keys typed before hydration go nowhere; this mark tells a script (and a test) when they count.
     tableRef.current?.setAttribute("data-keys", "on");
     return () => window.removeEventListener("keydown", onKey);
-  }, [rows, active, router, selectable, onToggle, view]);
+  });
 
   useEffect(() => {
-    rowRefs.current[active]?.scrollIntoView({ block: "nearest" });
-  }, [active]);
+    if (activeId) rowRefs.current[active]?.scrollIntoView({ block: "nearest" });
+  }, [active, activeId]);
 
   if (rows.length === 0) {
-    return (
-      <p className="mt-4 rounded border border-slate-300 bg-white p-6 text-center text-slate-700">
-        No cases match this view.
-      </p>
-    );
+    return <div className="mt-4 rounded border border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</div>;
   }
   return (
     <table ref={tableRef} className="mt-4 w-full border-collapse bg-white text-left text-sm">
@@ -93,26 +105,19 @@ export function QueueTable({
             Operation
           </th>
           <th scope="col" className="px-2 py-2">
-            Stage
+            Stage / state
           </th>
-          <th scope="col" className="px-2 py-2">
-            State
-          </th>
-          <th scope="col" className="px-2 py-2">
+          <th scope="col" className="hidden px-2 py-2 md:table-cell">
             Waiting on
           </th>
-          <th scope="col" className="px-2 py-2">
+          <th scope="col" className="hidden px-2 py-2 lg:table-cell">
             Provider / model
           </th>
-          <th scope="col" className="px-2 py-2">
+          <th scope="col" className="hidden px-2 py-2 lg:table-cell">
             Provider job
           </th>
-          <th scope="col" className="px-2 py-2 text-right">
-            Age
-          </th>
-          <th scope="col" className="px-2 py-2 text-right">
-            On hold
-          </th>
+          <SortableHeader label="Age" link={sortLinks.age} />
+          <SortableHeader label="On hold" link={sortLinks.held} />
         </tr>
       </thead>
       <tbody>
@@ -124,8 +129,10 @@ export function QueueTable({
             }}
             aria-selected={index === active}
             data-testid="queue-row"
-            onClick={() => setActive(index)}
-            className={`border-b border-slate-200 ${index === active ? "bg-sky-50 outline outline-2 outline-brand" : ""}`}
+            data-case-id={row.id}
+            data-new={fresh.has(row.id) ? "" : undefined}
+            onClick={() => setActiveId(row.id)}
+            className={`border-b border-slate-200 ${index === active ? "bg-sky-50 outline outline-2 outline-brand" : fresh.has(row.id) ? "bg-emerald-50" : ""}`}
           >
             {selectable && (
               <td className="px-2 py-1.5">
@@ -138,27 +145,32 @@ export function QueueTable({
               </td>
             )}
             <td className="px-2 py-1.5">
-              <a href={caseHref(row.id, view)} className="font-medium text-brand underline">
+              <a href={caseHref(row.id, view)} className="break-all font-medium text-brand underline">
                 {row.operationId}
               </a>
-              <div className="text-xs text-slate-600">{row.attemptId}</div>
+              <div className="break-all text-xs text-slate-700">{row.attemptId}</div>
             </td>
             <td className="px-2 py-1.5">
-              <StageBadge stage={row.stage} />
+              <div className="flex flex-wrap gap-1">
+                <StageBadge stage={row.stage} />
+                <StateBadge state={row.state} />
+                <RowFlags row={row} />
+              </div>
+              {row.waitingOn ? (
+                <div className="mt-1 text-xs md:hidden">
+                  <WaitingOnText waiting={row.waitingOn} short />
+                </div>
+              ) : null}
             </td>
-            <td className="px-2 py-1.5">
-              <StateBadge state={row.state} />
-              <RowFlags row={row} />
-            </td>
-            <td className="px-2 py-1.5">
+            <td className="hidden px-2 py-1.5 md:table-cell">
               {row.waitingOn ? <WaitingOnText waiting={row.waitingOn} short /> : null}
               {row.waitingOn ? <div className="text-xs text-slate-700">{row.waitingOn.why}</div> : null}
             </td>
-            <td className="px-2 py-1.5">
+            <td className="hidden px-2 py-1.5 lg:table-cell">
               {row.provider}
-              <div className="text-xs text-slate-600">{row.model}</div>
+              <div className="text-xs text-slate-700">{row.model}</div>
             </td>
-            <td className="px-2 py-1.5 font-mono text-xs">{row.providerJobId ?? "—"}</td>
+            <td className="hidden break-all px-2 py-1.5 font-mono text-xs lg:table-cell">{row.providerJobId ?? "—"}</td>
             <td className="px-2 py-1.5 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
             <td className="px-2 py-1.5 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
           </tr>
@@ -173,20 +185,46 @@ function RowFlags({ row }: { row: QueueRow }) {
   return (
     <>
       {row.escalationReason ? (
-        <span className="ml-1" title={row.escalationReason}>
+        <span title={row.escalationReason}>
           <Badge tone="danger">escalated</Badge>
         </span>
       ) : null}
       {row.lastAttempt?.failed ? (
-        <span className="ml-1" title={describeAttempt(row.lastAttempt)} data-testid="last-attempt-failed">
+        <span title={describeAttempt(row.lastAttempt)} data-testid="last-attempt-failed">
           <Badge tone="danger">last attempt failed</Badge>
         </span>
       ) : null}
       {row.holdOpen ? (
-        <span className="ml-1" title="Resolved, hold open: finance must settle or release it">
+        <span title="Resolved, hold open: finance must settle or release it">
           <Badge tone="warn">hold open — needs a decision</Badge>
         </span>
       ) : null}
     </>
   );
+}
+
+/** A column header that sorts the view by following a link (the order lives in the URL). */
+function SortableHeader({ label, link }: { label: string; link: SortLink }) {
+  const arrow = link.direction === "ascending" ? "↑" : link.direction === "descending" ? "↓" : "↕";
+  return (
+    <th scope="col" aria-sort={link.direction} className="px-2 py-2 text-right">
+      <a href={link.href} className="whitespace-nowrap text-slate-900 underline decoration-dotted" title={link.next}>
+        {label} <span aria-hidden="true">{arrow}</span>
+        <span className="sr-only">, {link.next}</span>
+      </a>
+    </th>
+  );
+}
+
+/** Rows that were not on the page a moment ago (a live refresh brought them), marked until the next. */
+function useFreshRows(rows: QueueRow[]): Set<string> {
+  const seen = useRef<Set<string> | null>(null);
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    const ids = new Set(rows.map((row) => row.id));
+    const before = seen.current;
+    seen.current = ids;
+    setFresh(before ? new Set([...ids].filter((id) => !before.has(id))) : new Set());
+  }, [rows]);
+  return fresh;
 }

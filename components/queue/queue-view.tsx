@@ -1,19 +1,23 @@
 "use client";
 
-import { useCallback, useState } from "react";
+import { type ReactNode, useCallback, useState } from "react";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { BulkApprove } from "./bulk-approve";
-import { type QueueRow, QueueTable } from "./queue-table";
+import { type QueueRow, QueueTable, type SortLink } from "./queue-table";
 
 /** Bulk is offered only when the view is one stage whose recovery is safe to approve in bulk. */
 export function QueueView({
   rows,
   query,
   canApprove,
+  sortLinks,
+  empty,
 }: {
   rows: QueueRow[];
   query: ListCasesQuery;
   canApprove: boolean;
+  sortLinks: { age: SortLink; held: SortLink };
+  empty: ReactNode;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const bulkStage =
@@ -41,7 +45,14 @@ export function QueueView({
           onDone={() => setSelected(new Set())}
         />
       )}
-      <QueueTable rows={rows} selectable={selectableRows.length > 0} selected={selected} onToggle={toggle} />
+      <QueueTable
+        rows={rows}
+        selectable={selectableRows.length > 0}
+        selected={selected}
+        onToggle={toggle}
+        sortLinks={sortLinks}
+        empty={empty}
+      />
     </>
   );
 }

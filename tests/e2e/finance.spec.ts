@@ -1,7 +1,6 @@
-import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
-import { E2E_DATA_DIR } from "@/playwright.config";
 import { expect, test } from "./fixtures/login";
+import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // The demo database has no cases: park real ones through the producer API with a key minted by
 // the same command an operator would run. "XTS" is ISO 4217's code for testing, so nothing else
@@ -9,54 +8,27 @@ import { expect, test } from "./fixtures/login";
 const CURRENCY = "XTS";
 const run = Date.now().toString(36);
 
-function createApiKey(suffix: string): string {
-  // The command finds the running embedded server through DATA_DIR, never a configured database.
-  const { DATABASE_URL: _configured, ...inherited } = process.env;
-  const env = { ...inherited, DATA_DIR: E2E_DATA_DIR };
-  const out = execFileSync(
-    "npx",
-    ["tsx", "scripts/token-create.ts", "api_key", "--name", `e2e-finance-${suffix}-${run}`],
-    {
-      env,
-      encoding: "utf8",
-    },
-  );
-  const secret = /Secret \(shown once, store it now\): (\S+)/.exec(out)?.[1];
-  if (!secret) throw new Error(`no secret in: ${out}`);
-  return secret;
-}
-
-async function parkCase(
+/** A case of this run, in the test currency, parked by a producer through the API. */
+function parkCase(
   request: APIRequestContext,
   apiKey: string,
   name: string,
   stage: "polling" | "submission_uncertain" | "generation_failed",
   amountMicros: number,
 ): Promise<string> {
-  const operationId = `e2e-${run}-${name}`;
-  const response = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage,
-      provider: "replicate",
-      model: "e2e-model",
-      ...(stage === "polling" ? { providerJobId: `job-${operationId}` } : {}),
-      requestFingerprint: `sha256:${"ab".repeat(32)}`,
-      evidence: { summary: "status checks exhausted", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-${name}-${run}`, amountMicros, currency: CURRENCY },
-    },
+  return parkThroughApi(request, apiKey, {
+    operationId: `e2e-${run}-${name}`,
+    stage,
+    amountMicros,
+    currency: CURRENCY,
   });
-  expect(response.status(), await response.text()).toBe(201);
-  return (await response.json()).caseId;
 }
 
 test.describe("finance", () => {
   test("finance settles part of one hold and releases another; the totals follow", async ({ page, login, request }) => {
     // Minting the key starts a Node process and parks three cases before the browser work begins.
     test.setTimeout(90_000);
-    const apiKey = createApiKey("holds");
+    const apiKey = createApiKey(`e2e-finance-${run}-holds`);
     await parkCase(request, apiKey, "partial", "polling", 1_000_000);
     await parkCase(request, apiKey, "release", "polling", 2_500_000);
     await parkCase(request, apiKey, "uncertain", "submission_uncertain", 250_000);
@@ -120,7 +92,13 @@ test.describe("finance", () => {
     request,
   }) => {
     test.setTimeout(90_000);
-    const caseId = await parkCase(request, createApiKey("replacement"), "failed", "generation_failed", 750_000);
+    const caseId = await parkCase(
+      request,
+      createApiKey(`e2e-finance-${run}-replacement`),
+      "failed",
+      "generation_failed",
+      750_000,
+    );
     await login("reviewer@demo.local");
     await page.goto("/profile");
     const asked = await page.request.post(`/api/v1/cases/${caseId}/replacement-requests`, {

@@ -64,7 +64,6 @@ describe("queue search", () => {
   });
 
   it("reads the same cases whether the matches are fetched by id or walked in order (dense search)", async () => {
-    const operator = await makeUser(db, ["operator"]);
     const t = tag();
     const shop = producer(`shop-${t}`);
     for (let i = 0; i < 6; i++) await parkCase(db, shop, parkInput("polling", { operationId: `dense-${t}-${i}` }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chargeExamples, previewSettle } from "@/components/finance/settle-preview";
-import { parseQueueParams, queueHref } from "@/components/queue/parse-queue-params";
+import { parseQueueParams, queueHref } from "@/lib/validation/queue-params";
 
 describe("a settle charge is typed in the hold's currency, with its own decimals", () => {
   it.each([

@@ -1,15 +1,23 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
-import { parseQueueParams, queueHref } from "@/components/queue/parse-queue-params";
 import { QueueFilters } from "@/components/queue/queue-filters";
 import { QueueView } from "@/components/queue/queue-view";
+import { SavedViews } from "@/components/queue/saved-views";
+import { sortLinks } from "@/components/queue/sort-links";
+import { StageTabs } from "@/components/queue/stage-tabs";
+import { LiveRefresh } from "@/components/ui/live-refresh";
 import { LoadingRows } from "@/components/ui/loading-rows";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import { can } from "@/lib/domain/roles";
+import { COUNT_CAP, countCases, openCasesByStage } from "@/lib/services/case/count-cases";
 import { listCases } from "@/lib/services/case/list-cases";
+import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
+import { listSavedViews } from "@/lib/services/saved-view/saved-views";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import { parseQueueParams, queueHref, queueQueryString } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Queue" };
@@ -20,18 +28,27 @@ export default async function QueuePage({ searchParams }: Props) {
   // Permission first, so a refused user gets a real 403; the list streams in behind a placeholder.
   const user = await requirePageUser("case:read");
   const { query, problem } = parseQueueParams(await searchParams);
+  const { cursor: _cursor, ...view } = query;
+  const [options, stageCounts, views] = await Promise.all([
+    queueFilterOptions(db(), user),
+    openCasesByStage(db(), user),
+    listSavedViews(db(), user),
+  ]);
   return (
     <section aria-labelledby="queue-heading">
-      <div className="flex items-baseline justify-between">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 id="queue-heading" className="text-2xl font-semibold">
           Queue
         </h1>
-        <p className="text-sm text-slate-700">
+        <p className="hidden text-sm text-slate-700 md:block">
           <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> opens · <kbd>x</kbd> selects
         </p>
+        <LiveRefresh />
       </div>
+      <SavedViews views={views} current={queueQueryString(view)} />
+      <StageTabs query={query} counts={stageCounts} />
       <div className="mt-3">
-        <QueueFilters query={query} />
+        <QueueFilters queryString={queueQueryString(view)} options={options} />
       </div>
       {problem && (
         <p role="alert" className="mt-2 text-sm text-amber-900">
@@ -46,11 +63,26 @@ export default async function QueuePage({ searchParams }: Props) {
 }
 
 async function QueueResults({ user, query }: { user: UserPrincipal; query: ListCasesQuery }) {
-  const page = await listCases(db(), user, query);
+  const [page, total] = await Promise.all([listCases(db(), user, query), countCases(db(), user, query)]);
   const { cursor: _cursor, ...base } = query;
+  const empty = page.items.length === 0 ? await emptyExplanation(user, query) : null;
   return (
     <>
-      <QueueView rows={page.items} query={query} canApprove={can(user.roles, "case:approve")} />
+      <p
+        className="mt-3 text-sm text-slate-800"
+        data-testid="queue-count"
+        data-view={queueQueryString(base)}
+        aria-live="polite"
+      >
+        {showing(page.items.length, total, Boolean(query.cursor))}
+      </p>
+      <QueueView
+        rows={page.items}
+        query={query}
+        canApprove={can(user.roles, "case:approve")}
+        sortLinks={sortLinks(query)}
+        empty={empty}
+      />
       <nav aria-label="Pages" className="mt-3 flex gap-4 text-sm">
         {query.cursor && (
           <Link href={queueHref(base)} className="text-brand underline">
@@ -63,6 +95,46 @@ async function QueueResults({ user, query }: { user: UserPrincipal; query: ListC
           </Link>
         )}
       </nav>
+    </>
+  );
+}
+
+function showing(rows: number, total: { count: number; more: boolean }, later: boolean): string {
+  const of = total.more ? `more than ${COUNT_CAP.toLocaleString("en-US")}` : total.count.toLocaleString("en-US");
+  if (rows === 0) return "No cases in this view.";
+  return `Showing ${rows.toLocaleString("en-US")}${later ? " more" : ""} of ${of} ${total.count === 1 && !total.more ? "case" : "cases"}`;
+}
+
+/** Why a view is empty, and where the cases it may be looking for are. */
+async function emptyExplanation(user: UserPrincipal, query: ListCasesQuery) {
+  const { cursor: _cursor, ...base } = query;
+  const short = query.q !== undefined && query.q.length < PARTIAL_SEARCH_MIN;
+  const resolved =
+    query.q && !query.state && !query.flag ? await countCases(db(), user, { ...base, state: "resolved" }) : null;
+  return (
+    <>
+      <p>
+        {query.q
+          ? `No ${query.state ? "" : "open "}case matches “${query.q}” in this view.`
+          : "No cases match this view."}
+      </p>
+      {short ? (
+        <p className="mt-1 text-sm">
+          Text shorter than {PARTIAL_SEARCH_MIN} characters matches whole IDs only; type more to match part of one.
+        </p>
+      ) : null}
+      {resolved && resolved.count > 0 ? (
+        <p className="mt-1 text-sm">
+          <a href={queueHref({ ...base, state: "resolved" })} className="text-brand underline">
+            {resolved.more ? `More than ${COUNT_CAP.toLocaleString("en-US")}` : resolved.count.toLocaleString("en-US")}{" "}
+            resolved {resolved.count === 1 ? "case matches" : "cases match"}: show{" "}
+            {resolved.count === 1 ? "it" : "them"}
+          </a>
+        </p>
+      ) : null}
+      {query.stage || query.provider || query.producer || query.minAmountMicros !== undefined ? (
+        <p className="mt-1 text-sm">Other filters are on; clearing them may find more.</p>
+      ) : null}
     </>
   );
 }

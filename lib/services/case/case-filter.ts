@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { likePattern, PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
 /** The filter keys a view, a count and a bulk action share (state, stage and order are each caller's own). */
@@ -8,9 +9,6 @@ export type CaseFilter = Pick<
   ListCasesQuery,
   "provider" | "model" | "producer" | "assigneeId" | "minAgeSeconds" | "minAmountMicros" | "currency" | "q"
 >;
-
-/** Shorter text has no trigram to look up, so it is matched against whole IDs only. */
-export const PARTIAL_SEARCH_MIN = 3;
 
 /**
  * Up to this many matches, the matching cases are fetched by id and ordered (cheap: at most this
@@ -23,8 +21,6 @@ export const SEARCH_IDS_CAP = 5_000;
 const IDS_TEXT = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, ''))`;
 // The same text the index cannot serve: the planner then walks the view's ordered index instead.
 const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, '') || '')`;
-
-export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * What a search matches: an exact ID when the text is short; otherwise any case whose operation,

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
+import { CaseNavigation } from "@/components/case/case-navigation";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -22,9 +23,7 @@ export default async function CasePage({
 }) {
   const user = await requirePageUser("case:read");
   const { id } = await params;
-  // The queue view the case was opened from, re-serialised as parameters of /queue (never a URL of its own).
   const from = (await searchParams).from;
-  const back = `/queue${typeof from === "string" && from ? `?${new URLSearchParams(from).toString()}` : ""}`;
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
   const detail = await getCase(db(), user, id).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") notFound();
@@ -34,11 +33,7 @@ export default async function CasePage({
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   return (
     <>
-      <p className="mb-2 text-sm">
-        <a href={back} className="text-brand underline">
-          ← Back to the queue
-        </a>
-      </p>
+      <CaseNavigation user={user} caseId={id} from={typeof from === "string" ? from : undefined} />
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"

@@ -20,8 +20,9 @@ export function parseQueueParams(raw: Record<string, string | string[] | undefin
     delete flat.minAgeMinutes;
   }
   if (flat.minHeld) {
-    // The queue mixes currencies, so the threshold has no one currency's decimals: micro precision.
-    const held = tryParseMoneyToMicros(flat.minHeld);
+    // Typed in the chosen currency's units (JPY has none, KWD three); across currencies, micro precision.
+    const currency = /^[A-Z]{3}$/.test(flat.currency ?? "") ? flat.currency : undefined;
+    const held = tryParseMoneyToMicros(flat.minHeld, currency);
     delete flat.minHeld;
     if (!held.ok) {
       return {
@@ -39,14 +40,21 @@ export function parseQueueParams(raw: Record<string, string | string[] | undefin
   };
 }
 
-export function queueHref(query: Partial<ListCasesQuery> & { minAgeMinutes?: number }): string {
+export function queueHref(query: Partial<ListCasesQuery>): string {
+  const text = queueQueryString(query);
+  return text ? `/queue?${text}` : "/queue";
+}
+
+/** The queue's URL query for a list query, in the words its URL uses (minutes, amounts in units). */
+export function queueQueryString(query: Partial<ListCasesQuery>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null || value === "") continue;
     if (key === "minAgeSeconds") params.set("minAgeMinutes", String(Math.floor(Number(value) / 60)));
     else if (key === "minAmountMicros") params.set("minHeld", microsToDecimal(Number(value)));
+    else if (key === "sort" && value === "age") continue;
+    else if (key === "limit" && Number(value) === 50) continue;
     else params.set(key, String(value));
   }
-  const text = params.toString();
-  return text ? `/queue?${text}` : "/queue";
+  return params.toString();
 }

@@ -1,0 +1,57 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { Principal } from "@/lib/domain/principal";
+import { requirePermission } from "../access/actor";
+import { figureRows } from "../overview/stat-figures";
+
+export type QueueFilterOptions = {
+  producers: string[];
+  providers: { provider: string; models: string[] }[];
+  currencies: string[];
+  assignees: { id: string; name: string }[];
+};
+
+/**
+ * What the queue's pickers offer, without scanning cases: producers by a skip scan of the
+ * operations' (producer, operation_id) index (one probe per producer), providers, models and
+ * currencies from the holds' running totals, and the people a case can be assigned to.
+ */
+export async function queueFilterOptions(db: Db, actor: Principal): Promise<QueueFilterOptions> {
+  requirePermission(actor, "case:read");
+  const [producers, kinds, assignees] = await Promise.all([
+    sqlRows<{ producer: string }>(
+      db,
+      Prisma.sql`
+      WITH RECURSIVE p AS (
+        (SELECT producer FROM operations ORDER BY producer LIMIT 1)
+        UNION ALL
+        SELECT (SELECT o.producer FROM operations o WHERE o.producer > p.producer ORDER BY o.producer LIMIT 1)
+        FROM p WHERE p.producer IS NOT NULL
+      )
+      SELECT producer FROM p WHERE producer IS NOT NULL LIMIT 500`,
+    ),
+    sqlRows<{ provider: string; model: string; currency: string }>(
+      db,
+      Prisma.sql`SELECT DISTINCT provider, model, currency FROM ${figureRows("holds")} f
+                 WHERE provider IS NOT NULL ORDER BY provider, model`,
+    ),
+    db.user.findMany({
+      where: { active: true, roles: { has: "reviewer" } },
+      orderBy: { name: "asc" },
+      select: { id: true, name: true },
+    }),
+  ]);
+  const providers = new Map<string, Set<string>>();
+  for (const row of kinds) {
+    const models = providers.get(row.provider) ?? new Set<string>();
+    if (row.model) models.add(row.model);
+    providers.set(row.provider, models);
+  }
+  return {
+    producers: producers.map((row) => row.producer),
+    providers: [...providers].map(([provider, models]) => ({ provider, models: [...models].sort() })),
+    currencies: [...new Set(kinds.map((row) => row.currency).filter(Boolean))].sort(),
+    assignees,
+  };
+}
