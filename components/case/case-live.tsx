@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { CaseActions } from "./case-actions";
@@ -28,7 +27,6 @@ export function CaseLive({
   reviewers: { id: string; name: string; email: string }[];
 }) {
   const client = useQueryClient();
-  const router = useRouter();
   const query = useQuery({
     queryKey: ["case", initial.id],
     queryFn: () => fetchCase(initial.id),
@@ -36,9 +34,13 @@ export function CaseLive({
     refetchInterval: 3_000,
   });
   const detail = query.data;
+  // After a decision the case is read again through the query that keeps it live, and nothing else.
+  // Everything on screen that a decision changes is drawn from this query's data: `initialData`
+  // is read once, so a router.refresh() would re-render the server page without changing what is
+  // shown, and would only race the refetch. The server action's revalidatePath already keeps the
+  // server-rendered page and the queue fresh for the next navigation.
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ["case", initial.id] });
-    router.refresh();
   };
   return (
     <div className="space-y-4">

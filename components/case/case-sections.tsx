@@ -81,14 +81,39 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
           {detail.provider} / {detail.model}
         </dd>
         <dt className="text-slate-700">Provider job</dt>
-        <dd className="font-mono">
-          {detail.providerJobId ?? "unknown"}
+        <dd>
+          <span className="font-mono">{detail.providerJobId ?? "unknown"}</span>
           {detail.providerJobId ? <CopyButton value={detail.providerJobId} label="provider job ID" /> : null}
+          <ProviderJobLink page={detail.providerJobPage} provider={detail.provider} />
         </dd>
         <dt className="text-slate-700">Episode</dt>
         <dd>{detail.episode}</dd>
       </dl>
     </header>
+  );
+}
+
+/** The job on the provider's own console, in a new tab; where there is none, the reason instead. */
+function ProviderJobLink({ page, provider }: { page: CaseDetail["providerJobPage"]; provider: string }) {
+  if (!page) return null;
+  if (page.url === null) {
+    return (
+      <span data-testid="provider-job-page" className="ml-2 text-xs text-slate-700">
+        ({page.why})
+      </span>
+    );
+  }
+  return (
+    <a
+      data-testid="provider-job-page"
+      href={page.url}
+      target="_blank"
+      rel="noreferrer"
+      className="ml-2 text-xs text-brand underline"
+    >
+      open at {provider}
+      <span className="sr-only"> (opens in a new tab)</span>
+    </a>
   );
 }
 

@@ -5,6 +5,7 @@ import {
   type ReactNode,
   type RefObject,
   type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
   useCallback,
   useState,
   useTransition,
@@ -147,6 +148,38 @@ export function SelectField({
       >
         {children}
       </select>
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function TextAreaField({
+  id,
+  path,
+  label,
+  hint,
+  error,
+  className = "",
+  ...textarea
+}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
+  TextareaHTMLAttributes<HTMLTextAreaElement>,
+  "id"
+>) {
+  const describedBy = describedByOf(id, hint, error);
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {label}
+        {textarea.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <textarea
+        id={id}
+        data-field={path}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
+        {...textarea}
+      />
       <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );

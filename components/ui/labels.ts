@@ -20,3 +20,60 @@ export const STATE_LABEL: Record<CaseState, { label: string; explains: string }>
   claimed: { label: "Running", explains: "A worker holds it under a lease now." },
   resolved: { label: "Resolved", explains: "This episode is over." },
 };
+
+/**
+ * The decisions a case page offers, as a reviewer reads them: a name, and one line on what happens
+ * (approve is named by the recovery it would queue), and the words on the button that confirms it.
+ */
+export type DecisionChoice =
+  | "reconcile_attach"
+  | "reconcile_no_job"
+  | "resume_poll"
+  | "retry_delivery"
+  | "accept_failure"
+  | "accept_outputs_lost"
+  | "request_replacement"
+  | "escalate";
+
+export const DECISION_LABEL: Record<DecisionChoice, { label: string; explains: string; confirm: string }> = {
+  reconcile_attach: {
+    label: "Attach the provider job you found",
+    explains: "The case becomes a job to check — never buys a new video.",
+    confirm: "Attach job",
+  },
+  reconcile_no_job: {
+    label: "Record that no job exists",
+    explains: "The provider never took the request: the case becomes a failed generation.",
+    confirm: "Record no job",
+  },
+  resume_poll: {
+    label: "Resume status checks",
+    explains: "The worker asks the provider how the job stands — never buys a new video.",
+    confirm: "Approve status checks",
+  },
+  retry_delivery: {
+    label: "Retry copying the video",
+    explains: "The worker downloads and verifies the finished outputs again — never buys a new video.",
+    confirm: "Approve copying",
+  },
+  accept_failure: {
+    label: "Accept the failure",
+    explains: "Closes the case as failed; finance decides what happens to the money held.",
+    confirm: "Accept failure",
+  },
+  accept_outputs_lost: {
+    label: "Accept that the outputs are lost",
+    explains: "The provider deleted the outputs before a copy succeeded; closes the case, the hold stays for finance.",
+    confirm: "Accept lost outputs",
+  },
+  request_replacement: {
+    label: "Request a replacement generation",
+    explains: "Asks finance for one new paid generation — a finance colleague (not you) must authorise it.",
+    confirm: "Request replacement",
+  },
+  escalate: {
+    label: "Escalate",
+    explains: "Marks the case for someone more senior; nothing runs and the money stays held.",
+    confirm: "Escalate",
+  },
+};

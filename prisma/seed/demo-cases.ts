@@ -5,7 +5,6 @@ import type { Stage } from "@/lib/domain/stages";
 import { demoEmail } from "@/lib/services/admin/seed-demo-users";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
-import { backdateOpening } from "@/lib/services/case/writer/facts";
 import { type DemoJob, demoJobOf } from "./demo-jobs";
 
 const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
@@ -51,26 +50,34 @@ export async function seedDemoCases(db: PrismaClient, count = DEMO_CASES): Promi
     if (!price) continue;
     const operationId = `demo-order-${String(1000 + i)}`;
     const job = demoJobOf(i, stage, price.provider, price.model);
-    const { caseId } = await parkCase(db, PRODUCER, {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage,
-      provider: price.provider,
-      model: price.model,
-      ...(job ? { providerJobId: job.id } : {}),
-      requestFingerprint: `sha256:${createHash("sha256").update(operationId).digest("hex")}`,
-      request: {
-        prompt: `Product video for SKU ${2000 + i}`,
-        duration_seconds: 5 + (i % 3) * 5,
-        resolution: price.model.includes("1080") ? "1080p" : "720p",
+    // Ages from minutes to days, so the queue and its charts look like a real backlog. The case is
+    // written as parked then (its hold, reserve entry and timeline too), so every age on screen and
+    // every hourly figure tells the same story; the submission and the evidence come just before.
+    const openedAt = new Date(Date.now() - ((i * i * 13) % 4000) * 60_000);
+    const before = (minutes: number) => new Date(openedAt.getTime() - minutes * 60_000).toISOString();
+    const { caseId } = await parkCase(
+      db,
+      PRODUCER,
+      {
+        operationId,
+        attemptId: `${operationId}-a1`,
+        stage,
+        provider: price.provider,
+        model: price.model,
+        ...(job ? { providerJobId: job.id } : {}),
+        requestFingerprint: `sha256:${createHash("sha256").update(operationId).digest("hex")}`,
+        request: {
+          prompt: `Product video for SKU ${2000 + i}`,
+          duration_seconds: 5 + (i % 3) * 5,
+          resolution: price.model.includes("1080") ? "1080p" : "720p",
+        },
+        evidence: { summary: EVIDENCE[stage], observedAt: before(1), source: "demo-shop worker" },
+        counters: { pollAttempts: stage === "polling" ? 5 : 1, deliveryAttempts: stage === "delivery" ? 3 : 0 },
+        submittedAt: before(2 + (i % 5) * 7),
+        hold: { holdId: `hold-${operationId}`, amountMicros: price.micros * (1 + (i % 3)), currency: "USD" },
       },
-      evidence: { summary: EVIDENCE[stage], observedAt: new Date().toISOString(), source: "demo-shop worker" },
-      counters: { pollAttempts: stage === "polling" ? 5 : 1, deliveryAttempts: stage === "delivery" ? 3 : 0 },
-      submittedAt: new Date(Date.now() - (i + 1) * 47 * 60_000).toISOString(),
-      hold: { holdId: `hold-${operationId}`, amountMicros: price.micros * (1 + (i % 3)), currency: "USD" },
-    });
-    // Spread ages from minutes to days so the queue and its charts look like a real backlog.
-    await backdateOpening(db, caseId, new Date(Date.now() - ((i * i * 13) % 4000) * 60_000));
+      { openedAt },
+    );
     // A few approved already, so the worker's first ticks show recoveries (and one failure on purpose).
     const approval =
       stage === "polling" && i % 4 === 1

@@ -1,4 +1,5 @@
 import type { APIRequestContext, Request } from "@playwright/test";
+import { reviewDecision } from "./fixtures/decide";
 import { expect, loginAs, test } from "./fixtures/login";
 
 async function parkedPollingCases(request: APIRequestContext): Promise<string[]> {
@@ -18,10 +19,9 @@ test("server actions refuse forged calls from a role (or a visitor) that may not
 
   // A legitimate approval, to learn what the browser sends for this action.
   await page.goto(`/cases/${first}`);
-  const form = page.getByRole("form", { name: "Approve: resume status checks" });
-  await form.getByLabel("Evidence").fill("provider healthy again");
+  const confirm = await reviewDecision(page, "Resume status checks", "provider healthy again");
   const captured: Promise<Request> = page.waitForRequest((r) => r.method() === "POST" && !!r.headers()["next-action"]);
-  await form.getByRole("button", { name: "Approve: resume status checks" }).click();
+  await confirm.getByRole("button", { name: "Approve status checks" }).click();
   const legit = await captured;
   const body = (legit.postData() ?? "").replace(first ?? "", target ?? "");
   const headers = {

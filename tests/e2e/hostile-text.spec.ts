@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { E2E_DATA_DIR } from "@/playwright.config";
+import { reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
 
 // Producers and reviewers type free text that the console shows to everyone else; none of it may
@@ -65,9 +66,9 @@ test("script tags, javascript: URLs and HTML in evidence and notes render as ine
   await note.getByRole("button", { name: "Add note" }).click();
   await expect(page.getByTestId("timeline")).toContainText(`xss-img-${run}`);
 
-  const attach = page.getByRole("form", { name: "Attach the discovered provider job" });
-  await attach.getByLabel("Provider job ID").fill(`pred-${run}`);
-  await attach.getByLabel("Evidence").fill(`${SVG} ${SCRIPT}`);
+  const attach = await reviewDecision(page, "Attach the provider job you found", `${SVG} ${SCRIPT}`, {
+    providerJobId: `pred-${run}`,
+  });
   await attach.getByRole("button", { name: "Attach job" }).click();
   await expect(page.getByTestId("timeline")).toContainText(`pred-${run}`);
 

@@ -90,7 +90,11 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
 
   // Operators may note and assign, but are offered no recovery decisions.
   await expect(page.getByRole("button", { name: /Approve|Accept failure|Request replacement/ })).toHaveCount(0);
-  await expect(page.getByTestId("read-only-explanation")).toContainText("needs the reviewer role");
+  await expect(page.getByRole("radio")).toHaveCount(0);
+  // They are told who decides, and between what.
+  const readOnly = page.getByTestId("read-only-explanation");
+  await expect(readOnly).toContainText("needs the reviewer role");
+  await expect(readOnly).toContainText("accept the failure");
   const note = page.getByRole("form", { name: "Add a note" });
   await note.getByLabel("Note").fill("Customer asked about this order; checking with the provider.");
   await note.getByRole("button", { name: "Add note" }).click();

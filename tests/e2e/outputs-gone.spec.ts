@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "@/playwright.config";
+import { offeredDecisions, reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
 
 // Rule 13 in the console: a delivery whose outputs the provider deleted before the copy offers the
@@ -21,6 +22,29 @@ function mintToken(kind: "api_key" | "worker", name: string): string {
   return secret;
 }
 
+// Minted once for the file by the operator's own command (a Node process each), before any browser work.
+let apiKey = "";
+let workerToken = "";
+test.beforeAll(() => {
+  apiKey = mintToken("api_key", `e2e-gone-${run}`);
+  workerToken = mintToken("worker", `e2e-gone-worker-${run}`);
+});
+
+/** Runs worker ticks until this case's action has run (earlier journeys leave approved actions too). */
+async function tickUntilRun(request: APIRequestContext, caseId: string): Promise<string | undefined> {
+  let outcome: string | undefined;
+  for (let tick = 0; tick < 20 && outcome === undefined; tick++) {
+    const response = await request.post("/api/worker/tick", {
+      headers: { authorization: `Bearer ${workerToken}` },
+      data: { workerId: `e2e-${run}`, maxTasks: 50 },
+    });
+    expect(response.status(), await response.text()).toBe(200);
+    const results: { caseId: string; outcome: string }[] = (await response.json()).results;
+    outcome = results.find((r) => r.caseId === caseId)?.outcome;
+  }
+  return outcome;
+}
+
 async function seedDeletedJob(request: APIRequestContext): Promise<{ id: string; model: string }> {
   const response = await request.post(`${E2E_SIMULATOR_URL}/__admin/jobs`, {
     data: { provider: "replicate", outcome: "succeeded", queuedMs: 0, runningMs: 0, outputTtlMs: 0 },
@@ -35,10 +59,7 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   login,
   request,
 }) => {
-  // Two tokens are minted by the operator's own command (a Node process each) before the browser work.
   test.setTimeout(120_000);
-  const apiKey = mintToken("api_key", `e2e-gone-${run}`);
-  const workerToken = mintToken("worker", `e2e-gone-worker-${run}`);
   const job = await seedDeletedJob(request);
   const operationId = `e2e-gone-${run}`;
   const holdId = `hold-gone-${run}`;
@@ -61,28 +82,22 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
 
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);
-  const approve = page.getByRole("form", { name: "Approve: retry copying the video" });
-  await approve.getByLabel("Evidence").fill("Copy failed on a network reset; retry the download.");
-  await approve.getByRole("button", { name: "Approve: retry copying the video" }).click();
-  // The form goes away as soon as the approval lands (a ready case offers no second approval).
+  // A single approval says what it does and the money held before it is sent.
+  const approve = await reviewDecision(
+    page,
+    "Retry copying the video",
+    "Copy failed on a network reset; retry the download.",
+  );
+  await expect(approve).toContainText("Queues copying the finished video");
+  await expect(approve).toContainText("3.00");
+  await approve.getByRole("button", { name: "Approve copying" }).click();
+  // The choice goes away as soon as the approval lands (a ready case offers no second approval).
   const stateOf = async () => (await (await page.request.get(`/api/v1/cases/${caseId}`)).json()).state;
   await expect.poll(stateOf).toBe("ready");
   await page.reload();
   await expect(page.getByTestId("waiting-on").first()).toContainText("approved: queued for the worker");
 
-  // Earlier journeys leave approved actions too, and deliveries with a known expiry go first: tick
-  // until this case's action has run.
-  let outcome: string | undefined;
-  for (let tick = 0; tick < 20 && outcome === undefined; tick++) {
-    const response = await request.post("/api/worker/tick", {
-      headers: { authorization: `Bearer ${workerToken}` },
-      data: { workerId: `e2e-${run}`, maxTasks: 50 },
-    });
-    expect(response.status(), await response.text()).toBe(200);
-    const results: { caseId: string; outcome: string }[] = (await response.json()).results;
-    outcome = results.find((r) => r.caseId === caseId)?.outcome;
-  }
-  expect(outcome).toBe("parked");
+  expect(await tickUntilRun(request, caseId)).toBe("parked");
 
   // The copy cannot succeed any more: only the two decisions that still move the case on are offered.
   await page.reload();
@@ -90,10 +105,11 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await expect(page.getByTestId("last-attempt")).toContainText("failed");
   await expect(page.getByTestId("last-attempt")).toContainText("Copying the video failed");
   await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on a reviewer");
-  await expect(page.getByRole("form", { name: "Approve: retry copying the video" })).toHaveCount(0);
   // Accepting what happened comes before asking for a new paid generation.
-  const decisions = page.getByRole("region", { name: "Decisions" }).getByRole("form");
-  await expect(decisions.first()).toHaveAccessibleName("Accept that the outputs are lost");
+  const offered = await offeredDecisions(page);
+  expect(offered[0]).toBe("Accept that the outputs are lost");
+  expect(offered).toContain("Request a replacement generation");
+  expect(offered).not.toContain("Retry copying the video");
   // The queue row says it too.
   await page.goto(`/queue?q=${operationId}`);
   const queued = page.getByTestId("queue-row");
@@ -101,10 +117,12 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await expect(queued.getByTestId("last-attempt-failed")).toBeVisible();
   await expect(queued.getByTestId("waiting-on")).toContainText("waiting on a reviewer");
   await page.goto(`/cases/${caseId}`);
-  await expect(page.getByRole("form", { name: "Request a replacement generation" })).toBeVisible();
-  const accept = page.getByRole("form", { name: "Accept that the outputs are lost" });
-  await expect(accept).toContainText("the hold stays open for finance");
-  await accept.getByLabel("Evidence").fill("Replicate removed the files after an hour; the customer was refunded.");
+  const accept = await reviewDecision(
+    page,
+    "Accept that the outputs are lost",
+    "Replicate removed the files after an hour; the customer was refunded.",
+  );
+  await expect(accept).toContainText("the money on hold stays open for finance");
   await accept.getByRole("button", { name: "Accept lost outputs" }).click();
   await expect.poll(stateOf).toBe("resolved");
   await page.reload();
@@ -118,4 +136,40 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   const row = page.locator(`[data-hold-id="${holdId}"]`);
   await expect(row).toContainText("Resolved, hold open — needs a decision");
   await expect(row).toContainText(`${CURRENCY} 3.00`);
+});
+
+test("a status check that failed offers escalation before checking again", async ({ page, login, request }) => {
+  test.setTimeout(90_000);
+  // A job the provider does not know: the approved status check fails.
+  const operationId = `e2e-unknown-${run}`;
+  const parked = await request.post("/api/v1/cases", {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: {
+      operationId,
+      attemptId: `${operationId}-a1`,
+      stage: "polling",
+      provider: "replicate",
+      model: "e2e-model",
+      providerJobId: `pred-unknown-${run}`,
+      requestFingerprint: `sha256:${"ef".repeat(32)}`,
+      evidence: { summary: "status checks failed with 502", observedAt: new Date().toISOString() },
+      hold: { holdId: `hold-unknown-${run}`, amountMicros: 2_000_000, currency: CURRENCY },
+    },
+  });
+  expect(parked.status(), await parked.text()).toBe(201);
+  const { caseId } = await parked.json();
+
+  await login("reviewer@demo.local");
+  await page.goto(`/cases/${caseId}`);
+  // Before any attempt, checking the job comes first.
+  expect(await offeredDecisions(page)).toEqual(["Resume status checks", "Escalate"]);
+  const approve = await reviewDecision(page, "Resume status checks", "The provider's status page is green again.");
+  await approve.getByRole("button", { name: "Approve status checks" }).click();
+  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
+  expect(await tickUntilRun(request, caseId)).toBe("parked");
+
+  await page.reload();
+  await expect(page.getByTestId("last-attempt")).toContainText("Status check failed");
+  // After the failure, escalating comes before repeating what just failed.
+  expect(await offeredDecisions(page)).toEqual(["Escalate", "Resume status checks"]);
 });

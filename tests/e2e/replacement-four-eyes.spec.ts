@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { E2E_DATA_DIR } from "@/playwright.config";
+import { reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
 
 // One person holding both reviewer and finance roles, created with the operator's own command.
@@ -21,13 +22,20 @@ test("a reviewer requests a replacement; the same person cannot authorise it, a 
   await login(dual);
   await page.goto("/queue?q=demo-order-1011");
   await page.getByRole("link", { name: "demo-order-1011" }).click();
-  const form = page.getByRole("form", { name: "Request a replacement generation" });
-  await expect(form.getByTestId("duplicate-cost")).toContainText("$");
-  await form.getByLabel("Evidence").fill("Provider confirmed the failure; the customer still needs the video.");
-  await form.getByRole("button", { name: "Request replacement" }).click();
-  // The request is shown as waiting for finance; the form does not stay live to be sent twice.
+  const confirm = await reviewDecision(
+    page,
+    "Request a replacement generation",
+    "Provider confirmed the failure; the customer still needs the video.",
+  );
+  // What a new video costs, and what is held already, before anything is asked of finance.
+  await expect(confirm.getByTestId("duplicate-cost")).toContainText("$");
+  await expect(confirm).toContainText("Money already on hold for this case: $");
+  // A double click sends one request, and the sender is not told someone else acted first.
+  await confirm.getByRole("button", { name: "Request replacement" }).dblclick();
+  // The request is shown as waiting for finance; the choice does not stay live to be sent twice.
   await expect(page.getByTestId("replacement-pending")).toContainText("waiting for finance");
-  await expect(page.getByRole("form", { name: "Request a replacement generation" })).toHaveCount(0);
+  await expect(page.getByRole("radio", { name: "Request a replacement generation" })).toHaveCount(0);
+  await expect(page.getByText("Someone else acted on this first")).toHaveCount(0);
 
   // The requester sees the request marked as theirs, with nothing to authorise it with...
   await page.goto("/finance");
@@ -38,6 +46,7 @@ test("a reviewer requests a replacement; the same person cannot authorise it, a 
   const caseResponse = await page.request.get("/api/v1/cases?q=demo-order-1011");
   const caseId = (await caseResponse.json()).items[0].id as string;
   const detail = await (await page.request.get(`/api/v1/cases/${caseId}`)).json();
+  expect(detail.replacementRequests).toHaveLength(1);
   const requestId = detail.replacementRequests[0].id as string;
   const forged = await page.request.post(`/api/v1/replacement-requests/${requestId}/authorize`, {
     data: { evidence: "my own approval" },

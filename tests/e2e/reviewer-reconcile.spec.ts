@@ -1,3 +1,4 @@
+import { offeredDecisions, reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
 
 test("a reviewer reconciles an uncertain submission, then approves resume_poll", async ({ page, login }) => {
@@ -6,19 +7,39 @@ test("a reviewer reconciles an uncertain submission, then approves resume_poll",
   await page.getByRole("link", { name: "demo-order-1000" }).click();
   await expect(page.getByText("Uncertain submission").first()).toBeVisible();
   // Before reconciliation, no recovery can be approved.
-  await expect(page.getByRole("button", { name: /Approve/ })).toHaveCount(0);
+  expect(await offeredDecisions(page)).not.toContain("Resume status checks");
+  expect(await offeredDecisions(page)).toContain("Record that no job exists");
+  await expect(page.getByTestId("provider-job-page")).toHaveCount(0);
 
-  const attach = page.getByRole("form", { name: "Attach the discovered provider job" });
-  await attach.getByLabel("Provider job ID").fill("pred-found-in-provider-list");
-  await attach
-    .getByLabel("Evidence")
-    .fill("Found in the provider's job list: same model, prompt hash and submit minute.");
+  const attach = await reviewDecision(
+    page,
+    "Attach the provider job you found",
+    "Found in the provider's job list: same model, prompt hash and submit minute.",
+    { providerJobId: "pred-found-in-provider-list" },
+  );
+  await expect(attach).toContainText("Attaches provider job pred-found-in-provider-list");
   await attach.getByRole("button", { name: "Attach job" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Recorded: Attach the provider job" })).toBeFocused();
 
-  const approve = page.getByRole("form", { name: "Approve: resume status checks" });
-  await expect(approve).toBeVisible();
-  await approve.getByLabel("Evidence").fill("Job confirmed on the provider; resume status checks.");
-  await approve.getByRole("button", { name: "Approve: resume status checks" }).click();
+  // The job is known now: its ID with a copy button, and no link, because the demo's provider is the
+  // local simulator (Replicate's own page would show someone else's prediction, or none).
+  await expect(page.getByRole("button", { name: "Copy provider job ID" })).toBeVisible();
+  await expect(page.getByTestId("provider-job-page")).toHaveText("(simulated job: no provider page)");
+  await expect(page.locator('a[href^="https://replicate.com"]')).toHaveCount(0);
+
+  // A single approval is confirmed too, with what it does and the money on hold (demo-order-1000 holds $1.50).
+  await expect.poll(() => offeredDecisions(page)).toContain("Resume status checks");
+  const approve = await reviewDecision(page, "Resume status checks", "Job confirmed on the provider; resume checks.");
+  await expect(approve).toContainText("Queues status checks of pred-found-in-provider-list");
+  await expect(approve).toContainText("never buys a new video");
+  await expect(approve).toContainText("Money on hold stays held until the outcome is known: $1.50");
+  // Back leaves everything as it was; nothing was sent.
+  await approve.getByRole("button", { name: "Back" }).click();
+  await expect(page.getByTestId("decision-confirm")).toHaveCount(0);
+  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on a reviewer");
+  await page.getByRole("region", { name: "Decisions" }).getByRole("button", { name: "Review decision…" }).click();
+  await page.getByTestId("decision-confirm").getByRole("button", { name: "Approve status checks" }).click();
+
   await expect(page.getByText("Queued", { exact: true }).first()).toBeVisible();
   // What it waits on is said at once: the approval queued it for the worker.
   await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");

@@ -49,3 +49,17 @@ describe("case detail: the duplicate cost a replacement would risk", () => {
     expect(a.assets).toEqual([]);
   });
 });
+
+describe("case detail: the provider job's own page", () => {
+  it("is not linked for a job of the simulator the demo runs against, and says why", async () => {
+    const operator = await makeUser(db, ["operator"]);
+    const polling = await parkCase(db, shop, parkInput("polling", { provider: "replicate" }));
+    const uncertain = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "replicate" }));
+    expect((await getCase(db, operator, polling.caseId)).providerJobPage).toEqual({
+      url: null,
+      why: "simulated job: no provider page",
+    });
+    // No job known yet: nothing to link or explain.
+    expect((await getCase(db, operator, uncertain.caseId)).providerJobPage).toBeNull();
+  });
+});

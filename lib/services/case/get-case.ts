@@ -2,7 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { providerJobPage } from "@/lib/providers/job-page";
 import { requirePermission } from "../access/actor";
 import { ownersOfJobs } from "./job-owner";
 
@@ -122,6 +124,9 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     episode: row.episode,
     outcome: row.outcome,
     providerJobId: row.providerJobId,
+    providerJobPage: row.providerJobId
+      ? providerJobPage({ provider: row.provider, providerJobId: row.providerJobId, mode: env().providerMode })
+      : null,
     requestFingerprint: row.operation.requestFingerprint,
     requestSummary: row.operation.requestSummary,
     evidence: row.lastEvidence,

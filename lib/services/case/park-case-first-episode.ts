@@ -44,8 +44,16 @@ type Row = {
  * another operation already owns writes nothing; a concurrent first claim on the job loses on the
  * attempts' unique key (a unique violation the caller retries, then answered as `job_in_use`).
  */
-export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<FirstEpisode> {
+export async function parkFirstEpisode(
+  db: Db,
+  actor: ProducerActor,
+  input: ParkCaseInput,
+  at: Date | null = null,
+): Promise<FirstEpisode> {
   const { actorLabel } = actorColumns(actor);
+  // Every row the registration writes carries the same moment, so the figures the triggers bucket
+  // by hour (cases opened, holds reserved, money booked) agree with each other from the start.
+  const moment = Prisma.sql`COALESCE(${at}::timestamptz, CURRENT_TIMESTAMP)`;
   const evidence = JSON.stringify(sanitise(input.evidence));
   const request = input.request
     ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
@@ -65,38 +73,39 @@ export async function parkFirstEpisode(db: Db, actor: ProducerActor, input: Park
     ), owned AS (
       SELECT 1 FROM attempts WHERE provider = ${input.provider} AND provider_job_id = ${jobId}
     ), op AS (
-      INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
+      INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary, created_at)
       SELECT ${actor.name}, ${input.operationId}, ${input.provider}, ${input.model}, ${input.requestFingerprint},
-             ${request}::jsonb
+             ${request}::jsonb, ${moment}
       WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
         AND NOT EXISTS (SELECT 1 FROM owned)
       ON CONFLICT (producer, operation_id) DO NOTHING
       RETURNING id
     ), att AS (
-      INSERT INTO attempts (operation_ref, attempt_id, kind, provider_job_id, submitted_at)
-      SELECT id, ${input.attemptId}, 'original', ${jobId}, ${input.submittedAt ?? null}::timestamptz FROM op
+      INSERT INTO attempts (operation_ref, attempt_id, kind, provider_job_id, submitted_at, created_at)
+      SELECT id, ${input.attemptId}, 'original', ${jobId}, ${input.submittedAt ?? null}::timestamptz, ${moment} FROM op
       RETURNING id, operation_ref
     ), cs AS (
       INSERT INTO cases (operation_ref, attempt_ref, producer, operation_id, attempt_id, provider, model, stage, state,
                          provider_job_id, registered_stage, registered_job_id, registered_fingerprint, held_micros,
-                         currency, last_evidence, poll_attempts, delivery_attempts, submitted_at, retry_deadline)
+                         currency, last_evidence, poll_attempts, delivery_attempts, submitted_at, retry_deadline,
+                         opened_at, updated_at)
       SELECT operation_ref, id, ${actor.name}, ${input.operationId}, ${input.attemptId}, ${input.provider},
              ${input.model}, ${input.stage}::"Stage", 'parked', ${jobId}, ${input.stage}::"Stage", ${jobId},
              ${input.requestFingerprint}, ${amount}, ${input.hold.currency}, ${evidence}::jsonb,
              ${input.counters?.pollAttempts ?? 0}, ${input.counters?.deliveryAttempts ?? 0},
-             ${input.submittedAt ?? null}::timestamptz, ${input.retryDeadline ?? null}::timestamptz
+             ${input.submittedAt ?? null}::timestamptz, ${input.retryDeadline ?? null}::timestamptz, ${moment}, ${moment}
       FROM att
       RETURNING id, attempt_ref, stage, state, provider_job_id, version
     ), hold AS (
-      INSERT INTO holds (hold_id, producer, case_id, attempt_ref, amount_micros, currency)
-      SELECT ${input.hold.holdId}, ${actor.name}, id, attempt_ref, ${amount}, ${input.hold.currency} FROM cs
+      INSERT INTO holds (hold_id, producer, case_id, attempt_ref, amount_micros, currency, created_at)
+      SELECT ${input.hold.holdId}, ${actor.name}, id, attempt_ref, ${amount}, ${input.hold.currency}, ${moment} FROM cs
       RETURNING id
     ), reserve AS (
-      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label)
-      SELECT id, 'reserve', ${amount}, ${actorLabel} FROM hold
+      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label, created_at)
+      SELECT id, 'reserve', ${amount}, ${actorLabel}, ${moment} FROM hold
     ), audit AS (
       -- In the order the events happened: the case was parked, then its hold reserved.
-      ${firstEpisodeAudit({ actor, source: Prisma.sql`cs`, evidence, hold: { ...input.hold, amountMicros: amount } })}
+      ${firstEpisodeAudit({ actor, source: Prisma.sql`cs`, evidence, at: moment, hold: { ...input.hold, amountMicros: amount } })}
     )
     SELECT 'created' AS outcome, id, stage, state, NULL AS attempt_id, NULL::"Stage" AS registered_stage,
            NULL AS registered_job_id, NULL AS registered_fingerprint, NULL AS provider, NULL AS model,

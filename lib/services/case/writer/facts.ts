@@ -17,8 +17,3 @@ export function pollCounted(source: Prisma.Sql, expiry: Date | null): Prisma.Sql
 export async function releaseHeldMicros(tx: Db, caseId: string, amountMicros: bigint): Promise<void> {
   await tx.case.update({ where: { id: caseId }, data: { heldMicros: { decrement: amountMicros } } });
 }
-
-/** Demo data only: spreads the cases' ages so a first look at the queue resembles a real backlog. */
-export async function backdateOpening(db: Db, caseId: string, openedAt: Date): Promise<void> {
-  await db.case.update({ where: { id: caseId }, data: { openedAt } });
-}

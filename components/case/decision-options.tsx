@@ -1,0 +1,115 @@
+import type { ReactNode } from "react";
+import type { DecisionChoice } from "@/components/ui/labels";
+import { Money } from "@/components/ui/money";
+import {
+  acceptFailureAction,
+  acceptOutputsLostAction,
+  approveAction,
+  reconcileAction,
+  requestReplacementAction,
+  reviewAction,
+} from "@/lib/actions/case-actions";
+import type { ActionResult } from "@/lib/actions/safe-action";
+import type { CaseActionName } from "@/lib/domain/available-actions";
+import { permittedRecoveryAction } from "@/lib/domain/stages";
+import type { CaseDetail } from "@/lib/services/case/get-case";
+
+export type DecisionInput = { choice: DecisionChoice; evidence: string; providerJobId: string };
+
+/** The one server action each choice runs; every one validates, authorises and decides on the server. */
+export function submitDecision(caseId: string, { choice, evidence, providerJobId }: DecisionInput) {
+  const calls: Record<DecisionChoice, () => Promise<ActionResult<unknown>>> = {
+    reconcile_attach: () => reconcileAction({ caseId, input: { verdict: "attach", providerJobId, evidence } }),
+    reconcile_no_job: () => reconcileAction({ caseId, input: { verdict: "no_job", evidence } }),
+    resume_poll: () => approveAction({ caseId, input: { action: "resume_poll", evidence } }),
+    retry_delivery: () => approveAction({ caseId, input: { action: "retry_delivery", evidence } }),
+    accept_failure: () => acceptFailureAction({ caseId, input: { evidence } }),
+    accept_outputs_lost: () => acceptOutputsLostAction({ caseId, input: { evidence } }),
+    request_replacement: () => requestReplacementAction({ caseId, input: { evidence } }),
+    escalate: () => reviewAction({ caseId, input: { verdict: "escalate", evidence } }),
+  };
+  return calls[choice]();
+}
+
+/** The permitted decisions (already in the order the evidence supports) as choices; notes and assignment are not decisions. */
+export function decisionChoices(detail: CaseDetail, names: readonly CaseActionName[]): DecisionChoice[] {
+  const recovery = permittedRecoveryAction(detail.stage);
+  return names.flatMap((name): DecisionChoice[] => {
+    if (name === "approve") return recovery ? [recovery] : [];
+    if (name === "review") return ["escalate"];
+    if (name === "add_note" || name === "assign") return [];
+    return [name];
+  });
+}
+
+/** What confirming a choice does, in words, with the money it involves. */
+export function consequenceOf(choice: DecisionChoice, detail: CaseDetail, providerJobId: string): ReactNode {
+  const held = <Money micros={detail.heldMicros} currency={detail.currency} />;
+  const job = detail.providerJobId ? <code>{detail.providerJobId}</code> : "the job";
+  switch (choice) {
+    case "reconcile_attach":
+      return (
+        <>
+          Attaches provider job <code>{providerJobId}</code> to this case; the case becomes a job to check. Nothing is
+          bought. Money on hold stays held: {held}.
+        </>
+      );
+    case "reconcile_no_job":
+      return (
+        <>
+          Records that the provider has no job for this submission; the case becomes a failed generation. Nothing is
+          bought. Money on hold stays held until finance releases it: {held}.
+        </>
+      );
+    case "resume_poll":
+      return (
+        <>
+          Queues status checks of {job} for the worker. It never buys a new video. Money on hold stays held until the
+          outcome is known: {held}.
+        </>
+      );
+    case "retry_delivery":
+      return (
+        <>
+          Queues copying the finished video of {job} again. It never buys a new video. Money on hold stays held: {held}.
+        </>
+      );
+    case "accept_failure":
+      return <>Closes this case as failed. Nothing is bought; finance settles or releases the money on hold: {held}.</>;
+    case "accept_outputs_lost":
+      return (
+        <>
+          Closes this case with its outputs lost. The provider charged for the job: the money on hold stays open for
+          finance: {held}.
+        </>
+      );
+    case "request_replacement":
+      return <ReplacementCost detail={detail} held={held} />;
+    case "escalate":
+      return <>Marks this case as escalated for someone more senior. Nothing runs; money on hold stays held: {held}.</>;
+  }
+}
+
+function ReplacementCost({ detail, held }: { detail: CaseDetail; held: ReactNode }) {
+  const original = detail.lineage.find((a) => a.attemptId === detail.attemptId)?.hold;
+  const price = detail.duplicateCost;
+  const originalHold = original ? <Money micros={original.amountMicros} currency={original.currency} /> : null;
+  return (
+    <>
+      Asks finance for one new paid generation; a finance colleague (not you) must authorise it
+      {originalHold ? <>, which reserves a new hold of {originalHold}</> : null}.{" "}
+      <strong data-testid="duplicate-cost">
+        {price ? (
+          <>
+            A new video costs <Money micros={price.micros} currency={price.currency} /> (price table, {price.basis}).
+          </>
+        ) : originalHold ? (
+          <>The price table has no price for this model; the original attempt's hold was {originalHold}.</>
+        ) : (
+          "The price of a new video is not known."
+        )}
+      </strong>{" "}
+      Money already on hold for this case: {held}.
+    </>
+  );
+}
