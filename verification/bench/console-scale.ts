@@ -2,6 +2,7 @@ import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "../../lib/db/client";
 import type { Role } from "../../lib/domain/roles";
 import type { UserActor } from "../../lib/services/access/actor";
+import { countCases } from "../../lib/services/case/count-cases";
 import { cursorAfter, listCases } from "../../lib/services/case/list-cases";
 import { getHeldByAge } from "../../lib/services/finance/finance-aging";
 import { getExposure } from "../../lib/services/finance/finance-exposure";
@@ -73,6 +74,15 @@ function scenarios(actor: UserActor, deep: string, jobId: string): Scenario[] {
       limitMs: 50,
     },
     { name: "queue: search by provider job ID", run: list({ q: jobId }), limitMs: 50 },
+    // Six digits from the middle of an ID: the few cases whose IDs contain them, through the trigram index.
+    { name: "queue: search part of an ID (a few matches)", run: list({ q: jobId.slice(-7, -1) }), limitMs: 50 },
+    // A prefix a tenth of a percent of all IDs share: past the cap, read by walking the age index.
+    { name: "queue: search part of an ID (thousands of matches)", run: list({ q: "scale-0001" }), limitMs: 50 },
+    {
+      name: "queue: count the open cases (up to 10,000)",
+      run: (db) => countCases(db, actor, listCasesSchema.parse({})),
+      limitMs: 50,
+    },
     {
       name: "overview figures",
       run: (db) => overviewStats(db, actor, { alertWindowMinutes: 60, alertThreshold: 5 }),
