@@ -20,3 +20,7 @@ export const STATE_LABEL: Record<CaseState, { label: string; explains: string }>
   claimed: { label: "Running", explains: "A worker holds it under a lease now." },
   resolved: { label: "Resolved", explains: "This episode is over." },
 };
+
+/** A stored stage or state in words; a name this console does not know yet is shown as stored. */
+export const stageLabel = (stage: string): string => STAGE_LABEL[stage as Stage]?.label ?? stage;
+export const stateLabel = (state: string): string => STATE_LABEL[state as CaseState]?.label ?? state;
