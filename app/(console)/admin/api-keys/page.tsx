@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateMachineTokenForm } from "@/components/admin/create-machine-token-form";
+import { DemoProducerKeyNote } from "@/components/admin/demo-producer-key";
 import { EndpointControls } from "@/components/admin/endpoint-controls";
 import { EndpointForm } from "@/components/admin/endpoint-form";
 import { TokenTable } from "@/components/admin/token-table";
@@ -13,6 +14,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
+import { findDemoProducerKey } from "@/lib/services/admin/demo-producer";
 import { listNotificationEndpoints } from "@/lib/services/notification/list-notification-endpoints";
 
 export const dynamic = "force-dynamic";
@@ -42,9 +44,10 @@ export default async function AdminApiKeysPage() {
 }
 
 async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
-  const [keys, endpoints] = await Promise.all([
+  const [keys, endpoints, demoProducer] = await Promise.all([
     listAccessTokens(db(), actor, "api_key"),
     listNotificationEndpoints(db(), actor),
+    findDemoProducerKey(db(), actor),
   ]);
   const producers = [...new Set(keys.map((key) => key.name))].sort();
   return (
@@ -53,9 +56,10 @@ async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
         tokens={keys}
         caption="API keys by producer"
         nameLabel="Producer"
-        emptyText="No API keys yet. Create one above for each application that parks cases."
+        emptyText={`No ${demoProducer ? "stored " : ""}API keys yet. Create one above for each application that parks cases.`}
         revokeAction={revokeMachineTokenAction}
       />
+      {demoProducer ? <DemoProducerKeyNote producer={demoProducer} /> : null}
 
       <section aria-labelledby="endpoints-heading" className="space-y-4">
         <div>
