@@ -3,8 +3,8 @@
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { createMachineTokenAction } from "@/lib/actions/admin-actions";
-import { SecretReveal } from "./secret-reveal";
 
 const TEXT = {
   api_key: {

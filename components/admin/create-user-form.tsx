@@ -3,10 +3,10 @@
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { createUserAction } from "@/lib/actions/admin-actions";
 import { ROLES } from "@/lib/domain/roles";
 import { ROLE_HELP } from "./role-help";
-import { SecretReveal } from "./secret-reveal";
 
 export function CreateUserForm() {
   const formRef = useRef<HTMLFormElement>(null);

@@ -1,9 +1,8 @@
 "use client";
 
-import { ActionError } from "@/components/ui/action-error";
-import { useServerAction } from "@/components/ui/form";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { FormError, useServerAction } from "@/components/ui/form";
 import { deletePriceAction } from "@/lib/actions/admin-actions";
-import { ConfirmButton } from "./confirm-button";
 
 export function DeletePriceButton({ priceId, label }: { priceId: string; label: string }) {
   const { run, pending, result } = useServerAction(deletePriceAction);
@@ -16,7 +15,7 @@ export function DeletePriceButton({ priceId, label }: { priceId: string; label: 
         pending={pending}
         onConfirm={() => run({ priceId })}
       />
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
     </div>
   );
 }

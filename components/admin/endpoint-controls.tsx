@@ -1,12 +1,11 @@
 "use client";
 
 import { useState } from "react";
-import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
-import { useServerAction } from "@/components/ui/form";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { FormError, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { rotateEndpointSecretAction, setEndpointDisabledAction } from "@/lib/actions/admin-actions";
-import { ConfirmButton } from "./confirm-button";
-import { SecretReveal } from "./secret-reveal";
 
 export function EndpointControls({ endpoint }: { endpoint: { id: string; producer: string; disabled: boolean } }) {
   const rotate = useServerAction(rotateEndpointSecretAction);
@@ -43,8 +42,8 @@ export function EndpointControls({ endpoint }: { endpoint: { id: string; produce
           />
         )}
       </div>
-      <ActionError result={rotate.result} />
-      <ActionError result={toggle.result} />
+      <FormError result={rotate.result} listIssues />
+      <FormError result={toggle.result} listIssues />
       {secret ? (
         <SecretReveal
           title={`New signing secret for ${endpoint.producer}`}

@@ -3,8 +3,8 @@
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, SelectField, TextField, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { saveEndpointAction } from "@/lib/actions/admin-actions";
-import { SecretReveal } from "./secret-reveal";
 
 /** Sets a producer's notification URL; the first time, it also issues the signing secret (shown once). */
 export function EndpointForm({ producers, allowedHosts }: { producers: string[]; allowedHosts: string[] }) {

@@ -1,8 +1,7 @@
 "use client";
 
-import { ActionError } from "@/components/ui/action-error";
-import { type ServerAction, useServerAction } from "@/components/ui/form";
-import { ConfirmButton } from "./confirm-button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { FormError, type ServerAction, useServerAction } from "@/components/ui/form";
 
 export function RevokeTokenButton({
   tokenId,
@@ -23,7 +22,7 @@ export function RevokeTokenButton({
         pending={pending}
         onConfirm={() => run({ tokenId })}
       />
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
     </div>
   );
 }

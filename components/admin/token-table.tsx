@@ -1,8 +1,9 @@
 import type { ServerAction } from "@/components/ui/form";
-import { TableHead } from "@/components/ui/table-head";
+import { Cell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import type { TokenListItem } from "@/lib/services/access/list-access-tokens";
-import { formatWhen, tokenStatus } from "./format";
 import { RevokeTokenButton } from "./revoke-token-button";
+import { tokenStatus } from "./token-status";
 
 const STATUS_STYLE = {
   active: "bg-green-100 text-green-900",
@@ -33,50 +34,55 @@ export function TokenTable({
   }
   const now = new Date();
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full border-collapse bg-white text-left text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <TableHead
-          columns={[
-            nameLabel,
-            "Prefix",
-            "Created",
-            "Last used",
-            ...(showExpiry ? ["Expires"] : []),
-            "Status",
-            { label: "Actions", hidden: true },
-          ]}
-        />
-        <tbody>
-          {tokens.map((token) => {
-            const status = tokenStatus(token, now);
-            return (
-              <tr key={token.id} className="border-b border-slate-200 align-top" data-testid={`token-${token.id}`}>
-                <th scope="row" className="px-3 py-2 font-medium">
-                  {token.name}
-                </th>
-                <td className="px-3 py-2">
-                  <code>{token.prefix}…</code>
-                </td>
-                <td className="px-3 py-2">{formatWhen(token.createdAt)}</td>
-                <td className="px-3 py-2">{formatWhen(token.lastUsedAt)}</td>
-                {showExpiry ? <td className="px-3 py-2">{formatWhen(token.expiresAt, "no expiry")}</td> : null}
-                <td className="px-3 py-2">
-                  <span className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[status]}`}>{status}</span>
-                  {token.revokedAt ? (
-                    <span className="block text-xs text-slate-600">{formatWhen(token.revokedAt)}</span>
-                  ) : null}
-                </td>
-                <td className="px-3 py-2">
-                  {status === "active" ? (
-                    <RevokeTokenButton tokenId={token.id} tokenName={token.name} action={revokeAction} />
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <Table caption={caption}>
+      <TableHead
+        columns={[
+          nameLabel,
+          "Prefix",
+          { label: "Created", sort: "descending" },
+          "Last used",
+          ...(showExpiry ? ["Expires"] : []),
+          "Status",
+          { label: "Actions", hidden: true },
+        ]}
+      />
+      <tbody>
+        {tokens.map((token) => {
+          const status = tokenStatus(token, now);
+          return (
+            <Row key={token.id} data-testid={`token-${token.id}`}>
+              <RowHeader>{token.name}</RowHeader>
+              <Cell>
+                <code>{token.prefix}…</code>
+              </Cell>
+              <Cell>
+                <Time at={token.createdAt} />
+              </Cell>
+              <Cell>
+                <Time at={token.lastUsedAt} fallback="never" />
+              </Cell>
+              {showExpiry ? (
+                <Cell>
+                  <Time at={token.expiresAt} fallback="no expiry" />
+                </Cell>
+              ) : null}
+              <Cell>
+                <span className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[status]}`}>{status}</span>
+                {token.revokedAt ? (
+                  <span className="block text-xs text-slate-600">
+                    <Time at={token.revokedAt} />
+                  </span>
+                ) : null}
+              </Cell>
+              <Cell>
+                {status === "active" ? (
+                  <RevokeTokenButton tokenId={token.id} tokenName={token.name} action={revokeAction} />
+                ) : null}
+              </Cell>
+            </Row>
+          );
+        })}
+      </tbody>
+    </Table>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 
 import { type FormEvent, useRef, useState } from "react";
-import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
-import { fieldError, useServerAction } from "@/components/ui/form";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { FormError, fieldError, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import {
   resetUserPasswordAction,
   setUserActiveAction,
@@ -11,8 +12,6 @@ import {
   signOutUserAction,
 } from "@/lib/actions/admin-actions";
 import { ROLES, type Role } from "@/lib/domain/roles";
-import { ConfirmButton } from "./confirm-button";
-import { SecretReveal } from "./secret-reveal";
 
 type UserSummary = { id: string; email: string; name: string; roles: Role[]; active: boolean };
 
@@ -76,7 +75,7 @@ export function UserRolesEditor({ user, isSelf }: { user: UserSummary; isSelf: b
         </p>
       ) : null}
       <div data-error-summary tabIndex={-1}>
-        <ActionError result={result && !result.ok && !rolesError ? result : null} />
+        <FormError result={result && !result.ok && !rolesError ? result : null} listIssues />
       </div>
     </form>
   );
@@ -150,9 +149,9 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
       <span role="status" className="text-xs text-slate-700">
         {signedOut && signOut.result?.ok ? "Signed out everywhere." : ""}
       </span>
-      <ActionError result={active.result} />
-      <ActionError result={reset.result} />
-      <ActionError result={signOut.result} />
+      <FormError result={active.result} listIssues />
+      <FormError result={reset.result} listIssues />
+      <FormError result={signOut.result} listIssues />
       {password ? (
         <SecretReveal
           title={`New password for ${user.email}${password.tokensRevoked ? ` (${password.tokensRevoked} personal tokens revoked)` : ""}`}

@@ -2,8 +2,9 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { ErrorBox, focusProblem, TextField } from "@/components/ui/form";
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Invalid email or password.",
@@ -21,6 +22,7 @@ export function SignInForm({ oidcName }: { oidcName: string | null }) {
   const initialError = params.get("error");
   const [error, setError] = useState<string | null>(initialError ? explain(initialError) : null);
   const [pending, setPending] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   const callbackUrl = safeCallback(params.get("callbackUrl"));
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -36,6 +38,7 @@ export function SignInForm({ oidcName }: { oidcName: string | null }) {
     setPending(false);
     if (!result || result.error) {
       setError(explain(result?.error ?? "CredentialsSignin"));
+      focusProblem(formRef.current);
       return;
     }
     router.replace(callbackUrl);
@@ -44,38 +47,18 @@ export function SignInForm({ oidcName }: { oidcName: string | null }) {
 
   return (
     <div className="mt-6">
-      <form onSubmit={onSubmit} className="space-y-4" noValidate>
-        <div>
-          <label htmlFor="email" className="block text-sm font-medium">
-            Email
-          </label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autoComplete="username"
-            required
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          />
-        </div>
-        <div>
-          <label htmlFor="password" className="block text-sm font-medium">
-            Password
-          </label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          />
-        </div>
-        {error && (
-          <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
-            {error}
-          </p>
-        )}
+      <form ref={formRef} onSubmit={onSubmit} className="space-y-4" noValidate>
+        <TextField id="email" path="email" name="email" type="email" label="Email" autoComplete="username" required />
+        <TextField
+          id="password"
+          path="password"
+          name="password"
+          type="password"
+          label="Password"
+          autoComplete="current-password"
+          required
+        />
+        {error ? <ErrorBox>{error}</ErrorBox> : null}
         <Button type="submit" disabled={pending} className="w-full">
           {pending ? "Signing in…" : "Sign in"}
         </Button>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useId } from "react";
+import { TextAreaField } from "@/components/ui/form";
 
 export type DecisionText = { note: string; evidence: string };
 export type DecisionErrors = Partial<Record<keyof DecisionText, string>>;
@@ -12,9 +13,7 @@ export function checkDecisionText(value: DecisionText, needsNote = true): Decisi
   return errors;
 }
 
-const field = "mt-1 block w-full rounded border border-slate-400 px-2 py-1 text-sm";
-
-/** The accounting note and evidence every hold decision records (rule 6). */
+/** The accounting note and evidence every hold decision records (rule 6); paths as the server names them. */
 export function DecisionFields({
   value,
   errors,
@@ -34,54 +33,32 @@ export function DecisionFields({
   return (
     <div className="grid gap-3 md:grid-cols-2">
       {showNote ? (
-        <div>
-          <label htmlFor={`${id}-note`} className="text-sm font-medium">
-            {noteLabel} <span className="font-normal text-slate-600">(required)</span>
-          </label>
-          <textarea
-            id={`${id}-note`}
-            name="note"
-            rows={2}
-            maxLength={4000}
-            required
-            className={field}
-            value={value.note}
-            aria-invalid={errors.note ? true : undefined}
-            aria-describedby={errors.note ? `${id}-note-error` : undefined}
-            onChange={(e) => onChange({ ...value, note: e.target.value })}
-          />
-          {errors.note ? (
-            <p id={`${id}-note-error`} className="mt-1 text-sm text-red-800">
-              {errors.note}
-            </p>
-          ) : null}
-        </div>
-      ) : null}
-      <div>
-        <label htmlFor={`${id}-evidence`} className="text-sm font-medium">
-          Evidence <span className="font-normal text-slate-600">(required)</span>
-        </label>
-        <textarea
-          id={`${id}-evidence`}
-          name="evidence"
+        <TextAreaField
+          id={`${id}-note`}
+          path="note"
+          name="note"
+          label={noteLabel}
           rows={2}
           maxLength={4000}
           required
-          className={field}
-          value={value.evidence}
-          aria-invalid={errors.evidence ? true : undefined}
-          aria-describedby={`${id}-evidence-hint${errors.evidence ? ` ${id}-evidence-error` : ""}`}
-          onChange={(e) => onChange({ ...value, evidence: e.target.value })}
+          value={value.note}
+          error={errors.note}
+          onChange={(e) => onChange({ ...value, note: e.target.value })}
         />
-        <p id={`${id}-evidence-hint`} className="mt-1 text-xs text-slate-600">
-          {evidenceHint}
-        </p>
-        {errors.evidence ? (
-          <p id={`${id}-evidence-error`} className="mt-1 text-sm text-red-800">
-            {errors.evidence}
-          </p>
-        ) : null}
-      </div>
+      ) : null}
+      <TextAreaField
+        id={`${id}-evidence`}
+        path="evidence"
+        name="evidence"
+        label="Evidence"
+        rows={2}
+        maxLength={4000}
+        required
+        value={value.evidence}
+        hint={evidenceHint}
+        error={errors.evidence}
+        onChange={(e) => onChange({ ...value, evidence: e.target.value })}
+      />
     </div>
   );
 }

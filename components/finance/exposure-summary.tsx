@@ -1,5 +1,6 @@
 import { Money } from "@/components/ui/money";
-import { formatWhen, plural } from "./format";
+import { Time } from "@/components/ui/time";
+import { plural } from "./words";
 
 type Row = { currency: string; count: number; micros: number; oldestAt: string };
 
@@ -34,7 +35,7 @@ export function ExposureSummary({ rows }: { rows: Row[] }) {
             <span className="text-lg font-semibold">
               <Money micros={row.micros} currency={row.currency} />
             </span>{" "}
-            in {plural(row.count, "hold")}, oldest since {formatWhen(row.oldestAt)}
+            in {plural(row.count, "hold")}, oldest since <Time at={row.oldestAt} />
           </li>
         ))}
       </ul>

@@ -2,12 +2,15 @@
 
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { formatAge } from "@/components/ui/format";
+import { stageLabel, stateLabel } from "@/components/ui/labels";
 import { Money } from "@/components/ui/money";
+import { Cell, NumCell, Row, RowHeader } from "@/components/ui/table";
 import type { HoldListItem } from "@/lib/services/hold/list-holds";
-import { formatAge, permitLabel, stageLabel } from "./format";
 import { OperationLink } from "./operation-link";
 import { ReleaseForm } from "./release-form";
 import { SettleForm } from "./settle-form";
+import { permitLabel } from "./words";
 
 export const OPEN_HOLD_COLUMNS = 7;
 
@@ -24,26 +27,28 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
   };
   return (
     <>
-      <tr
-        className={`border-b border-slate-200 ${hold.exposure ? "border-l-4 border-l-amber-600 bg-amber-50" : ""}`}
+      <Row
+        className={hold.exposure ? "border-l-4 border-l-amber-600 bg-amber-50" : ""}
         data-testid="hold-row"
         data-hold-id={hold.holdId}
       >
-        <th scope="row" className="px-3 py-2 text-left font-normal">
+        <RowHeader className="font-normal">
           <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
           <span className="block text-xs text-slate-600">
             hold {hold.holdId} · {hold.producer}
           </span>
-        </th>
-        <td className="px-3 py-2">
+        </RowHeader>
+        <Cell>
           {hold.provider}
           <span className="block text-xs text-slate-600">{hold.model}</span>
-        </td>
-        <td className="px-3 py-2">
+        </Cell>
+        <Cell>
           {hold.stage ? (
             <>
               {stageLabel(hold.stage)}
-              <span className="block text-xs text-slate-600">case {hold.caseState}</span>
+              <span className="block text-xs text-slate-600">
+                Case: {hold.caseState ? stateLabel(hold.caseState) : "—"}
+              </span>
             </>
           ) : (
             <>
@@ -56,19 +61,19 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
               {hold.stage ? "Resolved, hold open — needs a decision" : "Provider refused the send — ready to release"}
             </span>
           ) : null}
-        </td>
-        <td className="px-3 py-2 text-right">
+        </Cell>
+        <NumCell>
           <Money micros={hold.amountMicros} currency={hold.currency} />
-        </td>
-        <td className="px-3 py-2">{formatAge(hold.ageSeconds)}</td>
-        <td className="px-3 py-2">
+        </NumCell>
+        <Cell>{formatAge(hold.ageSeconds)}</Cell>
+        <Cell>
           {hold.exposure ? (
             <span className="rounded bg-amber-200 px-2 py-0.5 text-xs font-semibold text-amber-950">⚠ Exposure</span>
           ) : (
             <span className="sr-only">no</span>
           )}
-        </td>
-        <td className="px-3 py-2">
+        </Cell>
+        <Cell>
           {canDecide ? (
             <div className="flex gap-2">
               <Button
@@ -95,8 +100,8 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
           ) : (
             <span className="text-xs text-slate-600">view only</span>
           )}
-        </td>
-      </tr>
+        </Cell>
+      </Row>
       {panel ? (
         <tr className="border-b border-slate-300 bg-slate-50">
           <td colSpan={OPEN_HOLD_COLUMNS} className="px-3 py-3" id={`${id}-panel`}>

@@ -1,8 +1,9 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
+import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import type { HoldStatus } from "@/lib/domain/holds";
 import type { HoldListItem } from "@/lib/services/hold/list-holds";
-import { formatWhen } from "./format";
 import { HoldRow } from "./hold-row";
 import { OperationLink } from "./operation-link";
 
@@ -11,8 +12,6 @@ const TABS: { status: HoldStatus; label: string }[] = [
   { status: "settled", label: "Settled" },
   { status: "released", label: "Released" },
 ];
-
-const th = "px-3 py-2 font-medium";
 
 /** Status tabs are links (the list is server-rendered); the current one is marked for assistive tech. */
 export function HoldStatusTabs({ current, counts }: { current: HoldStatus; counts: Record<HoldStatus, number> }) {
@@ -42,98 +41,71 @@ export function HoldStatusTabs({ current, counts }: { current: HoldStatus; count
 
 export function OpenHoldsTable({ items, canDecide }: { items: HoldListItem[]; canDecide: boolean }) {
   return (
-    <table className="w-full border-collapse bg-white text-left text-sm">
-      <caption className="sr-only">Open holds, oldest first; exposure rows are marked “Exposure”</caption>
-      <thead>
-        <tr className="border-b border-slate-300">
-          <th scope="col" className={th}>
-            Operation
-          </th>
-          <th scope="col" className={th}>
-            Provider / model
-          </th>
-          <th scope="col" className={th}>
-            Case stage
-          </th>
-          <th scope="col" className={`${th} text-right`}>
-            Held
-          </th>
-          <th scope="col" className={th}>
-            Waiting
-          </th>
-          <th scope="col" className={th}>
-            Exposure
-          </th>
-          <th scope="col" className={th}>
-            Decision
-          </th>
-        </tr>
-      </thead>
+    <Table caption="Open holds, oldest first; exposure rows are marked “Exposure”">
+      <TableHead
+        columns={[
+          "Operation",
+          "Provider / model",
+          "Case stage",
+          { label: "Held", align: "right" },
+          { label: "Waiting", sort: "descending" },
+          "Exposure",
+          "Decision",
+        ]}
+      />
       <tbody>
         {items.map((hold) => (
           <HoldRow key={hold.id} hold={hold} canDecide={canDecide} />
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }
 
 export function ResolvedHoldsTable({ items }: { items: HoldListItem[] }) {
   return (
-    <table className="w-full border-collapse bg-white text-left text-sm">
-      <caption className="sr-only">Resolved holds, most recently decided first</caption>
-      <thead>
-        <tr className="border-b border-slate-300">
-          <th scope="col" className={th}>
-            Operation
-          </th>
-          <th scope="col" className={`${th} text-right`}>
-            Held
-          </th>
-          <th scope="col" className={`${th} text-right`}>
-            Settled
-          </th>
-          <th scope="col" className={`${th} text-right`}>
-            Released
-          </th>
-          <th scope="col" className={`${th} text-right`}>
-            Overage
-          </th>
-          <th scope="col" className={th}>
-            Decided
-          </th>
-          <th scope="col" className={th}>
-            Accounting note
-          </th>
-        </tr>
-      </thead>
+    <Table caption="Resolved holds, most recently decided first">
+      <TableHead
+        columns={[
+          "Operation",
+          { label: "Held", align: "right" },
+          { label: "Settled", align: "right" },
+          { label: "Released", align: "right" },
+          { label: "Overage", align: "right" },
+          { label: "Decided", sort: "descending" },
+          "Accounting note",
+        ]}
+      />
       <tbody>
         {items.map((hold) => (
-          <tr key={hold.id} className="border-b border-slate-200 align-top" data-testid="hold-row">
-            <th scope="row" className="px-3 py-2 text-left font-normal">
+          <Row key={hold.id} data-testid="hold-row">
+            <RowHeader className="font-normal">
               <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
               <span className="block text-xs text-slate-600">
                 {hold.provider} · {hold.model} · hold {hold.holdId}
               </span>
-            </th>
-            {[hold.amountMicros, hold.settledMicros, hold.releasedMicros].map((micros, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: fixed columns
-              <td key={i} className="px-3 py-2 text-right">
-                <Money micros={micros} currency={hold.currency} />
-              </td>
-            ))}
-            <td className="px-3 py-2 text-right">
+            </RowHeader>
+            <NumCell>
+              <Money micros={hold.amountMicros} currency={hold.currency} />
+            </NumCell>
+            <NumCell>
+              <Money micros={hold.settledMicros} currency={hold.currency} />
+            </NumCell>
+            <NumCell>
+              <Money micros={hold.releasedMicros} currency={hold.currency} />
+            </NumCell>
+            <NumCell>
               <Money micros={hold.overageMicros} currency={hold.currency} />
               {hold.overageMicros ? <span className="block text-xs text-amber-900">⚑ flagged</span> : null}
-            </td>
-            <td className="px-3 py-2">
-              {formatWhen(hold.resolvedAt)}
+            </NumCell>
+            <Cell>
+              <Time at={hold.resolvedAt} />
               <span className="block text-xs text-slate-600">{hold.decidedBy ?? "—"}</span>
-            </td>
-            <td className="max-w-xs px-3 py-2 break-words">{hold.decisionNote ?? "—"}</td>
-          </tr>
+            </Cell>
+            <Cell className="max-w-xs break-words">{hold.decisionNote ?? "—"}</Cell>
+          </Row>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }

@@ -1,48 +1,40 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmStep } from "@/components/ui/confirm-step";
+import { focusProblem } from "@/components/ui/form";
 import { Money } from "@/components/ui/money";
 import { releaseHoldAction } from "@/lib/actions/finance-actions";
-import type { ActionResult } from "@/lib/actions/safe-action";
 import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
+import { useDecision } from "./use-decision";
 
 type Hold = { id: string; holdId: string; amountMicros: number; currency: string; exposure: boolean };
 
 /** Release the whole hold: only with evidence that nothing was charged (rule 6). */
 export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: boolean) => void }) {
+  const formRef = useRef<HTMLFormElement>(null);
   const announce = useAnnounce();
+  const { decide, back, pending, result } = useDecision(releaseHoldAction);
   const [text, setText] = useState({ note: "", evidence: "" });
   const [errors, setErrors] = useState<DecisionErrors>({});
   const [confirming, setConfirming] = useState(false);
-  const [result, setResult] = useState<ActionResult<unknown> | null>(null);
-  const [pending, startTransition] = useTransition();
-  const router = useRouter();
-  // After a refusal (e.g. someone else resolved the hold first), re-read the page on the way out.
-  const closeAfterFailure = () => {
-    router.refresh();
-    onClose();
-  };
 
   function review(event: React.FormEvent) {
     event.preventDefault();
     const found = checkDecisionText(text);
     setErrors(found);
-    if (Object.keys(found).length === 0) setConfirming(true);
+    const first = Object.keys(found)[0];
+    if (first) focusProblem(formRef.current, first);
+    else setConfirming(true);
   }
 
   function confirm() {
-    startTransition(async () => {
-      const outcome = await releaseHoldAction({ holdRef: hold.id, ...text });
-      setResult(outcome);
-      if (outcome.ok) {
-        announce(`Hold ${hold.holdId} released: ${formatMicros(hold.amountMicros, hold.currency)} back to budget.`);
-        onClose(true);
-      }
+    decide({ holdRef: hold.id, ...text }, () => {
+      announce(`Hold ${hold.holdId} released: ${formatMicros(hold.amountMicros, hold.currency)} back to budget.`);
+      onClose(true);
     });
   }
 
@@ -55,7 +47,7 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
         pending={pending}
         result={result}
         onConfirm={confirm}
-        onBack={() => (result && !result.ok ? closeAfterFailure() : setConfirming(false))}
+        onBack={() => (back() ? onClose() : setConfirming(false))}
       >
         Releases the whole <Money micros={hold.amountMicros} currency={hold.currency} /> back to budget and records that
         nothing was charged.
@@ -69,7 +61,7 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
   }
 
   return (
-    <form onSubmit={review} noValidate className="grid gap-3" aria-label={`Release hold ${hold.holdId}`}>
+    <form ref={formRef} onSubmit={review} noValidate className="grid gap-3" aria-label={`Release hold ${hold.holdId}`}>
       <p className="text-sm">
         Release all <Money micros={hold.amountMicros} currency={hold.currency} /> held: nothing was charged.
       </p>

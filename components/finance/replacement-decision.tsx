@@ -1,65 +1,61 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmStep } from "@/components/ui/confirm-step";
+import { focusProblem } from "@/components/ui/form";
 import { Money } from "@/components/ui/money";
 import { authorizeReplacementAction, declineReplacementAction } from "@/lib/actions/finance-actions";
-import type { ActionResult } from "@/lib/actions/safe-action";
 import { formatMicros } from "@/lib/domain/money";
 import type { ReplacementRequestItem } from "@/lib/services/replacement/list-replacement-requests";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
+import { useDecision } from "./use-decision";
 
 type Choice = "authorize" | "decline";
 
 /** Authorise (a fresh hold and a new paid attempt) or decline, with evidence, after a confirmation. */
 export function ReplacementDecision({ request }: { request: ReplacementRequestItem }) {
+  const fieldsRef = useRef<HTMLDivElement>(null);
   const announce = useAnnounce();
-  const router = useRouter();
+  const authorize = useDecision(authorizeReplacementAction);
+  const decline = useDecision(declineReplacementAction);
   const [text, setText] = useState({ note: "", evidence: "" });
   const [errors, setErrors] = useState<DecisionErrors>({});
   const [choice, setChoice] = useState<Choice | null>(null);
-  const [result, setResult] = useState<ActionResult<unknown> | null>(null);
-  const [pending, startTransition] = useTransition();
   const cost = formatMicros(request.amountMicros, request.currency);
+  const decision = choice === "decline" ? decline : authorize;
 
   function choose(next: Choice) {
     const found = checkDecisionText(text, false);
     setErrors(found);
-    if (Object.keys(found).length === 0) setChoice(next);
+    const first = Object.keys(found)[0];
+    if (first) focusProblem(fieldsRef.current, first);
+    else setChoice(next);
   }
 
   function confirm() {
-    const action = choice === "authorize" ? authorizeReplacementAction : declineReplacementAction;
-    startTransition(async () => {
-      const outcome = await action({ requestId: request.id, evidence: text.evidence });
-      setResult(outcome);
-      if (outcome.ok) {
-        announce(
-          choice === "authorize"
-            ? `Replacement for ${request.operationId} authorised: a new hold of ${cost} is reserved.`
-            : `Replacement for ${request.operationId} declined.`,
-        );
-      }
-    });
+    decision.decide({ requestId: request.id, evidence: text.evidence }, () =>
+      announce(
+        choice === "authorize"
+          ? `Replacement for ${request.operationId} authorised: a new hold of ${cost} is reserved.`
+          : `Replacement for ${request.operationId} declined.`,
+      ),
+    );
   }
 
   if (choice) {
-    const failed = result !== null && !result.ok;
     return (
       <div className="mt-3">
         <ConfirmStep
           title={choice === "authorize" ? "Confirm authorisation" : "Confirm decline"}
           confirmLabel={choice === "authorize" ? "Authorise replacement" : "Decline replacement"}
           danger={choice === "decline"}
-          pending={pending}
-          result={result}
+          pending={decision.pending}
+          result={decision.result}
           onConfirm={confirm}
           onBack={() => {
-            if (failed) router.refresh();
-            setResult(null);
+            decision.back();
             setChoice(null);
           }}
         >
@@ -77,7 +73,7 @@ export function ReplacementDecision({ request }: { request: ReplacementRequestIt
   }
 
   return (
-    <div className="mt-3 grid gap-3">
+    <div ref={fieldsRef} className="mt-3 grid gap-3">
       <DecisionFields
         value={text}
         errors={errors}

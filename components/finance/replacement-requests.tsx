@@ -1,7 +1,8 @@
 import Link from "next/link";
+import { stageLabel } from "@/components/ui/labels";
 import { Money } from "@/components/ui/money";
+import { Time } from "@/components/ui/time";
 import type { ReplacementRequestItem } from "@/lib/services/replacement/list-replacement-requests";
-import { formatWhen, stageLabel } from "./format";
 import { ReplacementDecision } from "./replacement-decision";
 
 /**
@@ -55,12 +56,12 @@ export function ReplacementRequests({
               <dt className="text-slate-700">Requested by</dt>
               <dd>
                 {request.requestedBy}
-                {own ? <strong className="ml-1">(you)</strong> : null} on {formatWhen(request.createdAt)}
+                {own ? <strong className="ml-1">(you)</strong> : null} on <Time at={request.createdAt} />
               </dd>
               <dt className="text-slate-700">Expires</dt>
               <dd>
                 {request.expired ? <strong className="text-red-800">Expired </strong> : null}
-                {formatWhen(request.expiresAt)}
+                <Time at={request.expiresAt} />
               </dd>
               <dt className="text-slate-700">Reviewer&apos;s evidence</dt>
               <dd className="break-words whitespace-pre-wrap">{request.evidence}</dd>

@@ -1,11 +1,9 @@
 import { Money } from "@/components/ui/money";
+import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import type { StatusTotals } from "@/lib/services/finance/finance-totals";
-import { plural } from "./format";
+import { plural } from "./words";
 
-type Row = StatusTotals & { currency: string };
-
-const th = "px-3 py-2 font-medium";
-const td = "px-3 py-2 align-top";
+type Totals = StatusTotals & { currency: string };
 
 function Amount({ micros, currency, note }: { micros: number; currency: string; note: string }) {
   return (
@@ -17,68 +15,53 @@ function Amount({ micros, currency, note }: { micros: number; currency: string; 
 }
 
 /** Holds by status per currency. Held + settled + released always equals what was reserved. */
-export function StatusTotalsTable({ rows }: { rows: Row[] }) {
+export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
   return (
-    <table className="w-full border-collapse bg-white text-left text-sm" aria-describedby="status-totals-note">
-      <caption className="sr-only">Holds by status, per currency</caption>
-      <thead>
-        <tr className="border-b border-slate-300">
-          <th scope="col" className={th}>
-            Currency
-          </th>
-          <th scope="col" className={th}>
-            Held (open)
-          </th>
-          <th scope="col" className={th}>
-            Settled (charged)
-          </th>
-          <th scope="col" className={th}>
-            Released
-          </th>
-          <th scope="col" className={th}>
-            Overage (flagged)
-          </th>
-          <th scope="col" className={th}>
-            Reserved in total
-          </th>
-        </tr>
-      </thead>
+    <Table caption="Holds by status, per currency" aria-describedby="status-totals-note">
+      <TableHead
+        columns={[
+          "Currency",
+          { label: "Held (open)", align: "right" },
+          { label: "Settled (charged)", align: "right" },
+          { label: "Released", align: "right" },
+          { label: "Overage (flagged)", align: "right" },
+          { label: "Reserved in total", align: "right" },
+        ]}
+      />
       <tbody>
         {rows.map((row) => (
-          <tr key={row.currency} className="border-b border-slate-200" data-testid={`totals-${row.currency}`}>
-            <th scope="row" className={`${td} font-semibold`}>
-              {row.currency}
-            </th>
-            <td className={td} data-testid="held">
+          <Row key={row.currency} data-testid={`totals-${row.currency}`}>
+            <RowHeader className="font-semibold">{row.currency}</RowHeader>
+            <NumCell data-testid="held">
               <Amount micros={row.held.micros} currency={row.currency} note={plural(row.held.count, "hold")} />
-            </td>
-            <td className={td} data-testid="settled">
+            </NumCell>
+            <NumCell data-testid="settled">
               <Amount
                 micros={row.settled.micros}
                 currency={row.currency}
                 note={`${plural(row.settled.count, "hold")}${row.settled.partial ? `, ${row.settled.partial} partial` : ""}`}
               />
-            </td>
-            <td className={td} data-testid="released">
+            </NumCell>
+            <NumCell data-testid="released">
               <Amount
                 micros={row.released.micros}
                 currency={row.currency}
                 note={`${plural(row.released.count, "hold")} in full`}
               />
-            </td>
-            <td className={`${td} ${row.overage.count ? "bg-amber-50" : ""}`} data-testid="overage">
+            </NumCell>
+            <NumCell className={row.overage.count ? "bg-amber-50" : ""} data-testid="overage">
               <Amount
                 micros={row.overage.micros}
                 currency={row.currency}
                 note={row.overage.count ? `⚑ ${plural(row.overage.count, "entry", "entries")} to review` : "none"}
               />
-            </td>
-            <td className={td}>
+            </NumCell>
+            <NumCell>
               <Money micros={row.reservedMicros} currency={row.currency} />
-            </td>
-          </tr>
+            </NumCell>
+          </Row>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }

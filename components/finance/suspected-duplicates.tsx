@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
+import { Cell, Row, Table, TableHead } from "@/components/ui/table";
 import type { SuspectedDuplicateItem } from "@/lib/services/case/list-suspected-duplicates";
 
 function CostCell({ cost }: { cost: SuspectedDuplicateItem["original"] }) {
@@ -24,40 +25,39 @@ export function SuspectedDuplicates({
   showCase?: boolean;
 }) {
   return (
-    <table className="w-full text-left text-sm" data-testid="suspected-duplicates">
-      <caption className="sr-only">Suspected duplicate generations</caption>
-      <thead>
-        <tr>
-          {showCase ? <th scope="col">Operation</th> : null}
-          <th scope="col">Original job</th>
-          <th scope="col">Original attempt</th>
-          <th scope="col">Replacement</th>
-          <th scope="col">Replacement status</th>
-        </tr>
-      </thead>
+    <Table caption="Suspected duplicate generations" data-testid="suspected-duplicates">
+      <TableHead
+        columns={[
+          ...(showCase ? ["Operation"] : []),
+          "Original job",
+          "Original attempt",
+          "Replacement",
+          "Replacement status",
+        ]}
+      />
       <tbody>
         {items.map((item) => (
-          <tr key={item.id} className="border-t border-slate-200">
+          <Row key={item.id}>
             {showCase ? (
-              <td>
+              <Cell>
                 <Link href={`/cases/${item.caseId}`} className="text-brand underline">
                   {item.operationId}
                 </Link>
-              </td>
+              </Cell>
             ) : null}
-            <td>
+            <Cell>
               {item.provider} <code>{item.providerJobId}</code>
-            </td>
-            <td>
+            </Cell>
+            <Cell>
               <CostCell cost={item.original} />
-            </td>
-            <td>
+            </Cell>
+            <Cell>
               <CostCell cost={item.replacement} />
-            </td>
-            <td>{item.withdrawn ? "withdrawn before the producer took it" : "already taken by the producer"}</td>
-          </tr>
+            </Cell>
+            <Cell>{item.withdrawn ? "withdrawn before the producer took it" : "already taken by the producer"}</Cell>
+          </Row>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }

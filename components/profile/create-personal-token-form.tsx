@@ -1,9 +1,9 @@
 "use client";
 
 import { type FormEvent, useRef, useState } from "react";
-import { SecretReveal } from "@/components/admin/secret-reveal";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, SelectField, TextField, useServerAction } from "@/components/ui/form";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { createPersonalTokenAction } from "@/lib/actions/profile-actions";
 import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 

@@ -1,9 +1,8 @@
 "use client";
 
 import { signOut } from "next-auth/react";
-import { ConfirmButton } from "@/components/admin/confirm-button";
-import { ActionError } from "@/components/ui/action-error";
-import { useServerAction } from "@/components/ui/form";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { FormError, useServerAction } from "@/components/ui/form";
 import { signOutEverywhereAction } from "@/lib/actions/profile-actions";
 
 /** Ends every session of yours (a lost laptop, a shared computer), then this browser's cookie too. */
@@ -18,7 +17,7 @@ export function SignOutEverywhereButton() {
         pending={pending}
         onConfirm={() => run({}, () => void signOut({ callbackUrl: "/sign-in" }))}
       />
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
     </div>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 
 import { type ReactNode, useEffect, useRef } from "react";
-import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
+import { FormError } from "@/components/ui/form-error";
 import type { ActionResult } from "@/lib/actions/safe-action";
+import { focusProblem } from "./form";
 
 /** The second step of every money decision: what will be booked, in words, before it is. */
 export function ConfirmStep({
@@ -25,16 +26,21 @@ export function ConfirmStep({
   onConfirm: () => void;
   onBack: () => void;
 }) {
+  const root = useRef<HTMLDivElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   const failed = result !== null && !result.ok;
+  // A refusal replaces the confirm button, so focus goes to the explanation rather than to nowhere.
+  useEffect(() => {
+    if (failed) focusProblem(root.current);
+  }, [failed]);
   return (
-    <div className="rounded border border-slate-400 bg-white p-3">
+    <div ref={root} className="rounded border border-slate-400 bg-white p-3">
       <h3 ref={heading} tabIndex={-1} className="font-semibold">
         {title}
       </h3>
       <div className="mt-1 text-sm">{children}</div>
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
       <div className="mt-3 flex gap-2">
         {failed ? null : (
           <Button variant={danger ? "danger" : "primary"} onClick={onConfirm} disabled={pending} aria-busy={pending}>

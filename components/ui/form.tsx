@@ -12,6 +12,8 @@ import {
 } from "react";
 import type { ActionResult } from "@/lib/actions/safe-action";
 
+export { ErrorBox, FormError } from "./form-error";
+
 export type ServerAction<T> = (raw: unknown) => Promise<ActionResult<T>>;
 
 /**
@@ -32,13 +34,7 @@ export function useServerAction<T>(action: ServerAction<T>, formRef?: RefObject<
           onSuccess?.(next.data);
           return;
         }
-        const form = formRef?.current;
-        if (!form) return;
-        requestAnimationFrame(() => {
-          const path = next.error.issues?.[0]?.path;
-          const field = path ? form.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`) : null;
-          (field ?? form.querySelector<HTMLElement>("[data-error-summary]"))?.focus();
-        });
+        focusProblem(formRef?.current, next.error.issues?.[0]?.path);
       });
     },
     [action, formRef],
@@ -47,24 +43,21 @@ export function useServerAction<T>(action: ServerAction<T>, formRef?: RefObject<
   return { run, pending, result, reset: () => setResult(null) };
 }
 
+/**
+ * Focus on what needs fixing: the field whose issue path is given (its data-field), else the error
+ * summary, after the render that shows the messages.
+ */
+export function focusProblem(container: HTMLElement | null | undefined, path?: string) {
+  if (!container) return;
+  requestAnimationFrame(() => {
+    const field = path ? container.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`) : null;
+    (field ?? container.querySelector<HTMLElement>("[data-error-summary]"))?.focus();
+  });
+}
+
 export function fieldError(result: ActionResult<unknown> | null, path: string): string | undefined {
   if (!result || result.ok) return undefined;
   return result.error.issues?.find((issue) => issue.path === path)?.message;
-}
-
-/** The form-level message for a refusal, announced and focusable. Field issues are shown at their fields. */
-export function FormError({ result }: { result: ActionResult<unknown> | null }) {
-  if (!result || result.ok) return null;
-  return (
-    <div
-      role="alert"
-      tabIndex={-1}
-      data-error-summary
-      className="mt-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900"
-    >
-      {result.error.message}
-    </div>
-  );
 }
 
 function describedByOf(id: string, hint: ReactNode, error: string | undefined): string {
@@ -119,6 +112,39 @@ export function TextField({ id, path, label, hint, error, className = "", ...inp
   );
 }
 
+/** A multi-line field (notes, evidence) with the same label, hint and error wiring as TextField. */
+export function TextAreaField({
+  id,
+  path,
+  label,
+  hint,
+  error,
+  className = "",
+  ...textarea
+}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
+  TextareaHTMLAttributes<HTMLTextAreaElement>,
+  "id"
+>) {
+  const describedBy = describedByOf(id, hint, error);
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {label}
+        {textarea.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <textarea
+        id={id}
+        data-field={path}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
+        {...textarea}
+      />
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
 export function SelectField({
   id,
   path,
@@ -148,38 +174,6 @@ export function SelectField({
       >
         {children}
       </select>
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
-  );
-}
-
-export function TextAreaField({
-  id,
-  path,
-  label,
-  hint,
-  error,
-  className = "",
-  ...textarea
-}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
-  TextareaHTMLAttributes<HTMLTextAreaElement>,
-  "id"
->) {
-  const describedBy = describedByOf(id, hint, error);
-  return (
-    <div className={className}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        {label}
-        {textarea.required ? <span aria-hidden="true"> *</span> : null}
-      </label>
-      <textarea
-        id={id}
-        data-field={path}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
-        {...textarea}
-      />
       <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );

@@ -77,3 +77,7 @@ export const DECISION_LABEL: Record<DecisionChoice, { label: string; explains: s
     confirm: "Escalate",
   },
 };
+
+/** A stored stage or state in words; a name this console does not know yet is shown as stored. */
+export const stageLabel = (stage: string): string => STAGE_LABEL[stage as Stage]?.label ?? stage;
+export const stateLabel = (state: string): string => STATE_LABEL[state as CaseState]?.label ?? state;

@@ -1,22 +1,17 @@
-const FORMAT = new Intl.DateTimeFormat("en-GB", {
-  day: "numeric",
-  month: "short",
-  hour: "2-digit",
-  minute: "2-digit",
-  timeZone: "UTC",
-  timeZoneName: "short",
-});
+import { formatWhen } from "./format";
 
 /**
- * A moment, always labelled with its zone (UTC, so that the server's page and the browser's
- * refresh read the same), with the exact instant on hover.
+ * A moment in the console's one format (formatWhen: UTC, zone named), marked up as a <time> with
+ * the exact instant on hover; `fallback` stands in when there is none ("never", "no expiry").
  */
-export function Time({ at }: { at: string }) {
-  const date = new Date(at);
-  if (Number.isNaN(date.getTime())) return <span>{at}</span>;
+export function Time({ at, fallback }: { at: Date | string | null | undefined; fallback?: string }) {
+  if (at === null || at === undefined || at === "") return <span>{fallback ?? formatWhen(null)}</span>;
+  const date = typeof at === "string" ? new Date(at) : at;
+  if (Number.isNaN(date.getTime())) return <span>{String(at)}</span>;
+  const iso = date.toISOString();
   return (
-    <time dateTime={at} title={at}>
-      {FORMAT.format(date)}
+    <time dateTime={iso} title={iso}>
+      {formatWhen(date)}
     </time>
   );
 }

@@ -8,31 +8,22 @@ import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";
 
 // The services authorise (hold:decide, replacement:authorize, four-eyes) and own the transaction;
-// these only carry the console's forms to them and refresh the Finance page.
-const revalidate = () => ["/finance"];
+// these only carry the console's forms to them. They do not revalidate: the Finance page re-reads
+// itself with router.refresh() after a decision and after a refusal has been read, which a
+// revalidation here could not wait for (components/finance/use-decision.ts).
 
-export const settleHoldAction = safeAction(
-  settleHoldSchema,
-  ({ holdRef, chargeMicros, note, evidence }, actor) =>
-    resolveHold(db(), actor, holdRef, { kind: "settle", chargeMicros, note, evidence }),
-  { revalidate },
+export const settleHoldAction = safeAction(settleHoldSchema, ({ holdRef, chargeMicros, note, evidence }, actor) =>
+  resolveHold(db(), actor, holdRef, { kind: "settle", chargeMicros, note, evidence }),
 );
 
-export const releaseHoldAction = safeAction(
-  releaseHoldSchema,
-  ({ holdRef, note, evidence }, actor) => resolveHold(db(), actor, holdRef, { kind: "release", note, evidence }),
-  { revalidate },
+export const releaseHoldAction = safeAction(releaseHoldSchema, ({ holdRef, note, evidence }, actor) =>
+  resolveHold(db(), actor, holdRef, { kind: "release", note, evidence }),
 );
 
-export const authorizeReplacementAction = safeAction(
-  decideReplacementSchema,
-  ({ requestId, evidence }, actor) =>
-    authorizeReplacement(db(), actor, requestId, { evidence }, { adapters: () => processWorkerContext().adapters }),
-  { revalidate },
+export const authorizeReplacementAction = safeAction(decideReplacementSchema, ({ requestId, evidence }, actor) =>
+  authorizeReplacement(db(), actor, requestId, { evidence }, { adapters: () => processWorkerContext().adapters }),
 );
 
-export const declineReplacementAction = safeAction(
-  decideReplacementSchema,
-  ({ requestId, evidence }, actor) => declineReplacement(db(), actor, requestId, { evidence }),
-  { revalidate },
+export const declineReplacementAction = safeAction(decideReplacementSchema, ({ requestId, evidence }, actor) =>
+  declineReplacement(db(), actor, requestId, { evidence }),
 );

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/client";
-import type { Principal } from "@/lib/domain/principal";
 import type { Stage } from "@/lib/domain/stages";
+import { DEMO_CASES_STEP, DEMO_PRODUCER } from "@/lib/services/admin/demo-producer";
 import { demoEmail } from "@/lib/services/admin/seed-demo-users";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { type DemoJob, demoJobOf } from "./demo-jobs";
 
-const PRODUCER: Principal = { kind: "api_key", apiKeyId: "00000000-0000-4000-8000-000000000001", name: "demo-shop" };
 const MODELS = [
   { provider: "replicate", model: "kling-v2-1080p", micros: 1_500_000 },
   { provider: "fal", model: "fal-ai/omni-flash/720p", micros: 100_000 },
@@ -41,7 +40,7 @@ const DEMO_CASES = 36;
  */
 export async function seedDemoCases(db: PrismaClient, count = DEMO_CASES): Promise<boolean> {
   const claimed =
-    await db.$executeRaw`INSERT INTO setup_steps (name) VALUES ('demo-cases') ON CONFLICT (name) DO NOTHING`;
+    await db.$executeRaw`INSERT INTO setup_steps (name) VALUES (${DEMO_CASES_STEP}) ON CONFLICT (name) DO NOTHING`;
   if (claimed === 0) return false;
   const reviewer = await db.user.findUnique({ where: { email: demoEmail("reviewer") } });
   for (let i = 0; i < count; i++) {
@@ -57,7 +56,7 @@ export async function seedDemoCases(db: PrismaClient, count = DEMO_CASES): Promi
     const before = (minutes: number) => new Date(openedAt.getTime() - minutes * 60_000).toISOString();
     const { caseId } = await parkCase(
       db,
-      PRODUCER,
+      DEMO_PRODUCER,
       {
         operationId,
         attemptId: `${operationId}-a1`,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { expect, test } from "./fixtures/login";
+import pg from "pg";
+import { databaseUrl, expect, test } from "./fixtures/login";
 
 const ADMIN_PAGES = [
   "/admin",
@@ -66,6 +67,25 @@ test.describe("admin console", () => {
     await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
     const refused = await request.post("/api/v1/cases", { headers: auth, data: parkBody() });
     expect(refused.status()).toBe(401);
+  });
+
+  test("the demo's producer key is shown with where it came from, and nothing to revoke", async ({ page, login }) => {
+    await login("admin@demo.local");
+    await page.goto("/admin/api-keys");
+    const demo = page.getByTestId("demo-producer-key");
+    await expect(demo.getByRole("heading")).toContainText("demo-shop");
+    await expect(demo.getByRole("heading")).toContainText("not stored, cannot be revoked here");
+    await expect(demo).toContainText("demo mode");
+    await expect(demo).toContainText("00000000-0000-4000-8000-000000000001");
+    await expect(demo.getByRole("button")).toHaveCount(0);
+    // It is not listed as a key (there is no row, prefix or secret for it), yet the demo's cases name it.
+    await expect(page.getByRole("row").filter({ hasText: "demo-shop" })).toHaveCount(0);
+    const client = new pg.Client({ connectionString: await databaseUrl() });
+    await client.connect();
+    const { rows } = await client
+      .query<{ producer: string }>("SELECT DISTINCT producer FROM operations WHERE operation_id LIKE 'demo-order-%'")
+      .finally(() => client.end());
+    expect(rows.map((row) => row.producer)).toEqual(["demo-shop"]);
   });
 
   test("an admin sets a producer's endpoint: https only, signing secret shown once", async ({ page, login }) => {

@@ -13,6 +13,7 @@ import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { createUser } from "@/lib/services/admin/create-user";
 import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
+import { DEMO_PRODUCER, findDemoProducerKey } from "@/lib/services/admin/demo-producer";
 import { listProviderPrices, lookupProviderPrice } from "@/lib/services/admin/list-provider-prices";
 import { listUsers } from "@/lib/services/admin/list-users";
 import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
@@ -28,6 +29,7 @@ import {
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
 import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
+import { seedDemoCases } from "@/prisma/seed/demo-cases";
 import { makeUser, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -462,5 +464,23 @@ describe("provider prices", () => {
     expect((await refusal(deleteProviderPrice(db, admin, { priceId: first.id }))).code).toBe("not_found");
     const kinds = await auditKinds(db);
     expect(kinds).toEqual(expect.arrayContaining(["price_created", "price_updated", "price_deleted"]));
+  });
+});
+
+describe("the demo producer key", () => {
+  it("is named for admins once the demo seed parked its cases, and it is not a stored key", async () => {
+    expect((await refusal(findDemoProducerKey(db, await makeUser(db, ["operator"])))).code).toBe("forbidden");
+    expect(await findDemoProducerKey(db, admin)).toBeNull();
+
+    expect(await seedDemoCases(db, 2)).toBe(true);
+    const found = await findDemoProducerKey(db, admin);
+    expect(found).toMatchObject({ name: DEMO_PRODUCER.name, keyId: DEMO_PRODUCER.apiKeyId });
+    expect(found?.seededAt).toBeInstanceOf(Date);
+    // The seeded cases name it, yet no key row (so no secret) exists for it.
+    const producers = await db.operation.findMany({ select: { producer: true }, distinct: ["producer"] });
+    expect(producers.map((row) => row.producer)).toContain(DEMO_PRODUCER.name);
+    expect(await db.accessToken.count({ where: { id: DEMO_PRODUCER.apiKeyId } })).toBe(0);
+    const keys = await listAccessTokens(db, admin, "api_key");
+    expect(keys.map((key) => key.name)).not.toContain(DEMO_PRODUCER.name);
   });
 });

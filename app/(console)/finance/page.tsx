@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
-import { FinanceSkeleton } from "@/components/finance/finance-skeleton";
+import { LoadingState } from "@/components/ui/loading-state";
 import { requirePageUser } from "@/lib/auth/session";
 import { listHoldsSchema } from "@/lib/validation/finance";
 import { FinanceContent } from "./finance-content";
@@ -29,7 +29,10 @@ export default async function FinancePage({ searchParams }: Props) {
       <p className="mt-1 text-sm text-slate-700">
         Every reserved amount is held, settled or released; charges above a hold are flagged as overage.
       </p>
-      <Suspense key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}`} fallback={<FinanceSkeleton />}>
+      <Suspense
+        key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}`}
+        fallback={<LoadingState label="Loading holds, totals and replacement requests…" />}
+      >
         <FinanceContent actor={actor} query={query} />
       </Suspense>
     </section>

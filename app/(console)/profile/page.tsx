@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { LoadingState } from "@/components/admin/loading-state";
 import { TokenTable } from "@/components/admin/token-table";
 import { CreatePersonalTokenForm } from "@/components/profile/create-personal-token-form";
 import { SignOutEverywhereButton } from "@/components/profile/sign-out-everywhere-button";
+import { LoadingState } from "@/components/ui/loading-state";
 import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";

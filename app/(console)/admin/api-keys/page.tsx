@@ -1,18 +1,20 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateMachineTokenForm } from "@/components/admin/create-machine-token-form";
+import { DemoProducerKeyNote } from "@/components/admin/demo-producer-key";
 import { EndpointControls } from "@/components/admin/endpoint-controls";
 import { EndpointForm } from "@/components/admin/endpoint-form";
-import { formatWhen } from "@/components/admin/format";
-import { LoadingState } from "@/components/admin/loading-state";
 import { TokenTable } from "@/components/admin/token-table";
-import { TableHead } from "@/components/ui/table-head";
+import { LoadingState } from "@/components/ui/loading-state";
+import { Cell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
+import { findDemoProducerKey } from "@/lib/services/admin/demo-producer";
 import { listNotificationEndpoints } from "@/lib/services/notification/list-notification-endpoints";
 
 export const dynamic = "force-dynamic";
@@ -42,9 +44,10 @@ export default async function AdminApiKeysPage() {
 }
 
 async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
-  const [keys, endpoints] = await Promise.all([
+  const [keys, endpoints, demoProducer] = await Promise.all([
     listAccessTokens(db(), actor, "api_key"),
     listNotificationEndpoints(db(), actor),
+    findDemoProducerKey(db(), actor),
   ]);
   const producers = [...new Set(keys.map((key) => key.name))].sort();
   return (
@@ -53,9 +56,10 @@ async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
         tokens={keys}
         caption="API keys by producer"
         nameLabel="Producer"
-        emptyText="No API keys yet. Create one above for each application that parks cases."
+        emptyText={`No ${demoProducer ? "stored " : ""}API keys yet. Create one above for each application that parks cases.`}
         revokeAction={revokeMachineTokenAction}
       />
+      {demoProducer ? <DemoProducerKeyNote producer={demoProducer} /> : null}
 
       <section aria-labelledby="endpoints-heading" className="space-y-4">
         <div>
@@ -73,38 +77,44 @@ async function KeysAndEndpoints({ actor }: { actor: UserPrincipal }) {
             No notification endpoints yet.
           </p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="w-full border-collapse bg-white text-left text-sm">
-              <caption className="sr-only">Notification endpoints by producer</caption>
-              <TableHead
-                columns={["Producer", "URL", "Status", "Created", "Updated", { label: "Actions", hidden: true }]}
-              />
-              <tbody>
-                {endpoints.map((endpoint) => (
-                  <tr key={endpoint.id} className="border-b border-slate-200 align-top">
-                    <th scope="row" className="px-3 py-2 font-medium">
-                      {endpoint.producer}
-                    </th>
-                    <td className="max-w-md break-all px-3 py-2">
-                      <code>{endpoint.url}</code>
-                    </td>
-                    <td className="px-3 py-2">{endpoint.disabledAt ? "disabled" : "enabled"}</td>
-                    <td className="px-3 py-2">{formatWhen(endpoint.createdAt)}</td>
-                    <td className="px-3 py-2">{formatWhen(endpoint.updatedAt)}</td>
-                    <td className="px-3 py-2">
-                      <EndpointControls
-                        endpoint={{
-                          id: endpoint.id,
-                          producer: endpoint.producer,
-                          disabled: endpoint.disabledAt !== null,
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Notification endpoints by producer">
+            <TableHead
+              columns={[
+                { label: "Producer", sort: "ascending" },
+                "URL",
+                "Status",
+                "Created",
+                "Updated",
+                { label: "Actions", hidden: true },
+              ]}
+            />
+            <tbody>
+              {endpoints.map((endpoint) => (
+                <Row key={endpoint.id}>
+                  <RowHeader>{endpoint.producer}</RowHeader>
+                  <Cell className="max-w-md break-all">
+                    <code>{endpoint.url}</code>
+                  </Cell>
+                  <Cell>{endpoint.disabledAt ? "disabled" : "enabled"}</Cell>
+                  <Cell>
+                    <Time at={endpoint.createdAt} />
+                  </Cell>
+                  <Cell>
+                    <Time at={endpoint.updatedAt} />
+                  </Cell>
+                  <Cell>
+                    <EndpointControls
+                      endpoint={{
+                        id: endpoint.id,
+                        producer: endpoint.producer,
+                        disabled: endpoint.disabledAt !== null,
+                      }}
+                    />
+                  </Cell>
+                </Row>
+              ))}
+            </tbody>
+          </Table>
         )}
       </section>
     </>

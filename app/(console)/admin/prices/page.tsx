@@ -2,10 +2,10 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
 import { DeletePriceButton } from "@/components/admin/delete-price-button";
-import { formatWhen } from "@/components/admin/format";
-import { LoadingState } from "@/components/admin/loading-state";
 import { PriceForm, type PriceFormValues } from "@/components/admin/price-form";
-import { TableHead } from "@/components/ui/table-head";
+import { LoadingState } from "@/components/ui/loading-state";
+import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, microsToDecimal } from "@/lib/domain/money";
@@ -70,52 +70,46 @@ async function PriceTable({ actor, edit }: { actor: UserPrincipal; edit: string 
           No prices yet. Without one, case pages cannot show what a duplicate would cost.
         </p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full border-collapse bg-white text-left text-sm">
-            <caption className="sr-only">Prices by provider and model</caption>
-            <TableHead
-              columns={[
-                "Provider",
-                "Model",
-                { label: "Price", align: "right" },
-                { label: "Duplicate cost", align: "right" },
-                "Updated",
-                { label: "Actions", hidden: true },
-              ]}
-            />
-            <tbody>
-              {prices.map((row) => (
-                <tr
-                  key={row.id}
-                  className={`border-b border-slate-200 align-top ${row.id === editingRow?.id ? "bg-blue-50" : ""}`}
-                >
-                  <td className="px-3 py-2">{row.provider}</td>
-                  <th scope="row" className="px-3 py-2 font-medium">
-                    {row.model}
-                  </th>
-                  <td className="px-3 py-2 text-right tabular-nums">
-                    {formatMicrosPrecise(row.priceMicros, row.currency)}
-                    {row.unit === "per_second" ? " / second" : " / generation"}
-                  </td>
-                  <td className="px-3 py-2 text-right tabular-nums">{duplicateText(row)}</td>
-                  <td className="px-3 py-2">{formatWhen(row.updatedAt)}</td>
-                  <td className="px-3 py-2">
-                    <div className="flex flex-wrap items-start gap-2">
-                      <Link
-                        href={`/admin/prices?edit=${row.id}`}
-                        className="rounded border border-slate-400 px-3 py-1 text-sm"
-                        aria-label={`Edit ${row.provider} ${row.model}`}
-                      >
-                        Edit
-                      </Link>
-                      <DeletePriceButton priceId={row.id} label={`${row.provider} ${row.model}`} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Prices by provider and model">
+          <TableHead
+            columns={[
+              { label: "Provider", sort: "ascending" },
+              "Model",
+              { label: "Price", align: "right" },
+              { label: "Duplicate cost", align: "right" },
+              "Updated",
+              { label: "Actions", hidden: true },
+            ]}
+          />
+          <tbody>
+            {prices.map((row) => (
+              <Row key={row.id} className={row.id === editingRow?.id ? "bg-blue-50" : ""}>
+                <Cell>{row.provider}</Cell>
+                <RowHeader>{row.model}</RowHeader>
+                <NumCell>
+                  {formatMicrosPrecise(row.priceMicros, row.currency)}
+                  {row.unit === "per_second" ? " / second" : " / generation"}
+                </NumCell>
+                <NumCell>{duplicateText(row)}</NumCell>
+                <Cell>
+                  <Time at={row.updatedAt} />
+                </Cell>
+                <Cell>
+                  <div className="flex flex-wrap items-start gap-2">
+                    <Link
+                      href={`/admin/prices?edit=${row.id}`}
+                      className="rounded border border-slate-400 px-3 py-1 text-sm"
+                      aria-label={`Edit ${row.provider} ${row.model}`}
+                    >
+                      Edit
+                    </Link>
+                    <DeletePriceButton priceId={row.id} label={`${row.provider} ${row.model}`} />
+                  </div>
+                </Cell>
+              </Row>
+            ))}
+          </tbody>
+        </Table>
       )}
     </>
   );

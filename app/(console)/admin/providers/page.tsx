@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { formatWhen } from "@/components/admin/format";
 import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
+import { formatWhen } from "@/components/ui/format";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listProviderSettings } from "@/lib/services/admin/provider-settings";

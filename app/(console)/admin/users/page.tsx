@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateUserForm } from "@/components/admin/create-user-form";
-import { formatWhen } from "@/components/admin/format";
-import { LoadingState } from "@/components/admin/loading-state";
 import { UserAccountControls, UserRolesEditor } from "@/components/admin/user-controls";
-import { TableHead } from "@/components/ui/table-head";
+import { LoadingState } from "@/components/ui/loading-state";
+import { Cell, Row, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listUsers } from "@/lib/services/admin/list-users";
@@ -38,33 +38,34 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
   return users.length === 0 ? (
     <p className="text-sm text-slate-700">No users yet.</p>
   ) : (
-    <div className="overflow-x-auto">
-      <table className="w-full border-collapse bg-white text-left text-sm">
-        <caption className="sr-only">All users, their roles and status</caption>
-        <TableHead columns={["Email", "Name", "Roles", "Status", "Last sign-in", "Account"]} />
-        <tbody>
-          {users.map((user) => {
-            const isSelf = user.id === actor.userId;
-            return (
-              <tr key={user.id} className="border-b border-slate-200 align-top">
-                <td className="px-3 py-2">{user.email}</td>
-                <td className="px-3 py-2">
-                  {user.name}
-                  {isSelf ? <span className="ml-1 text-xs text-slate-600">(you)</span> : null}
-                </td>
-                <td className="px-3 py-2">
-                  <UserRolesEditor key={user.roles.join()} user={user} isSelf={isSelf} />
-                </td>
-                <td className="px-3 py-2">{user.active ? "active" : "deactivated"}</td>
-                <td className="px-3 py-2">{formatWhen(user.lastSignInAt)}</td>
-                <td className="px-3 py-2">
-                  <UserAccountControls user={user} isSelf={isSelf} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <Table caption="All users, their roles and status">
+      <TableHead
+        columns={[{ label: "Email", sort: "ascending" }, "Name", "Roles", "Status", "Last sign-in", "Account"]}
+      />
+      <tbody>
+        {users.map((user) => {
+          const isSelf = user.id === actor.userId;
+          return (
+            <Row key={user.id}>
+              <Cell>{user.email}</Cell>
+              <Cell>
+                {user.name}
+                {isSelf ? <span className="ml-1 text-xs text-slate-600">(you)</span> : null}
+              </Cell>
+              <Cell>
+                <UserRolesEditor key={user.roles.join()} user={user} isSelf={isSelf} />
+              </Cell>
+              <Cell>{user.active ? "active" : "deactivated"}</Cell>
+              <Cell>
+                <Time at={user.lastSignInAt} fallback="never" />
+              </Cell>
+              <Cell>
+                <UserAccountControls user={user} isSelf={isSelf} />
+              </Cell>
+            </Row>
+          );
+        })}
+      </tbody>
+    </Table>
   );
 }

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateMachineTokenForm } from "@/components/admin/create-machine-token-form";
-import { LoadingState } from "@/components/admin/loading-state";
 import { TokenTable } from "@/components/admin/token-table";
+import { LoadingState } from "@/components/ui/loading-state";
 import { revokeMachineTokenAction } from "@/lib/actions/admin-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";

@@ -1,0 +1,34 @@
+/**
+ * How the console writes a duration and a moment, everywhere: one vocabulary, so an age in the
+ * queue and an age on the Finance page (or a time on a case and on Admin) read alike.
+ */
+
+/** "45s", "12m", "3h 5m", "2d 4h": coarse enough to scan a column, exact enough to compare by eye. */
+export function formatAge(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  if (whole < 60) return `${whole}s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+// Always UTC and always named, so the server's page and the browser's refresh read the same, and a
+// reader never has to guess the zone; the year is there because tokens and ledgers outlive one.
+const WHEN = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZone: "UTC",
+  timeZoneName: "short",
+});
+
+/** "2 Dec 2026, 11:44 UTC"; `fallback` for a moment that has not happened (never used, no expiry). */
+export function formatWhen(at: Date | string | null | undefined, fallback = "—"): string {
+  if (at === null || at === undefined || at === "") return fallback;
+  const date = typeof at === "string" ? new Date(at) : at;
+  return Number.isNaN(date.getTime()) ? String(at) : WHEN.format(date);
+}

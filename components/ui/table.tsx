@@ -1,0 +1,78 @@
+import type { ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
+
+/**
+ * The console's table kit: one look for every table (white, small text, a rule under each row),
+ * a caption for screen readers, header cells that say how the rows are ordered (aria-sort, with a
+ * visible arrow), and numeric cells aligned for comparing figures.
+ */
+
+const CELL = "px-3 py-2";
+
+export function Table({
+  caption,
+  children,
+  className = "",
+  ...table
+}: { caption: string; children: ReactNode; className?: string } & Omit<
+  React.TableHTMLAttributes<HTMLTableElement>,
+  "children"
+>) {
+  return (
+    <div className="overflow-x-auto">
+      <table className={`w-full border-collapse bg-white text-left text-sm ${className}`} {...table}>
+        <caption className="sr-only">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+export type Sort = "ascending" | "descending";
+export type Column = string | { label: string; align?: "right"; hidden?: boolean; sort?: Sort };
+
+/** The header row; `hidden` labels stay readable to screen readers, `sort` marks the rows' order. */
+export function TableHead({ columns, cell = CELL }: { columns: Column[]; cell?: string }) {
+  return (
+    <thead>
+      <tr className="border-b border-slate-300">
+        {columns.map((column) => {
+          const { label, align, hidden, sort } = typeof column === "string" ? { label: column } : column;
+          return (
+            <th
+              key={label}
+              scope="col"
+              aria-sort={sort}
+              className={`${cell} font-medium ${align === "right" ? "text-right" : ""}`}
+            >
+              {hidden ? <span className="sr-only">{label}</span> : label}
+              {sort ? (
+                <span aria-hidden="true" className="ml-1 text-slate-500">
+                  {sort === "ascending" ? "↑" : "↓"}
+                </span>
+              ) : null}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}
+
+/** A body row with the shared rule; extra classes for a highlighted or flagged row. */
+export function Row({ className = "", ...row }: React.HTMLAttributes<HTMLTableRowElement>) {
+  return <tr className={`border-b border-slate-200 align-top ${className}`} {...row} />;
+}
+
+/** The cell that names its row (an email, a producer, an operation), announced as the row header. */
+export function RowHeader({ className = "font-medium", ...cell }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return <th scope="row" className={`${CELL} text-left ${className}`} {...cell} />;
+}
+
+export function Cell({ className = "", ...cell }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={`${CELL} ${className}`} {...cell} />;
+}
+
+/** Figures: right-aligned with digits of equal width, so columns of amounts compare at a glance. */
+export function NumCell({ className = "", ...cell }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={`${CELL} text-right tabular-nums ${className}`} {...cell} />;
+}
