@@ -132,7 +132,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
       <p id="queue-search-hint" className="mt-1 text-xs text-slate-700">
         {shortSearch
           ? `Type ${PARTIAL_SEARCH_MIN} or more characters to match part of an ID; shorter text matches whole IDs only.`
-          : "Matches any part of an ID, in any case; updates as you type."}
+          : "An ID in full finds its case; part of one finds every case containing it. Updates as you type."}
       </p>
       <div
         id="queue-more-filters"

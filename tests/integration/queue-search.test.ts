@@ -44,6 +44,17 @@ describe("queue search", () => {
     expect(await ids({ q: "10" })).toEqual([]);
   });
 
+  it("takes an ID typed in full as that ID, and a part as every ID containing it", async () => {
+    const operator = await makeUser(db, ["operator"]);
+    const t = tag();
+    const one = await parkCase(db, producer(`shop-${t}`), parkInput("delivery", { operationId: `full-${t}-1` }));
+    const ten = await parkCase(db, producer(`shop-${t}`), parkInput("delivery", { operationId: `full-${t}-10` }));
+    const ids = async (q: string) => (await list(operator, { q })).items.map((c) => c.id).sort();
+    expect(await ids(`full-${t}-1`)).toEqual([one.caseId]);
+    expect(await ids(`job-full-${t}-10`)).toEqual([ten.caseId]);
+    expect(await ids(`full-${t}-`)).toEqual([one.caseId, ten.caseId].sort());
+  });
+
   it("finds resolved cases when the view asks for them, and counts what it lists", async () => {
     const operator = await makeUser(db, ["operator"]);
     const t = tag();

@@ -23,13 +23,21 @@ const IDS_TEXT = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' 
 const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, '') || '')`;
 
 /**
- * What a search matches: an exact ID when the text is short; otherwise any case whose operation,
- * attempt or provider job ID contains it, case-insensitively. The matches are counted first (up to
- * the cap) through the trigram index, which decides how the page is read.
+ * What a search matches. An ID typed in full finds its cases by the IDs' own indexes (a pasted ID is
+ * the most common search, and the trigram index would read the long lists of trigrams every ID
+ * shares). Otherwise any case whose operation, attempt or provider job ID contains the text, in any
+ * case; text too short for a trigram names a whole ID only. The matches are counted first (up to
+ * the cap), which decides how the page is read.
  */
 async function searchCondition(db: Db, q: string, cap: number): Promise<Prisma.Sql> {
-  if (q.length < PARTIAL_SEARCH_MIN)
-    return Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
+  const exact = Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
+  if (q.length < PARTIAL_SEARCH_MIN) return exact;
+  const whole = await sqlRows<{ id: string }>(
+    db,
+    Prisma.sql`SELECT id::text FROM cases WHERE ${exact} LIMIT ${cap + 1}`,
+  );
+  if (whole.length > cap) return exact;
+  if (whole.length > 0) return Prisma.sql`id = ANY(${whole.map((h) => h.id)}::uuid[])`;
   const pattern = likePattern(q);
   const hits = await sqlRows<{ id: string }>(
     db,
