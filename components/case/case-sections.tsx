@@ -1,7 +1,7 @@
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatAge } from "@/components/ui/format-age";
-import { TableHead } from "@/components/ui/table-head";
+import { formatAge } from "@/components/ui/format";
+import { TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { formatMicros } from "@/lib/domain/money";
 import { describeEvent } from "@/lib/domain/timeline-words";

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { useState, useTransition } from "react";
-import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
+import { FormError } from "@/components/ui/form-error";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { confirmSuggestionAction } from "@/lib/actions/suggestion-actions";
 import { can, type Role } from "@/lib/domain/roles";
@@ -142,7 +142,7 @@ function SuggestionForm({
       <Button type="submit" className="mt-2" disabled={pending}>
         {pending ? "Saving…" : "Use this job"}
       </Button>
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
     </form>
   );
 }

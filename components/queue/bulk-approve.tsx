@@ -2,8 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { ActionError } from "@/components/ui/action-error";
 import { Button } from "@/components/ui/button";
+import { FormError } from "@/components/ui/form-error";
 import { bulkApproveAction, previewBulkApproveAction } from "@/lib/actions/queue-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { formatMicros } from "@/lib/domain/money";
@@ -124,7 +124,7 @@ export function BulkApprove({
           {outcome.skipped.length ? ` (${[...new Set(outcome.skipped.map((s) => s.code))].join(", ")})` : ""}.
         </p>
       )}
-      <ActionError result={result} />
+      <FormError result={result} listIssues />
     </section>
   );
 }

@@ -4,7 +4,8 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { WaitingOnText } from "@/components/case/case-progress";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
-import { formatAge } from "@/components/ui/format-age";
+import { formatAge } from "@/components/ui/format";
+import { type SortLink, Table, TableHead } from "@/components/ui/table";
 import { describeAttempt, type LastAttempt, type WaitingOn } from "@/lib/domain/case-progress";
 import { formatMicros } from "@/lib/domain/money";
 
@@ -32,7 +33,7 @@ const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${en
  * j/k move the highlight, Enter opens the case, x toggles selection (when bulk is offered).
  * Keys are ignored while typing in a field, so the filters stay usable.
  */
-export type SortLink = { href: string; direction: "ascending" | "descending" | "none"; next: string };
+export type { SortLink };
 
 export function QueueTable({
   rows,
@@ -62,7 +63,6 @@ export function QueueTable({
   lastIndex.current = active;
   const setActive = (next: (index: number) => number) => setActiveId(rows[next(active)]?.id ?? null);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
-  const tableRef = useRef<HTMLTableElement | null>(null);
   const fresh = useFreshRows(rows);
 
   useEffect(() => {
@@ -79,10 +79,11 @@ export function QueueTable({
       event.preventDefault();
     }
     window.addEventListener("keydown", onKey);
-    // Keys typed before hydration go nowhere; this mark tells a script (and a test) when they count.
-    tableRef.current?.setAttribute("data-keys", "on");
     return () => window.removeEventListener("keydown", onKey);
   });
+  // Keys typed before hydration go nowhere; this mark tells a script (and a test) when they count.
+  const [keysOn, setKeysOn] = useState(false);
+  useEffect(() => setKeysOn(true), []);
 
   useEffect(() => {
     if (activeId) rowRefs.current[active]?.scrollIntoView({ block: "nearest" });
@@ -92,34 +93,20 @@ export function QueueTable({
     return <div className="mt-4 rounded border border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</div>;
   }
   return (
-    <table ref={tableRef} className="mt-4 w-full border-collapse bg-white text-left text-sm">
-      <caption className="sr-only">Cases; j and k move, Enter opens</caption>
-      <thead>
-        <tr className="border-b border-slate-300">
-          {selectable && (
-            <th scope="col" className="px-2 py-2">
-              <span className="sr-only">Select</span>
-            </th>
-          )}
-          <th scope="col" className="px-2 py-2">
-            Operation
-          </th>
-          <th scope="col" className="px-2 py-2">
-            Stage / state
-          </th>
-          <th scope="col" className="hidden px-2 py-2 md:table-cell">
-            Waiting on
-          </th>
-          <th scope="col" className="hidden px-2 py-2 lg:table-cell">
-            Provider / model
-          </th>
-          <th scope="col" className="hidden px-2 py-2 lg:table-cell">
-            Provider job
-          </th>
-          <SortableHeader label="Age" link={sortLinks.age} />
-          <SortableHeader label="On hold" link={sortLinks.held} />
-        </tr>
-      </thead>
+    <Table caption="Cases; j and k move, Enter opens" className="mt-4" data-keys={keysOn ? "on" : undefined}>
+      <TableHead
+        cell="px-2 py-2"
+        columns={[
+          ...(selectable ? [{ label: "Select", hidden: true }] : []),
+          "Operation",
+          "Stage / state",
+          { label: "Waiting on", className: "hidden md:table-cell" },
+          { label: "Provider / model", className: "hidden lg:table-cell" },
+          { label: "Provider job", className: "hidden lg:table-cell" },
+          { label: "Age", align: "right", sortLink: sortLinks.age },
+          { label: "On hold", align: "right", sortLink: sortLinks.held },
+        ]}
+      />
       <tbody>
         {rows.map((row, index) => (
           <tr
@@ -176,7 +163,7 @@ export function QueueTable({
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }
 
@@ -200,19 +187,6 @@ function RowFlags({ row }: { row: QueueRow }) {
         </span>
       ) : null}
     </>
-  );
-}
-
-/** A column header that sorts the view by following a link (the order lives in the URL). */
-function SortableHeader({ label, link }: { label: string; link: SortLink }) {
-  const arrow = link.direction === "ascending" ? "↑" : link.direction === "descending" ? "↓" : "↕";
-  return (
-    <th scope="col" aria-sort={link.direction} className="px-2 py-2 text-right">
-      <a href={link.href} className="whitespace-nowrap text-slate-900 underline decoration-dotted" title={link.next}>
-        {label} <span aria-hidden="true">{arrow}</span>
-        <span className="sr-only">, {link.next}</span>
-      </a>
-    </th>
   );
 }
 

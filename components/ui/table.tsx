@@ -28,7 +28,11 @@ export function Table({
 }
 
 export type Sort = "ascending" | "descending";
-export type Column = string | { label: string; align?: "right"; hidden?: boolean; sort?: Sort };
+/** A header that sorts by following a link (the order lives in the URL); `next` says what a click does. */
+export type SortLink = { href: string; direction: Sort | "none"; next: string };
+export type Column =
+  | string
+  | { label: string; align?: "right"; hidden?: boolean; sort?: Sort; sortLink?: SortLink; className?: string };
 
 /** The header row; `hidden` labels stay readable to screen readers, `sort` marks the rows' order. */
 export function TableHead({ columns, cell = CELL }: { columns: Column[]; cell?: string }) {
@@ -36,20 +40,39 @@ export function TableHead({ columns, cell = CELL }: { columns: Column[]; cell?: 
     <thead>
       <tr className="border-b border-slate-300">
         {columns.map((column) => {
-          const { label, align, hidden, sort } = typeof column === "string" ? { label: column } : column;
+          const {
+            label,
+            align,
+            hidden,
+            sort,
+            sortLink,
+            className = "",
+          } = typeof column === "string" ? { label: column } : column;
+          const direction = sortLink?.direction ?? sort;
+          const arrow = direction ? (
+            <span aria-hidden="true" className="ml-1 text-slate-600">
+              {direction === "ascending" ? "↑" : direction === "descending" ? "↓" : "↕"}
+            </span>
+          ) : null;
           return (
             <th
               key={label}
               scope="col"
-              aria-sort={sort}
-              className={`${cell} font-medium ${align === "right" ? "text-right" : ""}`}
+              aria-sort={direction}
+              className={`${cell} font-medium ${align === "right" ? "text-right" : ""} ${className}`}
             >
-              {hidden ? <span className="sr-only">{label}</span> : label}
-              {sort ? (
-                <span aria-hidden="true" className="ml-1 text-slate-500">
-                  {sort === "ascending" ? "↑" : "↓"}
-                </span>
-              ) : null}
+              {sortLink ? (
+                <a href={sortLink.href} title={sortLink.next} className="whitespace-nowrap underline decoration-dotted">
+                  {label}
+                  {arrow}
+                  <span className="sr-only">, {sortLink.next}</span>
+                </a>
+              ) : (
+                <>
+                  {hidden ? <span className="sr-only">{label}</span> : label}
+                  {arrow}
+                </>
+              )}
             </th>
           );
         })}

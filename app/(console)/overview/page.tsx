@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { OverviewLive } from "@/components/overview/overview-live";
-import { LoadingRows } from "@/components/ui/loading-rows";
+import { LoadingState } from "@/components/ui/loading-state";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
@@ -17,7 +17,7 @@ export default async function OverviewPage() {
       <h1 id="overview-heading" className="mb-3 text-2xl font-semibold">
         Overview
       </h1>
-      <Suspense fallback={<LoadingRows label="Loading the overview…" rows={4} />}>
+      <Suspense fallback={<LoadingState label="Loading the overview…" />}>
         <OverviewFigures user={user} />
       </Suspense>
     </section>

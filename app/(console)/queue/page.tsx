@@ -7,7 +7,7 @@ import { SavedViews } from "@/components/queue/saved-views";
 import { sortLinks } from "@/components/queue/sort-links";
 import { StageTabs } from "@/components/queue/stage-tabs";
 import { LiveRefresh } from "@/components/ui/live-refresh";
-import { LoadingRows } from "@/components/ui/loading-rows";
+import { LoadingState } from "@/components/ui/loading-state";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
@@ -55,7 +55,14 @@ export default async function QueuePage({ searchParams }: Props) {
           {problem}
         </p>
       )}
-      <Suspense key={JSON.stringify(query)} fallback={<LoadingRows label="Loading cases…" />}>
+      <Suspense
+        key={JSON.stringify(query)}
+        fallback={
+          <div className="mt-4">
+            <LoadingState label="Loading cases…" />
+          </div>
+        }
+      >
         <QueueResults user={user} query={query} />
       </Suspense>
     </section>
