@@ -17,6 +17,8 @@ for (const scheme of ["light", "dark"] as const) {
       page,
       login,
     }) => {
+      // axe takes seconds per page on a loaded two-core machine, and a role checks up to three pages.
+      test.slow();
       await page.emulateMedia({ colorScheme: scheme });
       if (email) await login(email);
       for (const path of paths) {

@@ -49,6 +49,8 @@ for (const scheme of ["dark", "light"] as const) {
       } else {
         await page.goto(path);
       }
+      // Declared in the page itself too, so the browser picks the scheme before the stylesheet loads.
+      await expect(page.locator('meta[name="color-scheme"]')).toHaveAttribute("content", "light dark");
       const seen = await luminances(page);
       const where = `${path}: ${JSON.stringify(seen)}`;
       if (scheme === "dark") {
