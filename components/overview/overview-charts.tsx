@@ -94,9 +94,11 @@ export function AgeBucketChart({ stats }: { stats: OverviewStats }) {
         {bars.map((bar, index) => {
           const style = STAGE_STYLE[bar.stage] ?? OTHER_STAGE;
           return (
+            // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a chart mark takes focus to show its value (WAI-ARIA Graphics)
             <g
               key={bar.key}
               {...markProps(index)}
+              role="graphics-symbol"
               aria-label={`${bar.point.series}, ${bar.point.time}: ${bar.point.value}`}
               className={MARK}
             >
@@ -227,9 +229,11 @@ export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
           </g>
         ))}
         {points.map((point, index) => (
+          // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a chart mark takes focus to show its value (WAI-ARIA Graphics)
           <g
             key={`${point.series}-${point.time}`}
             {...markProps(index)}
+            role="graphics-symbol"
             aria-label={`${point.series}, ${point.time}: ${point.value}`}
             className={MARK}
           >
