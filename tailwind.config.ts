@@ -1,13 +1,7 @@
 import type { Config } from "tailwindcss";
 
+// Colours live in app/globals.css (@theme and its dark-mode block), as CSS variables, so that one
+// place decides them for both colour schemes.
 export default {
   content: ["./app/**/*.{ts,tsx}", "./components/**/*.{ts,tsx}"],
-  theme: {
-    extend: {
-      colors: {
-        // Text on these passes WCAG AA contrast on white and on slate-50.
-        brand: { DEFAULT: "#1d4ed8", dark: "#1e3a8a" },
-      },
-    },
-  },
 } satisfies Config;

@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import "./globals.css";
 
@@ -11,6 +11,10 @@ export const metadata: Metadata = {
   title: { default: "Video job recovery", template: "%s · Video job recovery" },
   description: "Dead-letter queue and recovery console for paid AI video generation jobs",
 };
+
+// Tells the browser before any stylesheet arrives that the page has a dark scheme, so a dark
+// system does not see a white flash while the page loads (the colours are in globals.css).
+export const viewport: Viewport = { colorScheme: "light dark" };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
