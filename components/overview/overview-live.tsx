@@ -1,7 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { formatAge } from "@/components/ui/format-age";
+import { formatAge } from "@/components/ui/format";
+import { stageLabel } from "@/components/ui/labels";
+import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { formatMicros } from "@/lib/domain/money";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
@@ -38,43 +40,31 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
         </p>
       )}
       <CaseFlagsSummary stats={stats} />
-      <table className="w-full border-collapse bg-white text-left text-sm">
-        <caption className="py-2 text-left font-semibold">Open cases by stage</caption>
-        <thead>
-          <tr className="border-b border-slate-300">
-            <th scope="col" className="px-3 py-2">
-              Stage
-            </th>
-            <th scope="col" className="px-3 py-2 text-right">
-              Open
-            </th>
-            <th scope="col" className="px-3 py-2 text-right">
-              Oldest
-            </th>
-            <th scope="col" className="px-3 py-2 text-right">
-              Money on hold
-            </th>
-          </tr>
-        </thead>
+      <h2 className="pt-2 font-semibold">Open cases by stage</h2>
+      <Table caption="Open cases by stage">
+        <TableHead
+          columns={[
+            "Stage",
+            { label: "Open", align: "right" },
+            { label: "Oldest", align: "right" },
+            { label: "Money on hold", align: "right" },
+          ]}
+        />
         <tbody>
           {stats.stages.map((s) => (
-            <tr key={s.stage} className="border-b border-slate-200">
-              <th scope="row" className="px-3 py-2 font-medium">
+            <Row key={s.stage}>
+              <RowHeader>
                 <a className="text-brand underline" href={`/queue?stage=${s.stage}`}>
-                  {s.stage}
+                  {stageLabel(s.stage)}
                 </a>
-              </th>
-              <td className="px-3 py-2 text-right tabular-nums">{s.open}</td>
-              <td className="px-3 py-2 text-right">
-                {s.oldestAgeSeconds === null ? "—" : formatAge(s.oldestAgeSeconds)}
-              </td>
-              <td className="px-3 py-2 text-right tabular-nums">
-                {s.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "—"}
-              </td>
-            </tr>
+              </RowHeader>
+              <NumCell>{s.open}</NumCell>
+              <NumCell>{s.oldestAgeSeconds === null ? "—" : formatAge(s.oldestAgeSeconds)}</NumCell>
+              <NumCell>{s.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "—"}</NumCell>
+            </Row>
           ))}
         </tbody>
-      </table>
+      </Table>
       <dl className="grid grid-cols-2 gap-3 md:grid-cols-4">
         {[
           ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
