@@ -29,7 +29,7 @@ const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id ||
  * case; text too short for a trigram names a whole ID only. The matches are counted first (up to
  * the cap), which decides how the page is read.
  */
-async function searchCondition(db: Db, q: string, cap: number): Promise<Prisma.Sql> {
+async function searchCondition(db: Db, q: string, cap: number, counting: boolean): Promise<Prisma.Sql> {
   const exact = Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
   if (q.length < PARTIAL_SEARCH_MIN) return exact;
   const whole = await sqlRows<{ id: string }>(
@@ -44,7 +44,9 @@ async function searchCondition(db: Db, q: string, cap: number): Promise<Prisma.S
     Prisma.sql`SELECT id::text FROM cases WHERE ${IDS_TEXT} ILIKE ${pattern} LIMIT ${cap + 1}`,
   );
   if (hits.length <= cap) return Prisma.sql`id = ANY(${hits.map((h) => h.id)}::uuid[])`;
-  return Prisma.sql`${IDS_TEXT_UNINDEXED} ILIKE ${pattern}`;
+  // Dense: a page walks its ordered index and stops at a page's worth; a count (which stops only at
+  // its cap) goes through the trigram index, so a rare-in-order match cannot make it read every row.
+  return counting ? Prisma.sql`${IDS_TEXT} ILIKE ${pattern}` : Prisma.sql`${IDS_TEXT_UNINDEXED} ILIKE ${pattern}`;
 }
 
 /** The filter as SQL conditions over `cases`, each spelled so that an index can serve it. */
@@ -52,7 +54,7 @@ export async function caseFilterConditions(
   db: Db,
   filter: CaseFilter,
   now: Date,
-  { searchIdsCap = SEARCH_IDS_CAP } = {},
+  { searchIdsCap = SEARCH_IDS_CAP, counting = false } = {},
 ): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [];
   if (filter.provider) where.push(Prisma.sql`provider = ${filter.provider}`);
@@ -63,6 +65,6 @@ export async function caseFilterConditions(
     where.push(Prisma.sql`opened_at <= ${new Date(now.getTime() - filter.minAgeSeconds * 1000)}`);
   if (filter.currency) where.push(Prisma.sql`currency = ${filter.currency}`);
   if (filter.minAmountMicros !== undefined) where.push(Prisma.sql`held_micros >= ${BigInt(filter.minAmountMicros)}`);
-  if (filter.q) where.push(await searchCondition(db, filter.q, searchIdsCap));
+  if (filter.q) where.push(await searchCondition(db, filter.q, searchIdsCap, counting));
   return where;
 }

@@ -24,7 +24,7 @@ export async function countCases(
   now = new Date(),
 ): Promise<ViewCount> {
   requirePermission(actor, "case:read");
-  const where = await viewConditions(db, { ...query, cursor: undefined }, now);
+  const where = await viewConditions(db, { ...query, cursor: undefined }, now, { counting: true });
   const rows = await sqlRows<{ n: bigint }>(
     db,
     Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${Prisma.join(where, " AND ")} LIMIT ${COUNT_CAP + 1}) s`,

@@ -59,7 +59,12 @@ function afterCursorSql(sort: QueueSort, cursor: Cursor) {
 }
 
 /** The view's cases by state and flag: open cases unless a state or the hold-open flag is asked for. */
-export async function viewConditions(db: Db, query: ListCasesQuery, now: Date): Promise<Prisma.Sql[]> {
+export async function viewConditions(
+  db: Db,
+  query: ListCasesQuery,
+  now: Date,
+  options: { counting?: boolean } = {},
+): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [
     query.state
       ? Prisma.sql`state = ${query.state}::"CaseState"`
@@ -71,7 +76,7 @@ export async function viewConditions(db: Db, query: ListCasesQuery, now: Date): 
   if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
   if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
   if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
-  return [...where, ...(await caseFilterConditions(db, query, now))];
+  return [...where, ...(await caseFilterConditions(db, query, now, options))];
 }
 
 type Row = {
