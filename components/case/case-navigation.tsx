@@ -1,18 +1,20 @@
-import type { UserPrincipal } from "@/lib/auth/session";
-import { db } from "@/lib/db/client";
-import { caseNeighbours } from "@/lib/services/case/case-neighbours";
-import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
+import type { Neighbour } from "@/lib/services/case/case-neighbours";
 
 /**
  * The way back to the queue view a case was opened from (its filters, search and order), and the
  * cases before and after this one in that view. The view travels as `from`, re-read as queue
  * parameters only, so no link here can lead anywhere but the queue and its cases.
  */
-export async function CaseNavigation({ user, caseId, from }: { user: UserPrincipal; caseId: string; from?: string }) {
-  const { query } = parseQueueParams(Object.fromEntries(new URLSearchParams(from ?? "")));
-  const { cursor: _cursor, ...view } = query;
-  const viewText = queueQueryString(view);
-  const { previous, next } = await caseNeighbours(db(), user, view, caseId);
+export function CaseNavigation({
+  viewText,
+  previous,
+  next,
+}: {
+  /** The view as the queue's URL query (re-written by the queue's own parser). */
+  viewText: string;
+  previous: Neighbour;
+  next: Neighbour;
+}) {
   const caseHref = (id: string) => `/cases/${id}${viewText ? `?from=${encodeURIComponent(viewText)}` : ""}`;
   return (
     <nav aria-label="Queue" className="mb-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">

@@ -8,8 +8,10 @@ import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
+import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { getCase } from "@/lib/services/case/get-case";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
+import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Case" };
@@ -31,9 +33,14 @@ export default async function CasePage({
   });
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
+  // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).
+  const { query } = parseQueueParams(Object.fromEntries(new URLSearchParams(typeof from === "string" ? from : "")));
+  const { cursor: _cursor, ...view } = query;
+  const viewText = queueQueryString(view);
+  const neighbours = await caseNeighbours(db(), user, view, id);
   return (
     <>
-      <CaseNavigation user={user} caseId={id} from={typeof from === "string" ? from : undefined} />
+      <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
