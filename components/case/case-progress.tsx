@@ -12,10 +12,19 @@ const PARTY: Record<Party, { label: string; tone: Tone }> = {
 };
 
 /** Who or what the case waits on, and why: the first thing a reader of the queue or the case needs. */
-export function WaitingOnText({ waiting, short = false }: { waiting: WaitingOn; short?: boolean }) {
+export function WaitingOnText({
+  waiting,
+  short = false,
+  testId = "waiting-on",
+}: {
+  waiting: WaitingOn;
+  short?: boolean;
+  /** A second copy on the same row (the phone layout's) names itself apart. */
+  testId?: string;
+}) {
   const party = PARTY[waiting.party];
   return (
-    <span data-testid="waiting-on">
+    <span data-testid={testId}>
       <Badge tone={party.tone}>{waiting.party === "nobody" ? "done" : `waiting on ${party.label}`}</Badge>
       {short ? null : (
         <span className="ml-2">

@@ -145,7 +145,7 @@ export function QueueTable({
               </div>
               {row.waitingOn ? (
                 <div className="mt-1 text-xs md:hidden">
-                  <WaitingOnText waiting={row.waitingOn} short />
+                  <WaitingOnText waiting={row.waitingOn} short testId="waiting-on-narrow" />
                 </div>
               ) : null}
             </td>

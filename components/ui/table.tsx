@@ -18,7 +18,9 @@ export function Table({
   "children"
 >) {
   return (
-    <div className="overflow-x-auto">
+    // Positioned, so what is positioned inside (screen-reader-only text) scrolls with the table
+    // instead of widening the page.
+    <div className="relative overflow-x-auto">
       <table className={`w-full border-collapse bg-white text-left text-sm ${className}`} {...table}>
         <caption className="sr-only">{caption}</caption>
         {children}

@@ -35,7 +35,7 @@ test.describe("finance", () => {
 
     await login("finance@demo.local");
     await page.setViewportSize({ width: 1366, height: 768 });
-    const response = await page.goto("/finance");
+    const response = await page.goto("/finance?limit=200");
     expect(response?.status()).toBe(200);
     await expect(page.getByRole("heading", { level: 1, name: "Finance" })).toBeVisible();
     const totals = page.getByTestId(`totals-${CURRENCY}`);
@@ -74,7 +74,7 @@ test.describe("finance", () => {
     await expect(totals.getByTestId("released")).toContainText("XTS 3.10");
     await expect(released).toHaveCount(0);
     await page.goto("/finance?status=settled");
-    await page.goto("/finance");
+    await page.goto("/finance?limit=200");
 
     // The ledger export has the entries as integer micro-units.
     const today = new Date().toISOString().slice(0, 10);
@@ -108,7 +108,7 @@ test.describe("finance", () => {
     expect(asked.ok(), await asked.text()).toBe(true);
 
     await login("finance@demo.local");
-    await page.goto("/finance");
+    await page.goto("/finance?limit=200");
     const item = page.getByTestId("replacement-request").filter({ hasText: `e2e-${run}-failed` });
     await expect(item).toContainText("reviewer@demo.local");
     await expect(item).toContainText("New hold XTS 0.75");
@@ -123,7 +123,7 @@ test.describe("finance", () => {
 
   test("an operator gets the 403 page on /finance and no Finance link", async ({ page, login }) => {
     await login("operator@demo.local");
-    const response = await page.goto("/finance");
+    const response = await page.goto("/finance?limit=200");
     expect(response?.status()).toBe(403);
     await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
     await page.goto("/profile");
