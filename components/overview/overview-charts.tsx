@@ -125,29 +125,32 @@ export function AgeBucketChart({ stats }: { stats: OverviewStats }) {
           };
         })}
       />
-      <table className="sr-only">
-        <caption>Open cases by age (rows) and stage (columns)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Age</th>
-            {stages.map((stage) => (
-              <th key={stage} scope="col">
-                {stageName(stage)}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {AGE_BUCKETS.map((bucket) => (
-            <tr key={bucket}>
-              <th scope="row">{bucket}</th>
+      {/* A table is never narrower than its content: hidden in a div, it cannot widen a phone's page. */}
+      <div className="sr-only">
+        <table>
+          <caption>Open cases by age (rows) and stage (columns)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Age</th>
               {stages.map((stage) => (
-                <td key={stage}>{count(bucket, stage)}</td>
+                <th key={stage} scope="col">
+                  {stageName(stage)}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {AGE_BUCKETS.map((bucket) => (
+              <tr key={bucket}>
+                <th scope="row">{bucket}</th>
+                {stages.map((stage) => (
+                  <td key={stage}>{count(bucket, stage)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
@@ -266,29 +269,31 @@ export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
           ),
         }))}
       />
-      <table className="sr-only">
-        <caption>Money on hold at the end of each day (UTC), by currency</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            {currencies.map((currency) => (
-              <th key={currency} scope="col">
-                {currency}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((day) => (
-            <tr key={day}>
-              <th scope="row">{day}</th>
+      <div className="sr-only">
+        <table>
+          <caption>Money on hold at the end of each day (UTC), by currency</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
               {currencies.map((currency) => (
-                <td key={currency}>{formatMicros(micros(day, currency), currency)}</td>
+                <th key={currency} scope="col">
+                  {currency}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day}>
+                <th scope="row">{day}</th>
+                {currencies.map((currency) => (
+                  <td key={currency}>{formatMicros(micros(day, currency), currency)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

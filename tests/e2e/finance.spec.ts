@@ -2,8 +2,8 @@ import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures/login";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
-// The demo database has no cases: park real ones through the producer API with a key minted by
-// the same command an operator would run. "XTS" is ISO 4217's code for testing, so nothing else
+// Finance's own cases are parked through the producer API with a key minted by the same command
+// an operator would run. "XTS" is ISO 4217's code for testing, so nothing else
 // in this run shares these totals.
 const CURRENCY = "XTS";
 const run = Date.now().toString(36);
@@ -21,6 +21,7 @@ function parkCase(
     stage,
     amountMicros,
     currency: CURRENCY,
+    holdId: `hold-${name}-${run}`,
   });
 }
 
