@@ -157,17 +157,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
             <option value="hold_open">resolved, hold open</option>
           </select>
         </label>
-        <label className="text-sm font-medium">
-          Producer
-          <select {...bind("producer")}>
-            <option value="">any</option>
-            {withCurrent(options.producers, values.producer).map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Picker label="Producer" bound={bind("producer")} none="any" choices={options.producers} />
         <label className="text-sm font-medium">
           Assigned to
           <select {...bind("assigneeId")}>
@@ -179,31 +169,13 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
             ))}
           </select>
         </label>
-        <label className="text-sm font-medium">
-          Provider
-          <select {...bind("provider")}>
-            <option value="">any</option>
-            {withCurrent(
-              options.providers.map((p) => p.provider),
-              values.provider,
-            ).map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="text-sm font-medium">
-          Model
-          <select {...bind("model")}>
-            <option value="">any</option>
-            {withCurrent(models, values.model).map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Picker
+          label="Provider"
+          bound={bind("provider")}
+          none="any"
+          choices={options.providers.map((p) => p.provider)}
+        />
+        <Picker label="Model" bound={bind("model")} none="any" choices={models} />
         <label className="text-sm font-medium">
           Older than
           <select {...bind("minAgeMinutes")}>
@@ -219,14 +191,12 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
           <legend>Held at least</legend>
           <div className="flex gap-1">
             <input {...bind("minHeld")} inputMode="decimal" placeholder="0.00" aria-label="Held at least, amount" />
-            <select {...bind("currency")} aria-label="Held at least, currency" className={`${field} w-24`}>
-              <option value="">any currency</option>
-              {withCurrent(options.currencies, values.currency).map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
-            </select>
+            <PickerSelect
+              bound={{ ...bind("currency"), className: `${field} w-24` }}
+              none="any currency"
+              choices={options.currencies}
+              aria-label="Held at least, currency"
+            />
           </div>
         </fieldset>
         <div className="col-span-2 flex items-end gap-2 md:col-span-4">
@@ -244,7 +214,46 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
   );
 }
 
-/** A value from a hand-edited or saved URL stays choosable even when the list no longer offers it. */
-function withCurrent(list: string[], current: string): string[] {
-  return current && !list.includes(current) ? [...list, current] : list;
+type Bound = {
+  name: string;
+  value: string;
+  onChange: (event: ChangeEvent<HTMLSelectElement>) => void;
+  className: string;
+};
+
+/** A select of known values plus "none"; a value from a hand-edited or saved URL stays choosable. */
+function PickerSelect({
+  bound,
+  none,
+  choices,
+  "aria-label": ariaLabel,
+  id,
+}: {
+  bound: Bound;
+  none: string;
+  choices: string[];
+  "aria-label"?: string;
+  id?: string;
+}) {
+  const all = bound.value && !choices.includes(bound.value) ? [...choices, bound.value] : choices;
+  return (
+    <select {...bound} id={id} aria-label={ariaLabel}>
+      <option value="">{none}</option>
+      {all.map((choice) => (
+        <option key={choice} value={choice}>
+          {choice}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function Picker({ label, ...select }: { label: string; bound: Bound; none: string; choices: string[] }) {
+  const id = `queue-filter-${select.bound.name}`;
+  return (
+    <div className="text-sm font-medium">
+      <label htmlFor={id}>{label}</label>
+      <PickerSelect {...select} id={id} />
+    </div>
+  );
 }

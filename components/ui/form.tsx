@@ -82,33 +82,61 @@ function FieldMessages({ id, hint, error }: { id: string; hint?: ReactNode; erro
   );
 }
 
-type FieldProps = {
-  id: string;
-  /** The issue path the server reports for this field. */
-  path: string;
-  label: string;
-  hint?: ReactNode;
-  error?: string;
-} & Omit<InputHTMLAttributes<HTMLInputElement>, "id">;
+/** What every field shares: its id, the issue path the server reports for it, a label, a hint, an error. */
+type Wiring = { id: string; path: string; label: string; hint?: ReactNode; error?: string };
 
-export function TextField({ id, path, label, hint, error, className = "", ...input }: FieldProps) {
+/**
+ * The label, the hint and the server's complaint around one control, and the attributes that tie
+ * them to it (`data-field` is where focus goes when the server names this field).
+ */
+function Field({
+  id,
+  path,
+  label,
+  hint,
+  error,
+  required,
+  className = "",
+  control,
+}: Wiring & {
+  required?: boolean;
+  className?: string;
+  control: (wired: Record<string, unknown> & { className: string }) => ReactNode;
+}) {
   const describedBy = describedByOf(id, hint, error);
   return (
     <div className={className}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-900">
         {label}
-        {input.required ? <span aria-hidden="true"> *</span> : null}
+        {required ? <span aria-hidden="true"> *</span> : null}
       </label>
-      <input
-        id={id}
-        data-field={path}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
-        {...input}
-      />
+      {control({
+        id,
+        "data-field": path,
+        "aria-invalid": error ? true : undefined,
+        "aria-describedby": describedBy || undefined,
+        className: `mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"}`,
+      })}
       <FieldMessages id={id} hint={hint} error={error} />
     </div>
+  );
+}
+
+export function TextField({
+  id,
+  path,
+  label,
+  hint,
+  error,
+  className,
+  ...input
+}: Wiring & Omit<InputHTMLAttributes<HTMLInputElement>, "id">) {
+  return (
+    <Field
+      {...{ id, path, label, hint, error, className }}
+      required={input.required}
+      control={(wired) => <input {...wired} className={`${wired.className} read-only:bg-slate-100`} {...input} />}
+    />
   );
 }
 
@@ -119,29 +147,15 @@ export function TextAreaField({
   label,
   hint,
   error,
-  className = "",
+  className,
   ...textarea
-}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
-  TextareaHTMLAttributes<HTMLTextAreaElement>,
-  "id"
->) {
-  const describedBy = describedByOf(id, hint, error);
+}: Wiring & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "id">) {
   return (
-    <div className={className}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        {label}
-        {textarea.required ? <span aria-hidden="true"> *</span> : null}
-      </label>
-      <textarea
-        id={id}
-        data-field={path}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        className={`mt-1 w-full rounded border px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"} read-only:bg-slate-100`}
-        {...textarea}
-      />
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
+    <Field
+      {...{ id, path, label, hint, error, className }}
+      required={textarea.required}
+      control={(wired) => <textarea {...wired} className={`${wired.className} read-only:bg-slate-100`} {...textarea} />}
+    />
   );
 }
 
@@ -152,29 +166,17 @@ export function SelectField({
   hint,
   error,
   children,
-  className = "",
+  className,
   ...select
-}: { id: string; path: string; label: string; hint?: ReactNode; error?: string } & Omit<
-  SelectHTMLAttributes<HTMLSelectElement>,
-  "id"
->) {
-  const describedBy = describedByOf(id, hint, error);
+}: Wiring & Omit<SelectHTMLAttributes<HTMLSelectElement>, "id">) {
   return (
-    <div className={className}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        {label}
-      </label>
-      <select
-        id={id}
-        data-field={path}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        className={`mt-1 w-full rounded border bg-white px-3 py-2 text-sm ${error ? "border-red-700" : "border-slate-400"}`}
-        {...select}
-      >
-        {children}
-      </select>
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
+    <Field
+      {...{ id, path, label, hint, error, className }}
+      control={(wired) => (
+        <select {...wired} className={`${wired.className} bg-white`} {...select}>
+          {children}
+        </select>
+      )}
+    />
   );
 }
