@@ -97,6 +97,27 @@ describe("queue search", () => {
     expect(byIds.rows).toHaveLength(6);
   });
 
+  it("reads a page of a dense search from the view's first rows, the same page as any other plan", async () => {
+    const operator = await makeUser(db, ["operator"]);
+    const t = tag();
+    const shop = producer(`shop-${t}`);
+    for (let i = 0; i < 4; i++) await parkCase(db, shop, parkInput("polling", { operationId: `win-${t}-${i}` }));
+    const page = {
+      where: [Prisma.sql`state <> 'resolved'`],
+      order: Prisma.sql`opened_at ASC, id ASC`,
+      rows: 3,
+    };
+    // With the id cap below the matches, only the window can answer with ids.
+    const where = await caseFilterConditions(db, { q: `win-${t}` }, new Date(), { searchIdsCap: 2, page });
+    expect(where.map((w) => w.sql).join(" ")).toContain("ANY");
+    const windowed = await db.$queryRaw<{ id: string }[]>(
+      Prisma.sql`SELECT id::text FROM cases WHERE ${Prisma.join(where, " AND ")} ORDER BY opened_at, id`,
+    );
+    const listed = await list(operator, { q: `win-${t}`, limit: 2 });
+    expect(windowed.map((r) => r.id).slice(0, 2)).toEqual(listed.items.map((c) => c.id));
+    expect(windowed).toHaveLength(3);
+  });
+
   it("looks the text up through the trigram index", async () => {
     // A table this small is read whole; with that plan ruled out, the index must match the expression.
     const plan = await db.$transaction(async (tx) => {

@@ -17,6 +17,16 @@ export type CaseFilter = Pick<
  */
 export const SEARCH_IDS_CAP = 5_000;
 
+/**
+ * A page's search first reads this many of the view's rows in its order: a fragment many IDs share
+ * fills the page there (and that page is exact), before the trigram index would read the long lists
+ * of trigrams such a fragment is made of.
+ */
+export const SEARCH_WINDOW = 1_000;
+
+/** The page a search is for: its own conditions (state, stage, cursor), its order and its size. */
+export type SearchPage = { where: Prisma.Sql[]; order: Prisma.Sql; rows: number };
+
 // The indexed expression of migration 20261202050000_queue_search, spelled exactly as there.
 const IDS_TEXT = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, ''))`;
 // The same text the index cannot serve: the planner then walks the view's ordered index instead.
@@ -29,7 +39,13 @@ const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id ||
  * case; text too short for a trigram names a whole ID only. The matches are counted first (up to
  * the cap), which decides how the page is read.
  */
-async function searchCondition(db: Db, q: string, cap: number, counting: boolean): Promise<Prisma.Sql> {
+async function searchCondition(
+  db: Db,
+  q: string,
+  cap: number,
+  counting: boolean,
+  page?: SearchPage,
+): Promise<Prisma.Sql> {
   const exact = Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
   if (q.length < PARTIAL_SEARCH_MIN) return exact;
   const whole = await sqlRows<{ id: string }>(
@@ -39,6 +55,16 @@ async function searchCondition(db: Db, q: string, cap: number, counting: boolean
   if (whole.length > cap) return exact;
   if (whole.length > 0) return Prisma.sql`id = ANY(${whole.map((h) => h.id)}::uuid[])`;
   const pattern = likePattern(q);
+  if (page) {
+    const first = await sqlRows<{ id: string }>(
+      db,
+      Prisma.sql`SELECT id::text FROM (
+        SELECT id, opened_at, held_micros, ${IDS_TEXT} AS ids FROM cases WHERE ${Prisma.join(page.where, " AND ")}
+        ORDER BY ${page.order} LIMIT ${SEARCH_WINDOW}) w
+      WHERE ids ILIKE ${pattern} ORDER BY ${page.order} LIMIT ${page.rows}`,
+    );
+    if (first.length === page.rows) return Prisma.sql`id = ANY(${first.map((h) => h.id)}::uuid[])`;
+  }
   const hits = await sqlRows<{ id: string }>(
     db,
     Prisma.sql`SELECT id::text FROM cases WHERE ${IDS_TEXT} ILIKE ${pattern} LIMIT ${cap + 1}`,
@@ -54,7 +80,11 @@ export async function caseFilterConditions(
   db: Db,
   filter: CaseFilter,
   now: Date,
-  { searchIdsCap = SEARCH_IDS_CAP, counting = false } = {},
+  {
+    searchIdsCap = SEARCH_IDS_CAP,
+    counting = false,
+    page,
+  }: { searchIdsCap?: number; counting?: boolean; page?: SearchPage } = {},
 ): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [];
   if (filter.provider) where.push(Prisma.sql`provider = ${filter.provider}`);
@@ -65,6 +95,9 @@ export async function caseFilterConditions(
     where.push(Prisma.sql`opened_at <= ${new Date(now.getTime() - filter.minAgeSeconds * 1000)}`);
   if (filter.currency) where.push(Prisma.sql`currency = ${filter.currency}`);
   if (filter.minAmountMicros !== undefined) where.push(Prisma.sql`held_micros >= ${BigInt(filter.minAmountMicros)}`);
-  if (filter.q) where.push(await searchCondition(db, filter.q, searchIdsCap, counting));
+  if (filter.q) {
+    const pageWhere = page ? { ...page, where: [...page.where, ...where] } : undefined;
+    where.push(await searchCondition(db, filter.q, searchIdsCap, counting, pageWhere));
+  }
   return where;
 }

@@ -63,7 +63,7 @@ export async function viewConditions(
   db: Db,
   query: ListCasesQuery,
   now: Date,
-  options: { counting?: boolean } = {},
+  options: { counting?: boolean; page?: { cursor: Prisma.Sql[]; rows: number } } = {},
 ): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [
     query.state
@@ -76,7 +76,12 @@ export async function viewConditions(
   if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
   if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
   if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
-  return [...where, ...(await caseFilterConditions(db, query, now, options))];
+  const page = options.page && {
+    where: [...where, ...options.page.cursor],
+    order: orderSql(query.sort),
+    rows: options.page.rows,
+  };
+  return [...where, ...(await caseFilterConditions(db, query, now, { counting: options.counting, page }))];
 }
 
 type Row = {
@@ -117,8 +122,11 @@ type Row = {
 export async function listCases(db: Db, actor: Principal, query: ListCasesQuery, now = new Date()) {
   requirePermission(actor, "case:read");
   const cursor = decodeCursor(query.cursor, query.sort);
-  const where = await viewConditions(db, query, now);
-  if (cursor) where.push(afterCursorSql(query.sort, cursor));
+  const after = cursor ? [afterCursorSql(query.sort, cursor)] : [];
+  const where = [
+    ...(await viewConditions(db, query, now, { page: { cursor: after, rows: query.limit + 1 } })),
+    ...after,
+  ];
   const order = orderSql(query.sort);
   const pageOrder = orderSql(query.sort, "page.");
   // The page first, then what it waits on and its last recovery, looked up for its rows alone.
