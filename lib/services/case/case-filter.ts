@@ -36,8 +36,8 @@ const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id ||
  * What a search matches. An ID typed in full finds its cases by the IDs' own indexes (a pasted ID is
  * the most common search, and the trigram index would read the long lists of trigrams every ID
  * shares). Otherwise any case whose operation, attempt or provider job ID contains the text, in any
- * case; text too short for a trigram names a whole ID only. The matches are counted first (up to
- * the cap), which decides how the page is read.
+ * case; text too short for a trigram names a whole ID only. A page looks in the view's first rows
+ * first; otherwise the matches are counted (up to the cap), which decides how the page is read.
  */
 async function searchCondition(
   db: Db,
