@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
-import { allHours, figureRows } from "../overview/stat-figures";
+import { allHours, figureRows, foldWhenDue } from "../overview/stat-figures";
 import { viewConditions } from "./list-cases";
 
 /**
@@ -36,6 +36,8 @@ export async function countCases(
 /** Open cases per stage, from the running totals the overview reads (exact, without a scan). */
 export async function openCasesByStage(db: Db, actor: Principal): Promise<Record<Stage, number>> {
   requirePermission(actor, "case:read");
+  // Like the overview: past a few thousand pending deltas, fold them before summing.
+  await foldWhenDue(db);
   const rows = await sqlRows<{ stage: Stage; open: bigint }>(
     db,
     Prisma.sql`SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage`,

@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
-import { figureRows } from "../overview/stat-figures";
+import { figureRows, foldWhenDue } from "../overview/stat-figures";
 
 export type QueueFilterOptions = {
   producers: string[];
@@ -19,6 +19,8 @@ export type QueueFilterOptions = {
  */
 export async function queueFilterOptions(db: Db, actor: Principal): Promise<QueueFilterOptions> {
   requirePermission(actor, "case:read");
+  // Like the overview: past a few thousand pending deltas, fold them before summing.
+  await foldWhenDue(db);
   const [producers, kinds, assignees] = await Promise.all([
     sqlRows<{ producer: string }>(
       db,
