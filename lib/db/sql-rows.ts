@@ -43,3 +43,35 @@ export function committedAlone(db: object): boolean {
   const own = direct.get(db);
   return own !== undefined && !own.pool.ended;
 }
+
+/** PostgreSQL's SQLSTATE for a statement cancelled by `statement_timeout`. */
+const QUERY_CANCELED = "57014";
+
+/**
+ * One read that may not take longer than `budgetMs` on the server: `null` when it would have
+ * (the statement is cancelled there, not merely abandoned here). For figures a page can do
+ * without, such as a view's count, so that one costly filter cannot hold a page or a connection.
+ * On a handle without its own pool (an open transaction) the read runs unbounded.
+ */
+export async function sqlRowsWithin<T>(db: Queryable, query: Prisma.Sql, budgetMs: number): Promise<T[] | null> {
+  const own = direct.get(db);
+  if (!own || own.pool.ended) return db.$queryRaw<T[]>(query);
+  const client = await own.pool.connect();
+  // A connection that cannot even roll back is dropped from the pool, not handed to the next caller.
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN READ ONLY");
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(budgetMs))}`);
+    const result = await client.query({ text: query.text, values: query.values });
+    await client.query("COMMIT");
+    return result.rows as T[];
+  } catch (error) {
+    await client.query("ROLLBACK").catch((failed: Error) => {
+      broken = failed;
+    });
+    if ((error as { code?: string }).code === QUERY_CANCELED) return null;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

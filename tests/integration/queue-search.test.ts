@@ -74,27 +74,31 @@ describe("queue search", () => {
     });
   });
 
-  it("reads the same cases whether the matches are fetched by id or walked in order (dense search)", async () => {
+  it("reads the same cases whether the matches are fetched by id, walked in order or read by the trigram index", async () => {
     const t = tag();
     const shop = producer(`shop-${t}`);
     for (let i = 0; i < 6; i++) await parkCase(db, shop, parkInput("polling", { operationId: `dense-${t}-${i}` }));
-    const read = async (searchIdsCap: number, counting = false) => {
-      const where = await caseFilterConditions(db, { q: `dense-${t}` }, new Date(), { searchIdsCap, counting });
+    // A page larger than the matches, so the view's first rows cannot fill it and the walk must.
+    const page = { where: [Prisma.sql`state <> 'resolved'`], order: Prisma.sql`opened_at ASC, id ASC`, rows: 10 };
+    const read = async (options: Parameters<typeof caseFilterConditions>[3]) => {
+      const where = await caseFilterConditions(db, { q: `dense-${t}` }, new Date(), options);
       const rows = await db.$queryRaw<{ id: string }[]>(
         Prisma.sql`SELECT id::text FROM cases WHERE state <> 'resolved' AND ${Prisma.join(where, " AND ")} ORDER BY opened_at, id`,
       );
       return { rows: rows.map((r) => r.id), sql: where.map((w) => w.sql).join(" ") };
     };
-    const byIds = await read(100);
-    const walked = await read(2);
+    const byIds = await read({ searchIdsCap: 100 });
     expect(byIds.sql).toContain("ANY");
-    expect(walked.sql).toContain("ILIKE");
-    expect(walked.rows).toEqual(byIds.rows);
-    // A count of a dense search goes through the trigram index instead: the same cases again.
-    const counted = await read(2, true);
-    expect(counted.sql).not.toEqual(walked.sql);
-    expect(counted.rows).toEqual(byIds.rows);
     expect(byIds.rows).toHaveLength(6);
+    // Past the cap a page walks its order (and names what it found); a count, or a read with no
+    // page to fill, goes through the trigram index.
+    const walked = await read({ searchIdsCap: 2, page });
+    const counted = await read({ searchIdsCap: 2, counting: true });
+    const unpaged = await read({ searchIdsCap: 2 });
+    expect(walked.sql).toContain("ANY");
+    expect(counted.sql).toContain("ILIKE");
+    expect(unpaged.sql).toEqual(counted.sql);
+    for (const other of [walked, counted, unpaged]) expect(other.rows).toEqual(byIds.rows);
   });
 
   it("reads a page of a dense search from the view's first rows, the same page as any other plan", async () => {

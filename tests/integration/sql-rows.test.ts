@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { openOwnerDb } from "./setup/test-db";
@@ -45,5 +45,29 @@ describe("sqlRows", () => {
     expect(isUniqueViolation(direct)).toBe(true);
     expect(isUniqueViolation(viaPrisma)).toBe(true);
     expect(isUniqueViolation(new Error("something else"))).toBe(false);
+  });
+
+  it("cancels a read that outlasts its budget on the server, answers null, and leaves the pool usable", async () => {
+    const slow = Prisma.sql`SELECT pg_sleep(${0.5}::float8) IS NULL AS slept, 1 AS n`;
+    const started = Date.now();
+    expect(await sqlRowsWithin(db, slow, 50)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(450);
+    // Cancelled, not abandoned: no backend is still sleeping for it.
+    const sleeping = await sqlRows<{ n: bigint }>(
+      db,
+      Prisma.sql`SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'`,
+    );
+    expect(sleeping[0]?.n).toBe(0n);
+    expect(await sqlRowsWithin<{ n: number }>(db, Prisma.sql`SELECT 1 AS n`, 50)).toEqual([{ n: 1 }]);
+    // Other errors are errors, and every connection of the pool still answers afterwards.
+    await expect(sqlRowsWithin(db, Prisma.sql`SELECT 1/0`, 1000)).rejects.toMatchObject({ code: "22012" });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => sqlRows<{ n: number }>(db, Prisma.sql`SELECT 2 AS n`)),
+    );
+    expect(answers.flat()).toEqual(Array.from({ length: 12 }, () => ({ n: 2 })));
+    // The budget is the read's own: the session's timeout is as it was.
+    expect(await sqlRows<{ statement_timeout: string }>(db, Prisma.sql`SHOW statement_timeout`)).toEqual([
+      { statement_timeout: "0" },
+    ]);
   });
 });

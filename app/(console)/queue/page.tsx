@@ -12,7 +12,7 @@ import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import { can } from "@/lib/domain/roles";
-import { COUNT_CAP, countCases, openCasesByStage } from "@/lib/services/case/count-cases";
+import { COUNT_CAP, countCases, openCasesByStage, type ViewCount } from "@/lib/services/case/count-cases";
 import { listCases } from "@/lib/services/case/list-cases";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
 import { listSavedViews } from "@/lib/services/saved-view/saved-views";
@@ -70,9 +70,14 @@ export default async function QueuePage({ searchParams }: Props) {
 }
 
 async function QueueResults({ user, query }: { user: UserPrincipal; query: ListCasesQuery }) {
-  const [page, total] = await Promise.all([listCases(db(), user, query), countCases(db(), user, query)]);
+  // The count starts with the page but never holds its rows: it streams in behind them.
+  const total = countCases(db(), user, query);
+  const page = await listCases(db(), user, query);
   const { cursor: _cursor, ...base } = query;
+  // An empty page shows no count; its promise is still settled, so a failure there is not unhandled.
+  if (page.items.length === 0) total.catch(() => {});
   const empty = page.items.length === 0 ? await emptyExplanation(user, query) : null;
+  const later = Boolean(query.cursor);
   return (
     <>
       <p
@@ -81,7 +86,13 @@ async function QueueResults({ user, query }: { user: UserPrincipal; query: ListC
         data-view={queueQueryString(base)}
         aria-live="polite"
       >
-        {showing(page.items.length, total, Boolean(query.cursor))}
+        {page.items.length === 0 ? (
+          "No cases in this view."
+        ) : (
+          <Suspense fallback={`Showing ${page.items.length.toLocaleString("en-US")}${later ? " more" : ""} cases…`}>
+            <Showing rows={page.items.length} total={total} later={later} />
+          </Suspense>
+        )}
       </p>
       <QueueView
         rows={page.items}
@@ -106,10 +117,12 @@ async function QueueResults({ user, query }: { user: UserPrincipal; query: ListC
   );
 }
 
-function showing(rows: number, total: { count: number; more: boolean }, later: boolean): string {
-  const of = total.more ? `more than ${COUNT_CAP.toLocaleString("en-US")}` : total.count.toLocaleString("en-US");
-  if (rows === 0) return "No cases in this view.";
-  return `Showing ${rows.toLocaleString("en-US")}${later ? " more" : ""} of ${of} ${total.count === 1 && !total.more ? "case" : "cases"}`;
+async function Showing({ rows, total, later }: { rows: number; total: Promise<ViewCount>; later: boolean }) {
+  const count = await total;
+  const shown = `Showing ${rows.toLocaleString("en-US")}${later ? " more" : ""}`;
+  if (!count) return `${shown} cases (too many to count quickly)`;
+  const of = count.more ? `more than ${COUNT_CAP.toLocaleString("en-US")}` : count.count.toLocaleString("en-US");
+  return `${shown} of ${of} ${count.count === 1 && !count.more ? "case" : "cases"}`;
 }
 
 /** Why a view is empty, and where the cases it may be looking for are. */
@@ -117,7 +130,7 @@ async function emptyExplanation(user: UserPrincipal, query: ListCasesQuery) {
   const { cursor: _cursor, ...base } = query;
   const short = query.q !== undefined && query.q.length < PARTIAL_SEARCH_MIN;
   const resolved =
-    query.q && !query.state && !query.flag ? await countCases(db(), user, { ...base, state: "resolved" }) : null;
+    query.q && !query.state && !query.flag ? await countCases(db(), user, { ...base, state: "resolved" }) : undefined;
   return (
     <>
       <p>
@@ -130,7 +143,13 @@ async function emptyExplanation(user: UserPrincipal, query: ListCasesQuery) {
           Text shorter than {PARTIAL_SEARCH_MIN} characters matches whole IDs only; type more to match part of one.
         </p>
       ) : null}
-      {resolved && resolved.count > 0 ? (
+      {resolved === null ? (
+        <p className="mt-1 text-sm">
+          <a href={queueHref({ ...base, state: "resolved" })} className="text-brand underline">
+            Look among the resolved cases
+          </a>
+        </p>
+      ) : resolved && resolved.count > 0 ? (
         <p className="mt-1 text-sm">
           <a href={queueHref({ ...base, state: "resolved" })} className="text-brand underline">
             {resolved.more ? `More than ${COUNT_CAP.toLocaleString("en-US")}` : resolved.count.toLocaleString("en-US")}{" "}

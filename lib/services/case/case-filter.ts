@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
 import { likePattern, PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
@@ -32,12 +32,18 @@ const IDS_TEXT = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' 
 // The same text the index cannot serve: the planner then walks the view's ordered index instead.
 const IDS_TEXT_UNINDEXED = Prisma.sql`(operation_id || E'\\x1f' || attempt_id || E'\\x1f' || coalesce(provider_job_id, '') || '')`;
 
+/** How long a page may spend walking its ordered index for a dense search before the trigram index reads it instead. */
+export const SEARCH_WALK_BUDGET_MS = 150;
+
 /**
  * What a search matches. An ID typed in full finds its cases by the IDs' own indexes (a pasted ID is
  * the most common search, and the trigram index would read the long lists of trigrams every ID
  * shares). Otherwise any case whose operation, attempt or provider job ID contains the text, in any
- * case; text too short for a trigram names a whole ID only. A page looks in the view's first rows
- * first; otherwise the matches are counted (up to the cap), which decides how the page is read.
+ * case; text too short for a trigram names a whole ID only. A count goes to the trigram index
+ * straight away (it runs within a time budget of its own: count-cases.ts). A page looks in the view's
+ * first rows first, then fetches up to `cap` matches by the trigram index; past that the matches are
+ * dense, and the page walks the view's ordered index for them, within a budget, because a match
+ * rare in the view's order would make that walk read the whole view.
  */
 async function searchCondition(
   db: Db,
@@ -53,8 +59,10 @@ async function searchCondition(
     Prisma.sql`SELECT id::text FROM cases WHERE ${exact} LIMIT ${cap + 1}`,
   );
   if (whole.length > cap) return exact;
-  if (whole.length > 0) return Prisma.sql`id = ANY(${whole.map((h) => h.id)}::uuid[])`;
+  if (whole.length > 0) return byIds(whole);
   const pattern = likePattern(q);
+  const indexed = Prisma.sql`${IDS_TEXT} ILIKE ${pattern}`;
+  if (counting) return indexed;
   if (page) {
     const first = await sqlRows<{ id: string }>(
       db,
@@ -63,17 +71,24 @@ async function searchCondition(
         ORDER BY ${page.order} LIMIT ${SEARCH_WINDOW}) w
       WHERE ids ILIKE ${pattern} ORDER BY ${page.order} LIMIT ${page.rows}`,
     );
-    if (first.length === page.rows) return Prisma.sql`id = ANY(${first.map((h) => h.id)}::uuid[])`;
+    if (first.length === page.rows) return byIds(first);
   }
   const hits = await sqlRows<{ id: string }>(
     db,
-    Prisma.sql`SELECT id::text FROM cases WHERE ${IDS_TEXT} ILIKE ${pattern} LIMIT ${cap + 1}`,
+    Prisma.sql`SELECT id::text FROM cases WHERE ${indexed} LIMIT ${cap + 1}`,
   );
-  if (hits.length <= cap) return Prisma.sql`id = ANY(${hits.map((h) => h.id)}::uuid[])`;
-  // Dense: a page walks its ordered index and stops at a page's worth; a count (which stops only at
-  // its cap) goes through the trigram index, so a rare-in-order match cannot make it read every row.
-  return counting ? Prisma.sql`${IDS_TEXT} ILIKE ${pattern}` : Prisma.sql`${IDS_TEXT_UNINDEXED} ILIKE ${pattern}`;
+  if (hits.length <= cap) return byIds(hits);
+  if (!page) return indexed;
+  const walked = await sqlRowsWithin<{ id: string }>(
+    db,
+    Prisma.sql`SELECT id::text FROM cases WHERE ${Prisma.join(page.where, " AND ")} AND ${IDS_TEXT_UNINDEXED} ILIKE ${pattern}
+               ORDER BY ${page.order} LIMIT ${page.rows}`,
+    SEARCH_WALK_BUDGET_MS,
+  );
+  return walked ? byIds(walked) : indexed;
 }
+
+const byIds = (rows: { id: string }[]) => Prisma.sql`id = ANY(${rows.map((row) => row.id)}::uuid[])`;
 
 /** The filter as SQL conditions over `cases`, each spelled so that an index can serve it. */
 export async function caseFilterConditions(

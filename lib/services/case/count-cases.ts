@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
@@ -14,21 +14,31 @@ import { viewConditions } from "./list-cases";
  */
 export const COUNT_CAP = 10_000;
 
-export type ViewCount = { count: number; more: boolean };
+/**
+ * A filter no index serves (a provider and a state, say) is counted by reading the whole table;
+ * at a million cases that is 60 to 300 ms. A count that would take longer than this is left
+ * uncounted rather than holding the page and a connection for it.
+ */
+export const COUNT_BUDGET_MS = 120;
+
+/** A view's size up to the cap, or `null` when it could not be counted within the budget. */
+export type ViewCount = { count: number; more: boolean } | null;
 
 /** How many cases a queue view holds, up to the cap (its filters as the list applies them). */
 export async function countCases(
   db: Db,
   actor: Principal,
   query: ListCasesQuery,
-  now = new Date(),
+  { now = new Date(), budgetMs = COUNT_BUDGET_MS }: { now?: Date; budgetMs?: number } = {},
 ): Promise<ViewCount> {
   requirePermission(actor, "case:read");
   const where = await viewConditions(db, { ...query, cursor: undefined }, now, { counting: true });
-  const rows = await sqlRows<{ n: bigint }>(
+  const rows = await sqlRowsWithin<{ n: bigint }>(
     db,
     Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${Prisma.join(where, " AND ")} LIMIT ${COUNT_CAP + 1}) s`,
+    budgetMs,
   );
+  if (!rows) return null;
   const n = Number(rows[0]?.n ?? 0n);
   return { count: Math.min(n, COUNT_CAP), more: n > COUNT_CAP };
 }
