@@ -3,8 +3,9 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
+import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { deleteView, saveView } from "@/lib/services/saved-view/saved-views";
-import { bulkApproveSchema } from "@/lib/validation/bulk";
+import { bulkApproveSchema, bulkRequestSchema } from "@/lib/validation/bulk";
 import { deleteViewSchema, saveViewSchema } from "@/lib/validation/saved-views";
 import { safeAction } from "./safe-action";
 
@@ -19,6 +20,18 @@ export const bulkApproveAction = safeAction(
   (input, actor) => bulkApproveCases(db(), actor, input, env().BULK_APPROVE_LIMIT),
   { revalidate: () => ["/queue", "/overview"] },
 );
+
+const dryRunSchema = bulkRequestSchema.options[0];
+const executeSchema = bulkRequestSchema.options[1];
+
+/** The bulk bar's dry run: the same service, and the same token, as `POST /api/v1/cases/bulk`. */
+export const dryRunBulkAction = safeAction(dryRunSchema, (input, actor) =>
+  dryRunBulk(db(), actor, input, env().BULK_APPROVE_LIMIT),
+);
+
+export const executeBulkAction = safeAction(executeSchema, (input, actor) => executeBulk(db(), actor, input), {
+  revalidate: () => ["/queue", "/overview"],
+});
 
 export const saveViewAction = safeAction(saveViewSchema, (input, actor) => saveView(db(), actor, input), {
   revalidate: () => ["/queue"],

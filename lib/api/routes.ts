@@ -8,6 +8,7 @@ import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { addNote } from "@/lib/services/case/add-note";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { assignCase } from "@/lib/services/case/assign-case";
+import { type BulkDryRun, type BulkExecution, dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { getCase } from "@/lib/services/case/get-case";
 import { getCaseByOperation } from "@/lib/services/case/get-case-by-operation";
 import { listCases } from "@/lib/services/case/list-cases";
@@ -23,6 +24,7 @@ import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-we
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
@@ -242,6 +244,20 @@ export const API_ROUTES = [
     body: assignSchema,
     success: [200],
     handler: ({ actor, params, body }) => assignCase(db(), actor, params.id, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/bulk",
+    audience: "user",
+    summary:
+      "Approve, reject, escalate, assign, note or accept failure for many cases: a dry run (count, money, " +
+      "skipped cases with reasons, a token), then the execution of exactly that preview with its token",
+    body: bulkRequestSchema,
+    success: [200],
+    handler: async ({ actor, body }): Promise<BulkDryRun | BulkExecution> =>
+      body.mode === "dry_run"
+        ? dryRunBulk(db(), actor, body, env().BULK_APPROVE_LIMIT)
+        : executeBulk(db(), actor, body),
   }),
   apiRoute({
     method: "POST",

@@ -5,15 +5,43 @@ import { listCasesSchema } from "./list-cases";
 // Bulk is offered only for the two stages whose recovery cannot buy anything.
 export const bulkStageSchema = z.enum(["polling", "delivery"]);
 
+/** The cases a bulk action is for: rows picked, or the queue's filter exactly as the queue applies it. */
+export const bulkTargetSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("ids"), caseIds: z.array(z.uuid()).min(1).max(10_000) }),
+  z.strictObject({
+    kind: z.literal("filter"),
+    filter: listCasesSchema.omit({ cursor: true, limit: true, sort: true }),
+  }),
+]);
+export type BulkTarget = z.infer<typeof bulkTargetSchema>;
+
 export const bulkApproveSchema = z.strictObject({
   stage: bulkStageSchema,
   evidence: evidenceText,
-  target: z.discriminatedUnion("kind", [
-    z.strictObject({ kind: z.literal("ids"), caseIds: z.array(z.uuid()).min(1).max(10_000) }),
-    z.strictObject({
-      kind: z.literal("filter"),
-      filter: listCasesSchema.omit({ cursor: true, limit: true, sort: true }),
-    }),
-  ]),
+  target: bulkTargetSchema,
 });
 export type BulkApproveInput = z.infer<typeof bulkApproveSchema>;
+
+/** One verb and what it carries, the same for every case (lib/domain/bulk-verbs.ts). */
+export const bulkActionSchema = z.discriminatedUnion("verb", [
+  z.strictObject({ verb: z.enum(["approve", "reject", "escalate", "accept_failure"]), evidence: evidenceText }),
+  z.strictObject({ verb: z.literal("assign"), assigneeId: z.uuid().nullable() }),
+  z.strictObject({ verb: z.literal("note"), text: evidenceText }),
+]);
+
+/**
+ * `POST /api/v1/cases/bulk`: a dry run answers what would happen and a token; the execution sends
+ * the same action and target with that token, and acts on the previewed cases only (decision 029).
+ */
+export const bulkRequestSchema = z.discriminatedUnion("mode", [
+  z.strictObject({ mode: z.literal("dry_run"), action: bulkActionSchema, target: bulkTargetSchema }),
+  z.strictObject({
+    mode: z.literal("execute"),
+    action: bulkActionSchema,
+    target: bulkTargetSchema,
+    token: z.string().trim().min(20).max(200),
+  }),
+]);
+export type BulkRequest = z.infer<typeof bulkRequestSchema>;
+export type BulkDryRunInput = Extract<BulkRequest, { mode: "dry_run" }>;
+export type BulkExecuteInput = Extract<BulkRequest, { mode: "execute" }>;

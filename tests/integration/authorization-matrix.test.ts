@@ -76,6 +76,8 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F],
+  // A bulk action needs its verb's permission (here a reviewer's reject); producers' keys never reach it.
+  "POST /api/v1/cases/bulk": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F],
   "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F],
@@ -274,6 +276,13 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/cases/{id}/assign": async () => ({
     params: { id: await parked("polling") },
     body: { assigneeId: requester.userId },
+  }),
+  "POST /api/v1/cases/bulk": async () => ({
+    body: {
+      mode: "dry_run",
+      action: { verb: "reject", evidence: "the job is not worth recovering" },
+      target: { kind: "ids", caseIds: [await parked("polling")] },
+    },
   }),
   "POST /api/v1/cases/{id}/replacement-requests": async () => ({
     params: { id: await parked("generation_failed") },

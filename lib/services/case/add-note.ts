@@ -2,15 +2,25 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
-import { requirePermission } from "../access/actor";
-import { loadCase, transitionCase } from "./transition-case";
+import { requirePermission, type UserActor } from "../access/actor";
+import { type CaseRow, type ChangeVia, loadCase, transitionCase } from "./transition-case";
 
 export async function addNote(db: Db, actor: Principal, caseId: string, input: { text: string }) {
   const user = requirePermission(actor, "case:note");
-  const text = sanitiseString(input.text, 4000);
   return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId);
-    await transitionCase(tx, { row, actor: user, command: { type: "add_note", text }, evidence: { text } });
+    await addNoteLoaded(tx, user, await loadCase(tx, caseId), input);
     return { caseId };
   });
+}
+
+/** A note on a case already read in the caller's transaction. */
+export async function addNoteLoaded(
+  tx: Db,
+  user: UserActor,
+  row: CaseRow,
+  input: { text: string },
+  via?: ChangeVia,
+): Promise<void> {
+  const text = sanitiseString(input.text, 4000);
+  await transitionCase(tx, { row, actor: user, command: { type: "add_note", text }, evidence: { text, ...via } });
 }

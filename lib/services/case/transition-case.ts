@@ -7,6 +7,9 @@ import { applyCaseChange, snapshotOf } from "./writer/change";
 
 export type CaseRow = Prisma.CaseGetPayload<object>;
 
+/** Names the bulk action a change was part of, in its audit row's evidence (absent for a single change). */
+export type ChangeVia = { bulkPreviewId: string } | undefined;
+
 export async function loadCase(tx: Db, caseId: string): Promise<CaseRow> {
   const row = await tx.case.findUnique({ where: { id: caseId } });
   if (!row) throw new AppError("not_found", "No such case.");

@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import { hashToken } from "@/lib/auth/token-secret";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain/bulk-verbs";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
+import type { Principal } from "@/lib/domain/principal";
+import type { CaseState, Stage } from "@/lib/domain/stages";
+import { decide } from "@/lib/domain/transitions";
+import { AppError } from "@/lib/errors";
+import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
+import { requirePermission } from "../access/actor";
+import { checkAssignee } from "./assign-case";
+import { DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
+import { applyBulkAction } from "./bulk-verb-apply";
+import { viewConditions } from "./list-cases";
+import { snapshotOf } from "./writer/change";
+
+/** How long a dry run's token may be executed: long enough to read it, short enough to still be true. */
+export const BULK_PREVIEW_TTL_SECONDS = 15 * 60;
+
+/** A case the bulk action leaves alone, and why (the decision's own refusal, or a change since the dry run). */
+export type BulkSkipped = {
+  caseId: string;
+  operationId: string;
+  code: string;
+  message: string;
+  at: "dry_run" | "execute";
+};
+
+type Row = {
+  id: string;
+  operationId: string;
+  stage: Stage;
+  state: CaseState;
+  providerJobId: string | null;
+  version: number;
+  outputsUnavailableAt: Date | null;
+  assigneeId: string | null;
+  heldMicros: bigint;
+  currency: string;
+};
+
+/** The picked rows, or the queue's own view conditions for the filter (so the dry run and the queue agree). */
+async function targetConditions(db: Db, target: BulkTarget, now: Date): Promise<Prisma.Sql> {
+  if (target.kind === "ids") return Prisma.sql`id = ANY(${target.caseIds}::uuid[])`;
+  return Prisma.join(await viewConditions(db, { ...target.filter, sort: "age", limit: 1 }, now), " AND ");
+}
+
+/** What the execution must repeat exactly: the verb with its parameters, and the target. */
+const requestDigest = (input: { action: BulkAction; target: BulkTarget }) =>
+  requestFingerprint({ action: input.action, target: input.target });
+
+/** Why the decision leaves a case alone, or null when it would act on it. */
+function refusal(row: Row, action: BulkAction): { code: string; message: string } | null {
+  const decision = decide(snapshotOf(row), bulkCommand(action, row.stage));
+  if (!decision.ok) return { code: decision.error.code, message: decision.error.message };
+  if (action.verb === "assign" && row.assigneeId === action.assigneeId) {
+    return { code: "already_assigned", message: action.assigneeId ? "already assigned to them" : "not assigned" };
+  }
+  return null;
+}
+
+/**
+ * The dry run: every case the target selects (oldest first, up to `limit`) is asked the verb's
+ * decision on its own; the answer lists the cases it would act on with their money per currency,
+ * and those it would skip with the reason. Nothing about a case changes. The preview is kept, with
+ * each case's version, behind a token only its hash of is stored: the execution presents it.
+ */
+export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInput, limit = DEFAULT_BULK_LIMIT) {
+  const user = requirePermission(actor, BULK_VERB_PERMISSION[input.action.verb]);
+  if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
+  const now = new Date();
+  const where = await targetConditions(db, input.target, now);
+  const [counted] = await db.$queryRaw<{ n: bigint }[]>(Prisma.sql`SELECT count(*) AS n FROM cases WHERE ${where}`);
+  const rows = await db.$queryRaw<Row[]>(
+    Prisma.sql`SELECT id::text, operation_id AS "operationId", stage, state, provider_job_id AS "providerJobId",
+                      version, outputs_unavailable_at AS "outputsUnavailableAt", assignee_id::text AS "assigneeId",
+                      held_micros AS "heldMicros", currency
+               FROM cases WHERE ${where} ORDER BY opened_at, id LIMIT ${limit}`,
+  );
+  const cases: Row[] = [];
+  const skipped: BulkSkipped[] = [];
+  for (const row of rows) {
+    const why = refusal(row, input.action);
+    if (why) skipped.push({ caseId: row.id, operationId: row.operationId, ...why, at: "dry_run" });
+    else cases.push(row);
+  }
+  const held = new Map<string, bigint>();
+  for (const row of cases) held.set(row.currency, (held.get(row.currency) ?? 0n) + BigInt(row.heldMicros));
+
+  const token = `vrb_${randomBytes(32).toString("base64url")}`;
+  const expiresAt = new Date(now.getTime() + BULK_PREVIEW_TTL_SECONDS * 1000);
+  await db.bulkPreview.create({
+    data: {
+      tokenHash: hashToken(token),
+      userId: user.userId,
+      verb: input.action.verb,
+      requestDigest: requestDigest(input),
+      cases: cases.map((row) => ({ id: row.id, version: row.version })),
+      skipped,
+      expiresAt,
+    },
+  });
+  // Old previews are of no further use (each change they led to has its own audit row).
+  await db.bulkPreview.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 24 * 3600 * 1000) } } });
+  const matching = Number(counted?.n ?? 0);
+  return {
+    token,
+    expiresAt,
+    verb: input.action.verb,
+    matching,
+    limit,
+    beyondLimit: Math.max(0, matching - rows.length),
+    willAct: cases.length,
+    heldByCurrency: [...held].map(([currency, micros]) => ({ currency, micros: Number(micros) })),
+    cases: cases.map((row) => ({
+      caseId: row.id,
+      operationId: row.operationId,
+      stage: row.stage,
+      state: row.state,
+      heldMicros: Number(row.heldMicros),
+      currency: row.currency,
+    })),
+    skipped,
+  };
+}
+
+export type BulkDryRun = Awaited<ReturnType<typeof dryRunBulk>>;
+
+/** The token's preview, if it is this user's, for this very request, unused and in time; taken for good. */
+async function takePreview(db: Db, userId: string, input: BulkExecuteInput, now: Date) {
+  const preview = await db.bulkPreview.findUnique({ where: { tokenHash: hashToken(input.token) } });
+  if (!preview || preview.userId !== userId) {
+    throw new AppError("bulk_preview_invalid", "This token is not from one of your dry runs; run the dry run first.");
+  }
+  if (preview.requestDigest !== requestDigest(input)) {
+    throw new AppError(
+      "bulk_preview_mismatch",
+      "The action or the cases differ from the dry run's; run the dry run again for this request.",
+    );
+  }
+  if (preview.expiresAt <= now) throw new AppError("bulk_preview_expired", "This dry run has expired; run it again.");
+  const { count } = await db.bulkPreview.updateMany({ where: { id: preview.id, usedAt: null }, data: { usedAt: now } });
+  if (count === 0) throw new AppError("bulk_preview_expired", "This dry run has been executed already; run it again.");
+  return {
+    id: preview.id,
+    cases: preview.cases as { id: string; version: number }[],
+    skipped: preview.skipped as BulkSkipped[],
+  };
+}
+
+/**
+ * The execution of a dry run: acts on exactly the cases it previewed, once. Each case is read again
+ * in a transaction of its own and acted on only at the version the dry run read (the case writer's
+ * compare-and-set holds it to that version), through the verb's single-case service, so it gets its
+ * own decision and audit row; a case that changed meanwhile is skipped, never re-decided unseen.
+ * Cases that came to match the filter after the dry run are not touched.
+ */
+export async function executeBulk(db: Db, actor: Principal, input: BulkExecuteInput) {
+  const user = requirePermission(actor, BULK_VERB_PERMISSION[input.action.verb]);
+  if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
+  const preview = await takePreview(db, user.userId, input, new Date());
+  const via = { bulkPreviewId: preview.id };
+  const applied: string[] = [];
+  const skipped: BulkSkipped[] = [...preview.skipped];
+  for (const seen of preview.cases) {
+    const skip = (code: string, message: string, operationId = "") =>
+      skipped.push({ caseId: seen.id, operationId, code, message, at: "execute" });
+    try {
+      const outcome = await inTransaction(db, async (tx) => {
+        const row = await tx.case.findUnique({ where: { id: seen.id } });
+        if (!row) return { code: "not_found", message: "No such case.", operationId: "" };
+        if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
+        await applyBulkAction(tx, user, row, input.action, via);
+        return null;
+      });
+      if (outcome) skip(outcome.code, outcome.message, outcome.operationId);
+      else applied.push(seen.id);
+    } catch (error) {
+      const known = error as { code?: string; message?: string };
+      if (!known.code) throw error;
+      const operationId = (await db.case.findUnique({ where: { id: seen.id } }))?.operationId ?? "";
+      if (known.code === "lost_race") skip(CHANGED.code, CHANGED.message, operationId);
+      else skip(known.code, known.message ?? "", operationId);
+    }
+  }
+  return { verb: input.action.verb, applied: applied.length, appliedCaseIds: applied, skipped };
+}
+
+const CHANGED = {
+  code: "changed_since_preview",
+  message: "The case changed after the dry run; it was left as it is.",
+} as const;
+
+export type BulkExecution = Awaited<ReturnType<typeof executeBulk>>;
