@@ -1,31 +1,31 @@
 "use client";
 
 import { type ReactNode, useCallback, useState } from "react";
+import type { BulkVerb } from "@/lib/domain/bulk-verbs";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
-import { BulkApprove } from "./bulk-approve";
+import { BulkActions } from "./bulk-actions";
 import { type QueueRow, QueueTable, type SortLink } from "./queue-table";
 
-/** Bulk is offered only when the view is one stage whose recovery is safe to approve in bulk. */
+/**
+ * The queue's rows, selectable when the user has a bulk verb; the bulk bar offers exactly the verbs
+ * the user's roles allow, and the dry run says, case by case, which of the picked cases allow it.
+ */
 export function QueueView({
   rows,
   query,
-  canApprove,
+  bulkVerbs,
+  assignees,
   sortLinks,
   empty,
 }: {
   rows: QueueRow[];
   query: ListCasesQuery;
-  canApprove: boolean;
+  bulkVerbs: BulkVerb[];
+  assignees: { id: string; name: string }[];
   sortLinks: { age: SortLink; held: SortLink };
   empty: ReactNode;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const bulkStage =
-    canApprove &&
-    (query.stage === "polling" || query.stage === "delivery") &&
-    (!query.state || query.state === "parked")
-      ? query.stage
-      : null;
   const toggle = useCallback((id: string) => {
     setSelected((current) => {
       const next = new Set(current);
@@ -34,12 +34,13 @@ export function QueueView({
       return next;
     });
   }, []);
-  const selectableRows = bulkStage ? rows.filter((r) => r.state === "parked") : [];
+  const bulk = bulkVerbs.length > 0 && rows.length > 0;
   return (
     <>
-      {bulkStage && (
-        <BulkApprove
-          stage={bulkStage}
+      {bulk && (
+        <BulkActions
+          verbs={bulkVerbs}
+          assignees={assignees}
           selectedIds={[...selected]}
           filter={query}
           onDone={() => setSelected(new Set())}
@@ -47,7 +48,7 @@ export function QueueView({
       )}
       <QueueTable
         rows={rows}
-        selectable={selectableRows.length > 0}
+        selectable={bulk}
         selected={selected}
         onToggle={toggle}
         sortLinks={sortLinks}

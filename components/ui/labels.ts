@@ -1,3 +1,4 @@
+import type { BulkVerb } from "@/lib/domain/bulk-verbs";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 
 /** What each stage and state is called on screen, with the line that explains it (shown on hover). */
@@ -76,6 +77,28 @@ export const DECISION_LABEL: Record<DecisionChoice, { label: string; explains: s
     explains: "Marks the case for someone more senior; nothing runs and the money stays held.",
     confirm: "Escalate",
   },
+};
+
+/** The queue's bulk verbs as the bulk bar names them, with one line on what each does to every case. */
+export const BULK_VERB_LABEL: Record<BulkVerb, { label: string; explains: string; confirm: string }> = {
+  approve: {
+    label: "Approve each case's own recovery",
+    explains: "Status checks for polling cases, copying for delivery cases — never buys a new video.",
+    confirm: "Approve",
+  },
+  reject: {
+    label: "Reject (no recovery now)",
+    explains: "Records that nothing should run for now; the cases stay parked and the money stays held.",
+    confirm: "Reject",
+  },
+  escalate: DECISION_LABEL.escalate,
+  assign: {
+    label: "Assign to a reviewer",
+    explains: "Gives the open cases to one reviewer (or takes them back).",
+    confirm: "Assign",
+  },
+  note: { label: "Add a note", explains: "Adds the same note to each case's timeline.", confirm: "Add note to" },
+  accept_failure: DECISION_LABEL.accept_failure,
 };
 
 /** A stored stage or state in words; a name this console does not know yet is shown as stored. */

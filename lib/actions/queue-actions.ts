@@ -2,24 +2,11 @@
 
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
 import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { deleteView, saveView } from "@/lib/services/saved-view/saved-views";
-import { bulkApproveSchema, bulkRequestSchema } from "@/lib/validation/bulk";
+import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { deleteViewSchema, saveViewSchema } from "@/lib/validation/saved-views";
 import { safeAction } from "./safe-action";
-
-const previewSchema = bulkApproveSchema.omit({ evidence: true });
-
-export const previewBulkApproveAction = safeAction(previewSchema, (input, actor) =>
-  previewBulkApprove(db(), actor, input, env().BULK_APPROVE_LIMIT),
-);
-
-export const bulkApproveAction = safeAction(
-  bulkApproveSchema,
-  (input, actor) => bulkApproveCases(db(), actor, input, env().BULK_APPROVE_LIMIT),
-  { revalidate: () => ["/queue", "/overview"] },
-);
 
 const dryRunSchema = bulkRequestSchema.options[0];
 const executeSchema = bulkRequestSchema.options[1];

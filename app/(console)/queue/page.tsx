@@ -10,8 +10,8 @@ import { LiveRefresh } from "@/components/ui/live-refresh";
 import { LoadingState } from "@/components/ui/loading-state";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { bulkVerbsFor } from "@/lib/domain/bulk-verbs";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
-import { can } from "@/lib/domain/roles";
 import { COUNT_CAP, countCases, openCasesByStage, type ViewCount } from "@/lib/services/case/count-cases";
 import { listCases } from "@/lib/services/case/list-cases";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
@@ -63,13 +63,21 @@ export default async function QueuePage({ searchParams }: Props) {
           </div>
         }
       >
-        <QueueResults user={user} query={query} />
+        <QueueResults user={user} query={query} assignees={options.assignees} />
       </Suspense>
     </section>
   );
 }
 
-async function QueueResults({ user, query }: { user: UserPrincipal; query: ListCasesQuery }) {
+async function QueueResults({
+  user,
+  query,
+  assignees,
+}: {
+  user: UserPrincipal;
+  query: ListCasesQuery;
+  assignees: { id: string; name: string }[];
+}) {
   // The count starts with the page but never holds its rows: it streams in behind them.
   const total = countCases(db(), user, query);
   const page = await listCases(db(), user, query);
@@ -97,7 +105,8 @@ async function QueueResults({ user, query }: { user: UserPrincipal; query: ListC
       <QueueView
         rows={page.items}
         query={query}
-        canApprove={can(user.roles, "case:approve")}
+        bulkVerbs={bulkVerbsFor(user.roles)}
+        assignees={assignees}
         sortLinks={sortLinks(query)}
         empty={empty}
       />

@@ -1,0 +1,214 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
+import { ConfirmStep } from "@/components/ui/confirm-step";
+import { FormError, fieldError, SelectField, TextAreaField } from "@/components/ui/form";
+import { BULK_VERB_LABEL } from "@/components/ui/labels";
+import { dryRunBulkAction, executeBulkAction } from "@/lib/actions/queue-actions";
+import type { ActionResult } from "@/lib/actions/safe-action";
+import type { BulkAction, BulkVerb } from "@/lib/domain/bulk-verbs";
+import { formatMicros } from "@/lib/domain/money";
+import type { BulkDryRun, BulkExecution, BulkSkipped } from "@/lib/services/case/bulk-cases";
+import type { ListCasesQuery } from "@/lib/validation/list-cases";
+
+/**
+ * The queue's bulk bar: one verb the user may use, for the rows picked or every case of the view.
+ * A dry run comes first and shows the count, the money and the cases that would be skipped with
+ * their reasons; confirming executes exactly that preview, and the result lists what was skipped.
+ */
+export function BulkActions({
+  verbs,
+  assignees,
+  selectedIds,
+  filter,
+  onDone,
+}: {
+  verbs: BulkVerb[];
+  assignees: { id: string; name: string }[];
+  selectedIds: string[];
+  filter: ListCasesQuery;
+  onDone: () => void;
+}) {
+  const router = useRouter();
+  const [verb, setVerb] = useState<BulkVerb>(verbs[0] ?? "note");
+  const [allMatching, setAllMatching] = useState(false);
+  const [text, setText] = useState("");
+  const [assigneeId, setAssigneeId] = useState("");
+  const [preview, setPreview] = useState<BulkDryRun | null>(null);
+  const [result, setResult] = useState<ActionResult<BulkDryRun | BulkExecution> | null>(null);
+  const [outcome, setOutcome] = useState<BulkExecution | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const { cursor: _c, limit: _l, sort: _s, ...view } = filter;
+  const target = allMatching
+    ? ({ kind: "filter", filter: view } as const)
+    : ({ kind: "ids", caseIds: selectedIds } as const);
+  const action: BulkAction =
+    verb === "assign"
+      ? { verb, assigneeId: assigneeId || null }
+      : verb === "note"
+        ? { verb, text }
+        : { verb, evidence: text };
+  const words = BULK_VERB_LABEL[verb];
+  const nothingPicked = !allMatching && selectedIds.length === 0;
+  const needsText = verb !== "assign" && text.trim() === "";
+
+  function dryRun() {
+    setOutcome(null);
+    startTransition(async () => {
+      const answer = await dryRunBulkAction({ mode: "dry_run", action, target });
+      setResult(answer);
+      setPreview(answer.ok ? answer.data : null);
+    });
+  }
+
+  function execute(token: string) {
+    startTransition(async () => {
+      const answer = await executeBulkAction({ mode: "execute", action, target, token });
+      setResult(answer);
+      if (answer.ok) {
+        setPreview(null);
+        setOutcome(answer.data);
+        setText("");
+        onDone();
+        router.refresh();
+      }
+    });
+  }
+
+  const money = (held: BulkDryRun["heldByCurrency"]) =>
+    held.map((m) => formatMicros(m.micros, m.currency)).join(" + ") || "none";
+
+  return (
+    <section aria-labelledby="bulk-heading" className="mt-4 rounded border border-sky-300 bg-sky-50 p-3 text-sm">
+      <h2 id="bulk-heading" className="font-semibold">
+        Act on several cases
+      </h2>
+      <fieldset className="mt-2 flex flex-wrap items-center gap-4">
+        <legend className="sr-only">Which cases</legend>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="bulk-target" checked={!allMatching} onChange={() => setAllMatching(false)} />
+          the {selectedIds.length} selected on this page
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="bulk-target" checked={allMatching} onChange={() => setAllMatching(true)} />
+          every case matching this view
+        </label>
+      </fieldset>
+      <div className="mt-2 grid gap-2 md:grid-cols-2">
+        <SelectField
+          id="bulk-verb"
+          path="action.verb"
+          label="Action"
+          hint={words.explains}
+          value={verb}
+          onChange={(e) => {
+            setVerb(e.target.value as BulkVerb);
+            setPreview(null);
+          }}
+        >
+          {verbs.map((v) => (
+            <option key={v} value={v}>
+              {BULK_VERB_LABEL[v].label}
+            </option>
+          ))}
+        </SelectField>
+        {verb === "assign" ? (
+          <SelectField
+            id="bulk-assignee"
+            path="action.assigneeId"
+            label="Assign to"
+            value={assigneeId}
+            error={fieldError(result, "action.assigneeId")}
+            onChange={(e) => setAssigneeId(e.target.value)}
+          >
+            <option value="">Nobody (take the cases back)</option>
+            {assignees.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </SelectField>
+        ) : (
+          <TextAreaField
+            id="bulk-text"
+            path={verb === "note" ? "action.text" : "action.evidence"}
+            label={verb === "note" ? "Note for every case" : "Evidence for every case"}
+            rows={2}
+            value={text}
+            error={fieldError(result, verb === "note" ? "action.text" : "action.evidence")}
+            onChange={(e) => setText(e.target.value)}
+          />
+        )}
+      </div>
+      <Button className="mt-2" disabled={pending || nothingPicked || needsText} onClick={dryRun}>
+        Review what would happen
+      </Button>
+      {preview ? (
+        <div className="mt-3">
+          {preview.willAct > 0 ? (
+            <ConfirmStep
+              title={`${words.confirm} ${preview.willAct} case${preview.willAct === 1 ? "" : "s"}?`}
+              confirmLabel={`${words.confirm} ${preview.willAct}`}
+              pending={pending}
+              result={result && !result.ok ? result : null}
+              danger={verb === "accept_failure" || verb === "reject"}
+              onConfirm={() => execute(preview.token)}
+              onBack={() => setPreview(null)}
+            >
+              <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
+              <p>
+                {preview.matching} matched
+                {preview.beyondLimit > 0
+                  ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
+                  : ""}
+                . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
+              </p>
+              <SkippedList title="Will be skipped" skipped={preview.skipped} />
+            </ConfirmStep>
+          ) : (
+            <div className="rounded border border-slate-400 bg-white p-3">
+              <p className="font-medium">Nothing to do: no case here allows this action.</p>
+              <SkippedList title="Skipped" skipped={preview.skipped} />
+            </div>
+          )}
+        </div>
+      ) : (
+        <FormError result={result} listIssues />
+      )}
+      {outcome && (
+        <div role="status" className="mt-2">
+          <p>
+            Done for {outcome.applied} case{outcome.applied === 1 ? "" : "s"}; skipped {outcome.skipped.length}.
+          </p>
+          <SkippedList title="Skipped" skipped={outcome.skipped} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The cases left alone, each with its reason and a link to it. */
+function SkippedList({ title, skipped }: { title: string; skipped: BulkSkipped[] }) {
+  if (skipped.length === 0) return null;
+  return (
+    <details open={skipped.length <= 10} className="mt-2">
+      <summary className="cursor-pointer font-medium">
+        {title}: {skipped.length}
+      </summary>
+      <ul className="mt-1 max-h-48 list-disc overflow-auto pl-5" data-testid="bulk-skipped">
+        {skipped.map((s) => (
+          <li key={`${s.at}:${s.caseId}`}>
+            <Link href={`/cases/${s.caseId}`} className="underline">
+              {s.operationId || s.caseId}
+            </Link>
+            : {s.message} <span className="text-slate-600">({s.code})</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
