@@ -34,7 +34,8 @@ export function QueueView({
       return next;
     });
   }, []);
-  const bulk = bulkVerbs.length > 0 && rows.length > 0;
+  // Shown on an empty view too, so the outcome of a bulk action that emptied it stays on screen.
+  const bulk = bulkVerbs.length > 0;
   return (
     <>
       {bulk && (

@@ -17,6 +17,8 @@ describe("the timeline in words", () => {
     [event("approved", {}, { action: "retry_delivery", text: "go" }), "Approved: retry copying the video"],
     [event("reconciled_job_found", {}, { providerJobId: "pred-9" }), "Provider job pred-9 attached"],
     [event("claimed", {}, { workerId: "w1" }), "A worker took it (w1)"],
+    [event("assigned", {}, { assigneeId: "u-1", previousAssigneeId: null }), "Assigned"],
+    [event("assigned", {}, { assigneeId: null, previousAssigneeId: "u-1" }), "Unassigned"],
     [event("something_new"), "Something new"],
   ])("%o -> %s", (input, sentence) => {
     expect(describeEvent(input).sentence).toBe(sentence);

@@ -36,7 +36,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   escalated: () => "Escalated",
   deadline_escalated: () => "Escalated: its deadline passed",
   note_added: () => "Note added",
-  assigned: (a) => (a.assigneeId ? "Assigned" : "Unassigned"),
+  // The assignee is in the evidence (the snapshot carries stage, state and job only).
+  assigned: (a, _b, e) => ((e.assigneeId ?? a.assigneeId) ? "Assigned" : "Unassigned"),
   failure_accepted: () => "The failure was accepted",
   outputs_loss_accepted: () => "The loss of the outputs was accepted",
   claimed: (_a, _b, e) => `A worker took it${e.workerId ? ` (${String(e.workerId)})` : ""}`,

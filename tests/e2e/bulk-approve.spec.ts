@@ -6,6 +6,8 @@ test("a reviewer approves retry_delivery in bulk for a filter, seeing count and 
 }) => {
   await login("reviewer@demo.local");
   await page.goto("/queue?stage=delivery&state=parked");
+  // The rows stream in behind the page's frame.
+  await expect(page.getByTestId("queue-row").first()).toBeVisible();
   const rows = await page.getByTestId("queue-row").count();
   expect(rows).toBeGreaterThan(2);
   const bulk = page.getByRole("region", { name: "Act on several cases" });

@@ -50,7 +50,7 @@ test("an operator is offered only notes and assignment, and assigns picked cases
   await page.goto("/queue?stage=submission_uncertain");
   const bulk = page.getByRole("region", { name: "Act on several cases" });
   const actions = bulk.getByLabel("Action", { exact: true });
-  await expect(actions.locator("option")).toHaveText(["Add a note", "Assign to a reviewer"]);
+  await expect(actions.locator("option")).toHaveText(["Assign to a reviewer", "Add a note"]);
   await page.getByTestId("queue-row").nth(0).getByRole("checkbox").check();
   await actions.selectOption("assign");
   const assignTo = bulk.getByLabel("Assign to");

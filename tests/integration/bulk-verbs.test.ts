@@ -7,6 +7,7 @@ import type { Stage } from "@/lib/domain/stages";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { approveCase } from "@/lib/services/case/approve-case";
+import { assignCase } from "@/lib/services/case/assign-case";
 import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import type { BulkTarget } from "@/lib/validation/bulk";
@@ -80,6 +81,23 @@ describe("bulk verbs: each case gets its own decision and audit row", () => {
     const actions = await db.recoveryAction.findMany({ where: { caseId: { in: ids } }, orderBy: { kind: "asc" } });
     expect(actions.map((a) => a.kind)).toEqual(["resume_poll", "retry_delivery"]);
     expect(new Set(actions.map((a) => a.decisionId)).size).toBe(2);
+    for (const id of ids.slice(0, 2)) {
+      const [event] = await auditOf(id, "approved");
+      expect(event?.evidence).toMatchObject({ text: "provider recovered", bulkPreviewId: expect.any(String) });
+    }
+  });
+
+  it("approve leaves a case that changed after the dry run alone, and approves the rest in one go", async () => {
+    const { ids, target } = await parkSet(["polling", "polling", "delivery"]);
+    const request = await tokenFor(reviewer, { verb: "approve", evidence: "provider recovered" }, target);
+    await assignCase(db, operator, ids[1] ?? "", { assigneeId: reviewer.userId });
+    const result = await executeBulk(db, reviewer, { mode: "execute", ...request });
+    expect(result.appliedCaseIds.sort()).toEqual([ids[0], ids[2]].sort());
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ caseId: ids[1], code: "changed_since_preview", at: "execute" }),
+    ]);
+    expect(await db.recoveryAction.count({ where: { caseId: ids[1] } })).toBe(0);
+    expect((await db.case.findUniqueOrThrow({ where: { id: ids[1] } })).state).toBe("parked");
   });
 
   it("accept failure closes proven failures only, the hold left for finance", async () => {

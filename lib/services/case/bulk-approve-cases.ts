@@ -9,7 +9,7 @@ import type { BulkApproveInput } from "@/lib/validation/bulk";
 import { requirePermission, type UserActor } from "../access/actor";
 import { approveCase } from "./approve-case";
 import { caseFilterConditions } from "./case-filter";
-import type { CaseRow } from "./transition-case";
+import type { CaseRow, ChangeVia } from "./transition-case";
 import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
 import { countConflicts, snapshotOf } from "./writer/change";
 
@@ -100,6 +100,43 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
 }
 
 /**
+ * A bulk action's approvals (decision 029), 500 cases to a statement: each previewed case still at
+ * the version its dry run read gets its stage's own recovery, exactly as `bulkApproveCases` writes
+ * it. Returns the cases approved; the caller takes every other one through the single-case path,
+ * which says why it was left alone.
+ */
+export async function approvePreviewed(
+  db: Db,
+  user: UserActor,
+  evidence: string,
+  previewed: { id: string; version: number }[],
+  via: ChangeVia,
+): Promise<Set<string>> {
+  const versions = new Map(previewed.map((seen) => [seen.id, seen.version]));
+  const rows = await db.$queryRaw<Target[]>(
+    Prisma.sql`SELECT id::text, stage, state, provider_job_id AS "providerJobId", version, episode,
+                      outputs_unavailable_at AS "outputsUnavailableAt"
+               FROM cases WHERE id = ANY(${[...versions.keys()]}::uuid[]) ORDER BY opened_at, id`,
+  );
+  const approved = new Set<string>();
+  for (const stage of ["polling", "delivery"] as const) {
+    const action = permittedRecoveryAction(stage);
+    const targets = rows.filter((row) => row.stage === stage && row.version === versions.get(row.id));
+    if (!action) continue;
+    for (let at = 0; at < targets.length; at += CHUNK) {
+      const written = await approveChunk(db, user, action, evidence, targets.slice(at, at + CHUNK), via).catch(
+        (error: unknown) => {
+          if (isUniqueViolation(error)) return new Set<string>();
+          throw error;
+        },
+      );
+      for (const id of written) approved.add(id);
+    }
+  }
+  return approved;
+}
+
+/**
  * One statement for a chunk: locks the cases (in id order, so two bulk approvals cannot deadlock),
  * and for each one still parked at the version read and without a live action, moves it to
  * `ready` and writes its audit event, decision and action. Returns the cases it approved.
@@ -110,9 +147,10 @@ async function approveChunk(
   action: RecoveryActionKind,
   evidence: string,
   chunk: Target[],
+  via?: ChangeVia,
 ): Promise<Set<string>> {
   const command = { type: "approve", action, evidence } as const;
-  const auditEvidence = { text: evidence, action };
+  const auditEvidence = { text: evidence, action, ...via };
   const changes = chunk.flatMap((target) => {
     const seen = { ...target, caseId: target.id };
     const decision = decide(snapshotOf(seen), command);

@@ -12,7 +12,7 @@ import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
 import { requirePermission } from "../access/actor";
 import { checkAssignee } from "./assign-case";
-import { DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
+import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
 import { viewConditions } from "./list-cases";
 import { snapshotOf } from "./writer/change";
@@ -163,9 +163,14 @@ export async function executeBulk(db: Db, actor: Principal, input: BulkExecuteIn
   if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
   const preview = await takePreview(db, user.userId, input, new Date());
   const via = { bulkPreviewId: preview.id };
-  const applied: string[] = [];
+  // Approvals go 500 to a statement; whatever that leaves is asked one case at a time below.
+  const batched =
+    input.action.verb === "approve"
+      ? await approvePreviewed(db, user, input.action.evidence, preview.cases, via)
+      : new Set<string>();
+  const applied: string[] = [...batched];
   const skipped: BulkSkipped[] = [...preview.skipped];
-  for (const seen of preview.cases) {
+  for (const seen of preview.cases.filter((c) => !batched.has(c.id))) {
     const skip = (code: string, message: string, operationId = "") =>
       skipped.push({ caseId: seen.id, operationId, code, message, at: "execute" });
     try {
