@@ -10,11 +10,12 @@ import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
-import { requirePermission } from "../access/actor";
+import { requirePermission, type UserActor } from "../access/actor";
 import { checkAssignee } from "./assign-case";
 import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
 import { viewConditions } from "./list-cases";
+import type { ChangeVia } from "./transition-case";
 import { snapshotOf } from "./writer/change";
 
 /** How long a dry run's token may be executed: long enough to read it, short enough to still be true. */
@@ -168,30 +169,71 @@ export async function executeBulk(db: Db, actor: Principal, input: BulkExecuteIn
     input.action.verb === "approve"
       ? await approvePreviewed(db, user, input.action.evidence, preview.cases, via)
       : new Set<string>();
-  const applied: string[] = [...batched];
-  const skipped: BulkSkipped[] = [...preview.skipped];
-  for (const seen of preview.cases.filter((c) => !batched.has(c.id))) {
-    const skip = (code: string, message: string, operationId = "") =>
-      skipped.push({ caseId: seen.id, operationId, code, message, at: "execute" });
-    try {
-      const outcome = await inTransaction(db, async (tx) => {
-        const row = await tx.case.findUnique({ where: { id: seen.id } });
-        if (!row) return { code: "not_found", message: "No such case.", operationId: "" };
-        if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
-        await applyBulkAction(tx, user, row, input.action, via);
-        return null;
-      });
-      if (outcome) skip(outcome.code, outcome.message, outcome.operationId);
-      else applied.push(seen.id);
-    } catch (error) {
-      const known = error as { code?: string; message?: string };
-      if (!known.code) throw error;
-      const operationId = (await db.case.findUnique({ where: { id: seen.id } }))?.operationId ?? "";
-      if (known.code === "lost_race") skip(CHANGED.code, CHANGED.message, operationId);
-      else skip(known.code, known.message ?? "", operationId);
-    }
-  }
+  const rest = preview.cases.filter((c) => !batched.has(c.id));
+  const outcomes = await eachAtMost(CONCURRENT_CASES, rest, (seen) => executeOne(db, user, input.action, seen, via));
+  const applied = [...batched, ...rest.filter((_, at) => outcomes[at] === null).map((seen) => seen.id)];
+  const skipped: BulkSkipped[] = [
+    ...preview.skipped,
+    ...outcomes.flatMap((outcome, at) => {
+      const seen = rest[at];
+      return outcome && seen ? [{ caseId: seen.id, ...outcome, at: "execute" as const }] : [];
+    }),
+  ];
   return { verb: input.action.verb, applied: applied.length, appliedCaseIds: applied, skipped };
+}
+
+/**
+ * Cases acted on at once, each in its own transaction: distinct cases share no row and no audit
+ * chain, and a few at a time leave the pool's other connections to the console.
+ */
+const CONCURRENT_CASES = 4;
+
+type Refusal = { code: string; message: string; operationId: string };
+
+/** One previewed case: null when it was acted on, else why it was left alone. */
+async function executeOne(
+  db: Db,
+  user: UserActor,
+  action: BulkAction,
+  seen: { id: string; version: number },
+  via: ChangeVia,
+): Promise<Refusal | null> {
+  try {
+    return await inTransaction(db, async (tx) => {
+      const row = await tx.case.findUnique({ where: { id: seen.id } });
+      if (!row) return { code: "not_found", message: "No such case.", operationId: "" };
+      if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
+      await applyBulkAction(tx, user, row, action, via);
+      return null;
+    });
+  } catch (error) {
+    const known = error as { code?: string; message?: string };
+    if (!known.code) throw error;
+    const operationId = (await db.case.findUnique({ where: { id: seen.id } }))?.operationId ?? "";
+    if (known.code === "lost_race") return { ...CHANGED, operationId };
+    return { code: known.code, message: known.message ?? "", operationId };
+  }
+}
+
+/** `work` over `items`, at most `limit` at a time; the results in the items' order. */
+async function eachAtMost<T, R>(limit: number, items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  // A failure stops every lane from starting another item, so nothing runs on after the answer.
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const at = next++;
+      try {
+        results[at] = await work(items[at] as T);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 const CHANGED = {
