@@ -161,7 +161,8 @@ export function BulkActions({
             >
               <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
               <p>
-                {preview.matching} matched
+                {preview.matchingMore ? `More than ${preview.matching.toLocaleString("en-US")}` : preview.matching}{" "}
+                matched
                 {preview.beyondLimit > 0
                   ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
                   : ""}

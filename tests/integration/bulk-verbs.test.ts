@@ -247,6 +247,23 @@ describe("the dry run's token is required, bound and spent once", () => {
   });
 });
 
+describe("one token, one execution", () => {
+  it("two executions of one dry run at once: one acts, the other is refused, each case decided once", async () => {
+    const { ids, target } = await parkSet(["generation_failed", "generation_failed"]);
+    const request = await tokenFor(reviewer, { verb: "accept_failure", evidence: "content policy" }, target);
+    const both = await Promise.allSettled([
+      executeBulk(db, reviewer, { mode: "execute", ...request }),
+      executeBulk(db, reviewer, { mode: "execute", ...request }),
+    ]);
+    expect(both.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(both.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "bulk_preview_expired" } });
+    for (const id of ids) {
+      expect(await auditOf(id, "failure_accepted")).toHaveLength(1);
+      expect(await db.decision.count({ where: { caseId: id, kind: "accept_failure" } })).toBe(1);
+    }
+  });
+});
+
 describe("each verb needs its own permission", () => {
   const refusals: [string, Role, BulkAction][] = [
     ["an operator cannot reject", "operator", { verb: "reject", evidence: "x" }],

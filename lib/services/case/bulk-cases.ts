@@ -14,6 +14,7 @@ import { requirePermission, type UserActor } from "../access/actor";
 import { checkAssignee } from "./assign-case";
 import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
+import { COUNT_CAP } from "./count-cases";
 import { viewConditions } from "./list-cases";
 import type { ChangeVia } from "./transition-case";
 import { snapshotOf } from "./writer/change";
@@ -74,7 +75,10 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
   if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
   const now = new Date();
   const where = await targetConditions(db, input.target, now);
-  const [counted] = await db.$queryRaw<{ n: bigint }[]>(Prisma.sql`SELECT count(*) AS n FROM cases WHERE ${where}`);
+  // Counted as the queue counts, up to its cap: past that, "more than 10,000" is all anyone needs.
+  const [counted] = await db.$queryRaw<{ n: bigint }[]>(
+    Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${where} LIMIT ${COUNT_CAP + 1}) s`,
+  );
   const rows = await db.$queryRaw<Row[]>(
     Prisma.sql`SELECT id::text, operation_id AS "operationId", stage, state, provider_job_id AS "providerJobId",
                       version, outputs_unavailable_at AS "outputsUnavailableAt", assignee_id::text AS "assigneeId",
@@ -106,12 +110,15 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
   });
   // Old previews are of no further use (each change they led to has its own audit row).
   await db.bulkPreview.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 24 * 3600 * 1000) } } });
-  const matching = Number(counted?.n ?? 0);
+  const counting = Number(counted?.n ?? 0);
+  const matching = Math.min(counting, COUNT_CAP);
   return {
     token,
     expiresAt,
     verb: input.action.verb,
     matching,
+    /** More than `matching` (the count's cap) matched. */
+    matchingMore: counting > COUNT_CAP,
     limit,
     beyondLimit: Math.max(0, matching - rows.length),
     willAct: cases.length,
