@@ -12,7 +12,11 @@ import type { ActionResult } from "@/lib/actions/safe-action";
 import type { BulkAction, BulkVerb } from "@/lib/domain/bulk-verbs";
 import { formatMicros } from "@/lib/domain/money";
 import type { BulkDryRun, BulkExecution, BulkSkipped } from "@/lib/services/case/bulk-cases";
+import type { BulkTarget } from "@/lib/validation/bulk";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
+
+/** A dry run's answer with the request it answered, which is what confirming executes. */
+type Previewed = BulkDryRun & { request: { action: BulkAction; target: BulkTarget } };
 
 /**
  * The queue's bulk bar: one verb the user may use, for the rows picked or every case of the view.
@@ -37,7 +41,7 @@ export function BulkActions({
   const [allMatching, setAllMatching] = useState(false);
   const [text, setText] = useState("");
   const [assigneeId, setAssigneeId] = useState("");
-  const [preview, setPreview] = useState<BulkDryRun | null>(null);
+  const [preview, setPreview] = useState<Previewed | null>(null);
   const [result, setResult] = useState<ActionResult<BulkDryRun | BulkExecution> | null>(null);
   const [outcome, setOutcome] = useState<BulkExecution | null>(null);
   const [pending, startTransition] = useTransition();
@@ -58,16 +62,18 @@ export function BulkActions({
 
   function dryRun() {
     setOutcome(null);
+    // Confirming sends this very request again: rows picked or text typed afterwards change nothing.
+    const request = { action, target };
     startTransition(async () => {
-      const answer = await dryRunBulkAction({ mode: "dry_run", action, target });
+      const answer = await dryRunBulkAction({ mode: "dry_run", ...request });
       setResult(answer);
-      setPreview(answer.ok ? answer.data : null);
+      setPreview(answer.ok ? { ...answer.data, request } : null);
     });
   }
 
-  function execute(token: string) {
+  function execute(previewed: Previewed) {
     startTransition(async () => {
-      const answer = await executeBulkAction({ mode: "execute", action, target, token });
+      const answer = await executeBulkAction({ mode: "execute", ...previewed.request, token: previewed.token });
       setResult(answer);
       if (answer.ok) {
         setPreview(null);
@@ -156,7 +162,7 @@ export function BulkActions({
               pending={pending}
               result={result && !result.ok ? result : null}
               danger={verb === "accept_failure" || verb === "reject"}
-              onConfirm={() => execute(preview.token)}
+              onConfirm={() => execute(preview)}
               onBack={() => setPreview(null)}
             >
               <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
