@@ -15,6 +15,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
   ],
   finance: ["case:note", "case:read", "hold:decide", "hold:read", "replacement:authorize"],
   admin: ["admin:api_keys", "admin:settings", "admin:users", "admin:worker_tokens", "case:read"],
+  viewer: ["case:read"],
 };
 
 describe("roles and permissions", () => {

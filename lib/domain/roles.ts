@@ -1,4 +1,4 @@
-export const ROLES = ["operator", "reviewer", "finance", "admin"] as const;
+export const ROLES = ["operator", "reviewer", "finance", "admin", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
 export function isRole(value: string): value is Role {
@@ -40,6 +40,8 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   ],
   finance: ["case:read", "case:note", "hold:read", "hold:decide", "replacement:authorize"],
   admin: ["case:read", "admin:users", "admin:api_keys", "admin:worker_tokens", "admin:settings"],
+  // Reads what an operator reads; writes nothing, not even a note or an assignment.
+  viewer: ["case:read"],
 };
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {

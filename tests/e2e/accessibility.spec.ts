@@ -9,6 +9,7 @@ const JOURNEYS: { email: string | null; paths: string[] }[] = [
   { email: "reviewer@demo.local", paths: ["/queue?stage=submission_uncertain", "case"] },
   { email: "finance@demo.local", paths: ["/finance"] },
   { email: "admin@demo.local", paths: ["/admin"] },
+  { email: "viewer@demo.local", paths: ["case"] },
 ];
 
 for (const scheme of ["light", "dark"] as const) {

@@ -45,6 +45,7 @@ const PRINCIPALS = [
   { key: "producerKey", label: "producer API key" },
   { key: "revokedKey", label: "revoked API key" },
   { key: "workerToken", label: "worker token" },
+  { key: "viewer", label: "viewer token" },
 ] as const;
 type PrincipalKey = (typeof PRINCIPALS)[number]["key"];
 type Outcome = "allowed" | "401" | "403";
@@ -56,35 +57,35 @@ const F: Outcome = "403";
 const TICK: RouteKey = "POST /api/worker/tick";
 
 // Columns, in order: none, operator, reviewer, finance, admin, revoked personal token,
-// expired personal token, producer API key, revoked API key, worker token.
+// expired personal token, producer API key, revoked API key, worker token, viewer (reads only).
 const EXPECTED: Record<RouteKey, Outcome[]> = {
-  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F],
-  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F],
+  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F, F],
+  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F, F],
   // Signed by the provider alone: no bearer token of any kind is accepted in place of the signature.
-  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U],
-  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U],
-  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F],
-  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F],
-  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F],
+  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U, U],
+  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U, U],
+  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F],
+  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A],
+  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F],
   // The console's JSON reads, then the tick (the worker's route).
-  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F],
-  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F],
-  [TICK]: [U, F, F, F, F, U, U, F, U, A],
+  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
+  [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
 
 // The routes come from the route table (lib/api/routes.ts), in its order; every one needs its row.
@@ -172,10 +173,11 @@ beforeAll(async () => {
     reviewer: await makeUser(db, ["reviewer"]),
     finance: await makeUser(db, ["finance"]),
     admin: await makeUser(db, ["admin"]),
+    viewer: await makeUser(db, ["viewer"]),
   };
   const everyRole = await makeUser(db, ["operator", "reviewer", "finance", "admin"]);
   tokens.none = undefined;
-  for (const role of ["operator", "reviewer", "finance", "admin"] as const) {
+  for (const role of ["operator", "reviewer", "finance", "admin", "viewer"] as const) {
     tokens[role] = (await personalToken(users[role])).secret;
   }
   const revoked = await personalToken(everyRole);
