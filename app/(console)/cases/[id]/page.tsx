@@ -7,6 +7,7 @@ import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
+import { consoleSettings } from "@/lib/services/admin/console-settings";
 import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
 import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { getCase } from "@/lib/services/case/get-case";
@@ -33,6 +34,7 @@ export default async function CasePage({
   });
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
+  const settings = await consoleSettings(db());
   // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).
   const { query } = parseQueueParams(Object.fromEntries(new URLSearchParams(typeof from === "string" ? from : "")));
   const { cursor: _cursor, ...view } = query;
@@ -52,7 +54,12 @@ export default async function CasePage({
           <SuspectedDuplicates items={duplicates} showCase={false} />
         </section>
       ) : null}
-      <CaseLive initial={detail} user={{ id: user.userId, roles: user.roles }} reviewers={reviewers} />
+      <CaseLive
+        initial={detail}
+        user={{ id: user.userId, roles: user.roles }}
+        reviewers={reviewers}
+        assignmentIsOwnership={settings.assignmentIsOwnership}
+      />
     </>
   );
 }
