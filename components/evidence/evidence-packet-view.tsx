@@ -36,6 +36,9 @@ export function EvidencePacketView({ document, sha256 }: { document: SignedEvide
                 ? "one case"
                 : `a queue filter, oldest first, at most ${packet.scope.cap} cases${packet.scope.truncated ? " (more matched)" : ""}`,
             ],
+            ...(packet.scope.kind === "filter"
+              ? ([["Filter", <Mono key="filter">{filterText(packet.scope.filter)}</Mono>]] as [string, ReactNode][])
+              : []),
             ["Cases", String(packet.cases.length)],
           ]}
         />
@@ -314,6 +317,12 @@ function Facts({ rows }: { rows: [string, ReactNode][] }) {
       ))}
     </dl>
   );
+}
+
+/** The queue filter in the API's words (`stage=polling, producer=shop-app`); none is every open case. */
+function filterText(filter: Record<string, unknown>): string {
+  const parts = Object.entries(filter).map(([key, value]) => `${key}=${String(value)}`);
+  return parts.length ? parts.join(", ") : "none (every open case)";
 }
 
 function Mono({ children }: { children: ReactNode }) {

@@ -210,14 +210,14 @@ export const API_ROUTES = [
     file: evidenceFile,
   }),
   apiRoute({
-    method: "POST",
+    method: "GET",
     path: "/api/v1/cases/evidence",
     audience: "user",
-    summary: "One signed evidence packet for a queue filter's cases (oldest first, at most 200)",
-    body: evidenceFilterSchema,
+    summary: "One signed evidence packet for a queue filter's cases (the list's filters; oldest first, at most 200)",
+    query: evidenceFilterSchema,
     success: [200],
     errors: [503],
-    handler: ({ actor, body }) => exportFilterEvidence(db(), actor, body),
+    handler: ({ actor, query }) => exportFilterEvidence(db(), actor, query),
     file: evidenceFile,
   }),
   apiRoute({

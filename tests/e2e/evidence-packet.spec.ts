@@ -68,3 +68,26 @@ test("an operator is offered no evidence packet and is refused one", async ({ pa
   expect(refused.status()).toBe(403);
   expect(await refused.json()).toMatchObject({ error: { code: "forbidden" } });
 });
+
+test("finance takes the evidence packet of a queue view: its cases only, signed", async ({ page, login }) => {
+  await login("finance@demo.local");
+  await page.goto("/queue?q=demo-order-100");
+  const evidence = page.getByRole("navigation", { name: "Evidence" });
+  await evidence.getByRole("link", { name: /Evidence packet of this view/ }).click();
+  const packet = page.getByTestId("evidence-packet");
+  await expect(packet).toContainText("q=demo-order-100");
+  await expect(page.getByTestId("evidence-signature")).toContainText("Ed25519");
+
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download signed JSON" }).click();
+  const bytes = await readFile((await (await downloading).path()) ?? "");
+  const verified = verifyEvidenceBytes(bytes);
+  if (!verified.valid) throw new Error(verified.reason);
+  expect(verified.packet.scope).toMatchObject({ kind: "filter", filter: { q: "demo-order-100" }, cap: 200 });
+  expect(verified.packet.cases.length).toBeGreaterThan(0);
+  for (const item of verified.packet.cases) expect(item.case.operationId).toContain("demo-order-100");
+  // The printable page shows each of those cases.
+  for (const item of verified.packet.cases) {
+    await expect(packet.getByRole("heading", { name: `Operation ${item.case.operationId}` })).toBeVisible();
+  }
+});

@@ -71,7 +71,7 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F],
   // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
   "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F],
-  "POST /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F],
+  "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F],
   "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F],
   "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F],
@@ -252,7 +252,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),
-  "POST /api/v1/cases/evidence": async () => ({ body: { producer: "matrix-shop", stage: "polling" } }),
+  "GET /api/v1/cases/evidence": async () => ({ query: { producer: "matrix-shop", stage: "polling" } }),
   "POST /api/v1/cases/{id}/reconcile": async () => ({
     params: { id: await parked("submission_uncertain") },
     body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },

@@ -18,6 +18,7 @@ import {
   FILTER_PACKET_CAP,
 } from "@/lib/services/evidence/export-evidence";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { evidenceQueryString } from "@/lib/validation/evidence";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -213,25 +214,27 @@ describe("evidence packet of a queue filter", () => {
     expect(await exportsOf(ours.caseId)).toEqual([]);
   });
 
-  it("is served by POST /api/v1/cases/evidence, validating the filter", async () => {
+  it("is served by GET /api/v1/cases/evidence with the list's filters, validating them", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const token = (await createAccessToken(db, reviewer, { kind: "personal", name: "evidence" })).secret;
-    const post = (body: unknown) =>
-      filterEvidenceRoute.POST(
-        new Request("http://localhost/api/v1/cases/evidence", {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
+    const get = (query: string) =>
+      filterEvidenceRoute.GET(
+        new Request(`http://localhost/api/v1/cases/evidence?${query}`, {
+          headers: { authorization: `Bearer ${token}` },
         }),
         { params: Promise.resolve({}) },
       );
-    const ok = await post({ producer: "evidence-shop-b", stage: "delivery" });
+    const ok = await get(evidenceQueryString({ producer: "evidence-shop-b", stage: "delivery", minAgeSeconds: 0 }));
     expect(ok.status).toBe(200);
     const verified = verifyEvidenceBytes(new Uint8Array(await ok.arrayBuffer()));
-    expect(verified.valid && verified.packet.cases.every((c) => c.case.stage === "delivery")).toBe(true);
-    const bad = await post({ stage: "everything" });
+    expect(verified.valid && verified.packet.cases.map((c) => [c.case.producer, c.case.stage])).toEqual([
+      ["evidence-shop-b", "delivery"],
+    ]);
+    const bad = await get("stage=everything");
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+    // A page, an order or a size is not part of a filter's packet.
+    expect((await get("producer=evidence-shop-b&limit=5")).status).toBe(400);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { EvidenceLinks } from "@/components/evidence/evidence-links";
+import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -25,7 +25,7 @@ export default async function EvidencePacketPage({ params }: { params: Promise<{
         <a href={`/cases/${id}`} className="text-brand underline">
           ← Back to the case
         </a>
-        <EvidenceLinks caseId={id} printable={false} />
+        <EvidenceLinks fileHref={caseEvidenceHrefs(id).fileHref} />
         <span className="text-slate-700">Print this page with your browser's Print command.</span>
       </nav>
       <EvidencePacketView document={issued.document} sha256={issued.sha256} />
