@@ -1,6 +1,8 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import * as caseEvidenceRoute from "@/app/api/v1/cases/[id]/evidence/route";
 import * as filterEvidenceRoute from "@/app/api/v1/cases/evidence/route";
+import { verifyAuditChains } from "@/lib/audit/verify-chain";
 import { AppError } from "@/lib/errors";
 import type { SignedEvidence } from "@/lib/evidence/packet-signature";
 import { verifyEvidenceBytes, verifyEvidenceText } from "@/lib/evidence/packet-signature";
@@ -25,7 +27,7 @@ import { openTestDb } from "./setup/test-db";
 
 // Evidence packets (issue 19, part 6; decision 028): one case's facts across its episodes, signed so
 // a recipient can tell the packet was not edited, and every export recorded on the case's chain.
-const { db } = openTestDb();
+const { db, url } = openTestDb();
 const shopA = producer("evidence-shop-a");
 const shopB = producer("evidence-shop-b");
 
@@ -235,6 +237,23 @@ describe("evidence packet of a queue filter", () => {
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
     // A page, an order or a size is not part of a filter's packet.
     expect((await get("producer=evidence-shop-b&limit=5")).status).toBe(400);
+  });
+});
+
+describe("the audit chains after exports", () => {
+  it("stay intact: one statement's export rows each link into their own case's chain", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await parkCase(db, shopB, parkInput("polling"));
+    await exportFilterEvidence(db, reviewer, { producer: "evidence-shop-b" });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const report = await verifyAuditChains(client);
+      expect(report.brokenChains).toBe(0);
+      expect(report.events).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { evidenceText, type SignedEvidence, signPacket } from "@/lib/evidence/pa
 import type { EvidenceFilter } from "@/lib/validation/evidence";
 import { actorColumns, requirePermission } from "../access/actor";
 import { viewConditions } from "../case/list-cases";
+import { recordAuditRows } from "../case/writer/audit";
 import { deploymentSigningKey } from "./deployment-key";
 import { readCaseEvidence } from "./read-case-evidence";
 
@@ -78,15 +79,16 @@ async function issuePacket(
   // Recorded before the packet leaves: which packet (its id and the SHA-256 of its file), by whom,
   // for each case in it, so the deployment can later tell a packet it issued from one it did not.
   const evidence = { packetId: packet.packetId, scope: scope.kind, cases: cases.length, keyId: key.keyId, sha256 };
-  await db.auditEvent.createMany({
-    data: cases.map((item) => ({
-      ...actorColumns(actor),
+  await recordAuditRows(
+    db,
+    cases.map((item) => ({
+      actor,
       kind: EVIDENCE_EXPORTED,
       caseId: item.case.id,
       episode: item.case.episode,
       evidence,
     })),
-  });
+  );
   return { document, text, sha256, filename: `${name}-${packet.packetId.slice(0, 8)}.json` };
 }
 
