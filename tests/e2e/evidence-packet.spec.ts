@@ -1,11 +1,32 @@
 import { readFile } from "node:fs/promises";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { verifyEvidenceBytes } from "@/lib/evidence/packet-signature";
 import { expect, test } from "./fixtures/login";
 
 // A reviewer takes a case's evidence packet out of the console for a billing dispute: a printable
 // page with the signature and key id, and the signed JSON file, which verifies against the key the
 // deployment publishes and fails once edited. Every export shows on the case's timeline.
+/** Serious or critical axe findings (WCAG 2.1 A and AA), in both colour schemes. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    for (const v of results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
+      problems.push(
+        `${v.id} (${colorScheme}): ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+      );
+    }
+  }
+  return problems;
+}
+
 test("a reviewer opens a case's printable evidence packet and downloads the signed JSON", async ({ page, login }) => {
+  test.slow();
   await login("reviewer@demo.local");
   await page.goto("/queue?q=demo-order-1000");
   await page.getByRole("link", { name: "demo-order-1000" }).click();
@@ -23,6 +44,8 @@ test("a reviewer opens a case's printable evidence packet and downloads the sign
   await expect(page.getByTestId("evidence-timeline")).toContainText("Parked as");
   // The demo says so on paper too.
   await expect(page.getByTestId("evidence-packet")).toContainText("Demo");
+  const problems = await accessibilityProblems(page);
+  expect(problems, problems.join("\n")).toEqual([]);
 
   // On paper: the packet without the console's navigation and links.
   await page.emulateMedia({ media: "print" });
