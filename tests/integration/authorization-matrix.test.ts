@@ -70,6 +70,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F],
   "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A],
   "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A],
+  // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
+  "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F, F],
+  "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F],
   "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F],
   "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F],
   "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F],
@@ -84,6 +87,7 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F],
   // The console's JSON reads, then the tick (the worker's route).
   "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A],
   "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
   [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
@@ -249,6 +253,8 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
+  "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),
+  "GET /api/v1/cases/evidence": async () => ({ query: { producer: "matrix-shop", stage: "polling" } }),
   "POST /api/v1/cases/{id}/reconcile": async () => ({
     params: { id: await parked("submission_uncertain") },
     body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },
@@ -298,6 +304,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
     body: { evidence: "not worth it" },
   }),
   "GET /api/v1/overview": async () => ({}),
+  "GET /api/v1/evidence/public-key": async () => ({}),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
   [TICK]: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
 };

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
+import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -43,6 +44,11 @@ export default async function CasePage({
   return (
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
+      {can(user.roles, "case:export_evidence") ? (
+        <nav aria-label="Evidence" className="mb-2 flex justify-end text-sm">
+          <EvidenceLinks {...caseEvidenceHrefs(id)} />
+        </nav>
+      ) : null}
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
