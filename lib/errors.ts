@@ -13,13 +13,15 @@ export const ERROR_STATUS = {
   // Rule 14: the job a "no job exists" verdict denied is visible now, so no replacement is paid for.
   original_job_found: 409,
   replacement_withdrawn: 409,
-  // A bulk execution needs its own dry run's token (decision 029): unknown or someone else's,
+  // A bulk execution needs its own dry run's token (decision 030): unknown or someone else's,
   // for a different request, or spent (executed already, or expired).
   bulk_preview_invalid: 400,
   bulk_preview_mismatch: 409,
   bulk_preview_expired: 409,
   // The provider could not be asked to the end; nothing changed and the same request can be tried later.
   provider_check_failed: 503,
+  // Production without EVIDENCE_SIGNING_KEY: nothing is exported unsigned (decision 029).
+  evidence_signing_unconfigured: 503,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -8,6 +8,7 @@ import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { endUserSessions } from "@/lib/services/access/end-sessions";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
+import { saveConsoleSettings } from "@/lib/services/admin/console-settings";
 import { createUser } from "@/lib/services/admin/create-user";
 import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
 import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
@@ -25,6 +26,7 @@ import {
   machineName,
   priceIdSchema,
   resetPasswordSchema,
+  saveConsoleSettingsSchema,
   savePriceSchema,
   saveProviderSettingSchema,
   setEndpointDisabledSchema,
@@ -152,4 +154,13 @@ const saveProviderSettingRun = safeAction(
 );
 export async function saveProviderSettingAction(raw: unknown) {
   return saveProviderSettingRun(raw);
+}
+
+const saveConsoleSettingsRun = safeAction(
+  saveConsoleSettingsSchema,
+  (input, actor) => saveConsoleSettings(db(), actor, input),
+  { revalidate: () => USERS },
+);
+export async function saveConsoleSettingsAction(raw: unknown) {
+  return saveConsoleSettingsRun(raw);
 }

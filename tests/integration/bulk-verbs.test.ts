@@ -345,3 +345,35 @@ describe("POST /api/v1/cases/bulk", () => {
     expect((await callRoute(bulkRoute.POST, { token: key, body })).status).toBe(403);
   });
 });
+
+describe("while assignment means ownership", () => {
+  it("a deciding verb skips cases someone else owns, at the dry run and at the execution; notes stay open", async () => {
+    const owner = await makeUser(db, ["reviewer"]);
+    const { ids, target } = await parkSet(["polling", "polling", "delivery"]);
+    await db.case.update({ where: { id: ids[0] }, data: { assigneeId: owner.userId } });
+    await db.consoleSetting.update({ where: { id: true }, data: { assignmentIsOwnership: true } });
+    try {
+      const { preview, result } = await run(reviewer, { verb: "reject", evidence: "not now" }, target);
+      expect(preview.skipped).toEqual([
+        expect.objectContaining({ caseId: ids[0], code: "assigned_to_someone_else", at: "dry_run" }),
+      ]);
+      expect(result.applied).toBe(2);
+      expect(await auditOf(ids[0] ?? "", "rejected")).toHaveLength(0);
+
+      // Assigned after the dry run: the batched approval leaves it, and the single-case path says why.
+      const request = await tokenFor(reviewer, { verb: "approve", evidence: "provider recovered" }, target);
+      await db.case.update({ where: { id: ids[1] }, data: { assigneeId: owner.userId } });
+      const approved = await executeBulk(db, reviewer, { mode: "execute", ...request });
+      expect(approved.appliedCaseIds).toEqual([ids[2]]);
+      expect(approved.skipped).toContainEqual(
+        expect.objectContaining({ caseId: ids[1], code: "assigned_to_someone_else", at: "execute" }),
+      );
+      expect(await db.recoveryAction.count({ where: { caseId: { in: [ids[0] ?? "", ids[1] ?? ""] } } })).toBe(0);
+
+      const noted = await run(operator, { verb: "note", text: "customer called" }, target);
+      expect(noted.result.applied).toBe(3);
+    } finally {
+      await db.consoleSetting.update({ where: { id: true }, data: { assignmentIsOwnership: false } });
+    }
+  });
+});

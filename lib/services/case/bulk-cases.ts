@@ -5,12 +5,15 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain/bulk-verbs";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
+import type { Role } from "@/lib/domain/roles";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
 import { requirePermission, type UserActor } from "../access/actor";
+import { consoleSettings } from "../admin/console-settings";
 import { checkAssignee } from "./assign-case";
 import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
@@ -55,8 +58,19 @@ const requestDigest = (input: { action: BulkAction; target: BulkTarget }) =>
   requestFingerprint({ action: input.action, target: input.target });
 
 /** Why the decision leaves a case alone, or null when it would act on it. */
-function refusal(row: Row, action: BulkAction): { code: string; message: string } | null {
-  const decision = decide(snapshotOf(row), bulkCommand(action, row.stage));
+function refusal(
+  row: Row,
+  action: BulkAction,
+  owner: { ownership: boolean; person: { id: string; roles: Role[] } },
+): { code: string; message: string } | null {
+  const command = bulkCommand(action, row.stage);
+  if (isDecidingCommand(command.type) && ownedBySomeoneElse({ ...owner, assigneeId: row.assigneeId })) {
+    return {
+      code: "assigned_to_someone_else",
+      message: "assigned to someone else: while assignment means ownership, only they or an admin decide it",
+    };
+  }
+  const decision = decide(snapshotOf(row), command);
   if (!decision.ok) return { code: decision.error.code, message: decision.error.message };
   if (action.verb === "assign" && row.assigneeId === action.assigneeId) {
     return { code: "already_assigned", message: action.assigneeId ? "already assigned to them" : "not assigned" };
@@ -85,10 +99,14 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
                       held_micros AS "heldMicros", currency
                FROM cases WHERE ${where} ORDER BY opened_at, id LIMIT ${limit}`,
   );
+  const owner = {
+    ownership: (await consoleSettings(db)).assignmentIsOwnership,
+    person: { id: user.userId, roles: user.roles },
+  };
   const cases: Row[] = [];
   const skipped: BulkSkipped[] = [];
   for (const row of rows) {
-    const why = refusal(row, input.action);
+    const why = refusal(row, input.action, owner);
     if (why) skipped.push({ caseId: row.id, operationId: row.operationId, ...why, at: "dry_run" });
     else cases.push(row);
   }
