@@ -21,9 +21,11 @@ test("a viewer reads the overview, queue and a case, is offered nothing to chang
   await expect(page.getByRole("radio")).toHaveCount(0);
   await expect(page.getByRole("form", { name: "Add a note" })).toHaveCount(0);
   await expect(page.getByRole("form", { name: "Assign" })).toHaveCount(0);
-  // No bulk approval on a stage a reviewer could approve in bulk.
+  // No bulk bar and no row to pick, on a view every other role could act on in bulk.
   await page.goto("/queue?stage=polling&state=parked");
-  await expect(page.getByRole("heading", { name: /Bulk/ })).toHaveCount(0);
+  await expect(page.getByTestId("queue-row").first()).toBeVisible();
+  await expect(page.getByRole("region", { name: "Act on several cases" })).toHaveCount(0);
+  await expect(page.getByTestId("queue-row").first().getByRole("checkbox")).toHaveCount(0);
 
   // An operator's own note call, replayed by the viewer: refused, and no note is written.
   const operator = await browser.newContext();
