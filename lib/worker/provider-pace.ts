@@ -1,3 +1,5 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sleep } from "@/lib/providers/http/errors";
 import type { ConfiguredAdapters } from "@/lib/providers/registry";
 import {
@@ -9,39 +11,49 @@ import {
 } from "@/lib/providers/types";
 
 /**
- * Client-side pacing of one provider's API, shared by every tick a process runs. Requests are
- * spaced evenly at the rate the provider allows (each caller reserves the next free slot), so a
+ * Client-side pacing of one provider's API, shared by every worker process (decision 030). Requests
+ * are spaced evenly at the rate the provider allows (each caller reserves the next free slot), so a
  * burst of claimed actions arrives as a steady stream instead of overrunning the limit and each
  * request sleeping out its own 429. When the provider still answers 429 with Retry-After, every
- * later request waits until then, not only the one that was refused.
+ * later request waits until then, in every process, not only the one that was refused.
  */
 export type ProviderPace = {
-  readonly requestsPerSecond: number;
   /** Resolves when this request may go (early, unpaced, if the caller gives up meanwhile). */
   take(signal?: AbortSignal): Promise<void>;
-  /** The provider asked to wait `ms`: nothing leaves before then. */
-  holdOff(ms: number): void;
+  /** The provider asked to wait `ms`: nothing leaves before then, from any process. */
+  holdOff(ms: number): Promise<void>;
 };
 
-type Clock = { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
-const realClock: Clock = { now: () => performance.now(), sleep };
+const PROVIDERS = ["replicate", "fal"] as const satisfies readonly ProviderName[];
 
-export function providerPace(requestsPerSecond: number, clock: Clock = realClock): ProviderPace {
-  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond)) {
-    throw new RangeError("requests per second must be a positive number");
-  }
-  const interval = 1000 / requestsPerSecond;
-  let nextSlot = 0;
+/** Seconds between two requests at the row's rate; none when the provider is unpaced. */
+const SPACING = Prisma.sql`make_interval(secs => coalesce(1.0 / requests_per_second, 0))`;
+
+/**
+ * The pace kept in `provider_pace`, one row per provider, on the database's clock (the processes'
+ * clocks need not agree). `take` reserves the next slot with one UPDATE ... RETURNING: the row lock
+ * orders concurrent callers and each sees the slot the previous one left, so no slot is given twice
+ * and none is lost, however many processes ask. A provider with no row, or no rate and no hold-off
+ * running, goes at once without writing anything.
+ */
+export function sharedProviderPace(db: Db, provider: ProviderName, pause = sleep): ProviderPace {
   return {
-    requestsPerSecond,
     async take(signal) {
-      const now = clock.now();
-      const slot = Math.max(now, nextSlot);
-      nextSlot = slot + interval;
-      if (slot > now) await clock.sleep(slot - now, signal);
+      const rows = await db.$queryRaw<{ wait_ms: number }[]>`
+        UPDATE provider_pace
+        SET next_slot_at = greatest(clock_timestamp(), next_slot_at, hold_off_until) + ${SPACING}
+        WHERE provider = ${provider} AND (requests_per_second IS NOT NULL OR hold_off_until > clock_timestamp())
+        RETURNING greatest(0, extract(epoch FROM next_slot_at - ${SPACING} - clock_timestamp()) * 1000)::float8 AS wait_ms`;
+      const wait = rows[0]?.wait_ms ?? 0;
+      if (wait > 0) await pause(wait, signal);
     },
-    holdOff(ms) {
-      nextSlot = Math.max(nextSlot, clock.now() + ms);
+    async holdOff(ms) {
+      const seconds = Math.max(0, ms) / 1000;
+      await db.$executeRaw`
+        INSERT INTO provider_pace (provider, hold_off_until)
+        VALUES (${provider}, clock_timestamp() + make_interval(secs => ${seconds}::float8))
+        ON CONFLICT (provider) DO UPDATE
+        SET hold_off_until = greatest(provider_pace.hold_off_until, excluded.hold_off_until)`;
     },
   };
 }
@@ -65,7 +77,7 @@ export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): Prov
     async getJob(ref, options) {
       const status = await paced(options, () => adapter.getJob(ref, options));
       const retryAfter = retryAfterOf(status);
-      if (retryAfter !== undefined) pace.holdOff(retryAfter);
+      if (retryAfter !== undefined) await pace.holdOff(retryAfter);
       return status;
     },
     ...(listJobs
@@ -85,7 +97,7 @@ export function pacedAdapters(
   paces: Partial<Record<ProviderName, ProviderPace>>,
 ): ConfiguredAdapters {
   const paced: ConfiguredAdapters = {};
-  for (const name of ["replicate", "fal"] as const) {
+  for (const name of PROVIDERS) {
     const adapter = adapters[name];
     const pace = paces[name];
     if (adapter) paced[name] = pace ? pacedAdapter(adapter, pace) : adapter;
@@ -94,21 +106,63 @@ export function pacedAdapters(
 }
 
 /**
- * REPLICATE_REQUESTS_PER_SECOND / FAL_REQUESTS_PER_SECOND: the API rate each provider allows this
- * process (its documented limit, divided by the number of app instances sharing the key). Unset
- * means unpaced: every request goes at once and a 429 is waited out by the request it hit.
+ * Every provider's pace, shared through `db`. REPLICATE_REQUESTS_PER_SECOND / FAL_REQUESTS_PER_SECOND
+ * give the rate the provider allows the whole deployment (every worker process together): it is
+ * stored for a provider that has no rate in the database yet; after that the database's rate, set
+ * by an admin, is the one every process uses. Unset: unpaced until an admin sets a rate, with
+ * Retry-After still honoured by every process.
  */
 export function providerPacesFromEnv(
+  db: Db,
   raw: Record<string, string | undefined>,
-): Partial<Record<ProviderName, ProviderPace>> {
-  const paces: Partial<Record<ProviderName, ProviderPace>> = {};
-  for (const name of ["replicate", "fal"] as const) {
-    const key = `${name.toUpperCase()}_REQUESTS_PER_SECOND`;
-    const value = raw[key];
-    if (value === undefined || value === "") continue;
-    const rate = Number(value);
-    if (!(rate > 0) || !Number.isFinite(rate)) throw new ProviderConfigError(`${key} must be a positive number`);
-    paces[name] = providerPace(rate);
+): Record<ProviderName, ProviderPace> {
+  const paces = {} as Record<ProviderName, ProviderPace>;
+  for (const name of PROVIDERS) {
+    const rate = requestsPerSecondFromEnv(raw, name);
+    const pace = sharedProviderPace(db, name);
+    paces[name] = rate === undefined ? pace : seededFirst(pace, () => seedRate(db, name, rate));
   }
   return paces;
+}
+
+export function requestsPerSecondFromEnv(
+  raw: Record<string, string | undefined>,
+  provider: ProviderName,
+): number | undefined {
+  const key = `${provider.toUpperCase()}_REQUESTS_PER_SECOND`;
+  const value = raw[key];
+  if (value === undefined || value === "") return undefined;
+  const rate = Number(value);
+  if (!(rate > 0) || !Number.isFinite(rate)) throw new ProviderConfigError(`${key} must be a positive number`);
+  return rate;
+}
+
+/** Stores the configured rate where none is stored yet: a rate an admin set is never overwritten. */
+async function seedRate(db: Db, provider: ProviderName, rate: number): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO provider_pace (provider, requests_per_second) VALUES (${provider}, ${rate}::float8)
+    ON CONFLICT (provider) DO UPDATE SET requests_per_second = excluded.requests_per_second
+    WHERE provider_pace.requests_per_second IS NULL AND provider_pace.updated_by_id IS NULL`;
+}
+
+/** Runs `seed` once, before this process's first request (starting never waits on the database). */
+function seededFirst(pace: ProviderPace, seed: () => Promise<void>): ProviderPace {
+  let seeded: Promise<void> | undefined;
+  const once = () => {
+    seeded ??= seed().catch((error: unknown) => {
+      seeded = undefined;
+      throw error;
+    });
+    return seeded;
+  };
+  return {
+    take: async (signal) => {
+      await once();
+      await pace.take(signal);
+    },
+    holdOff: async (ms) => {
+      await once();
+      await pace.holdOff(ms);
+    },
+  };
 }
