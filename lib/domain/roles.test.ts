@@ -13,7 +13,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:reconcile",
     "replacement:request",
   ],
-  finance: ["case:note", "case:read", "hold:decide", "hold:read", "replacement:authorize"],
+  finance: ["case:note", "case:read", "hold:decide", "hold:read", "replacement:authorize", "spend_limit:set"],
   admin: ["admin:api_keys", "admin:settings", "admin:users", "admin:worker_tokens", "case:read"],
 };
 

@@ -20,6 +20,7 @@ export const PERMISSIONS = [
   "replacement:authorize",
   "hold:read",
   "hold:decide",
+  "spend_limit:set",
   "admin:users",
   "admin:api_keys",
   "admin:worker_tokens",
@@ -38,7 +39,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:accept_failure",
     "replacement:request",
   ],
-  finance: ["case:read", "case:note", "hold:read", "hold:decide", "replacement:authorize"],
+  finance: ["case:read", "case:note", "hold:read", "hold:decide", "replacement:authorize", "spend_limit:set"],
   admin: ["case:read", "admin:users", "admin:api_keys", "admin:worker_tokens", "admin:settings"],
 };
 
