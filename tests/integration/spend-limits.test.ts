@@ -1,11 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { API_ROUTES, type RouteKey, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { callRoute } from "./helpers/call-route";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 030: finance caps what replacements may authorise per rolling hour and day, per
@@ -164,5 +167,44 @@ describe("spend limits on replacements", () => {
       ).rejects.toMatchObject({ code: "forbidden" });
     }
     await expect(listSpendLimits(db, await makeUser(db, ["reviewer"]))).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("over HTTP: finance sets a limit, reads its use, and a refused authorisation carries the figures", async () => {
+    const handler = (key: RouteKey) => {
+      const found = API_ROUTES.find((route) => routeKey(route) === key);
+      if (!found) throw new Error(key);
+      return found.handle;
+    };
+    const finance = await makeUser(db, ["finance"]);
+    const token = (await createAccessToken(db, finance, { kind: "personal", name: "limits" })).secret;
+    const put = await callRoute(handler("PUT /api/v1/finance/spend-limits"), {
+      method: "PUT",
+      token,
+      body: { currency: "SEK", producer: null, perHourMicros: 150_000, perDayMicros: null },
+    });
+    expect(put.status).toBe(200);
+    const bad = await callRoute(handler("PUT /api/v1/finance/spend-limits"), {
+      method: "PUT",
+      token,
+      body: { currency: "sek", perHourMicros: -1, perDayMicros: null },
+    });
+    expect(bad.status).toBe(400);
+    await authorise(await pendingReplacement("SEK", 100_000));
+    const refused = await callRoute(handler("POST /api/v1/replacement-requests/{id}/authorize"), {
+      token,
+      params: { id: await pendingReplacement("SEK", 100_000) },
+      body: { evidence: "approved" },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toMatchObject({
+      code: "spend_limit_exceeded",
+      details: { window: "hour", currency: "SEK", limitMicros: 150_000, usedMicros: 100_000, requestedMicros: 100_000 },
+    });
+    const list = await callRoute(handler("GET /api/v1/finance/spend-limits"), { token });
+    expect(list.status).toBe(200);
+    expect((list.json.limits as { currency: string }[]).find((l) => l.currency === "SEK")).toMatchObject({
+      perHourMicros: 150_000,
+      usedHourMicros: 100_000,
+    });
   });
 });

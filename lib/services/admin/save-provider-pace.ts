@@ -3,12 +3,9 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ProviderName } from "@/lib/providers/types";
+import { MAX_REQUESTS_PER_SECOND, PACED_PROVIDERS } from "@/lib/validation/provider-pace";
 import { requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
-
-export const PACED_PROVIDERS = ["replicate", "fal"] as const satisfies readonly ProviderName[];
-/** Far above any provider's published limit; a typo of a few zeros is refused rather than obeyed. */
-export const MAX_REQUESTS_PER_SECOND = 10_000;
 
 export type ProviderPaceView = { provider: ProviderName; requestsPerSecond: number | null; holdOffUntil: Date | null };
 
