@@ -1,5 +1,4 @@
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sleep } from "@/lib/providers/http/errors";
 import type { ConfiguredAdapters } from "@/lib/providers/registry";
 import {
@@ -9,6 +8,8 @@ import {
   ProviderConfigError,
   type ProviderName,
 } from "@/lib/providers/types";
+import { holdOffProvider, reservePaceSlot, seedProviderRate } from "@/lib/services/provider-pace/pace-slots";
+import { PACED_PROVIDERS } from "@/lib/validation/provider-pace";
 
 /**
  * Client-side pacing of one provider's API, shared by every worker process (decision 030). Requests
@@ -24,37 +25,17 @@ export type ProviderPace = {
   holdOff(ms: number): Promise<void>;
 };
 
-const PROVIDERS = ["replicate", "fal"] as const satisfies readonly ProviderName[];
-
-/** Seconds between two requests at the row's rate; none when the provider is unpaced. */
-const SPACING = Prisma.sql`make_interval(secs => coalesce(1.0 / requests_per_second, 0))`;
-
 /**
- * The pace kept in `provider_pace`, one row per provider, on the database's clock (the processes'
- * clocks need not agree). `take` reserves the next slot with one UPDATE ... RETURNING: the row lock
- * orders concurrent callers and each sees the slot the previous one left, so no slot is given twice
- * and none is lost, however many processes ask. A provider with no row, or no rate and no hold-off
- * running, goes at once without writing anything.
+ * The pace kept in PostgreSQL (lib/services/provider-pace/pace-slots.ts): each request reserves the
+ * next slot of the provider's one row, in whichever process it runs, and sleeps until it.
  */
 export function sharedProviderPace(db: Db, provider: ProviderName, pause = sleep): ProviderPace {
   return {
     async take(signal) {
-      const rows = await db.$queryRaw<{ wait_ms: number }[]>`
-        UPDATE provider_pace
-        SET next_slot_at = greatest(clock_timestamp(), next_slot_at, hold_off_until) + ${SPACING}
-        WHERE provider = ${provider} AND (requests_per_second IS NOT NULL OR hold_off_until > clock_timestamp())
-        RETURNING greatest(0, extract(epoch FROM next_slot_at - ${SPACING} - clock_timestamp()) * 1000)::float8 AS wait_ms`;
-      const wait = rows[0]?.wait_ms ?? 0;
+      const wait = await reservePaceSlot(db, provider);
       if (wait > 0) await pause(wait, signal);
     },
-    async holdOff(ms) {
-      const seconds = Math.max(0, ms) / 1000;
-      await db.$executeRaw`
-        INSERT INTO provider_pace (provider, hold_off_until)
-        VALUES (${provider}, clock_timestamp() + make_interval(secs => ${seconds}::float8))
-        ON CONFLICT (provider) DO UPDATE
-        SET hold_off_until = greatest(provider_pace.hold_off_until, excluded.hold_off_until)`;
-    },
+    holdOff: (ms) => holdOffProvider(db, provider, ms),
   };
 }
 
@@ -97,7 +78,7 @@ export function pacedAdapters(
   paces: Partial<Record<ProviderName, ProviderPace>>,
 ): ConfiguredAdapters {
   const paced: ConfiguredAdapters = {};
-  for (const name of PROVIDERS) {
+  for (const name of PACED_PROVIDERS) {
     const adapter = adapters[name];
     const pace = paces[name];
     if (adapter) paced[name] = pace ? pacedAdapter(adapter, pace) : adapter;
@@ -117,10 +98,10 @@ export function providerPacesFromEnv(
   raw: Record<string, string | undefined>,
 ): Record<ProviderName, ProviderPace> {
   const paces = {} as Record<ProviderName, ProviderPace>;
-  for (const name of PROVIDERS) {
+  for (const name of PACED_PROVIDERS) {
     const rate = requestsPerSecondFromEnv(raw, name);
     const pace = sharedProviderPace(db, name);
-    paces[name] = rate === undefined ? pace : seededFirst(pace, () => seedRate(db, name, rate));
+    paces[name] = rate === undefined ? pace : seededFirst(pace, () => seedProviderRate(db, name, rate));
   }
   return paces;
 }
@@ -135,14 +116,6 @@ export function requestsPerSecondFromEnv(
   const rate = Number(value);
   if (!(rate > 0) || !Number.isFinite(rate)) throw new ProviderConfigError(`${key} must be a positive number`);
   return rate;
-}
-
-/** Stores the configured rate where none is stored yet: a rate an admin set is never overwritten. */
-async function seedRate(db: Db, provider: ProviderName, rate: number): Promise<void> {
-  await db.$executeRaw`
-    INSERT INTO provider_pace (provider, requests_per_second) VALUES (${provider}, ${rate}::float8)
-    ON CONFLICT (provider) DO UPDATE SET requests_per_second = excluded.requests_per_second
-    WHERE provider_pace.requests_per_second IS NULL AND provider_pace.updated_by_id IS NULL`;
 }
 
 /** Runs `seed` once, before this process's first request (starting never waits on the database). */

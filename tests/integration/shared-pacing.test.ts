@@ -90,8 +90,8 @@ describe("provider pacing shared by every worker process", () => {
     expect(elapsed).toBeGreaterThanOrEqual(((40 - 1) / RATE) * 1000 - 50);
     const times = requests.map((r) => r.atMs).sort((a, b) => a - b);
     for (let i = RATE; i < times.length; i++) {
-      // No second ever holds more than the rate allows (a little slack for the event loop).
-      expect((times[i] as number) - (times[i - RATE] as number)).toBeGreaterThanOrEqual(1000 - 60);
+      // No second holds more than the rate allows (slack for a busy machine; two unshared paces would halve it).
+      expect((times[i] as number) - (times[i - RATE] as number)).toBeGreaterThanOrEqual(1000 - 150);
     }
     const [row] = await db.providerPace.findMany();
     expect(row?.requestsPerSecond).toBe(RATE);
@@ -118,20 +118,21 @@ describe("provider pacing shared by every worker process", () => {
   });
 
   it("reserves every slot once across processes: concurrent takes are spaced by the rate", async () => {
-    await db.providerPace.create({ data: { provider: "fal", requestsPerSecond: 100 } });
-    const waits: number[] = [];
+    await db.providerPace.create({ data: { provider: "fal", requestsPerSecond: 10 } });
+    // Connections open first, so the takes race each other rather than the pools' start.
+    await Promise.all(processes.map((client) => client.$queryRaw`SELECT 1`));
+    const slots: number[] = [];
     const paces = processes.map((client) =>
       sharedProviderPace(client, "fal", async (ms) => {
-        waits.push(Math.round(ms));
+        slots.push(performance.now() + ms);
       }),
     );
-    await Promise.all(Array.from({ length: 20 }, (_, i) => paces[i % 2]?.take()));
-    // Slots 0, 10, 20 ... 190 ms: one each, whichever process asked (the first may not wait at all).
-    const sorted = [...waits].sort((a, b) => a - b);
-    expect(sorted.length).toBeGreaterThanOrEqual(19);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => paces[i % 2]?.take()));
+    // Ten slots 100 ms apart, whichever process asked (the first may go at once, without waiting).
+    const sorted = [...slots].sort((a, b) => a - b);
+    expect(sorted.length).toBeGreaterThanOrEqual(9);
     for (let i = 1; i < sorted.length; i++)
-      expect((sorted[i] as number) - (sorted[i - 1] as number)).toBeGreaterThan(5);
-    expect(sorted.at(-1)).toBeGreaterThanOrEqual(170);
+      expect((sorted[i] as number) - (sorted[i - 1] as number)).toBeGreaterThan(80);
   });
 
   it("an admin sets or clears a provider's rate, audited, and an environment rate never overwrites it", async () => {
