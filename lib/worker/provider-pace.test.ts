@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JobStatus, ProviderAdapter } from "@/lib/providers/types";
+import type { CallOptions, JobStatus, ProviderAdapter } from "@/lib/providers/types";
 import { type ProviderPace, pacedAdapter, requestsPerSecondFromEnv } from "./provider-pace";
 
 // The pace itself lives in PostgreSQL and is tested there (tests/integration/shared-pacing.test.ts);
@@ -20,34 +20,59 @@ function recordingPace() {
 }
 
 describe("paced adapter", () => {
-  it("waits its turn for every status check and passes on the Retry-After it is given", async () => {
+  const capabilities = {
+    findByClientReference: false,
+    listJobs: false,
+    listJobsRequiresModel: false,
+    noJobSettlingSeconds: 0,
+  };
+
+  it("hands every status check the pace, which each HTTP attempt takes and every Retry-After is told", async () => {
     const { pace, seen } = recordingPace();
-    const answers: JobStatus[] = [
-      { kind: "unknown", reason: "rate_limited", attempts: 4, httpStatus: 429, retryAfterMs: 2_000 },
-      { kind: "running", providerStatus: "processing" },
-    ];
-    const calls: string[] = [];
     const adapter = {
       provider: "replicate",
-      capabilities: {
-        findByClientReference: false,
-        listJobs: false,
-        listJobsRequiresModel: false,
-        noJobSettlingSeconds: 0,
-      },
-      getJob: async (ref: { providerJobId: string }) => {
-        calls.push(ref.providerJobId);
+      capabilities,
+      // What getWithRetry does with the pace it is given: a slot per attempt, the Retry-After passed on.
+      getJob: async (ref: { providerJobId: string }, options?: CallOptions) => {
+        await options?.pace?.take();
         seen.push(`get ${ref.providerJobId}`);
-        return answers.shift() as JobStatus;
+        await options?.pace?.holdOff(2_000);
+        return {
+          kind: "unknown",
+          reason: "rate_limited",
+          attempts: 1,
+          httpStatus: 429,
+          retryAfterMs: 2_000,
+        } as JobStatus;
       },
       downloadOutput: async () => ({ ok: false, reason: "not_available", detail: "", bytesReceived: 0 }),
     } satisfies ProviderAdapter;
     const paced = pacedAdapter(adapter, pace);
     expect((await paced.getJob({ providerJobId: "a" })).kind).toBe("unknown");
-    expect((await paced.getJob({ providerJobId: "b" })).kind).toBe("running");
-    expect(calls).toEqual(["a", "b"]);
-    expect(seen).toEqual(["take", "get a", "holdOff 2000", "take", "get b"]);
+    expect(seen).toEqual(["take", "get a", "holdOff 2000"]);
     expect(paced.listJobs).toBeUndefined();
+  });
+
+  it("a pace the database cannot answer lets the request go unpaced instead of failing it", async () => {
+    const broken: ProviderPace = {
+      take: async () => {
+        throw new Error("connection refused");
+      },
+      holdOff: async () => {
+        throw new Error("connection refused");
+      },
+    };
+    const adapter = {
+      provider: "fal",
+      capabilities,
+      getJob: async (_ref: { providerJobId: string }, options?: CallOptions) => {
+        await options?.pace?.take();
+        await options?.pace?.holdOff(1_000);
+        return { kind: "running", providerStatus: "IN_PROGRESS" } as JobStatus;
+      },
+      downloadOutput: async () => ({ ok: false, reason: "not_available", detail: "", bytesReceived: 0 }),
+    } satisfies ProviderAdapter;
+    expect((await pacedAdapter(adapter, broken).getJob({ providerJobId: "b" })).kind).toBe("running");
   });
 
   it("reads each provider's rate from the environment, and a bad value stops the start", () => {

@@ -3,27 +3,22 @@ import { sleep } from "@/lib/providers/http/errors";
 import type { ConfiguredAdapters } from "@/lib/providers/registry";
 import {
   type CallOptions,
-  type JobStatus,
   type ProviderAdapter,
   ProviderConfigError,
   type ProviderName,
+  type RequestPace,
 } from "@/lib/providers/types";
 import { holdOffProvider, reservePaceSlot, seedProviderRate } from "@/lib/services/provider-pace/pace-slots";
 import { PACED_PROVIDERS } from "@/lib/validation/provider-pace";
 
 /**
  * Client-side pacing of one provider's API, shared by every worker process (decision 030). Requests
- * are spaced evenly at the rate the provider allows (each caller reserves the next free slot), so a
- * burst of claimed actions arrives as a steady stream instead of overrunning the limit and each
+ * are spaced evenly at the rate the provider allows (each HTTP attempt reserves the next free slot),
+ * so a burst of claimed actions arrives as a steady stream instead of overrunning the limit and each
  * request sleeping out its own 429. When the provider still answers 429 with Retry-After, every
  * later request waits until then, in every process, not only the one that was refused.
  */
-export type ProviderPace = {
-  /** Resolves when this request may go (early, unpaced, if the caller gives up meanwhile). */
-  take(signal?: AbortSignal): Promise<void>;
-  /** The provider asked to wait `ms`: nothing leaves before then, from any process. */
-  holdOff(ms: number): Promise<void>;
-};
+export type ProviderPace = RequestPace;
 
 /**
  * The pace kept in PostgreSQL (lib/services/provider-pace/pace-slots.ts): each request reserves the
@@ -39,35 +34,36 @@ export function sharedProviderPace(db: Db, provider: ProviderName, pause = sleep
   };
 }
 
-/** The provider's answer asked us to slow down: throttled, with a Retry-After to honour. */
-function retryAfterOf(status: JobStatus): number | undefined {
-  return status.kind === "unknown" && status.retryAfterMs !== undefined ? status.retryAfterMs : undefined;
+/**
+ * A pace that never fails the request it paces: when the database cannot be asked, the request goes
+ * unpaced (a worker that cannot reach its database has bigger problems, and a provider call that
+ * throws instead of answering `unknown` would be worse).
+ */
+function tolerant(pace: ProviderPace): ProviderPace {
+  return {
+    take: (signal) => pace.take(signal).catch(() => {}),
+    holdOff: (ms) => pace.holdOff(ms).catch(() => {}),
+  };
 }
 
-/** The adapter with every API call paced (downloads come from the delivery CDN and are not). */
+/**
+ * The adapter with every API call paced: each HTTP attempt, retries and list pages included, takes
+ * a slot, and each Retry-After is shared (downloads come from the delivery CDN and are not paced).
+ */
 export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): ProviderAdapter {
   const { listJobs, findByClientReference } = adapter;
-  const paced = async <T>(options: CallOptions | undefined, call: () => Promise<T>): Promise<T> => {
-    await pace.take(options?.signal);
-    return call();
-  };
+  const shared = tolerant(pace);
+  const withPace = (options: CallOptions | undefined): CallOptions => ({ ...options, pace: shared });
   return {
     provider: adapter.provider,
     capabilities: adapter.capabilities,
     downloadOutput: adapter.downloadOutput.bind(adapter),
-    async getJob(ref, options) {
-      const status = await paced(options, () => adapter.getJob(ref, options));
-      const retryAfter = retryAfterOf(status);
-      if (retryAfter !== undefined) await pace.holdOff(retryAfter);
-      return status;
-    },
-    ...(listJobs
-      ? { listJobs: (window, options) => paced(options, () => listJobs.call(adapter, window, options)) }
-      : {}),
+    getJob: (ref, options) => adapter.getJob(ref, withPace(options)),
+    ...(listJobs ? { listJobs: (window, options) => listJobs.call(adapter, window, withPace(options)) } : {}),
     ...(findByClientReference
       ? {
           findByClientReference: (reference, options) =>
-            paced(options, () => findByClientReference.call(adapter, reference, options)),
+            findByClientReference.call(adapter, reference, withPace(options)),
         }
       : {}),
   };

@@ -117,6 +117,35 @@ describe("provider pacing shared by every worker process", () => {
     expect((secondAt as number) - (refusedAt as number)).toBeGreaterThanOrEqual(950);
   });
 
+  it("a Retry-After is shared at once, while the refused request is still waiting to retry", async () => {
+    const [first, second] = processes.map((client) =>
+      pacedAdapters(
+        simulatorAdapters(sim.url, { retry: { maxAttempts: 2, baseDelayMs: 10, perAttemptTimeoutMs: 5_000 } }),
+        {
+          replicate: sharedProviderPace(client, "replicate"),
+        },
+      ),
+    );
+    const a = sim.state.seedJob({ provider: "replicate", queuedMs: 0, runningMs: 3_600_000 });
+    const b = sim.state.seedJob({ provider: "replicate", queuedMs: 0, runningMs: 3_600_000 });
+    sim.state.faults.add({
+      match: { jobId: a.id },
+      fault: { type: "rate_limit", retryAfterSeconds: 1 },
+      times: 1,
+    });
+    const retried = first?.replicate?.getJob({ providerJobId: a.id });
+    // Once the refused process has shared the Retry-After, the other asks, and is held back too.
+    while ((await db.providerPace.count({ where: { holdOffUntil: { gt: new Date() } } })) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const answered = await second?.replicate?.getJob({ providerJobId: b.id });
+    expect((await retried)?.kind).toBe("running");
+    expect(answered?.kind).toBe("running");
+    const [refusedAt, ...later] = statusRequests().map((r) => r.atMs);
+    expect(later).toHaveLength(2);
+    for (const at of later) expect(at - (refusedAt as number)).toBeGreaterThanOrEqual(950);
+  });
+
   it("reserves every slot once across processes: concurrent takes are spaced by the rate", async () => {
     await db.providerPace.create({ data: { provider: "fal", requestsPerSecond: 10 } });
     // Connections open first, so the takes race each other rather than the pools' start.
