@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
+import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
 
 const optionalText = z
@@ -60,6 +61,13 @@ const schema = z.object({
   /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
   STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,
+  /**
+   * Signs evidence packets (decision 029): an Ed25519 private key in PKCS#8 PEM, line breaks as
+   * "\n" allowed. Unset in demo mode: a key derived from AUTH_SECRET; unset in production: no export.
+   */
+  EVIDENCE_SIGNING_KEY: optionalText.refine((value) => value === undefined || parsePrivateKey(value) !== null, {
+    message: "an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)",
+  }),
   /**
    * Comma list of host names and address ranges (CIDR) webhooks may reach although private or over
    * plain http; unset: none, or this machine's loopback names in demo mode.
@@ -126,6 +134,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         ? "DATABASE_URL is set but AUTH_SECRET is not: set AUTH_SECRET (32+ characters) to run in production, or DEMO=1 to put the demo accounts into that database"
         : "AUTH_SECRET (32+ characters) is required outside demo mode",
     );
+  }
+  if (!demo && env.EVIDENCE_SIGNING_KEY && isPublishedDemoKey(env.EVIDENCE_SIGNING_KEY)) {
+    throw new EnvError("EVIDENCE_SIGNING_KEY is the published demo key: generate one of your own for production");
   }
   const providerMode = demo ? (env.PROVIDER_MODE ?? "simulator") : requireProviderMode(env);
   const oidcEnabled = Boolean(env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET);

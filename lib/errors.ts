@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   replacement_withdrawn: 409,
   // The provider could not be asked to the end; nothing changed and the same request can be tried later.
   provider_check_failed: 503,
+  // Production without EVIDENCE_SIGNING_KEY: nothing is exported unsigned (decision 029).
+  evidence_signing_unconfigured: 503,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

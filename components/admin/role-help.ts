@@ -6,4 +6,5 @@ export const ROLE_HELP: Record<Role, string> = {
   reviewer: "reconcile, approve recovery, request replacements",
   finance: "decide holds, authorise replacements",
   admin: "users, API keys, worker tokens, prices",
+  viewer: "read the overview, queue and cases; change nothing",
 };

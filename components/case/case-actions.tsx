@@ -6,6 +6,7 @@ import { Time } from "@/components/ui/time";
 import { addNoteAction, assignAction } from "@/lib/actions/case-actions";
 import { availableCaseActions, type CaseActionName } from "@/lib/domain/available-actions";
 import { orderDecisions } from "@/lib/domain/case-progress";
+import { ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { decisionChoices } from "./decision-options";
@@ -22,14 +23,21 @@ export function CaseActions({
   detail,
   user,
   reviewers,
+  assignmentIsOwnership,
   onChanged,
 }: {
   detail: CaseDetail;
   user: { id: string; roles: Role[] };
   reviewers: Person[];
+  assignmentIsOwnership: boolean;
   onChanged: () => void;
 }) {
-  const available = availableCaseActions(detail, user.roles);
+  const ownedElsewhere = ownedBySomeoneElse({
+    ownership: assignmentIsOwnership,
+    assigneeId: detail.assignee?.id ?? null,
+    person: user,
+  });
+  const available = availableCaseActions(detail, user.roles, { ownedElsewhere });
   const caseId = detail.id;
   const workerBusy = detail.liveAction?.status === "claimed";
   // A request still waiting for finance is shown as such: asking again would only be refused.
@@ -45,7 +53,7 @@ export function CaseActions({
     );
   const choices = offered(available);
   const reviewerChoices = offered(availableCaseActions(detail, ["reviewer"]));
-  const readOnly = reviewerChoices.some((name) => !choices.includes(name));
+  const readOnly = !ownedElsewhere && reviewerChoices.some((name) => !choices.includes(name));
   return (
     <section aria-labelledby="actions-heading" className="space-y-3">
       <h2 id="actions-heading" className="font-semibold">
@@ -62,6 +70,12 @@ export function CaseActions({
             </>
           ) : null}
           . Decisions are paused until it finishes.
+        </p>
+      )}
+      {ownedElsewhere && reviewerChoices.length > 0 && (
+        <p data-testid="owned-elsewhere" className="rounded border border-slate-300 bg-slate-50 p-2 text-sm">
+          Assigned to {detail.assignee?.name ?? detail.assignee?.email}: while assignment means ownership, only they or
+          an admin decide this case. Reassign it to yourself to decide it.
         </p>
       )}
       {readOnly && (

@@ -21,10 +21,12 @@ export function CaseLive({
   initial,
   user,
   reviewers,
+  assignmentIsOwnership,
 }: {
   initial: CaseDetail;
   user: { id: string; roles: Role[] };
   reviewers: { id: string; name: string; email: string }[];
+  assignmentIsOwnership: boolean;
 }) {
   const client = useQueryClient();
   const query = useQuery({
@@ -58,7 +60,13 @@ export function CaseLive({
           <LineageSection detail={detail} />
           <TimelineSection detail={detail} />
         </div>
-        <CaseActions detail={detail} user={user} reviewers={reviewers} onChanged={refresh} />
+        <CaseActions
+          detail={detail}
+          user={user}
+          reviewers={reviewers}
+          assignmentIsOwnership={assignmentIsOwnership}
+          onChanged={refresh}
+        />
       </div>
     </div>
   );

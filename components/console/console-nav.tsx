@@ -6,7 +6,7 @@ import { SignOutButton } from "./sign-out-button";
 export function ConsoleNav({ user }: { user: { name: string; email: string; roles: Role[] } }) {
   const items = NAV_ITEMS.filter((item) => item.permission === null || can(user.roles, item.permission));
   return (
-    <header className="border-b border-slate-300 bg-white">
+    <header className="border-b border-slate-300 bg-white print:hidden">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
         <Link href="/" className="font-semibold text-slate-900">
           Video job recovery

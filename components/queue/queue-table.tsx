@@ -178,7 +178,9 @@ function RowFlags({ row }: { row: QueueRow }) {
       ) : null}
       {row.lastAttempt?.failed ? (
         <span title={describeAttempt(row.lastAttempt)} data-testid="last-attempt-failed">
-          <Badge tone="danger">last attempt failed</Badge>
+          <Badge tone="danger">
+            {row.lastAttempt.count > 1 ? `attempt ${row.lastAttempt.count} failed` : "last attempt failed"}
+          </Badge>
         </span>
       ) : null}
       {row.holdOpen ? (

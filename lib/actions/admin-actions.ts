@@ -8,6 +8,7 @@ import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { endUserSessions } from "@/lib/services/access/end-sessions";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
+import { saveConsoleSettings } from "@/lib/services/admin/console-settings";
 import { createUser } from "@/lib/services/admin/create-user";
 import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
 import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
@@ -26,6 +27,7 @@ import {
   machineName,
   priceIdSchema,
   resetPasswordSchema,
+  saveConsoleSettingsSchema,
   savePriceSchema,
   saveProviderSettingSchema,
   setEndpointDisabledSchema,
@@ -161,4 +163,13 @@ const saveProviderPaceRun = safeAction(providerPaceFormSchema, (input, actor) =>
 });
 export async function saveProviderPaceAction(raw: unknown) {
   return saveProviderPaceRun(raw);
+}
+
+const saveConsoleSettingsRun = safeAction(
+  saveConsoleSettingsSchema,
+  (input, actor) => saveConsoleSettings(db(), actor, input),
+  { revalidate: () => USERS },
+);
+export async function saveConsoleSettingsAction(raw: unknown) {
+  return saveConsoleSettingsRun(raw);
 }

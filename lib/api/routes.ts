@@ -15,6 +15,12 @@ import { listCases } from "@/lib/services/case/list-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reviewCase } from "@/lib/services/case/review-case";
+import {
+  evidencePublicKey,
+  exportCaseEvidence,
+  exportFilterEvidence,
+  type IssuedPacket,
+} from "@/lib/services/evidence/export-evidence";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
@@ -26,6 +32,7 @@ import { acknowledgeReplacement, listReplacements } from "@/lib/services/replace
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
@@ -55,8 +62,26 @@ import { spendLimitSchema } from "@/lib/validation/spend-limits";
 import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
+import { JSON_TYPE } from "./api-request";
 import { type ApiRoute, apiRoute, type RouteHandler } from "./api-route";
 import { authenticateFal, authenticateReplicate } from "./authenticate-provider";
+
+/**
+ * An evidence packet goes out as the exact bytes that were signed (its canonical JSON), as a file:
+ * re-serialising it would change no fact but would break a byte-for-byte check.
+ */
+const evidenceFile = {
+  contentType: JSON_TYPE,
+  reply: (issued: IssuedPacket) => ({
+    body: issued.text,
+    headers: {
+      "Content-Disposition": `attachment; filename="${issued.filename}"`,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "X-Evidence-Sha256": issued.sha256,
+    },
+  }),
+};
 
 /**
  * Every JSON API route, declared once: method, path, who may call it, its schemas, its summary and
@@ -177,6 +202,37 @@ export const API_ROUTES = [
     params: idParams,
     success: [200],
     handler: ({ actor, params }) => getCase(db(), actor, params.id),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/{id}/evidence",
+    audience: "user",
+    summary: "The case's evidence packet: facts, decisions, observations, holds, ledger, audit chain; signed (Ed25519)",
+    params: idParams,
+    success: [200],
+    errors: [503],
+    handler: ({ actor, params }) => exportCaseEvidence(db(), actor, params.id),
+    file: evidenceFile,
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/evidence",
+    audience: "user",
+    summary: "One signed evidence packet for a queue filter's cases (the list's filters; oldest first, at most 200)",
+    query: evidenceFilterSchema,
+    success: [200],
+    errors: [503],
+    handler: ({ actor, query }) => exportFilterEvidence(db(), actor, query),
+    file: evidenceFile,
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/evidence/public-key",
+    audience: "user",
+    summary: "The public key evidence packets are signed with (PEM) and its key id",
+    success: [200],
+    errors: [503],
+    handler: async ({ actor }) => evidencePublicKey(actor),
   }),
   apiRoute({
     method: "POST",

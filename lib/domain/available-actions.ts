@@ -1,4 +1,5 @@
 import type { CaseCommand, CaseSnapshot } from "./case-commands";
+import { isDecidingCommand } from "./ownership";
 import { can, type Permission, type Role } from "./roles";
 import { permittedRecoveryAction } from "./stages";
 import { decide } from "./transitions";
@@ -54,10 +55,16 @@ const PROBES: { name: CaseActionName; permission: Permission; command: (s: CaseS
  * What the console offers: exactly the commands the decision function would accept for this case
  * and these roles, so a button is never shown for something the server would refuse.
  */
-export function availableCaseActions(snapshot: CaseSnapshot, roles: readonly Role[]): Set<CaseActionName> {
+export function availableCaseActions(
+  snapshot: CaseSnapshot,
+  roles: readonly Role[],
+  { ownedElsewhere = false }: { ownedElsewhere?: boolean } = {},
+): Set<CaseActionName> {
   return new Set(
-    PROBES.filter((probe) => can(roles, probe.permission) && decide(snapshot, probe.command(snapshot)).ok).map(
-      (p) => p.name,
-    ),
+    PROBES.filter((probe) => {
+      const command = probe.command(snapshot);
+      if (ownedElsewhere && isDecidingCommand(command.type)) return false;
+      return can(roles, probe.permission) && decide(snapshot, command).ok;
+    }).map((p) => p.name),
   );
 }

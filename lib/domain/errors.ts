@@ -16,6 +16,7 @@ export const DOMAIN_ERROR_CODES = [
   "replacement_not_allowed",
   "outputs_unavailable",
   "forbidden",
+  "assigned_to_someone_else",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
@@ -59,6 +60,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   replacement_not_allowed: 422,
   outputs_unavailable: 409,
   forbidden: 403,
+  assigned_to_someone_else: 403,
 };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DomainError };

@@ -8,13 +8,30 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:accept_failure",
     "case:approve",
     "case:assign",
+    "case:export_evidence",
     "case:note",
     "case:read",
     "case:reconcile",
     "replacement:request",
   ],
-  finance: ["case:note", "case:read", "hold:decide", "hold:read", "replacement:authorize", "spend_limit:set"],
-  admin: ["admin:api_keys", "admin:settings", "admin:users", "admin:worker_tokens", "case:read"],
+  finance: [
+    "case:export_evidence",
+    "case:note",
+    "case:read",
+    "hold:decide",
+    "hold:read",
+    "replacement:authorize",
+    "spend_limit:set",
+  ],
+  admin: [
+    "admin:api_keys",
+    "admin:settings",
+    "admin:users",
+    "admin:worker_tokens",
+    "case:export_evidence",
+    "case:read",
+  ],
+  viewer: ["case:read"],
 };
 
 describe("roles and permissions", () => {

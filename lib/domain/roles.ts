@@ -1,4 +1,4 @@
-export const ROLES = ["operator", "reviewer", "finance", "admin"] as const;
+export const ROLES = ["operator", "reviewer", "finance", "admin", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
 export function isRole(value: string): value is Role {
@@ -16,6 +16,7 @@ export const PERMISSIONS = [
   "case:reconcile",
   "case:approve",
   "case:accept_failure",
+  "case:export_evidence",
   "replacement:request",
   "replacement:authorize",
   "hold:read",
@@ -37,10 +38,29 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:reconcile",
     "case:approve",
     "case:accept_failure",
+    "case:export_evidence",
     "replacement:request",
   ],
-  finance: ["case:read", "case:note", "hold:read", "hold:decide", "replacement:authorize", "spend_limit:set"],
-  admin: ["case:read", "admin:users", "admin:api_keys", "admin:worker_tokens", "admin:settings"],
+  // Evidence packets are for billing disputes (finance) and reviews (reviewer, admin); decision 029.
+  finance: [
+    "case:read",
+    "case:note",
+    "case:export_evidence",
+    "hold:read",
+    "hold:decide",
+    "replacement:authorize",
+    "spend_limit:set",
+  ],
+  admin: [
+    "case:read",
+    "case:export_evidence",
+    "admin:users",
+    "admin:api_keys",
+    "admin:worker_tokens",
+    "admin:settings",
+  ],
+  // Reads what an operator reads; writes nothing, not even a note or an assignment.
+  viewer: ["case:read"],
 };
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {

@@ -60,6 +60,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   replacement_request_closed: () => "The replacement request was closed",
   replacement_acknowledged: () => "The producer acknowledged the replacement",
   suspected_duplicate_flagged: () => "Suspected duplicate: the original job turned up",
+  evidence_exported: (_a, _b, e) =>
+    `Evidence packet exported${typeof e.packetId === "string" ? ` (${e.packetId.slice(0, 8)})` : ""}`,
 };
 
 /** The sentence for an event; an unknown kind reads as its name in words. */

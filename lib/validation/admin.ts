@@ -126,3 +126,5 @@ export const saveProviderSettingSchema = z.strictObject({
     .transform(Number)
     .pipe(z.number().max(7 * 24 * 60, "at most a week (10080 minutes)")),
 });
+
+export const saveConsoleSettingsSchema = z.strictObject({ assignmentIsOwnership: z.boolean() });

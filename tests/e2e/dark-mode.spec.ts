@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures/login";
+import { openPage } from "./fixtures/open-page";
 
 // The console follows the operating system's colour scheme: under a dark preference every page
 // is drawn dark with light text (and its cards too), under a light one the other way round.
@@ -42,13 +43,7 @@ for (const scheme of ["dark", "light"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const { email, path } of PAGES) {
       if (email) await login(email);
-      if (path === "case") {
-        await page.goto("/queue?q=demo-order-1000");
-        await page.getByRole("link", { name: "demo-order-1000" }).click();
-        await expect(page.getByRole("heading", { name: /Operation/ })).toBeVisible();
-      } else {
-        await page.goto(path);
-      }
+      await openPage(page, path);
       // Declared in the page itself too, so the browser picks the scheme before the stylesheet loads.
       await expect(page.locator('meta[name="color-scheme"]')).toHaveAttribute("content", "light dark");
       const seen = await luminances(page);

@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures/login";
+import { openPage } from "./fixtures/open-page";
 
 // On a 390 px phone every page fits its width (no sideways scrolling), and the queue folds its
 // filters behind one button so the cases come first.
@@ -15,14 +16,7 @@ for (const { email, paths } of PAGES) {
     test.setTimeout(90_000);
     await login(email);
     for (const path of paths) {
-      if (path === "case") {
-        await page.goto("/queue");
-        await page.getByTestId("queue-row").first().getByRole("link").click();
-        await expect(page.getByRole("heading", { name: /Operation/ })).toBeVisible();
-      } else {
-        await page.goto(path);
-        await expect(page.locator("h1").first()).toBeVisible();
-      }
+      await openPage(page, path);
       const overflow = await page.evaluate(() => ({
         scroll: document.documentElement.scrollWidth,
         view: document.documentElement.clientWidth,

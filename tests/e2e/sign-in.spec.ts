@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures/csp-watch";
 
 const PASSWORD = "demo-recovery";
-const ROLES = ["operator", "reviewer", "finance", "admin"] as const;
+const ROLES = ["operator", "reviewer", "finance", "admin", "viewer"] as const;
 
 test.describe("signing in", () => {
   for (const role of ROLES) {

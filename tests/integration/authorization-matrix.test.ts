@@ -45,6 +45,7 @@ const PRINCIPALS = [
   { key: "producerKey", label: "producer API key" },
   { key: "revokedKey", label: "revoked API key" },
   { key: "workerToken", label: "worker token" },
+  { key: "viewer", label: "viewer token" },
 ] as const;
 type PrincipalKey = (typeof PRINCIPALS)[number]["key"];
 type Outcome = "allowed" | "401" | "403";
@@ -56,39 +57,43 @@ const F: Outcome = "403";
 const TICK: RouteKey = "POST /api/worker/tick";
 
 // Columns, in order: none, operator, reviewer, finance, admin, revoked personal token,
-// expired personal token, producer API key, revoked API key, worker token.
+// expired personal token, producer API key, revoked API key, worker token, viewer (reads only).
 const EXPECTED: Record<RouteKey, Outcome[]> = {
-  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F],
-  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F],
+  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F, F],
+  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F, F],
   // Signed by the provider alone: no bearer token of any kind is accepted in place of the signature.
-  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U],
-  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U],
-  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F],
-  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F],
-  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F],
-  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F],
-  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F],
-  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F],
-  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F],
+  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U, U],
+  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U, U],
+  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F],
+  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A],
+  // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
+  "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F, F],
+  "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F],
+  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F],
   // The console's JSON reads, then the tick (the worker's route).
-  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F],
-  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F],
-  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F],
-  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F],
-  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F],
-  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F],
-  [TICK]: [U, F, F, F, F, U, U, F, U, A],
+  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
+  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
+  [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
 
 // The routes come from the route table (lib/api/routes.ts), in its order; every one needs its row.
@@ -176,10 +181,11 @@ beforeAll(async () => {
     reviewer: await makeUser(db, ["reviewer"]),
     finance: await makeUser(db, ["finance"]),
     admin: await makeUser(db, ["admin"]),
+    viewer: await makeUser(db, ["viewer"]),
   };
   const everyRole = await makeUser(db, ["operator", "reviewer", "finance", "admin"]);
   tokens.none = undefined;
-  for (const role of ["operator", "reviewer", "finance", "admin"] as const) {
+  for (const role of ["operator", "reviewer", "finance", "admin", "viewer"] as const) {
     tokens[role] = (await personalToken(users[role])).secret;
   }
   const revoked = await personalToken(everyRole);
@@ -251,6 +257,8 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
+  "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),
+  "GET /api/v1/cases/evidence": async () => ({ query: { producer: "matrix-shop", stage: "polling" } }),
   "POST /api/v1/cases/{id}/reconcile": async () => ({
     params: { id: await parked("submission_uncertain") },
     body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },
@@ -300,6 +308,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
     body: { evidence: "not worth it" },
   }),
   "GET /api/v1/overview": async () => ({}),
+  "GET /api/v1/evidence/public-key": async () => ({}),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
   "GET /api/v1/finance/spend-limits": async () => ({}),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.

@@ -295,4 +295,22 @@ describe("what happened, and what happens next", () => {
       waitingOn: { party: "reviewer" },
     });
   });
+
+  it("a queue row counts the attempts of its kind this episode, so a second failure does not read as the first", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("polling", { provider: "replicate", providerJobId: `unknown-${randomBytes(4).toString("hex")}` }),
+    );
+    const row = async () =>
+      (await listCases(db, reviewer, listCasesSchema.parse({ q: (await getCase(db, reviewer, caseId)).operationId })))
+        .items[0];
+    for (const n of [1, 2]) {
+      await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: `try ${n}` });
+      expect(await tickFor(caseId)).toBe("parked");
+      expect((await row())?.lastAttempt).toMatchObject({ kind: "resume_poll", failed: true, count: n });
+    }
+    expect((await getCase(db, reviewer, caseId)).progress.lastAttempt).toMatchObject({ failed: true, count: 2 });
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inTransaction } from "@/lib/db/transaction";
+import { ROLES } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import { consumeRateLimit } from "@/lib/services/access/consume-rate-limit";
 import { verifyCredentials } from "@/lib/services/access/verify-credentials";
@@ -139,7 +140,7 @@ describe("demo users", () => {
   it("are created once, one per role, and never re-created", async () => {
     expect(await seedDemoUsers(db)).toBe(true);
     const users = await db.user.findMany({ where: { email: { endsWith: "@demo.local" } } });
-    expect(users.map((u) => u.roles)).toHaveLength(4);
+    expect(users.map((u) => u.roles)).toHaveLength(ROLES.length);
     const operator = await verifyCredentials(
       db,
       { email: demoEmail("operator"), password: DEMO_PASSWORD, ip: freshIp() },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "@/lib/env";
+import { demoPrivateKey, keyFromSeed } from "@/lib/evidence/signing-key";
 
 const secret = "s".repeat(32);
 const live = { PROVIDER_MODE: "live", REPLICATE_API_TOKEN: "r8_key" };
@@ -74,5 +75,16 @@ describe("environment", () => {
     expect(() => parseEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => parseEnv({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
     expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("reads an evidence signing key (Ed25519 PKCS#8 PEM), and refuses the published demo key in production", () => {
+    const production = { DEMO: "0", AUTH_SECRET: secret, ...live };
+    const own = keyFromSeed(Buffer.alloc(32, 3)).export({ type: "pkcs8", format: "pem" }).toString();
+    expect(parseEnv({ ...production, EVIDENCE_SIGNING_KEY: own }).EVIDENCE_SIGNING_KEY).toBe(own.trim());
+    expect(parseEnv({ ...production, EVIDENCE_SIGNING_KEY: own.replaceAll("\n", "\\n") }).demo).toBe(false);
+    expect(() => parseEnv({ ...production, EVIDENCE_SIGNING_KEY: "not a key" })).toThrow(/EVIDENCE_SIGNING_KEY/);
+    const published = demoPrivateKey(undefined).export({ type: "pkcs8", format: "pem" }).toString();
+    expect(() => parseEnv({ ...production, EVIDENCE_SIGNING_KEY: published })).toThrow(/published demo key/);
+    expect(parseEnv({ DEMO: "1", EVIDENCE_SIGNING_KEY: published }).demo).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { EvidenceLinks } from "@/components/evidence/evidence-links";
 import { QueueFilters } from "@/components/queue/queue-filters";
 import { QueueView } from "@/components/queue/queue-view";
 import { SavedViews } from "@/components/queue/saved-views";
@@ -15,7 +16,9 @@ import { can } from "@/lib/domain/roles";
 import { COUNT_CAP, countCases, openCasesByStage, type ViewCount } from "@/lib/services/case/count-cases";
 import { listCases } from "@/lib/services/case/list-cases";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
+import { FILTER_PACKET_CAP } from "@/lib/services/evidence/export-evidence";
 import { listSavedViews } from "@/lib/services/saved-view/saved-views";
+import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { parseQueueParams, queueHref, queueQueryString } from "@/lib/validation/queue-params";
 
@@ -50,6 +53,15 @@ export default async function QueuePage({ searchParams }: Props) {
       <div className="mt-3">
         <QueueFilters queryString={queueQueryString(view)} options={options} />
       </div>
+      {can(user.roles, "case:export_evidence") && !problem ? (
+        <nav aria-label="Evidence" className="mt-2 flex justify-end text-sm">
+          <EvidenceLinks
+            label={`Evidence packet of this view (oldest ${FILTER_PACKET_CAP} cases at most)`}
+            pageHref={`/queue/evidence${queueQueryString(view) ? `?${queueQueryString(view)}` : ""}`}
+            fileHref={`/api/v1/cases/evidence?${evidenceQueryString(evidenceFilterOf(query))}`}
+          />
+        </nav>
+      ) : null}
       {problem && (
         <p role="alert" className="mt-2 text-sm text-amber-900">
           {problem}

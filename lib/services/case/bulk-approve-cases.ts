@@ -1,12 +1,14 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
+import { ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
 import { requirePermission, type UserActor } from "../access/actor";
+import { consoleSettings } from "../admin/console-settings";
 import { approveCase } from "./approve-case";
 import { caseFilterConditions } from "./case-filter";
 import type { CaseRow } from "./transition-case";
@@ -52,7 +54,7 @@ const CHUNK = 500;
 
 type Target = Pick<
   CaseRow,
-  "id" | "stage" | "state" | "providerJobId" | "version" | "episode" | "outputsUnavailableAt"
+  "id" | "stage" | "state" | "providerJobId" | "version" | "episode" | "outputsUnavailableAt" | "assigneeId"
 >;
 type Skipped = { caseId: string; code: string; message: string };
 
@@ -69,20 +71,27 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
   if (!action) throw new AppError("invalid_request", "Bulk approval is only for polling and delivery cases.");
   const targets = await db.$queryRaw<Target[]>(
     Prisma.sql`SELECT id::text, stage, state, provider_job_id AS "providerJobId", version, episode,
-                      outputs_unavailable_at AS "outputsUnavailableAt"
+                      outputs_unavailable_at AS "outputsUnavailableAt", assignee_id::text AS "assigneeId"
                FROM cases WHERE ${await targetConditions(db, input.stage, input.target)}
                ORDER BY opened_at, id LIMIT ${limit}`,
   );
   let approved = 0;
   const skipped: Skipped[] = [];
+  // Cases someone else owns go to the single-case service, which refuses them with the reason.
+  const { assignmentIsOwnership } = await consoleSettings(db);
+  const person = { id: user.userId, roles: user.roles };
+  const ownable = (target: Target) =>
+    !ownedBySomeoneElse({ ownership: assignmentIsOwnership, assigneeId: target.assigneeId, person });
   for (let at = 0; at < targets.length; at += CHUNK) {
     const chunk = targets.slice(at, at + CHUNK);
-    const written = await approveChunk(db, user, action, input.evidence, chunk).catch((error: unknown) => {
-      // A unique index caught a concurrent approval of one of these cases: the whole statement is
-      // undone and each case is asked again, one at a time.
-      if (isUniqueViolation(error)) return new Set<string>();
-      throw error;
-    });
+    const written = await approveChunk(db, user, action, input.evidence, chunk.filter(ownable)).catch(
+      (error: unknown) => {
+        // A unique index caught a concurrent approval of one of these cases: the whole statement is
+        // undone and each case is asked again, one at a time.
+        if (isUniqueViolation(error)) return new Set<string>();
+        throw error;
+      },
+    );
     approved += written.size;
     for (const { id } of chunk) {
       if (written.has(id)) continue;

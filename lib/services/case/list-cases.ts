@@ -105,6 +105,7 @@ type Row = {
   last_status: string | null;
   last_at: Date | null;
   last_reason: string | null;
+  last_count: bigint | null;
   live_status: string | null;
   live_ready_at: Date | null;
   live_lease_until: Date | null;
@@ -140,7 +141,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       ORDER BY ${order} LIMIT ${query.limit + 1}
     )
     SELECT page.*, last.id::text AS last_id, last.kind::text AS last_kind, last.status::text AS last_status,
-           last.finished_at AS last_at, said.evidence->>'evidence' AS last_reason, live.status::text AS live_status, live.ready_at AS live_ready_at,
+           last.finished_at AS last_at, said.evidence->>'evidence' AS last_reason, tries.n AS last_count, live.status::text AS live_status, live.ready_at AS live_ready_at,
            live.lease_until AS live_lease_until,
            EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = page.id AND r.status = 'pending')
              AS pending_replacement,
@@ -152,6 +153,10 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       SELECT a.id, a.kind, a.status, a.finished_at FROM recovery_actions a JOIN decisions d ON d.id = a.decision_id
       WHERE a.case_id = page.id AND d.episode = page.episode AND a.status IN ('succeeded', 'unresolved')
       ORDER BY a.finished_at DESC LIMIT 1) last ON TRUE
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS n FROM recovery_actions a JOIN decisions d ON d.id = a.decision_id
+      WHERE a.case_id = page.id AND d.episode = page.episode AND a.kind = last.kind
+        AND a.status IN ('succeeded', 'unresolved')) tries ON last.id IS NOT NULL
     LEFT JOIN LATERAL (
       SELECT e.evidence FROM audit_events e
       WHERE e.case_id = page.id AND e.evidence->>'actionId' = last.id::text
@@ -204,8 +209,10 @@ function progressOf(row: Row, now: Date) {
           },
         ]
       : [];
+  const last = lastAttempt(actions, { actionId: row.last_id, evidence: row.last_reason });
   return {
-    lastAttempt: lastAttempt(actions, { actionId: row.last_id, evidence: row.last_reason }),
+    // Only the last attempt is read for a row; how many of its kind this episode made is counted in SQL.
+    lastAttempt: last && { ...last, count: Number(row.last_count ?? 1n) },
     waitingOn: waitingOn(
       {
         stage: row.stage,

@@ -1,8 +1,10 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import type { CaseCommand, CaseSnapshot } from "@/lib/domain/case-commands";
+import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
+import { consoleSettings } from "../admin/console-settings";
 import { applyCaseChange, snapshotOf } from "./writer/change";
 
 export type CaseRow = Prisma.CaseGetPayload<object>;
@@ -30,6 +32,7 @@ export async function transitionCase(
   },
 ): Promise<{ before: CaseSnapshot; after: CaseSnapshot; version: number }> {
   const { row, command, actor } = input;
+  await refuseIfOwnedBySomeoneElse(tx, row, command, actor);
   const before = snapshotOf(row);
   const decision = decide(before, command);
   if (!decision.ok) throw decision.error;
@@ -42,4 +45,28 @@ export async function transitionCase(
     ...(input.extra ? { extra: input.extra } : {}),
   });
   return { before, after: decision.next, version };
+}
+
+/**
+ * While assignment means ownership, a decision on a case assigned to someone else is refused. The
+ * setting is read only when it could matter (a person deciding a case assigned to another), and a
+ * reassignment meanwhile changes the case's version, so the compare-and-set catches it.
+ */
+async function refuseIfOwnedBySomeoneElse(tx: Db, row: CaseRow, command: CaseCommand, actor: Principal) {
+  if (actor.kind !== "user" || !row.assigneeId || row.assigneeId === actor.userId) return;
+  if (!isDecidingCommand(command.type)) return;
+  const { assignmentIsOwnership } = await consoleSettings(tx);
+  if (
+    !ownedBySomeoneElse({
+      ownership: assignmentIsOwnership,
+      assigneeId: row.assigneeId,
+      person: { id: actor.userId, roles: actor.roles },
+    })
+  )
+    return;
+  const assignee = await tx.user.findUnique({ where: { id: row.assigneeId }, select: { name: true, email: true } });
+  throw new AppError(
+    "assigned_to_someone_else",
+    `This case is assigned to ${assignee?.name ?? assignee?.email ?? "someone else"}: while assignment means ownership, only they or an admin decide it.`,
+  );
 }

@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateUserForm } from "@/components/admin/create-user-form";
+import { OwnershipForm } from "@/components/admin/ownership-form";
 import { UserAccountControls, UserRolesEditor } from "@/components/admin/user-controls";
 import { LoadingState } from "@/components/ui/loading-state";
 import { Cell, Row, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { consoleSettings } from "@/lib/services/admin/console-settings";
 import { listUsers } from "@/lib/services/admin/list-users";
 
 export const dynamic = "force-dynamic";
@@ -14,6 +16,7 @@ export const metadata: Metadata = { title: "Users" };
 
 export default async function AdminUsersPage() {
   const actor = await requirePageUser("admin:users");
+  const settings = await consoleSettings(db());
   return (
     <section aria-labelledby="users-heading" className="space-y-6">
       <div>
@@ -25,6 +28,7 @@ export default async function AdminUsersPage() {
           line: <code>npm run user:create -- --email … --role …</code>
         </p>
       </div>
+      <OwnershipForm ownership={settings.assignmentIsOwnership} />
       <CreateUserForm />
       <Suspense fallback={<LoadingState label="Loading users…" />}>
         <UsersTable actor={actor} />

@@ -2,11 +2,13 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
+import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
+import { consoleSettings } from "@/lib/services/admin/console-settings";
 import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
 import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { getCase } from "@/lib/services/case/get-case";
@@ -33,6 +35,7 @@ export default async function CasePage({
   });
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
+  const settings = await consoleSettings(db());
   // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).
   const { query } = parseQueueParams(Object.fromEntries(new URLSearchParams(typeof from === "string" ? from : "")));
   const { cursor: _cursor, ...view } = query;
@@ -41,6 +44,11 @@ export default async function CasePage({
   return (
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
+      {can(user.roles, "case:export_evidence") ? (
+        <nav aria-label="Evidence" className="mb-2 flex justify-end text-sm">
+          <EvidenceLinks {...caseEvidenceHrefs(id)} />
+        </nav>
+      ) : null}
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
@@ -52,7 +60,12 @@ export default async function CasePage({
           <SuspectedDuplicates items={duplicates} showCase={false} />
         </section>
       ) : null}
-      <CaseLive initial={detail} user={{ id: user.userId, roles: user.roles }} reviewers={reviewers} />
+      <CaseLive
+        initial={detail}
+        user={{ id: user.userId, roles: user.roles }}
+        reviewers={reviewers}
+        assignmentIsOwnership={settings.assignmentIsOwnership}
+      />
     </>
   );
 }

@@ -36,6 +36,25 @@ export async function recordAudit(tx: Db, input: AuditInput): Promise<void> {
   });
 }
 
+/**
+ * Rows that record a reading rather than a change (an evidence packet's export, on each case it
+ * holds): one statement for all of them; each case's chain gets its row from the insert trigger.
+ */
+export async function recordAuditRows(db: Db, inputs: AuditInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  await db.auditEvent.createMany({
+    data: inputs.map((input) => ({
+      ...actorColumns(input.actor),
+      kind: input.kind,
+      caseId: input.caseId ?? null,
+      episode: input.episode ?? null,
+      ...(input.before != null ? { before: input.before } : {}),
+      ...(input.after != null ? { after: input.after } : {}),
+      ...(input.evidence != null ? { evidence: input.evidence } : {}),
+    })),
+  });
+}
+
 /** Absent keys read as SQL NULL in `jsonb_to_recordset`, as `recordAudit` leaves them NULL. */
 function withoutNulls(row: AuditRow & { order: number; gated: boolean }) {
   return Object.fromEntries(Object.entries(row).filter(([, value]) => value != null));

@@ -1,0 +1,45 @@
+import type { Metadata } from "next";
+import { EvidenceLinks } from "@/components/evidence/evidence-links";
+import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
+import { requirePageUser } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { exportFilterEvidence } from "@/lib/services/evidence/export-evidence";
+import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
+import { parseQueueParams, queueHref } from "@/lib/validation/queue-params";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Evidence packet of a queue view" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The printable evidence packet of a queue view's cases (audited on each case, like the JSON). */
+export default async function QueueEvidencePage({ searchParams }: Props) {
+  const user = await requirePageUser("case:export_evidence");
+  const { query, problem } = parseQueueParams(await searchParams);
+  const { cursor: _cursor, ...view } = query;
+  // A view that was not understood is not silently replaced by "all open cases" in a signed packet.
+  if (problem) {
+    return (
+      <p role="alert" className="text-sm text-amber-900">
+        {problem.replace("; showing all open cases.", ".")} No packet was made.{" "}
+        <a href="/queue" className="text-brand underline">
+          Back to the queue
+        </a>
+      </p>
+    );
+  }
+  const filter = evidenceFilterOf(query);
+  const issued = await exportFilterEvidence(db(), user, filter);
+  return (
+    <>
+      <nav aria-label="Evidence packet" className="mb-4 flex flex-wrap gap-4 text-sm print:hidden">
+        <a href={queueHref(view)} className="text-brand underline">
+          ← Back to the queue
+        </a>
+        <EvidenceLinks fileHref={`/api/v1/cases/evidence?${evidenceQueryString(filter)}`} />
+        <span className="text-slate-700">Print this page with your browser's Print command.</span>
+      </nav>
+      <EvidencePacketView document={issued.document} sha256={issued.sha256} />
+    </>
+  );
+}

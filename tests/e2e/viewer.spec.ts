@@ -1,0 +1,54 @@
+import type { Request } from "@playwright/test";
+import { expect, loginAs, test } from "./fixtures/login";
+
+// A viewer reads what an operator reads and changes nothing: no decisions, notes or assignments
+// are offered, and the note action forged from an operator's own call is refused.
+test("a viewer reads the overview, queue and a case, is offered nothing to change, and a forged note is refused", async ({
+  browser,
+  page,
+  login,
+}) => {
+  await login("viewer@demo.local");
+  for (const path of ["/overview", "/queue", "/profile"]) expect((await page.goto(path))?.status(), path).toBe(200);
+  for (const path of ["/finance", "/admin/users"]) expect((await page.goto(path))?.status(), path).toBe(403);
+
+  await page.goto("/queue?q=demo-order-1005");
+  await page.getByRole("link", { name: "demo-order-1005" }).click();
+  await expect(page.getByRole("heading", { name: /demo-order-1005/ })).toBeVisible();
+  const caseUrl = page.url();
+  await expect(page.getByTestId("read-only-explanation")).toContainText("needs the reviewer role");
+  await expect(page.getByTestId("read-only-explanation")).not.toContainText("add notes");
+  await expect(page.getByRole("radio")).toHaveCount(0);
+  await expect(page.getByRole("form", { name: "Add a note" })).toHaveCount(0);
+  await expect(page.getByRole("form", { name: "Assign" })).toHaveCount(0);
+  // No bulk approval on a stage a reviewer could approve in bulk.
+  await page.goto("/queue?stage=polling&state=parked");
+  await expect(page.getByRole("heading", { name: /Bulk/ })).toHaveCount(0);
+
+  // An operator's own note call, replayed by the viewer: refused, and no note is written.
+  const operator = await browser.newContext();
+  const operatorPage = await operator.newPage();
+  await loginAs(operatorPage, "operator@demo.local");
+  await operatorPage.goto(caseUrl);
+  const note = operatorPage.getByRole("form", { name: "Add a note" });
+  await note.getByLabel("Note").fill("operator's note");
+  const captured: Promise<Request> = operatorPage.waitForRequest(
+    (r) => r.method() === "POST" && !!r.headers()["next-action"],
+  );
+  await note.getByRole("button", { name: "Add note" }).click();
+  const legit = await captured;
+  await expect(note.getByRole("status")).toHaveText("Done.");
+  const forged = await page.request.post(legit.url(), {
+    headers: {
+      "next-action": legit.headers()["next-action"] ?? "",
+      "content-type": legit.headers()["content-type"] ?? "text/plain;charset=UTF-8",
+      origin: new URL(legit.url()).origin,
+    },
+    data: (legit.postData() ?? "").replace("operator's note", "viewer's forged note"),
+  });
+  expect(await forged.text()).toContain("forbidden");
+  await page.goto(caseUrl);
+  await expect(page.getByTestId("timeline")).toContainText("operator's note");
+  await expect(page.getByTestId("timeline")).not.toContainText("viewer's forged note");
+  await operator.close();
+});
