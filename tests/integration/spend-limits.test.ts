@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { API_ROUTES, type RouteKey, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
+import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
@@ -52,6 +53,10 @@ describe("spend limits on replacements", () => {
         },
       },
     });
+    const refusals = (await counterSamples()).find(
+      (s) => s.name === "recovery_spend_limit_refusals_total" && s.labels.currency === "EUR",
+    );
+    expect(refusals).toMatchObject({ labels: { window: "hour" }, value: 1 });
     const request = await db.replacementRequest.findUniqueOrThrow({ where: { id: third } });
     expect(request.status).toBe("pending");
     expect(await db.hold.count({ where: { holdId: `replacement-${third}` } })).toBe(0);

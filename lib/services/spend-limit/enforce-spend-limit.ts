@@ -2,6 +2,7 @@ import type { Prisma } from "@/lib/db/generated/prisma/client";
 import { formatMicros } from "@/lib/domain/money";
 import { spendBreach } from "@/lib/domain/spend-limits";
 import { AppError } from "@/lib/errors";
+import { increment } from "@/lib/metrics/counters";
 import { toMicros } from "../finance/finance-micros";
 import { spendUse } from "./spend-use";
 
@@ -34,6 +35,8 @@ export async function enforceSpendLimit(
       input.amountMicros,
     );
     if (!breach) continue;
+    // A refusal writes no row (the transaction rolls back), so it is counted here.
+    increment("recovery_spend_limit_refusals_total", { currency: input.currency, window: breach.window });
     const money = (micros: number) => formatMicros(micros, input.currency);
     const scope = limit.producer === null ? "every producer" : `producer ${limit.producer}`;
     throw new AppError(
