@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  // Authorising would take replacements past a spend limit finance set; the figures say by how much.
+  spend_limit_exceeded: 409,
   too_early: 425,
   internal: 500,
 } as const;
@@ -27,12 +29,14 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS | DomainErrorCode;
 
 export type ErrorIssue = { path: string; message: string };
+/** Figures a refusal is about (a spend limit's limit, use and request), for programs and the console alike. */
+export type ErrorDetails = Record<string, string | number | null>;
 
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { issues?: ErrorIssue[]; retryAfterSeconds?: number } = {},
+    readonly extra: { issues?: ErrorIssue[]; retryAfterSeconds?: number; details?: ErrorDetails } = {},
   ) {
     super(message);
     this.name = "AppError";
@@ -43,7 +47,9 @@ export class AppError extends Error {
   }
 }
 
-export type ErrorBody = { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+export type ErrorBody = {
+  error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; details?: ErrorDetails };
+};
 
 function statusOf(code: ErrorCode): number {
   return code in ERROR_STATUS
@@ -54,10 +60,17 @@ function statusOf(code: ErrorCode): number {
 /** Unknown exceptions become a generic `internal` error so no stack or driver message leaks. */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
   if (error instanceof AppError) {
-    const { issues, retryAfterSeconds } = error.extra;
+    const { issues, retryAfterSeconds, details } = error.extra;
     return {
       status: error.status,
-      body: { error: { code: error.code, message: error.message, ...(issues ? { issues } : {}) } },
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(issues ? { issues } : {}),
+          ...(details ? { details } : {}),
+        },
+      },
       ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     };
   }

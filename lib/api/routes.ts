@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { webhookReport as falWebhookReport } from "@/lib/providers/fal/transform";
 import { webhookReport as replicateWebhookReport } from "@/lib/providers/replicate/transform";
 import { requireWorker } from "@/lib/services/access/actor";
+import { listProviderPaces, saveProviderPace } from "@/lib/services/admin/save-provider-pace";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { addNote } from "@/lib/services/case/add-note";
@@ -29,6 +30,8 @@ import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-we
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
+import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
@@ -42,6 +45,7 @@ import {
   replicateWebhookBody,
   webhookQuery,
 } from "@/lib/validation/permits";
+import { providerPaceSchema } from "@/lib/validation/provider-pace";
 import {
   approveSchema,
   assignSchema,
@@ -54,6 +58,7 @@ import {
   reviewSchema,
   settleSchema,
 } from "@/lib/validation/review";
+import { spendLimitSchema } from "@/lib/validation/spend-limits";
 import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
@@ -386,6 +391,40 @@ export const API_ROUTES = [
         },
       }),
     },
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/spend-limits",
+    audience: "user",
+    summary: "Spend limits on replacements, each with its use in the rolling hour and day (finance)",
+    success: [200],
+    handler: async ({ actor }) => ({ limits: await listSpendLimits(db(), actor) }),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/finance/spend-limits",
+    audience: "user",
+    summary: "Set a spend limit per currency (and producer), or clear it with both figures null (finance)",
+    body: spendLimitSchema,
+    success: [200],
+    handler: ({ actor, body }) => setSpendLimit(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/admin/provider-pace",
+    audience: "user",
+    summary: "Each provider's request rate shared by every worker, and a Retry-After still running (admin)",
+    success: [200],
+    handler: async ({ actor }) => ({ providers: await listProviderPaces(db(), actor) }),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/admin/provider-pace",
+    audience: "user",
+    summary: "Set or clear (null) a provider's request rate for every worker (admin)",
+    body: providerPaceSchema,
+    success: [200],
+    handler: ({ actor, body }) => saveProviderPace(db(), actor, body),
   }),
 
   // Workers (worker tokens): claim and execute approved actions.

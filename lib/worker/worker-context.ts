@@ -45,7 +45,7 @@ export function workerContextFromEnv(
   };
   return {
     db,
-    adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(raw)),
+    adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(db, raw)),
     storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,

@@ -89,6 +89,10 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
   "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A],
   "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
+  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
   [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
 
@@ -306,6 +310,13 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/overview": async () => ({}),
   "GET /api/v1/evidence/public-key": async () => ({}),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
+  "GET /api/v1/finance/spend-limits": async () => ({}),
+  // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
+  "PUT /api/v1/finance/spend-limits": async () => ({
+    body: { currency: "NOK", perHourMicros: 900_000_000, perDayMicros: null },
+  }),
+  "GET /api/v1/admin/provider-pace": async () => ({}),
+  "PUT /api/v1/admin/provider-pace": async () => ({ body: { provider: "fal", requestsPerSecond: null } }),
   [TICK]: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
 };
 
