@@ -23,33 +23,33 @@ export function saveAlertDestinationSchema(options: EndpointUrlOptions) {
 }
 export type SaveAlertDestinationInput = z.infer<ReturnType<typeof saveAlertDestinationSchema>>;
 
-/** "" or absent: no money threshold; otherwise a decimal such as "250.00", read without a float. */
-const thresholdAmount = z
-  .string()
-  .trim()
-  .nullish()
-  .transform((text, ctx) => {
-    if (!text) return null;
-    const parsed = tryParseMoneyToMicros(text);
-    if (!parsed.ok || parsed.value <= 0) {
-      ctx.addIssue({ code: "custom", message: "a positive amount such as 250.00" });
-      return z.NEVER;
-    }
-    return parsed.value;
-  });
+/** The fields of a rule as a form or the API sends them (the amount still a decimal string). */
+export const alertRuleBody = z.strictObject({
+  id: uuid.optional(),
+  name,
+  kind: z.enum(ALERT_RULE_KINDS),
+  thresholdCount: z.coerce.number().int("a whole number").min(1, "at least 1").max(1_000_000).default(1),
+  /** "" or absent: no money threshold; otherwise a decimal such as "250.00". */
+  thresholdAmount: z.string().trim().max(40).nullish(),
+  thresholdCurrency: z.preprocess((v) => (v === "" ? null : v), currency.nullish()).transform((v) => v ?? null),
+  windowMinutes: minutes(7 * 24 * 60).default(60),
+  renotifyMinutes: minutes(7 * 24 * 60).default(60),
+  destinationId: uuid,
+  enabled: z.boolean().default(true),
+});
 
-export const saveAlertRuleSchema = z
-  .strictObject({
-    id: uuid.optional(),
-    name,
-    kind: z.enum(ALERT_RULE_KINDS),
-    thresholdCount: z.coerce.number().int("a whole number").min(1, "at least 1").max(1_000_000).default(1),
-    thresholdAmount,
-    thresholdCurrency: z.preprocess((v) => (v === "" ? null : v), currency.nullish()).transform((v) => v ?? null),
-    windowMinutes: minutes(7 * 24 * 60).default(60),
-    renotifyMinutes: minutes(7 * 24 * 60).default(60),
-    destinationId: uuid,
-    enabled: z.boolean().default(true),
+/** What the service stores: the amount read into integer micro-units without a float. */
+export const saveAlertRuleSchema = alertRuleBody
+  .extend({
+    thresholdAmount: alertRuleBody.shape.thresholdAmount.transform((text, ctx) => {
+      if (!text) return null;
+      const parsed = tryParseMoneyToMicros(text);
+      if (!parsed.ok || parsed.value <= 0) {
+        ctx.addIssue({ code: "custom", message: "a positive amount such as 250.00" });
+        return z.NEVER;
+      }
+      return parsed.value;
+    }),
   })
   .superRefine((rule, ctx) => {
     if (rule.thresholdAmount !== null && rule.thresholdCurrency === null) {
@@ -61,4 +61,16 @@ export type SaveAlertRuleInput = z.infer<typeof saveAlertRuleSchema>;
 export const listAlertFiringsSchema = z.strictObject({
   ruleId: uuid.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+/**
+ * The API's body for a destination: the same fields; the URL's address rules need the deployment's
+ * allow-list, so the service applies them (saveAlertDestinationSchema) with it.
+ */
+export const alertDestinationBody = z.strictObject({
+  id: uuid.optional(),
+  name,
+  kind: z.enum(ALERT_DESTINATION_KINDS),
+  url: z.string().trim().min(1, "enter the URL").max(2048, "at most 2048 characters"),
+  disabled: z.boolean().default(false),
 });

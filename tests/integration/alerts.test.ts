@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import * as destinationsRoute from "@/app/api/v1/alerts/destinations/route";
+import * as firingsRoute from "@/app/api/v1/alerts/firings/route";
+import * as rulesRoute from "@/app/api/v1/alerts/rules/route";
+import * as settingsRoute from "@/app/api/v1/alerts/settings/route";
 import type { AlertRuleKind } from "@/lib/domain/alert-rules";
 import type { UserActor } from "@/lib/services/access/actor";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
 import { evaluateAlerts } from "@/lib/services/alert/evaluate-alerts";
 import { listAlertFirings } from "@/lib/services/alert/list-alert-firings";
@@ -16,10 +21,16 @@ import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { callRoute } from "./helpers/call-route";
 import { type PlainReceiver, startPlainReceiver } from "./helpers/plain-receiver";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
 import { TEST_RECEIVERS, testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
+
+// Route handlers read the session only when no bearer token is sent; these calls always send one.
+vi.hoisted(() => {
+  process.env.AUTH_SECRET ??= "alerts-test-secret-0123456789-0123456789";
+});
 
 // Issue 19: each rule is driven through a real receiver. A Standard Webhooks endpoint verifies every
 // signature; a Slack-compatible endpoint records the text. Time moves by the `now` each round is given.
@@ -144,6 +155,54 @@ describe("settings", () => {
         { allow: TEST_RECEIVERS },
       ),
     ).rejects.toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("the HTTP API", () => {
+  it("lets an admin configure a rule with a money threshold, and anyone who reads cases list firings", async () => {
+    const adminToken = (await createAccessToken(db, admin, { kind: "personal", name: "alerts" })).secret;
+    const readerToken = (await createAccessToken(db, reviewer, { kind: "personal", name: "alerts" })).secret;
+    const created = await callRoute(destinationsRoute.POST, {
+      token: adminToken,
+      body: { name: "api hooks", kind: "webhook", url: "https://hooks.example.com/alerts" },
+    });
+    expect(created.status).toBe(200);
+    expect(created.json.signingSecret).toMatch(/^whsec_/);
+    const destinationId = (created.json.destination as { id: string }).id;
+    const rule = await callRoute(rulesRoute.POST, {
+      token: adminToken,
+      body: {
+        name: "api money rule",
+        kind: "resolved_money_held",
+        thresholdCount: 1000,
+        thresholdAmount: "2.50",
+        thresholdCurrency: "USD",
+        destinationId,
+        enabled: false,
+      },
+    });
+    expect(rule.status).toBe(200);
+    expect(rule.json).toMatchObject({ thresholdMicros: 2_500_000, thresholdCurrency: "USD", enabled: false });
+    const noCurrency = await callRoute(rulesRoute.POST, {
+      token: adminToken,
+      body: { name: "no currency", kind: "uncertainty_growth", thresholdAmount: "1", destinationId },
+    });
+    expect(noCurrency.status).toBe(400);
+    expect(noCurrency.json.error?.issues).toContainEqual({ path: "thresholdCurrency", message: expect.any(String) });
+
+    const settings = await callRoute(settingsRoute.GET, { token: adminToken });
+    expect(JSON.stringify(settings.json)).not.toContain("whsec_");
+    expect((await callRoute(settingsRoute.GET, { token: readerToken })).status).toBe(403);
+    expect(
+      (
+        await callRoute(rulesRoute.POST, {
+          token: readerToken,
+          body: { name: "x", kind: "worker_silence", destinationId },
+        })
+      ).status,
+    ).toBe(403);
+    const firings = await callRoute(firingsRoute.GET, { token: readerToken, query: { limit: "5" } });
+    expect(firings.status).toBe(200);
   });
 });
 
