@@ -17,6 +17,8 @@ import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases
 import { parkCase } from "@/lib/services/case/park-case";
 import { recordAudit } from "@/lib/services/case/writer/audit";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
@@ -333,6 +335,40 @@ describe("outputs about to expire and poison actions", () => {
   });
 });
 
+describe("suspected duplicates", () => {
+  it("fires while a suspected duplicate charge stands and resolves when it is withdrawn", async () => {
+    const rule = await onlyRule("suspected_duplicates", slackId);
+    const { caseId } = await parkCase(db, shop, parkInput("generation_failed"));
+    const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "content filter" });
+    await authorizeReplacement(db, finance, requestId, { evidence: "budget approved" });
+    const request = await db.replacementRequest.findUniqueOrThrow({ where: { id: requestId } });
+    // The flag as the watch writes it when the original job turns up (tests/integration/look-again.test.ts).
+    const flag = await db.suspectedDuplicate.create({
+      data: {
+        caseId,
+        requestId,
+        originalAttemptRef: request.originalAttemptRef,
+        replacementAttemptRef: request.newAttemptRef as string,
+        providerJobId: `job-late-${caseId}`,
+      },
+    });
+    const before = slack.received.length;
+    await round();
+    expect(slack.received.length).toBe(before + 1);
+    expect((slack.received[before]?.body as { text: string } | undefined)?.text).toContain(
+      `<${CONSOLE}/finance|Open in the console>`,
+    );
+    const firing = await openFiring(rule.id);
+    expect(firing?.figures).toMatchObject({ count: rule.thresholdCount });
+    await db.suspectedDuplicate.update({ where: { id: flag.id }, data: { withdrawn: true } });
+    await round();
+    expect(slack.received.length).toBe(before + 2);
+    expect((slack.received[before + 1]?.body as { text: string } | undefined)?.text).toMatch(
+      /^:white_check_mark: Resolved/,
+    );
+  });
+});
+
 describe("worker silence (Slack-compatible)", () => {
   it("tells the channel when no worker has ticked for the window, with a link, and when ticks resume", async () => {
     const rule = await onlyRule("worker_silence", slackId, { windowMinutes: 5 });
@@ -342,10 +378,11 @@ describe("worker silence (Slack-compatible)", () => {
     expect(Date.now() - beat.lastTickAt.getTime()).toBeLessThan(MINUTE);
     expect(await openFiring(rule.id)).toBeNull();
 
+    const before = slack.received.length;
     await db.workerHeartbeat.updateMany({ data: { lastTickAt: new Date(Date.now() - 6 * MINUTE) } });
     await round();
-    expect(slack.received).toHaveLength(1);
-    const [firingMessage] = slack.received;
+    expect(slack.received).toHaveLength(before + 1);
+    const firingMessage = slack.received[before];
     expect(firingMessage?.headers["webhook-signature"]).toBeUndefined();
     expect((firingMessage?.body as { text: string } | undefined)?.text).toMatch(
       new RegExp(
@@ -353,12 +390,12 @@ describe("worker silence (Slack-compatible)", () => {
       ),
     );
     await round();
-    expect(slack.received).toHaveLength(1);
+    expect(slack.received).toHaveLength(before + 1);
 
     // A tick beats, evaluates and sends in the same round.
     await tick();
-    expect(slack.received).toHaveLength(2);
-    expect((slack.received[1]?.body as { text: string } | undefined)?.text).toMatch(
+    expect(slack.received).toHaveLength(before + 2);
+    expect((slack.received[before + 1]?.body as { text: string } | undefined)?.text).toMatch(
       /^:white_check_mark: Resolved: \*worker_silence/,
     );
   });
