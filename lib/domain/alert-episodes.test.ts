@@ -40,6 +40,17 @@ describe("alert conditions", () => {
     expect(conditionHolds(rule, { count: 1, held: [{ currency: "EUR", micros: 9_000_000 }] }, now)).toBe(false);
     expect(conditionHolds(rule, { count: 1, held: [{ currency: "USD", micros: 5_000_000 }] }, now)).toBe(true);
   });
+  it("judges a provider's error rate only from enough checks, as a percentage", () => {
+    const rule = { ...base, kind: "provider_error_rate" as const, thresholdCount: 50 };
+    const figures = (checks: number, errors: number) => ({
+      count: errors,
+      held: [],
+      providers: [{ provider: "fal", checks, errors }],
+    });
+    expect(conditionHolds(rule, figures(4, 4), now)).toBe(false);
+    expect(conditionHolds(rule, figures(10, 4), now)).toBe(false);
+    expect(conditionHolds(rule, figures(10, 5), now)).toBe(true);
+  });
   it("treats a worker as silent after the window, or when none ever ticked", () => {
     const rule = { ...base, kind: "worker_silence" as const };
     expect(conditionHolds(rule, { count: 0, held: [], lastTickAt: minutesAgo(9).toISOString() }, now)).toBe(false);

@@ -24,6 +24,13 @@ export function describeFigures(kind: AlertRuleKind, figures: AlertFigures, now:
     const minutes = Math.floor((now.getTime() - new Date(figures.lastTickAt).getTime()) / 60_000);
     return `no worker has ticked for ${minutes} min (last tick ${figures.lastTickAt})`;
   }
+  if (kind === "provider_error_rate") {
+    const rates = (figures.providers ?? []).map(
+      (p) =>
+        `${p.provider}: ${p.errors} of ${p.checks} status checks got no answer (${Math.round((p.errors * 100) / Math.max(1, p.checks))}%)`,
+    );
+    return rates.length ? rates.join("; ") : "no status checks in the window";
+  }
   const money = figures.held.filter((m) => m.micros > 0).map((m) => formatMicros(m.micros, m.currency));
   return `${figures.count} ${ALERT_KINDS[kind].counts}${money.length ? `; held ${money.join(", ")}` : ""}`;
 }

@@ -7,6 +7,7 @@ export const ALERT_RULE_KINDS = [
   "suspected_duplicates",
   "poison_actions",
   "outputs_expiring",
+  "provider_error_rate",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -21,6 +22,8 @@ type KindInfo = {
   money: boolean;
   /** What the window means for this kind, or null when it has none. */
   window: "looks back" | "silence" | null;
+  /** Whether the count threshold is a percentage (of a provider's status checks). */
+  percent?: boolean;
   /** The console page that shows what the alert is about, filtered. */
   link: string;
 };
@@ -75,7 +78,21 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     window: null,
     link: "/overview",
   },
+  provider_error_rate: {
+    label: "Provider error rate",
+    counts: "status checks that got no answer in the window",
+    money: false,
+    window: "looks back",
+    percent: true,
+    link: "/queue?state=parked",
+  },
 };
+
+/** Below this many status checks in the window, a provider's error rate says nothing yet. */
+export const MIN_CHECKS_FOR_A_RATE = 5;
+
+/** One provider's status checks in the window, and how many of them got no answer. */
+export type ProviderChecks = { provider: string; checks: number; errors: number };
 
 /** Money per currency, in integer micro-units. */
 export type HeldMoney = { currency: string; micros: number };
@@ -86,6 +103,8 @@ export type AlertFigures = {
   held: HeldMoney[];
   /** Worker silence only: the latest tick of any worker, or null when none ever ticked. */
   lastTickAt?: string | null;
+  /** Provider error rate only: the checks per provider. */
+  providers?: ProviderChecks[];
 };
 
 export type AlertRuleSettings = {
@@ -101,6 +120,11 @@ export function conditionHolds(rule: AlertRuleSettings, figures: AlertFigures, n
   if (rule.kind === "worker_silence") {
     if (!figures.lastTickAt) return true;
     return now.getTime() - new Date(figures.lastTickAt).getTime() >= rule.windowMinutes * 60_000;
+  }
+  if (rule.kind === "provider_error_rate") {
+    return (figures.providers ?? []).some(
+      (p) => p.checks >= MIN_CHECKS_FOR_A_RATE && p.errors * 100 >= rule.thresholdCount * p.checks,
+    );
   }
   if (figures.count >= rule.thresholdCount) return true;
   if (!ALERT_KINDS[rule.kind].money || rule.thresholdMicros === null) return false;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as destinationsRoute from "@/app/api/v1/alerts/destinations/route";
 import * as firingsRoute from "@/app/api/v1/alerts/firings/route";
@@ -330,6 +331,37 @@ describe("outputs about to expire and poison actions", () => {
     await round();
     const firing = await openFiring(rule.id);
     expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing"]);
+    await round(later(16));
+    expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing", "alert.resolved"]);
+  });
+});
+
+describe("provider error rate", () => {
+  it("fires when a provider's share of unanswered status checks in the window reaches the threshold", async () => {
+    const rule = await onlyRule("provider_error_rate", hooksId, { windowMinutes: 15 });
+    await saveAlertRule(db, admin, {
+      id: rule.id,
+      name: rule.name,
+      kind: rule.kind,
+      thresholdCount: 50,
+      windowMinutes: 15,
+      destinationId: hooksId,
+    });
+    const { caseId } = await parkCase(db, shop, parkInput("polling", { provider: "fal", model: "fal-ai/veo3" }));
+    const { attemptRef } = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    // Status checks as a claim records them (one row per answer, with its action).
+    const check = (kind: string) =>
+      db.providerObservation.create({ data: { caseId, attemptRef, actionId: randomUUID(), kind } });
+    for (const kind of ["unknown", "unknown", "running", "running"]) await check(kind);
+    await round();
+    expect(await openFiring(rule.id)).toBeNull(); // 4 checks: too few to judge a rate
+    await check("unknown");
+    await round();
+    const firing = await openFiring(rule.id);
+    const [message] = messagesOf(firing?.id ?? "");
+    expect((message?.payload as { data: { summary: string } } | undefined)?.data.summary).toContain(
+      "fal: 3 of 5 status checks got no answer (60%)",
+    );
     await round(later(16));
     expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing", "alert.resolved"]);
   });

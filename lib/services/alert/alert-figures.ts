@@ -65,6 +65,20 @@ export async function alertFigures(
       );
       return { count: Number(rows[0]?.n ?? 0), held: [] };
     }
+    case "provider_error_rate": {
+      // Status checks only (the answers a claim records), by the case's provider, in the window.
+      const rows = await sqlRows<{ provider: string; checks: bigint; errors: bigint }>(
+        db,
+        Prisma.sql`
+        SELECT c.provider, count(*) AS checks, count(*) FILTER (WHERE o.kind = 'unknown') AS errors
+        FROM provider_observations o JOIN cases c ON c.id = o.case_id
+        WHERE o.observed_at >= ${since} AND o.action_id IS NOT NULL
+          AND o.kind IN ('running', 'completed', 'failed', 'not_found', 'unknown')
+        GROUP BY c.provider ORDER BY c.provider`,
+      );
+      const providers = rows.map((r) => ({ provider: r.provider, checks: Number(r.checks), errors: Number(r.errors) }));
+      return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
+    }
     case "worker_silence": {
       const rows = await sqlRows<{ last: Date | null }>(
         db,

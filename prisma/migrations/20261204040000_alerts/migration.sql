@@ -4,7 +4,7 @@
 -- either a producer's notification or an alert for one destination.
 CREATE TYPE "AlertDestinationKind" AS ENUM ('webhook', 'slack');
 CREATE TYPE "AlertRuleKind" AS ENUM ('uncertainty_growth', 'escalated_overdue', 'suspected_duplicates',
-  'poison_actions', 'outputs_expiring', 'resolved_money_held', 'worker_silence');
+  'poison_actions', 'outputs_expiring', 'resolved_money_held', 'worker_silence', 'provider_error_rate');
 
 CREATE TABLE "alert_destinations" (
     "id" UUID NOT NULL DEFAULT gen_random_uuid(),
@@ -87,3 +87,6 @@ ALTER TABLE "notification_outbox" ADD CONSTRAINT "notification_outbox_alert_firi
 ALTER TABLE "notification_outbox" ADD CONSTRAINT "notification_outbox_one_recipient"
   CHECK (("producer" IS NULL) <> ("alert_destination_id" IS NULL));
 CREATE INDEX "notification_outbox_alert_firing_id_idx" ON "notification_outbox"("alert_firing_id");
+
+-- The provider-error-rate rule reads the status checks of its window only.
+CREATE INDEX "provider_observations_observed_at_idx" ON "provider_observations"("observed_at");
