@@ -269,6 +269,20 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
     await evaluateAlerts(db, { consoleUrl: CONSOLE });
     expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(1);
     await dispatchNotifications(ctx, Date.now() + 10_000);
+    // Disabled, the rule's episode ends without a "resolved" message; enabled again, it starts afresh.
+    const edit = {
+      id: rule.id,
+      name: rule.name,
+      kind: rule.kind,
+      thresholdCount: rule.thresholdCount,
+      destinationId: hooksId,
+    };
+    await saveAlertRule(db, admin, { ...edit, enabled: false });
+    expect(await openFiring(rule.id)).toBeNull();
+    await saveAlertRule(db, admin, { ...edit, enabled: true });
+    await evaluateAlerts(db, { consoleUrl: CONSOLE });
+    expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(2);
+    await dispatchNotifications(ctx, Date.now() + 10_000);
   });
 });
 

@@ -60,7 +60,7 @@ async function FiringsTable({ actor }: { actor: UserPrincipal }) {
           "Status",
           { label: "Started", sort: "descending" },
           "Fired on",
-          "Latest figures",
+          "Last reported",
           { label: "Messages", align: "right" },
           "Delivery",
         ]}

@@ -11,7 +11,8 @@ import { publicRule } from "./list-alert-settings";
 
 /**
  * Creates an alert rule or changes one. A changed rule keeps its open episode: the next
- * evaluation judges it by the new settings, and resolves it if it no longer holds.
+ * evaluation judges it by the new settings, and resolves it if it no longer holds. Disabling a
+ * rule ends its open episode quietly.
  */
 export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
   const admin = requirePermission(actor, "admin:settings");
@@ -43,6 +44,14 @@ export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
       const existing = await tx.alertRule.findUnique({ where: { id: input.id } });
       if (!existing) throw new AppError("not_found", "No such alert rule.");
       const rule = publicRule(await tx.alertRule.update({ where: { id: existing.id }, data }));
+      // A disabled rule is judged no more: its open episode ends here, without a "resolved" message
+      // (nothing cleared), so that enabling it again starts a new one.
+      if (!rule.enabled) {
+        await tx.alertFiring.updateMany({
+          where: { ruleId: rule.id, resolvedAt: null },
+          data: { resolvedAt: new Date() },
+        });
+      }
       await recordAudit(tx, { actor: admin, kind: "alert_rule_updated", before: publicRule(existing), after: rule });
       return rule;
     });
