@@ -286,6 +286,38 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
   });
 });
 
+describe("a destination that answers 410 Gone", () => {
+  it("is disabled, as a producer's endpoint would be, and sent nothing more", async () => {
+    const created = await saveAlertDestination(
+      db,
+      admin,
+      { name: "gone hooks", kind: "webhook", url: "http://127.0.0.1:9/hooks" },
+      { allow: TEST_RECEIVERS },
+    );
+    const gone = await startWebhookReceiver(created.signingSecret as string, () => 410);
+    try {
+      const id = created.destination.id;
+      await saveAlertDestination(
+        db,
+        admin,
+        { id, name: "gone hooks", kind: "webhook", url: gone.url },
+        { allow: TEST_RECEIVERS },
+      );
+      await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
+      await escalateOverdueCases(db, worker());
+      await onlyRule("escalated_overdue", id, { above: 0 });
+      await round();
+      expect(gone.received.map((r) => [r.status, r.verified])).toEqual([[410, true]]);
+      expect((await db.alertDestination.findUniqueOrThrow({ where: { id } })).disabledAt).not.toBeNull();
+      const [message] = await db.notificationOutbox.findMany({ where: { alertDestinationId: id } });
+      expect(message).toMatchObject({ lastStatus: 410, deliveredAt: null });
+      expect(message?.giveUpAt).not.toBeNull();
+    } finally {
+      await gone.stop();
+    }
+  });
+});
+
 describe("resolved cases with money still held (Standard Webhooks)", () => {
   it("fires with the money held and resolves when finance decides the hold", async () => {
     const rule = await onlyRule("resolved_money_held", hooksId);
