@@ -451,7 +451,11 @@ describe("worker silence (Slack-compatible)", () => {
   it("tells the channel when no worker has ticked for the window, with a link, and when ticks resume", async () => {
     const rule = await onlyRule("worker_silence", slackId, { windowMinutes: 5 });
     const tick = () => runTick(ctx, worker("alerts-worker"), { maxTasks: 1 });
+    await db.workerHeartbeat.create({
+      data: { workerId: "long-gone", lastTickAt: new Date(Date.now() - 8 * 86_400_000) },
+    });
     await tick();
+    expect(await db.workerHeartbeat.count({ where: { workerId: "long-gone" } })).toBe(0);
     const beat = await db.workerHeartbeat.findUniqueOrThrow({ where: { workerId: "alerts-worker" } });
     expect(Date.now() - beat.lastTickAt.getTime()).toBeLessThan(MINUTE);
     expect(await openFiring(rule.id)).toBeNull();
