@@ -18,8 +18,10 @@ import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases
 import { parkCase } from "@/lib/services/case/park-case";
 import { recordAudit } from "@/lib/services/case/writer/audit";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { webhookMessage } from "@/lib/services/notification/enqueue-notification";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { watchAlerts } from "@/lib/worker/alert-round";
 import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
@@ -480,5 +482,30 @@ describe("worker silence (Slack-compatible)", () => {
     expect((slack.received[before + 1]?.body as { text: string } | undefined)?.text).toMatch(
       /^:white_check_mark: Resolved: \*worker_silence/,
     );
+  });
+});
+
+describe("the console's own round", () => {
+  it("notices silence with no worker ticking, and sends alerts only (producers' notifications wait for a worker)", async () => {
+    const rule = await onlyRule("worker_silence", slackId, { windowMinutes: 5 });
+    await db.workerHeartbeat.updateMany({ data: { lastTickAt: new Date(Date.now() - 10 * MINUTE) } });
+    const producerMessage = webhookMessage("case.resolved", { caseId: "c" });
+    await db.notificationOutbox.create({
+      data: {
+        id: producerMessage.id,
+        producer: "alerts-shop",
+        eventType: "case.resolved",
+        payload: producerMessage.payload,
+      },
+    });
+    const before = slack.received.length;
+    await watchAlerts(ctx);
+    expect(await openFiring(rule.id)).not.toBeNull();
+    expect(slack.received).toHaveLength(before + 1);
+    expect((slack.received[before]?.body as { text: string } | undefined)?.text).toContain(
+      "no worker has ticked for 10 min",
+    );
+    const waiting = await db.notificationOutbox.findUniqueOrThrow({ where: { id: producerMessage.id } });
+    expect(waiting).toMatchObject({ attempts: 0, deliveredAt: null, giveUpAt: null });
   });
 });
