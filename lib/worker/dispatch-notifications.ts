@@ -24,8 +24,11 @@ const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: tru
 
 /**
  * Sends due webhooks from the outbox, signed per Standard Webhooks, to the producer's configured
- * endpoint only (never a URL from a request). Retries back off with jitter; 410 disables the
- * endpoint; the `webhook-id` stays the same across retries so receivers can deduplicate.
+ * endpoint or the alert's admin-configured destination only (never a URL from a request; a
+ * Slack-compatible destination is sent its message unsigned, its URL being its credential).
+ * `alertsOnly` leaves producers' notifications to the workers (the console's own alert round).
+ * Retries back off with jitter; 410 disables the endpoint or destination; the `webhook-id` stays
+ * the same across retries so receivers can deduplicate.
  * The endpoint's address is checked at send time (names can change what they resolve to after the
  * URL was saved) and the connection goes to that checked address. A refused address is recorded
  * like any failed send and retried on the same backoff: the refusal may come from a name that
