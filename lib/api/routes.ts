@@ -1,9 +1,14 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { webhookReport as falWebhookReport } from "@/lib/providers/fal/transform";
 import { webhookReport as replicateWebhookReport } from "@/lib/providers/replicate/transform";
 import { requireWorker } from "@/lib/services/access/actor";
 import { listProviderPaces, saveProviderPace } from "@/lib/services/admin/save-provider-pace";
+import { listAlertFirings } from "@/lib/services/alert/list-alert-firings";
+import { listAlertSettings } from "@/lib/services/alert/list-alert-settings";
+import { saveAlertDestination } from "@/lib/services/alert/save-alert-destination";
+import { saveAlertRule } from "@/lib/services/alert/save-alert-rule";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { addNote } from "@/lib/services/case/add-note";
@@ -32,6 +37,7 @@ import { acknowledgeReplacement, listReplacements } from "@/lib/services/replace
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { alertDestinationBody, alertRuleBody, listAlertFiringsSchema } from "@/lib/validation/alerts";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
@@ -369,6 +375,41 @@ export const API_ROUTES = [
         alertWindowMinutes: env().ALERT_WINDOW_MINUTES,
         alertThreshold: env().ALERT_UNCERTAIN_THRESHOLD,
       }),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/alerts/firings",
+    audience: "user",
+    summary: "Alert firings, newest first, with the figures each was judged on and how its messages fared",
+    query: listAlertFiringsSchema,
+    success: [200],
+    handler: ({ actor, query }) => listAlertFirings(db(), actor, query),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/alerts/settings",
+    audience: "user",
+    summary: "Alert rules and destinations (admin; secrets are never returned)",
+    success: [200],
+    handler: ({ actor }) => listAlertSettings(db(), actor),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/alerts/rules",
+    audience: "user",
+    summary: "Create an alert rule, or change one (with its id) (admin)",
+    body: alertRuleBody,
+    success: [200],
+    handler: ({ actor, body }) => saveAlertRule(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/alerts/destinations",
+    audience: "user",
+    summary: "Create an alert destination (a new webhook's signing secret is returned once), or change one (admin)",
+    body: alertDestinationBody,
+    success: [200],
+    handler: ({ actor, body }) => saveAlertDestination(db(), actor, body, { allow: webhookAllowListFromEnv(env()) }),
   }),
   apiRoute({
     method: "GET",

@@ -27,6 +27,8 @@ export type WorkerContext = {
   webhookAllowList?: WebhookAllowList;
   /** Resolves endpoint host names (default: the system resolver); a test can make a name resolve anywhere. */
   webhookLookup?: WebhookLookup;
+  /** The console's address, for the links in alert messages (AUTH_URL). */
+  consoleUrl?: string;
   /** An in-process endpoint instead of the network (the simulation); the address check still runs first. */
   fetchImpl?: typeof fetch;
 };
@@ -56,5 +58,6 @@ export function workerContextFromEnv(
     maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
     random: Math.random,
     webhookAllowList: webhookAllowListFromEnv(env),
+    consoleUrl: env.authUrl,
   };
 }
