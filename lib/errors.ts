@@ -13,7 +13,7 @@ export const ERROR_STATUS = {
   // Rule 14: the job a "no job exists" verdict denied is visible now, so no replacement is paid for.
   original_job_found: 409,
   replacement_withdrawn: 409,
-  // A bulk execution needs its own dry run's token (decision 030): unknown or someone else's,
+  // A bulk execution needs its own dry run's token (decision 032): unknown or someone else's,
   // for a different request, or spent (executed already, or expired).
   bulk_preview_invalid: 400,
   bulk_preview_mismatch: 409,
@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  // Authorising would take replacements past a spend limit finance set; the figures say by how much.
+  spend_limit_exceeded: 409,
   too_early: 425,
   internal: 500,
 } as const;
@@ -32,12 +34,14 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS | DomainErrorCode;
 
 export type ErrorIssue = { path: string; message: string };
+/** Figures a refusal is about (a spend limit's limit, use and request), for programs and the console alike. */
+export type ErrorDetails = Record<string, string | number | null>;
 
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { issues?: ErrorIssue[]; retryAfterSeconds?: number } = {},
+    readonly extra: { issues?: ErrorIssue[]; retryAfterSeconds?: number; details?: ErrorDetails } = {},
   ) {
     super(message);
     this.name = "AppError";
@@ -48,7 +52,9 @@ export class AppError extends Error {
   }
 }
 
-export type ErrorBody = { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+export type ErrorBody = {
+  error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; details?: ErrorDetails };
+};
 
 function statusOf(code: ErrorCode): number {
   return code in ERROR_STATUS
@@ -59,10 +65,17 @@ function statusOf(code: ErrorCode): number {
 /** Unknown exceptions become a generic `internal` error so no stack or driver message leaks. */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
   if (error instanceof AppError) {
-    const { issues, retryAfterSeconds } = error.extra;
+    const { issues, retryAfterSeconds, details } = error.extra;
     return {
       status: error.status,
-      body: { error: { code: error.code, message: error.message, ...(issues ? { issues } : {}) } },
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(issues ? { issues } : {}),
+          ...(details ? { details } : {}),
+        },
+      },
       ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     };
   }

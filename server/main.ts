@@ -34,12 +34,19 @@ server.listen(port, host, () =>
   log.info(`listening on http://${host.includes(":") ? `[${host}]` : host}:${port}${dev ? " (dev)" : ""}`),
 );
 
+// Alert rules are evaluated here too, so that no worker ticking is itself noticed (lib/worker/alert-round.ts).
+const { ALERT_WATCH_INTERVAL_MS, watchAlerts } = await import("@/lib/worker/alert-round");
+const { processWorkerContext } = await import("@/lib/worker/process-context");
+const alertWatch = setInterval(() => void watchAlerts(processWorkerContext()), ALERT_WATCH_INTERVAL_MS);
+alertWatch.unref();
+
 // Requests in flight finish first; a worker tick may take its whole budget.
 const drainMs = env().WORKER_TICK_BUDGET_MS + 5_000;
 let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
+  clearInterval(alertWatch);
   server.close(() => process.exit(0));
   setTimeout(() => {
     log.error(`requests still open after ${drainMs} ms; exiting`);

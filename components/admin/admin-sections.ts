@@ -7,4 +7,5 @@ export const ADMIN_SECTIONS: { href: string; label: string; permission: Permissi
   { href: "/admin/worker-tokens", label: "Worker tokens", permission: "admin:worker_tokens" },
   { href: "/admin/prices", label: "Prices", permission: "admin:settings" },
   { href: "/admin/providers", label: "Providers", permission: "admin:settings" },
+  { href: "/admin/alerts", label: "Alerts", permission: "admin:settings" },
 ];

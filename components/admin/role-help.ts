@@ -4,7 +4,7 @@ import type { Role } from "@/lib/domain/roles";
 export const ROLE_HELP: Record<Role, string> = {
   operator: "view, triage, notes, assign",
   reviewer: "reconcile, approve recovery, request replacements",
-  finance: "decide holds, authorise replacements",
+  finance: "decide holds, authorise replacements, set spend limits",
   admin: "users, API keys, worker tokens, prices",
   viewer: "read the overview, queue and cases; change nothing",
 };

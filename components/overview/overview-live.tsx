@@ -36,7 +36,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
         <p role="alert" className="rounded border border-red-400 bg-red-50 p-3 font-medium text-red-900">
           Uncertainty is growing: {stats.alert.recentUncertain} uncertain submissions parked in the last{" "}
           {stats.alert.windowMinutes} minutes (threshold {stats.alert.threshold}). Possible duplicate spend: reconcile
-          them before anything is retried.
+          them before anything is retried.{" "}
+          <a href="/alerts" className="underline">
+            Alerts sent to people
+          </a>
         </p>
       )}
       <CaseFlagsSummary stats={stats} />

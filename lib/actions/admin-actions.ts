@@ -12,6 +12,7 @@ import { saveConsoleSettings } from "@/lib/services/admin/console-settings";
 import { createUser } from "@/lib/services/admin/create-user";
 import { deleteProviderPrice } from "@/lib/services/admin/delete-provider-price";
 import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
+import { saveProviderPace } from "@/lib/services/admin/save-provider-pace";
 import { saveProviderPrice } from "@/lib/services/admin/save-provider-price";
 import { saveProviderSetting } from "@/lib/services/admin/save-provider-setting";
 import { setUserActive } from "@/lib/services/admin/set-user-active";
@@ -35,6 +36,7 @@ import {
   tokenIdSchema,
   userIdSchema,
 } from "@/lib/validation/admin";
+import { providerPaceFormSchema } from "@/lib/validation/provider-pace";
 import { safeAction } from "./safe-action";
 
 // Thin: the schema shapes the input, the service authorises, validates again, writes and audits.
@@ -154,6 +156,13 @@ const saveProviderSettingRun = safeAction(
 );
 export async function saveProviderSettingAction(raw: unknown) {
   return saveProviderSettingRun(raw);
+}
+
+const saveProviderPaceRun = safeAction(providerPaceFormSchema, (input, actor) => saveProviderPace(db(), actor, input), {
+  revalidate: () => ["/admin/providers"],
+});
+export async function saveProviderPaceAction(raw: unknown) {
+  return saveProviderPaceRun(raw);
 }
 
 const saveConsoleSettingsRun = safeAction(

@@ -3,7 +3,9 @@
 import { db } from "@/lib/db/client";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
+import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { decideReplacementSchema, releaseHoldSchema, settleHoldSchema } from "@/lib/validation/finance";
+import { spendLimitFormSchema } from "@/lib/validation/spend-limits";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";
 
@@ -26,4 +28,11 @@ export const authorizeReplacementAction = safeAction(decideReplacementSchema, ({
 
 export const declineReplacementAction = safeAction(decideReplacementSchema, ({ requestId, evidence }, actor) =>
   declineReplacement(db(), actor, requestId, { evidence }),
+);
+
+// A limit is not a decision on a row that leaves a list: revalidating the page is enough here.
+export const setSpendLimitAction = safeAction(
+  spendLimitFormSchema,
+  (input, actor) => setSpendLimit(db(), actor, input),
+  { revalidate: () => ["/finance"] },
 );

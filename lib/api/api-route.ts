@@ -12,7 +12,7 @@ import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyRespo
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { parseJsonBody, readJsonBody, readJsonText } from "./read-json-body";
 
-export type Method = "GET" | "POST";
+export type Method = "GET" | "POST" | "PUT";
 
 /** A route file's exported method, as Next.js calls it. */
 export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;

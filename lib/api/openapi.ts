@@ -24,6 +24,12 @@ const errorSchema = {
           type: "array",
           items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
         },
+        details: {
+          type: "object",
+          description:
+            "The figures a refusal is about, e.g. a spend limit's limitMicros, usedMicros, requestedMicros and window",
+          additionalProperties: { type: ["string", "number", "null"] },
+        },
       },
     },
   },

@@ -1,8 +1,14 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { webhookReport as falWebhookReport } from "@/lib/providers/fal/transform";
 import { webhookReport as replicateWebhookReport } from "@/lib/providers/replicate/transform";
 import { requireWorker } from "@/lib/services/access/actor";
+import { listProviderPaces, saveProviderPace } from "@/lib/services/admin/save-provider-pace";
+import { listAlertFirings } from "@/lib/services/alert/list-alert-firings";
+import { listAlertSettings } from "@/lib/services/alert/list-alert-settings";
+import { saveAlertDestination } from "@/lib/services/alert/save-alert-destination";
+import { saveAlertRule } from "@/lib/services/alert/save-alert-rule";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { addNote } from "@/lib/services/case/add-note";
@@ -30,6 +36,9 @@ import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-we
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
+import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { alertDestinationBody, alertRuleBody, listAlertFiringsSchema } from "@/lib/validation/alerts";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema } from "@/lib/validation/finance";
@@ -44,6 +53,7 @@ import {
   replicateWebhookBody,
   webhookQuery,
 } from "@/lib/validation/permits";
+import { providerPaceSchema } from "@/lib/validation/provider-pace";
 import {
   approveSchema,
   assignSchema,
@@ -56,6 +66,7 @@ import {
   reviewSchema,
   settleSchema,
 } from "@/lib/validation/review";
+import { spendLimitSchema } from "@/lib/validation/spend-limits";
 import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
@@ -383,6 +394,41 @@ export const API_ROUTES = [
   }),
   apiRoute({
     method: "GET",
+    path: "/api/v1/alerts/firings",
+    audience: "user",
+    summary: "Alert firings, newest first, with the figures each was judged on and how its messages fared",
+    query: listAlertFiringsSchema,
+    success: [200],
+    handler: ({ actor, query }) => listAlertFirings(db(), actor, query),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/alerts/settings",
+    audience: "user",
+    summary: "Alert rules and destinations (admin; secrets are never returned)",
+    success: [200],
+    handler: ({ actor }) => listAlertSettings(db(), actor),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/alerts/rules",
+    audience: "user",
+    summary: "Create an alert rule, or change one (with its id) (admin)",
+    body: alertRuleBody,
+    success: [200],
+    handler: ({ actor, body }) => saveAlertRule(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/alerts/destinations",
+    audience: "user",
+    summary: "Create an alert destination (a new webhook's signing secret is returned once), or change one (admin)",
+    body: alertDestinationBody,
+    success: [200],
+    handler: ({ actor, body }) => saveAlertDestination(db(), actor, body, { allow: webhookAllowListFromEnv(env()) }),
+  }),
+  apiRoute({
+    method: "GET",
     path: "/api/v1/finance/export",
     audience: "user",
     summary: "CSV of holds or ledger entries for a date range (finance)",
@@ -402,6 +448,40 @@ export const API_ROUTES = [
         },
       }),
     },
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/spend-limits",
+    audience: "user",
+    summary: "Spend limits on replacements, each with its use in the rolling hour and day (finance)",
+    success: [200],
+    handler: async ({ actor }) => ({ limits: await listSpendLimits(db(), actor) }),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/finance/spend-limits",
+    audience: "user",
+    summary: "Set a spend limit per currency (and producer), or clear it with both figures null (finance)",
+    body: spendLimitSchema,
+    success: [200],
+    handler: ({ actor, body }) => setSpendLimit(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/admin/provider-pace",
+    audience: "user",
+    summary: "Each provider's request rate shared by every worker, and a Retry-After still running (admin)",
+    success: [200],
+    handler: async ({ actor }) => ({ providers: await listProviderPaces(db(), actor) }),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/admin/provider-pace",
+    audience: "user",
+    summary: "Set or clear (null) a provider's request rate for every worker (admin)",
+    body: providerPaceSchema,
+    success: [200],
+    handler: ({ actor, body }) => saveProviderPace(db(), actor, body),
   }),
 
   // Workers (worker tokens): claim and execute approved actions.

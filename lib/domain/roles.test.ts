@@ -14,7 +14,15 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:reconcile",
     "replacement:request",
   ],
-  finance: ["case:export_evidence", "case:note", "case:read", "hold:decide", "hold:read", "replacement:authorize"],
+  finance: [
+    "case:export_evidence",
+    "case:note",
+    "case:read",
+    "hold:decide",
+    "hold:read",
+    "replacement:authorize",
+    "spend_limit:set",
+  ],
   admin: [
     "admin:api_keys",
     "admin:settings",

@@ -21,6 +21,7 @@ export const PERMISSIONS = [
   "replacement:authorize",
   "hold:read",
   "hold:decide",
+  "spend_limit:set",
   "admin:users",
   "admin:api_keys",
   "admin:worker_tokens",
@@ -41,7 +42,15 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "replacement:request",
   ],
   // Evidence packets are for billing disputes (finance) and reviews (reviewer, admin); decision 029.
-  finance: ["case:read", "case:note", "case:export_evidence", "hold:read", "hold:decide", "replacement:authorize"],
+  finance: [
+    "case:read",
+    "case:note",
+    "case:export_evidence",
+    "hold:read",
+    "hold:decide",
+    "replacement:authorize",
+    "spend_limit:set",
+  ],
   admin: [
     "case:read",
     "case:export_evidence",

@@ -3,6 +3,7 @@ import { eventHash, GENESIS_HEX, textDigest } from "@/lib/audit/canonical";
 import type { CaseEvidence, EvidencePacket, TimelineEvent } from "./packet";
 import { evidenceText, signPacket, verifyEvidenceBytes, verifyEvidenceText } from "./packet-signature";
 import { demoPrivateKey, isPublishedDemoKey, keyFromSeed, publicKeyPemOf, signingKeyOf } from "./signing-key";
+import { chained } from "./timeline-chain";
 
 const CASE_ID = "0b9d5a3e-6a55-4d5c-9a0c-2a1f4f0e9b11";
 const key = signingKeyOf(keyFromSeed(Buffer.alloc(32, 7)), false);
@@ -34,21 +35,7 @@ function chain(kinds: string[]): TimelineEvent[] {
       at: at.toISOString(),
       atMicros: (BigInt(at.getTime()) * 1000n).toString(),
     };
-    event.hash = eventHash({
-      id: event.id,
-      caseId: CASE_ID,
-      seq: event.seq,
-      prevHash: event.prevHash,
-      episode: event.episode,
-      actorKind: event.actorKind,
-      actorId: event.actorId,
-      actorLabelDigest: event.actorLabelSha256,
-      kind: event.kind,
-      beforeDigest: event.beforeSha256,
-      afterDigest: event.afterSha256,
-      evidenceDigest: event.evidenceSha256,
-      createdAtMicros: event.atMicros,
-    });
+    event.hash = eventHash(chained(CASE_ID, event));
     prev = event.hash;
     events.push(event);
   });

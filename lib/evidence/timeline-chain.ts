@@ -4,7 +4,7 @@ import type { EvidencePacket, TimelineEvent } from "./packet";
 export type TimelineCheck = { events: number; intact: boolean; problems: string[] };
 
 /** The event as the chain's canonical content reads it (audit-chain-v1, decision 015). */
-function chained(caseId: string, event: TimelineEvent): ChainedEvent {
+export function chained(caseId: string, event: TimelineEvent): ChainedEvent {
   return {
     id: event.id,
     caseId,

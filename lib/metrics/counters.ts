@@ -33,6 +33,10 @@ const COUNTERS = {
     help: "Deliveries ended at once because storage refused the write for good, by kind",
     labelNames: ["kind"],
   },
+  recovery_spend_limit_refusals_total: {
+    help: "Replacement authorisations refused because they would pass a spend limit, by currency and window",
+    labelNames: ["currency", "window"],
+  },
 } as const satisfies Record<string, { help: string; labelNames: readonly string[] }>;
 
 export type CounterName = keyof typeof COUNTERS;

@@ -21,7 +21,19 @@ export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 /** fal needs the model (endpoint id) to address a request; Replicate ignores it. */
 export type JobRef = { providerJobId: string; model?: string };
 
-export type CallOptions = { signal?: AbortSignal };
+/**
+ * The pace of a provider's API that every request keeps to (lib/worker/provider-pace.ts): each HTTP
+ * attempt waits for its slot, and a 429's Retry-After is passed on at once, so every process waits
+ * it out, not only the request that was refused.
+ */
+export type RequestPace = {
+  /** Resolves when this request may go (early, unpaced, if the caller gives up meanwhile). */
+  take(signal?: AbortSignal): Promise<void>;
+  /** The provider asked to wait `ms`: nothing leaves before then. */
+  holdOff(ms: number): Promise<void>;
+};
+
+export type CallOptions = { signal?: AbortSignal; pace?: RequestPace };
 
 export type ListWindow = { from: Date; to: Date; model?: string; maxPages?: number };
 

@@ -31,7 +31,7 @@ export const bulkActionSchema = z.discriminatedUnion("verb", [
 
 /**
  * `POST /api/v1/cases/bulk`: a dry run answers what would happen and a token; the execution sends
- * the same action and target with that token, and acts on the previewed cases only (decision 030).
+ * the same action and target with that token, and acts on the previewed cases only (decision 032).
  */
 export const bulkRequestSchema = z.discriminatedUnion("mode", [
   z.strictObject({ mode: z.literal("dry_run"), action: bulkActionSchema, target: bulkTargetSchema }),

@@ -24,16 +24,24 @@ const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: tru
 
 /**
  * Sends due webhooks from the outbox, signed per Standard Webhooks, to the producer's configured
- * endpoint only (never a URL from a request). Retries back off with jitter; 410 disables the
- * endpoint; the `webhook-id` stays the same across retries so receivers can deduplicate.
+ * endpoint or the alert's admin-configured destination only (never a URL from a request; a
+ * Slack-compatible destination is sent its message unsigned, its URL being its credential).
+ * `alertsOnly` leaves producers' notifications to the workers (the console's own alert round).
+ * Retries back off with jitter; 410 disables the endpoint or destination; the `webhook-id` stays
+ * the same across retries so receivers can deduplicate.
  * The endpoint's address is checked at send time (names can change what they resolve to after the
  * URL was saved) and the connection goes to that checked address. A refused address is recorded
  * like any failed send and retried on the same backoff: the refusal may come from a name that
  * briefly resolved somewhere private, or be fixed by an admin, and the bounded attempts and
  * growing delays keep it from becoming a storm (docs/decisions/018).
  */
-export async function dispatchNotifications(ctx: WorkerContext, deadline: number, limit = 50): Promise<number> {
-  const due = await claimNotificationDeliveries(ctx.db, { limit, leaseSeconds: SEND_LEASE_SECONDS });
+export async function dispatchNotifications(
+  ctx: WorkerContext,
+  deadline: number,
+  limit = 50,
+  options: { alertsOnly?: boolean } = {},
+): Promise<number> {
+  const due = await claimNotificationDeliveries(ctx.db, { limit, leaseSeconds: SEND_LEASE_SECONDS, ...options });
   let delivered = 0;
   for (const message of due) {
     if (Date.now() > deadline) break;
@@ -43,7 +51,7 @@ export async function dispatchNotifications(ctx: WorkerContext, deadline: number
 }
 
 async function send(ctx: WorkerContext, message: DueNotification): Promise<boolean> {
-  const endpoint = await deliveryEndpointFor(ctx.db, message.producer);
+  const endpoint = await deliveryEndpointFor(ctx.db, message);
   if (!endpoint) {
     await recordDeliveryOutcome(ctx.db, message.id, { kind: "no_endpoint" });
     return false;
@@ -57,7 +65,10 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
       vetWebhookTarget(endpoint.url, ctx.webhookAllowList ?? PUBLIC_ONLY, ctx.webhookLookup ?? systemLookup),
       SEND_TIMEOUT_MS,
     );
-    const headers = webhookHeaders(endpoint.signingSecret, message.id, body);
+    // A Slack-compatible destination verifies nothing: its URL is the secret.
+    const headers: Record<string, string> = endpoint.signingSecret
+      ? webhookHeaders(endpoint.signingSecret, message.id, body)
+      : { "content-type": "application/json" };
     if (!vetting.ok) {
       refused = true;
       error = `refused: ${vetting.reason}`;
@@ -74,7 +85,7 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
   const now = new Date();
   if (isDelivered(status)) {
     await recordDeliveryOutcome(ctx.db, message.id, { kind: "delivered", status }, now);
-    workerLog({ step: "notified", webhookId: message.id, producer: message.producer, status });
+    workerLog({ step: "notified", webhookId: message.id, ...recipientOf(message), status });
     return true;
   }
   const { giveUp, disableEndpoint, retryInMs } = afterFailedSend(status, message.attempts, ctx.random);
@@ -86,16 +97,19 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
       status,
       error: error ?? `HTTP ${status}`,
       nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-      disableEndpointId: disableEndpoint ? endpoint.id : null,
+      disable: disableEndpoint ? endpoint : null,
     },
     now,
   );
   increment("recovery_notification_failures_total", {
     status: refused ? "refused" : status === null ? "transport" : String(status),
   });
-  workerLog({ step: "notify_failed", webhookId: message.id, producer: message.producer, status, error, giveUp });
+  workerLog({ step: "notify_failed", webhookId: message.id, ...recipientOf(message), status, error, giveUp });
   return false;
 }
+
+const recipientOf = (message: DueNotification) =>
+  message.producer ? { producer: message.producer } : { alertDestinationId: message.alertDestinationId };
 
 /** A lookup cannot be cancelled; a hung resolver must still not hold the tick. */
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

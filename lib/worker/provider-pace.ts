@@ -1,80 +1,69 @@
+import type { Db } from "@/lib/db/client";
 import { sleep } from "@/lib/providers/http/errors";
 import type { ConfiguredAdapters } from "@/lib/providers/registry";
 import {
   type CallOptions,
-  type JobStatus,
   type ProviderAdapter,
   ProviderConfigError,
   type ProviderName,
+  type RequestPace,
 } from "@/lib/providers/types";
+import { holdOffProvider, reservePaceSlot, seedProviderRate } from "@/lib/services/provider-pace/pace-slots";
+import { PACED_PROVIDERS } from "@/lib/validation/provider-pace";
 
 /**
- * Client-side pacing of one provider's API, shared by every tick a process runs. Requests are
- * spaced evenly at the rate the provider allows (each caller reserves the next free slot), so a
- * burst of claimed actions arrives as a steady stream instead of overrunning the limit and each
+ * Client-side pacing of one provider's API, shared by every worker process (decision 030). Requests
+ * are spaced evenly at the rate the provider allows (each HTTP attempt reserves the next free slot),
+ * so a burst of claimed actions arrives as a steady stream instead of overrunning the limit and each
  * request sleeping out its own 429. When the provider still answers 429 with Retry-After, every
- * later request waits until then, not only the one that was refused.
+ * later request waits until then, in every process, not only the one that was refused.
  */
-export type ProviderPace = {
-  readonly requestsPerSecond: number;
-  /** Resolves when this request may go (early, unpaced, if the caller gives up meanwhile). */
-  take(signal?: AbortSignal): Promise<void>;
-  /** The provider asked to wait `ms`: nothing leaves before then. */
-  holdOff(ms: number): void;
-};
+export type ProviderPace = RequestPace;
 
-type Clock = { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
-const realClock: Clock = { now: () => performance.now(), sleep };
-
-export function providerPace(requestsPerSecond: number, clock: Clock = realClock): ProviderPace {
-  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond)) {
-    throw new RangeError("requests per second must be a positive number");
-  }
-  const interval = 1000 / requestsPerSecond;
-  let nextSlot = 0;
+/**
+ * The pace kept in PostgreSQL (lib/services/provider-pace/pace-slots.ts): each request reserves the
+ * next slot of the provider's one row, in whichever process it runs, and sleeps until it.
+ */
+export function sharedProviderPace(db: Db, provider: ProviderName, pause = sleep): ProviderPace {
   return {
-    requestsPerSecond,
     async take(signal) {
-      const now = clock.now();
-      const slot = Math.max(now, nextSlot);
-      nextSlot = slot + interval;
-      if (slot > now) await clock.sleep(slot - now, signal);
+      const wait = await reservePaceSlot(db, provider);
+      if (wait > 0) await pause(wait, signal);
     },
-    holdOff(ms) {
-      nextSlot = Math.max(nextSlot, clock.now() + ms);
-    },
+    holdOff: (ms) => holdOffProvider(db, provider, ms),
   };
 }
 
-/** The provider's answer asked us to slow down: throttled, with a Retry-After to honour. */
-function retryAfterOf(status: JobStatus): number | undefined {
-  return status.kind === "unknown" && status.retryAfterMs !== undefined ? status.retryAfterMs : undefined;
+/**
+ * A pace that never fails the request it paces: when the database cannot be asked, the request goes
+ * unpaced (a worker that cannot reach its database has bigger problems, and a provider call that
+ * throws instead of answering `unknown` would be worse).
+ */
+function tolerant(pace: ProviderPace): ProviderPace {
+  return {
+    take: (signal) => pace.take(signal).catch(() => {}),
+    holdOff: (ms) => pace.holdOff(ms).catch(() => {}),
+  };
 }
 
-/** The adapter with every API call paced (downloads come from the delivery CDN and are not). */
+/**
+ * The adapter with every API call paced: each HTTP attempt, retries and list pages included, takes
+ * a slot, and each Retry-After is shared (downloads come from the delivery CDN and are not paced).
+ */
 export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): ProviderAdapter {
   const { listJobs, findByClientReference } = adapter;
-  const paced = async <T>(options: CallOptions | undefined, call: () => Promise<T>): Promise<T> => {
-    await pace.take(options?.signal);
-    return call();
-  };
+  const shared = tolerant(pace);
+  const withPace = (options: CallOptions | undefined): CallOptions => ({ ...options, pace: shared });
   return {
     provider: adapter.provider,
     capabilities: adapter.capabilities,
     downloadOutput: adapter.downloadOutput.bind(adapter),
-    async getJob(ref, options) {
-      const status = await paced(options, () => adapter.getJob(ref, options));
-      const retryAfter = retryAfterOf(status);
-      if (retryAfter !== undefined) pace.holdOff(retryAfter);
-      return status;
-    },
-    ...(listJobs
-      ? { listJobs: (window, options) => paced(options, () => listJobs.call(adapter, window, options)) }
-      : {}),
+    getJob: (ref, options) => adapter.getJob(ref, withPace(options)),
+    ...(listJobs ? { listJobs: (window, options) => listJobs.call(adapter, window, withPace(options)) } : {}),
     ...(findByClientReference
       ? {
           findByClientReference: (reference, options) =>
-            paced(options, () => findByClientReference.call(adapter, reference, options)),
+            findByClientReference.call(adapter, reference, withPace(options)),
         }
       : {}),
   };
@@ -85,7 +74,7 @@ export function pacedAdapters(
   paces: Partial<Record<ProviderName, ProviderPace>>,
 ): ConfiguredAdapters {
   const paced: ConfiguredAdapters = {};
-  for (const name of ["replicate", "fal"] as const) {
+  for (const name of PACED_PROVIDERS) {
     const adapter = adapters[name];
     const pace = paces[name];
     if (adapter) paced[name] = pace ? pacedAdapter(adapter, pace) : adapter;
@@ -94,21 +83,55 @@ export function pacedAdapters(
 }
 
 /**
- * REPLICATE_REQUESTS_PER_SECOND / FAL_REQUESTS_PER_SECOND: the API rate each provider allows this
- * process (its documented limit, divided by the number of app instances sharing the key). Unset
- * means unpaced: every request goes at once and a 429 is waited out by the request it hit.
+ * Every provider's pace, shared through `db`. REPLICATE_REQUESTS_PER_SECOND / FAL_REQUESTS_PER_SECOND
+ * give the rate the provider allows the whole deployment (every worker process together): it is
+ * stored for a provider that has no rate in the database yet; after that the database's rate, set
+ * by an admin, is the one every process uses. Unset: unpaced until an admin sets a rate, with
+ * Retry-After still honoured by every process.
  */
 export function providerPacesFromEnv(
+  db: Db,
   raw: Record<string, string | undefined>,
-): Partial<Record<ProviderName, ProviderPace>> {
-  const paces: Partial<Record<ProviderName, ProviderPace>> = {};
-  for (const name of ["replicate", "fal"] as const) {
-    const key = `${name.toUpperCase()}_REQUESTS_PER_SECOND`;
-    const value = raw[key];
-    if (value === undefined || value === "") continue;
-    const rate = Number(value);
-    if (!(rate > 0) || !Number.isFinite(rate)) throw new ProviderConfigError(`${key} must be a positive number`);
-    paces[name] = providerPace(rate);
+): Record<ProviderName, ProviderPace> {
+  const paces = {} as Record<ProviderName, ProviderPace>;
+  for (const name of PACED_PROVIDERS) {
+    const rate = requestsPerSecondFromEnv(raw, name);
+    const pace = sharedProviderPace(db, name);
+    paces[name] = rate === undefined ? pace : seededFirst(pace, () => seedProviderRate(db, name, rate));
   }
   return paces;
+}
+
+export function requestsPerSecondFromEnv(
+  raw: Record<string, string | undefined>,
+  provider: ProviderName,
+): number | undefined {
+  const key = `${provider.toUpperCase()}_REQUESTS_PER_SECOND`;
+  const value = raw[key];
+  if (value === undefined || value === "") return undefined;
+  const rate = Number(value);
+  if (!(rate > 0) || !Number.isFinite(rate)) throw new ProviderConfigError(`${key} must be a positive number`);
+  return rate;
+}
+
+/** Runs `seed` once, before this process's first request (starting never waits on the database). */
+function seededFirst(pace: ProviderPace, seed: () => Promise<void>): ProviderPace {
+  let seeded: Promise<void> | undefined;
+  const once = () => {
+    seeded ??= seed().catch((error: unknown) => {
+      seeded = undefined;
+      throw error;
+    });
+    return seeded;
+  };
+  return {
+    take: async (signal) => {
+      await once();
+      await pace.take(signal);
+    },
+    holdOff: async (ms) => {
+      await once();
+      await pace.holdOff(ms);
+    },
+  };
 }

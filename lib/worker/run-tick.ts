@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
+import { recordWorkerHeartbeat } from "@/lib/services/alert/record-worker-heartbeat";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
 import { suggestReconciliations } from "@/lib/services/case/suggest-reconciliations";
 import { watchReplacedOriginals } from "@/lib/services/case/watch-replaced-originals";
@@ -10,6 +11,7 @@ import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases"
 import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
+import { evaluateAlertsSafely } from "./alert-round";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
@@ -25,11 +27,11 @@ const SUGGESTION_CASES_PER_TICK = 5;
 
 /**
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
- * escalate a batch of cases past their deadline, park send permits whose deadline passed with no
+ * note this worker's heartbeat, escalate a batch of cases past their deadline, park send permits whose deadline passed with no
  * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
  * uncertain submissions), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
- * started), then send due notifications with whatever time is left, and finally, if a few seconds
+ * started), then evaluate the alert rules and send due notifications and alerts with whatever time is left, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
  * replacements (suggestions and flags only).
  */
@@ -39,6 +41,7 @@ export async function runTick(
   options: { maxTasks: number },
 ): Promise<{ claimed: number; rescued: number; escalated: number; results: TickResult[]; notifications: number }> {
   const deadline = Date.now() + ctx.budgetMs;
+  await recordWorkerHeartbeat(ctx.db, actor.workerId);
   const rescued = await rescueExpiredLeases(ctx.db, actor);
   const escalated = await escalateOverdueCases(ctx.db, actor);
   if (escalated > 0) workerLog({ step: "escalated", workerId: actor.workerId, escalated });
@@ -65,6 +68,7 @@ export async function runTick(
     for (let item = queue.shift(); item; item = queue.shift()) results.push(await runOne(ctx, actor, item, deadline));
   };
   await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
+  await evaluateAlertsSafely(ctx, actor.workerId);
   const notifications = await dispatchNotifications(ctx, deadline);
   await suggestWithinBudget(ctx, actor, deadline);
   return { claimed: claimed.length, rescued, escalated, results, notifications };

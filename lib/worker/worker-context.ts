@@ -27,6 +27,8 @@ export type WorkerContext = {
   webhookAllowList?: WebhookAllowList;
   /** Resolves endpoint host names (default: the system resolver); a test can make a name resolve anywhere. */
   webhookLookup?: WebhookLookup;
+  /** The console's address, for the links in alert messages (AUTH_URL). */
+  consoleUrl?: string;
   /** An in-process endpoint instead of the network (the simulation); the address check still runs first. */
   fetchImpl?: typeof fetch;
 };
@@ -45,7 +47,7 @@ export function workerContextFromEnv(
   };
   return {
     db,
-    adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(raw)),
+    adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(db, raw)),
     storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,
@@ -56,5 +58,6 @@ export function workerContextFromEnv(
     maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
     random: Math.random,
     webhookAllowList: webhookAllowListFromEnv(env),
+    consoleUrl: env.authUrl,
   };
 }

@@ -9,6 +9,7 @@ const ADMIN_PAGES = [
   "/admin/worker-tokens",
   "/admin/prices",
   "/admin/providers",
+  "/admin/alerts",
 ];
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;

@@ -6,7 +6,7 @@ import { openPage } from "./fixtures/open-page";
 const PAGES: { email: string; paths: string[] }[] = [
   { email: "operator@demo.local", paths: ["/overview", "/queue", "case", "/profile"] },
   { email: "finance@demo.local", paths: ["/finance"] },
-  { email: "admin@demo.local", paths: ["/admin", "/admin/users", "/admin/api-keys", "/admin/prices"] },
+  { email: "admin@demo.local", paths: ["/admin", "/admin/users", "/admin/api-keys", "/admin/prices", "/admin/alerts"] },
 ];
 
 test.use({ viewport: { width: 390, height: 844 } });

@@ -4,12 +4,14 @@ import { expect, test } from "./fixtures/login";
 const PAGES: [string, readonly string[]][] = [
   ["/overview", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/queue", ["operator", "reviewer", "finance", "admin", "viewer"]],
+  ["/alerts", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/finance", ["finance"]],
   ["/admin/users", ["admin"]],
   ["/admin/api-keys", ["admin"]],
   ["/admin/worker-tokens", ["admin"]],
   ["/admin/prices", ["admin"]],
   ["/admin/providers", ["admin"]],
+  ["/admin/alerts", ["admin"]],
   ["/profile", ["operator", "reviewer", "finance", "admin", "viewer"]],
 ];
 

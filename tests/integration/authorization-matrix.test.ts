@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { RouteHandler } from "@/lib/api/api-route";
@@ -90,7 +91,16 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   // The console's JSON reads, then the tick (the worker's route).
   "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
   "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A],
+  // Alerts: anyone who reads cases sees the firings; only an admin configures.
+  "GET /api/v1/alerts/firings": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/alerts/settings": [U, F, F, F, A, U, U, F, U, F, F],
+  "POST /api/v1/alerts/rules": [U, F, F, F, A, U, U, F, U, F, F],
+  "POST /api/v1/alerts/destinations": [U, F, F, F, A, U, U, F, U, F, F],
   "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
+  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
+  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
   [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
 
@@ -168,6 +178,7 @@ let requester: UserActor;
 let financeUser: UserActor;
 let ownOperationId = "";
 let authorisedReplacementId = "";
+let alertDestinationId = "";
 
 async function personalToken(user: UserActor, expiresAt?: Date) {
   return createAccessToken(db, user, { kind: "personal", name: "matrix", ...(expiresAt ? { expiresAt } : {}) });
@@ -199,6 +210,11 @@ beforeAll(async () => {
   tokens.revokedKey = revokedKey.secret;
   tokens.workerToken = (await createAccessToken(db, "cli", { kind: "worker", name: "matrix-worker" })).secret;
 
+  alertDestinationId = (
+    await db.alertDestination.create({
+      data: { name: "matrix chat", kind: "slack", url: "https://chat.example.com/hook" },
+    })
+  ).id;
   requester = await makeUser(db, ["reviewer"]);
   financeUser = users.finance;
   const own = parkInput("polling");
@@ -314,7 +330,22 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   }),
   "GET /api/v1/overview": async () => ({}),
   "GET /api/v1/evidence/public-key": async () => ({}),
+  "GET /api/v1/alerts/firings": async () => ({ query: { limit: "5" } }),
+  "GET /api/v1/alerts/settings": async () => ({}),
+  "POST /api/v1/alerts/rules": async () => ({
+    body: { name: `matrix rule ${randomUUID()}`, kind: "escalated_overdue", destinationId: alertDestinationId },
+  }),
+  "POST /api/v1/alerts/destinations": async () => ({
+    body: { name: `matrix ${randomUUID()}`, kind: "webhook", url: "https://hooks.example.com/alerts" },
+  }),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
+  "GET /api/v1/finance/spend-limits": async () => ({}),
+  // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
+  "PUT /api/v1/finance/spend-limits": async () => ({
+    body: { currency: "NOK", perHourMicros: 900_000_000, perDayMicros: null },
+  }),
+  "GET /api/v1/admin/provider-pace": async () => ({}),
+  "PUT /api/v1/admin/provider-pace": async () => ({ body: { provider: "fal", requestsPerSecond: null } }),
   [TICK]: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
 };
 

@@ -19,7 +19,7 @@ type Audience = "producer" | "user" | "worker" | "provider" | "metrics" | "auth"
 
 export type FuzzRoute = {
   name: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   audience: Audience;
   params: string[];
@@ -45,7 +45,7 @@ export type FuzzTokens = {
 
 export type FuzzRequest = {
   route: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   url: string;
   params: Record<string, unknown>;
   headers: Record<string, string>;
@@ -454,7 +454,7 @@ export function hostileRequest(
   if (route.audience === "auth") return authRequest(route, tokens);
   const params = fc.record(Object.fromEntries(route.params.map((name) => [name, paramArbitrary(name, knownIds)])));
   const body: fc.Arbitrary<Body | undefined> =
-    route.method === "POST"
+    route.method !== "GET"
       ? fc.oneof({ weight: 12, arbitrary: bodyArbitrary(route) }, fc.constant(undefined))
       : fc.constant(undefined);
   return fc

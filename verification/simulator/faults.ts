@@ -84,6 +84,8 @@ function matches(rule: FaultRule, context: RequestContext): boolean {
 export class RateLimiter {
   private tokens: number;
   private last = performance.now();
+  /** Requests answered 429 so far: how a test sees that its clients overran the limit. */
+  refused = 0;
 
   constructor(readonly requestsPerSecond: number) {
     this.tokens = requestsPerSecond;
@@ -98,6 +100,7 @@ export class RateLimiter {
       this.tokens -= 1;
       return undefined;
     }
+    this.refused += 1;
     return Math.max(1, Math.ceil((1 - this.tokens) / this.requestsPerSecond));
   }
 }

@@ -8,6 +8,8 @@ import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
 import { ReplacementRequests } from "@/components/finance/replacement-requests";
 import { FinanceSection } from "@/components/finance/section";
+import { SpendLimitForm } from "@/components/finance/spend-limit-form";
+import { SpendLimitsTable } from "@/components/finance/spend-limits-table";
 import { StatusTotalsTable } from "@/components/finance/status-totals";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import type { UserPrincipal } from "@/lib/auth/session";
@@ -19,13 +21,14 @@ import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
+import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { loadHoldsPage } from "./load-holds-page";
 
 /** Everything below the heading: read through the finance services, which check hold:read again. */
 export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
   const now = new Date();
-  const [totals, aging, exposure, requests, holds, flags, duplicates] = await Promise.all([
+  const [totals, aging, exposure, requests, holds, flags, duplicates, limits] = await Promise.all([
     getFinanceTotals(db(), actor),
     getHeldByAge(db(), actor, now),
     getExposure(db(), actor),
@@ -33,7 +36,9 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
     loadHoldsPage(actor, query, now),
     caseFlagFigures(db()),
     listSuspectedDuplicates(db(), actor),
+    listSpendLimits(db(), actor, now),
   ]);
+  const canSetLimits = can(actor.roles, "spend_limit:set");
   const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
     totals.byCurrency.reduce((sum, row) => sum + row[status].count, 0);
@@ -60,6 +65,20 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
           viewerId={actor.userId}
           canDecide={can(actor.roles, "replacement:authorize")}
         />
+      </FinanceSection>
+      <FinanceSection
+        id="spend-limits"
+        title="Spend limits on replacements"
+        description="The most replacements may authorise per currency in a rolling hour and 24 hours; an authorisation past a limit is refused."
+      >
+        {limits.length ? (
+          <SpendLimitsTable rows={limits} canSet={canSetLimits} />
+        ) : (
+          <p className="rounded border border-dashed border-slate-400 bg-white px-4 py-3 text-sm text-slate-700">
+            No spend limits: replacements are limited only by finance's decisions.
+          </p>
+        )}
+        {canSetLimits ? <SpendLimitForm /> : null}
       </FinanceSection>
       {duplicates.length ? (
         <FinanceSection

@@ -2,6 +2,7 @@ import { adapterKit, authHeaders, normaliseBaseUrl, unknownFrom, withAttempts } 
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
+  type CallOptions,
   DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
@@ -42,10 +43,15 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
   const headers = authHeaders("Key", config.apiKey);
   const common = { headers, policy: kit.policy, random: kit.random };
 
-  async function getJob(ref: { providerJobId: string; model?: string }, options: { signal?: AbortSignal } = {}) {
+  async function getJob(ref: { providerJobId: string; model?: string }, options: CallOptions = {}) {
     if (!ref.model) throw new ProviderConfigError("fal needs the model (endpoint id) to read a request");
     const requestUrl = `${kit.baseUrl}/${falAppId(ref.model)}/requests/${encodeURIComponent(ref.providerJobId)}`;
-    const status = await getWithRetry({ ...common, url: `${requestUrl}/status`, signal: options.signal });
+    const status = await getWithRetry({
+      ...common,
+      url: `${requestUrl}/status`,
+      signal: options.signal,
+      pace: options.pace,
+    });
     if (status.kind === "unknown") return unknownFrom(status);
     const step = statusToStep(status.status, status.body);
     if (step.kind !== "fetch_result") return withAttempts(step, status.attempts);
@@ -53,6 +59,7 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
       ...common,
       url: requestUrl,
       signal: options.signal,
+      pace: options.pace,
       // A response carrying fal's error type is the stored outcome; asking again returns the same.
       isFinal: (_code, responseHeaders) => responseHeaders.has("x-fal-error-type"),
     });
@@ -61,7 +68,7 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
     return withAttempts(resultToStatus(result.status, result.body, result.headers.get("x-fal-error-type")), attempts);
   }
 
-  async function listJobs(window: ListWindow, options: { signal?: AbortSignal } = {}): Promise<ListJobsResult> {
+  async function listJobs(window: ListWindow, options: CallOptions = {}): Promise<ListJobsResult> {
     const jobs: ListedJob[] = [];
     if (!window.model) return { kind: "unknown", reason: "model_required", jobs, pages: 0 };
     const maxPages = window.maxPages ?? DEFAULT_MAX_PAGES;
@@ -79,6 +86,7 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
         ...common,
         url: `${platformBaseUrl}/models/requests/by-endpoint?${query}`,
         signal: options.signal,
+        pace: options.pace,
       });
       if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason, jobs, pages };
       const page = answer.status === 200 ? requestsPage(answer.body) : undefined;

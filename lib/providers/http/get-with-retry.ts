@@ -1,4 +1,4 @@
-import type { RetryPolicy } from "../types";
+import type { RequestPace, RetryPolicy } from "../types";
 import { backoffDelayMs, parseRetryAfterMs, retryAfterDelayMs } from "./backoff";
 import { chunksOf } from "./chunks";
 import { describeFetchError, sleep } from "./errors";
@@ -13,6 +13,8 @@ export type GetRequest = {
   policy: RetryPolicy;
   random: () => number;
   signal?: AbortSignal;
+  /** Every attempt, retries included, waits for its slot; a Retry-After is passed on before waiting it out. */
+  pace?: RequestPace;
   /** Lets an adapter keep an answer that generic rules would retry (fal's stored model errors). */
   isFinal?: (status: number, headers: Headers) => boolean;
   maxBodyBytes?: number;
@@ -31,9 +33,11 @@ export async function getWithRetry(request: GetRequest): Promise<HttpAnswer> {
   let last: Extract<HttpAnswer, { kind: "unknown" }> = { kind: "unknown", reason: "not_attempted", attempts: 0 };
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     if (request.signal?.aborted) return { ...last, reason: "aborted", attempts: attempt - 1 };
+    await request.pace?.take(request.signal);
     const outcome = await attemptOnce(request, attempt);
     if (outcome.kind === "response") return outcome;
     last = outcome;
+    if (outcome.retryAfterMs !== undefined) await request.pace?.holdOff(outcome.retryAfterMs);
     if (attempt === policy.maxAttempts) break;
     let waitMs = backoffDelayMs(attempt, policy, random);
     if (outcome.retryAfterMs !== undefined) {

@@ -2,6 +2,7 @@ import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-k
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
+  type CallOptions,
   DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
@@ -23,10 +24,10 @@ const DEFAULT_MAX_PAGES = 10;
 export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
   const kit = adapterKit(config, REPLICATE_DELIVERY_HOSTS);
   const headers = authHeaders("Bearer", config.apiKey);
-  const get = (url: string, signal?: AbortSignal) =>
-    getWithRetry({ url, headers, policy: kit.policy, random: kit.random, signal });
+  const get = (url: string, options: CallOptions) =>
+    getWithRetry({ url, headers, policy: kit.policy, random: kit.random, signal: options.signal, pace: options.pace });
 
-  async function listJobs(window: ListWindow, options: { signal?: AbortSignal } = {}): Promise<ListJobsResult> {
+  async function listJobs(window: ListWindow, options: CallOptions = {}): Promise<ListJobsResult> {
     const jobs: ListedJob[] = [];
     const maxPages = window.maxPages ?? DEFAULT_MAX_PAGES;
     let cursor: string | undefined;
@@ -36,7 +37,7 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
         created_before: window.to.toISOString(),
       });
       if (cursor) query.set("cursor", cursor);
-      const answer = await get(`${kit.baseUrl}/v1/predictions?${query}`, options.signal);
+      const answer = await get(`${kit.baseUrl}/v1/predictions?${query}`, options);
       if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason, jobs, pages };
       const page = answer.status === 200 ? listPage(answer.body) : undefined;
       if (!page) return { kind: "unknown", reason: `unreadable_page:http_${answer.status}`, jobs, pages };
@@ -61,10 +62,7 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
       noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.replicate,
     },
     async getJob(ref, options = {}) {
-      const answer = await get(
-        `${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`,
-        options.signal,
-      );
+      const answer = await get(`${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`, options);
       if (answer.kind === "unknown") return unknownFrom(answer);
       return withAttempts(predictionToStatus(answer.status, answer.body), answer.attempts);
     },

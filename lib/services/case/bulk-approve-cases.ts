@@ -109,7 +109,7 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
 }
 
 /**
- * A bulk action's approvals (decision 030), 500 cases to a statement: each previewed case still at
+ * A bulk action's approvals (decision 032), 500 cases to a statement: each previewed case still at
  * the version its dry run read gets its stage's own recovery, exactly as `bulkApproveCases` writes
  * it. Returns the cases approved; the caller takes every other one through the single-case path,
  * which says why it was left alone.

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import type { DeliveryEndpoint } from "./claim-notification-deliveries";
 
 export type DeliveryOutcome =
   | { kind: "no_endpoint" }
@@ -9,8 +10,8 @@ export type DeliveryOutcome =
       error: string;
       /** Given up (410, or the last attempt); otherwise due again at `nextAttemptAt`. */
       nextAttemptAt: Date | null;
-      /** The endpoint that answered 410 Gone, to be disabled. */
-      disableEndpointId: string | null;
+      /** The endpoint or alert destination that answered 410 Gone, to be disabled. */
+      disable: Pick<DeliveryEndpoint, "id" | "owner"> | null;
     };
 
 /** Writes what became of one send of a webhook taken by claim-notification-deliveries. */
@@ -34,8 +35,10 @@ export async function recordDeliveryOutcome(
       });
       return;
     case "failed":
-      if (outcome.disableEndpointId) {
-        await db.notificationEndpoint.update({ where: { id: outcome.disableEndpointId }, data: { disabledAt: now } });
+      if (outcome.disable?.owner === "producer_endpoint") {
+        await db.notificationEndpoint.update({ where: { id: outcome.disable.id }, data: { disabledAt: now } });
+      } else if (outcome.disable?.owner === "alert_destination") {
+        await db.alertDestination.update({ where: { id: outcome.disable.id }, data: { disabledAt: now } });
       }
       await db.notificationOutbox.update({
         where: { id: messageId },

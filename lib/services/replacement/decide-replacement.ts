@@ -10,6 +10,7 @@ import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "../c
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
+import { enforceSpendLimit } from "../spend-limit/enforce-spend-limit";
 
 /**
  * What authorising may need besides the database: the adapters to look at the provider again, or a
@@ -41,6 +42,9 @@ const CHECK_RETRY_AFTER_SECONDS = 60;
  * Rule 14: when the failure rests on "no job exists", the provider is asked again first, outside
  * any transaction. A job that is visible now refuses the authorisation and sends the case back to
  * reconciliation; a check that cannot be completed refuses it and changes nothing.
+ *
+ * A replacement that would take its currency past a spend limit finance set is refused with the
+ * figures (decision 030), and nothing is authorised.
  */
 export async function authorizeReplacement(
   db: Db,
@@ -67,6 +71,13 @@ export async function authorizeReplacement(
     if (unchecked || (checkedEpisode !== null && checkedEpisode !== row.episode)) {
       throw new AppError("lost_race", "The case changed while the provider was checked; try again.");
     }
+    // Finance's spend limits, checked under their lock so concurrent authorisations take turns.
+    await enforceSpendLimit(tx, {
+      currency: request.currency,
+      producer: row.producer,
+      amountMicros: Number(request.amountMicros),
+      now: new Date(),
+    });
     const original = await tx.attempt.findUniqueOrThrow({ where: { id: request.originalAttemptRef } });
     const sequence = await tx.attempt.count({ where: { operationRef: row.operationRef, kind: "replacement" } });
     const attempt = await tx.attempt.create({

@@ -1,4 +1,4 @@
--- Bulk verbs on a filter (issue 19, part 4; decision 030). A dry run is kept here so that its
+-- Bulk verbs on a filter (issue 19, part 4; decision 032). A dry run is kept here so that its
 -- execution acts on exactly the previewed cases, at the versions the preview read, once: the
 -- execution presents the token (only its SHA-256 is stored), from the same user, before it expires.
 CREATE TABLE "bulk_previews" (

@@ -41,7 +41,7 @@ export async function runDrain(
     // The same path a deployment takes from REPLICATE_REQUESTS_PER_SECOND.
     adapters: pacedAdapters(
       simulatorAdapters(simulatorUrl),
-      providerPacesFromEnv({ REPLICATE_REQUESTS_PER_SECOND: config.pacedAt?.toString() }),
+      providerPacesFromEnv(db, { REPLICATE_REQUESTS_PER_SECOND: config.pacedAt?.toString() }),
     ),
     storage: localStorage(assetDir),
     budgetMs: 25_000,

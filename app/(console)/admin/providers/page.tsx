@@ -1,16 +1,18 @@
 import type { Metadata } from "next";
+import { ProviderPaceForm } from "@/components/admin/provider-pace-form";
 import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
 import { formatWhen } from "@/components/ui/format";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listProviderSettings } from "@/lib/services/admin/provider-settings";
+import { listProviderPaces } from "@/lib/services/admin/save-provider-pace";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Providers" };
 
 export default async function AdminProvidersPage() {
   const actor = await requirePageUser("admin:settings");
-  const settings = await listProviderSettings(db(), actor);
+  const [settings, paces] = await Promise.all([listProviderSettings(db(), actor), listProviderPaces(db(), actor)]);
   return (
     <section aria-labelledby="providers-heading" className="space-y-4">
       <div>
@@ -21,6 +23,10 @@ export default async function AdminProvidersPage() {
           A provider's job list can lag behind its jobs. "No job exists" can be recorded for an uncertain submission
           only once this settling period has passed since its deadline (or submission). Too short, and a late job is
           paid for twice; a replacement is checked against the provider again before it is authorised either way.
+        </p>
+        <p className="mt-1 text-sm text-slate-700">
+          Every worker process takes its turn from one shared request rate per provider, so together they stay within
+          the provider's limit; a Retry-After one of them is given holds all of them back.
         </p>
       </div>
       <ul className="space-y-3">
@@ -36,9 +42,33 @@ export default async function AdminProvidersPage() {
             <div className="mt-2">
               <ProviderSettingForm provider={row.provider} minutes={Math.round(row.noJobSettlingSeconds / 60)} />
             </div>
+            <PaceLine pace={paces.find((pace) => pace.provider === row.provider)} provider={row.provider} />
           </li>
         ))}
       </ul>
     </section>
+  );
+}
+
+function PaceLine({
+  provider,
+  pace,
+}: {
+  provider: string;
+  pace: { requestsPerSecond: number | null; holdOffUntil: Date | null } | undefined;
+}) {
+  const rate = pace?.requestsPerSecond ?? null;
+  return (
+    <div className="mt-4 border-t border-slate-200 pt-3">
+      <p className="text-sm text-slate-700" data-testid={`pace-${provider}`}>
+        Request rate: {rate === null ? "unpaced" : `${rate} per second, all workers together`}
+        {pace?.holdOffUntil
+          ? ` · holding back for the provider's Retry-After until ${formatWhen(pace.holdOffUntil)}`
+          : ""}
+      </p>
+      <div className="mt-2">
+        <ProviderPaceForm provider={provider} requestsPerSecond={rate} />
+      </div>
+    </div>
   );
 }

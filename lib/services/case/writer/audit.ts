@@ -23,17 +23,7 @@ export type AuditRow = {
 
 /** Called inside the transaction that makes the change, so the change and its record commit together. */
 export async function recordAudit(tx: Db, input: AuditInput): Promise<void> {
-  await tx.auditEvent.create({
-    data: {
-      ...actorColumns(input.actor),
-      kind: input.kind,
-      caseId: input.caseId ?? null,
-      episode: input.episode ?? null,
-      ...(input.before != null ? { before: input.before } : {}),
-      ...(input.after != null ? { after: input.after } : {}),
-      ...(input.evidence != null ? { evidence: input.evidence } : {}),
-    },
-  });
+  await tx.auditEvent.create({ data: auditData(input) });
 }
 
 /**
@@ -42,17 +32,19 @@ export async function recordAudit(tx: Db, input: AuditInput): Promise<void> {
  */
 export async function recordAuditRows(db: Db, inputs: AuditInput[]): Promise<void> {
   if (inputs.length === 0) return;
-  await db.auditEvent.createMany({
-    data: inputs.map((input) => ({
-      ...actorColumns(input.actor),
-      kind: input.kind,
-      caseId: input.caseId ?? null,
-      episode: input.episode ?? null,
-      ...(input.before != null ? { before: input.before } : {}),
-      ...(input.after != null ? { after: input.after } : {}),
-      ...(input.evidence != null ? { evidence: input.evidence } : {}),
-    })),
-  });
+  await db.auditEvent.createMany({ data: inputs.map(auditData) });
+}
+
+function auditData(input: AuditInput) {
+  return {
+    ...actorColumns(input.actor),
+    kind: input.kind,
+    caseId: input.caseId ?? null,
+    episode: input.episode ?? null,
+    ...(input.before != null ? { before: input.before } : {}),
+    ...(input.after != null ? { after: input.after } : {}),
+    ...(input.evidence != null ? { evidence: input.evidence } : {}),
+  };
 }
 
 /** Absent keys read as SQL NULL in `jsonb_to_recordset`, as `recordAudit` leaves them NULL. */

@@ -1,0 +1,29 @@
+/** The open episode of a rule, if any: when it last told anyone. */
+export type OpenEpisode = { startedAt: Date; lastNotifiedAt: Date };
+
+/**
+ * What one evaluation does with a rule: `fire` opens an episode (and notifies), `renotify` tells
+ * again because the condition still holds and the interval has passed since the last message,
+ * `resolve` closes the episode (and says so), `hold` keeps it open quietly, `quiet` is nothing.
+ */
+export type AlertStep = "fire" | "renotify" | "resolve" | "hold" | "quiet";
+
+export function nextAlertStep(input: {
+  holds: boolean;
+  open: OpenEpisode | null;
+  renotifyMinutes: number;
+  now: Date;
+}): AlertStep {
+  const { holds, open, renotifyMinutes, now } = input;
+  if (!open) return holds ? "fire" : "quiet";
+  if (!holds) return "resolve";
+  return now.getTime() - open.lastNotifiedAt.getTime() >= renotifyMinutes * 60_000 ? "renotify" : "hold";
+}
+
+/** The message type each notifying step sends (the envelope's `type`). */
+export const ALERT_MESSAGE_TYPES = {
+  fire: "alert.firing",
+  renotify: "alert.still_firing",
+  resolve: "alert.resolved",
+} as const;
+export type AlertMessageStep = keyof typeof ALERT_MESSAGE_TYPES;

@@ -1,0 +1,91 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import type { AlertFigures, AlertRuleKind } from "@/lib/domain/alert-rules";
+import { caseFlagFigures } from "../case/case-flags";
+import { outputsExpiringSoon } from "../overview/overview-expiring";
+import { foldWhenDue } from "../overview/stat-figures";
+
+type Money = { currency: string; n: bigint; held: bigint };
+
+const fromMoneyRows = (rows: Money[]): AlertFigures => ({
+  count: rows.reduce((sum, row) => sum + Number(row.n), 0),
+  held: rows.filter((row) => row.held > 0n).map((row) => ({ currency: row.currency, micros: Number(row.held) })),
+});
+
+/**
+ * The figures one rule is judged on, read the way the overview reads them: running totals
+ * (resolved with money held), partial indexes (escalated, expiring) or a bounded window of rows
+ * (uncertainty, poison), never a scan of every case. Called with the caller's permission checked.
+ */
+export async function alertFigures(
+  db: Db,
+  rule: { kind: AlertRuleKind; windowMinutes: number },
+  now: Date,
+): Promise<AlertFigures> {
+  const since = new Date(now.getTime() - rule.windowMinutes * 60_000);
+  switch (rule.kind) {
+    case "escalated_overdue": {
+      const flags = await caseFlagFigures(db);
+      return { count: flags.escalatedOpen, held: [] };
+    }
+    case "resolved_money_held": {
+      await foldWhenDue(db);
+      const { holdOpen } = await caseFlagFigures(db);
+      return {
+        count: holdOpen.reduce((sum, m) => sum + m.count, 0),
+        held: holdOpen.map((m) => ({ currency: m.currency, micros: m.micros })),
+      };
+    }
+    case "outputs_expiring": {
+      const expiring = await outputsExpiringSoon(db, now);
+      return { count: expiring.count, held: expiring.held };
+    }
+    case "uncertainty_growth":
+      return fromMoneyRows(
+        await sqlRows<Money>(
+          db,
+          Prisma.sql`
+          SELECT currency, count(*) AS n, coalesce(sum(held_micros), 0)::bigint AS held FROM cases
+          WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${since}
+          GROUP BY currency`,
+        ),
+      );
+    case "suspected_duplicates": {
+      const rows = await sqlRows<{ n: bigint }>(
+        db,
+        Prisma.sql`SELECT count(*) AS n FROM suspected_duplicates WHERE NOT withdrawn`,
+      );
+      return { count: Number(rows[0]?.n ?? 0), held: [] };
+    }
+    case "poison_actions": {
+      const rows = await sqlRows<{ n: bigint }>(
+        db,
+        Prisma.sql`SELECT count(*) AS n FROM audit_events WHERE kind = 'poison_parked' AND created_at >= ${since}`,
+      );
+      return { count: Number(rows[0]?.n ?? 0), held: [] };
+    }
+    case "provider_error_rate": {
+      // Status checks only (the answers a claim records), by the case's provider, in the window.
+      const rows = await sqlRows<{ provider: string; checks: bigint; errors: bigint }>(
+        db,
+        Prisma.sql`
+        SELECT c.provider, count(*) AS checks, count(*) FILTER (WHERE o.kind = 'unknown') AS errors
+        FROM provider_observations o JOIN cases c ON c.id = o.case_id
+        WHERE o.observed_at >= ${since} AND o.action_id IS NOT NULL
+          AND o.kind IN ('running', 'completed', 'failed', 'not_found', 'unknown')
+        GROUP BY c.provider ORDER BY c.provider`,
+      );
+      const providers = rows.map((r) => ({ provider: r.provider, checks: Number(r.checks), errors: Number(r.errors) }));
+      return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
+    }
+    case "worker_silence": {
+      const rows = await sqlRows<{ last: Date | null }>(
+        db,
+        Prisma.sql`SELECT max(last_tick_at) AS last FROM worker_heartbeats`,
+      );
+      const last = rows[0]?.last ?? null;
+      return { count: 0, held: [], lastTickAt: last ? last.toISOString() : null };
+    }
+  }
+}

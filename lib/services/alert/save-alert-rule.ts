@@ -1,0 +1,66 @@
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { saveAlertRuleSchema } from "@/lib/validation/alerts";
+import { requirePermission } from "../access/actor";
+import { parseInput } from "../admin/admin-guard";
+import { recordAudit } from "../case/writer/audit";
+import { publicRule } from "./list-alert-settings";
+
+/**
+ * Creates an alert rule or changes one. A changed rule keeps its open episode: the next
+ * evaluation judges it by the new settings, and resolves it if it no longer holds. Disabling a
+ * rule ends its open episode quietly.
+ */
+export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
+  const admin = requirePermission(actor, "admin:settings");
+  const input = parseInput(saveAlertRuleSchema, raw);
+  const data = {
+    name: input.name,
+    kind: input.kind,
+    thresholdCount: input.thresholdCount,
+    thresholdMicros: input.thresholdAmount === null ? null : BigInt(input.thresholdAmount),
+    thresholdCurrency: input.thresholdAmount === null ? null : input.thresholdCurrency,
+    windowMinutes: input.windowMinutes,
+    renotifyMinutes: input.renotifyMinutes,
+    destinationId: input.destinationId,
+    enabled: input.enabled,
+  };
+  try {
+    return await inTransaction(db, async (tx) => {
+      const destination = await tx.alertDestination.findUnique({ where: { id: input.destinationId } });
+      if (!destination) {
+        throw new AppError("invalid_request", "Check the highlighted fields.", {
+          issues: [{ path: "destinationId", message: "no such alert destination" }],
+        });
+      }
+      if (!input.id) {
+        const rule = publicRule(await tx.alertRule.create({ data }));
+        await recordAudit(tx, { actor: admin, kind: "alert_rule_created", after: rule });
+        return rule;
+      }
+      const existing = await tx.alertRule.findUnique({ where: { id: input.id } });
+      if (!existing) throw new AppError("not_found", "No such alert rule.");
+      const rule = publicRule(await tx.alertRule.update({ where: { id: existing.id }, data }));
+      // A disabled rule is judged no more: its open episode ends here, without a "resolved" message
+      // (nothing cleared), so that enabling it again starts a new one.
+      if (!rule.enabled) {
+        await tx.alertFiring.updateMany({
+          where: { ruleId: rule.id, resolvedAt: null },
+          data: { resolvedAt: new Date() },
+        });
+      }
+      await recordAudit(tx, { actor: admin, kind: "alert_rule_updated", before: publicRule(existing), after: rule });
+      return rule;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError("conflict", "Another alert rule already has this name.", {
+        issues: [{ path: "name", message: "already in use" }],
+      });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { isCurrencyCode } from "@/lib/domain/currency";
+import { tryParseMoneyToMicros } from "@/lib/domain/money";
+import { currency, id } from "./common";
+
+/** A limit in micro-units, zero included (zero stops every replacement in that window). */
+const limitMicros = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable();
+
+/**
+ * One spend limit as finance sets it: per currency, for every producer (producer absent or null) or
+ * one; both figures null clears it. Shared by the API (PUT) and the console's form.
+ */
+export const spendLimitSchema = z.strictObject({
+  currency,
+  producer: id(200).nullable().optional(),
+  perHourMicros: limitMicros,
+  perDayMicros: limitMicros,
+});
+export type SpendLimitInput = z.infer<typeof spendLimitSchema>;
+
+/** An amount typed in the console, in the currency's own decimals; blank means no limit on that window. */
+function amountField(text: string, currencyCode: string, path: string, ctx: z.RefinementCtx): number | null {
+  if (text.trim() === "") return null;
+  const parsed = tryParseMoneyToMicros(text, isCurrencyCode(currencyCode) ? currencyCode : undefined);
+  if (parsed.ok) return parsed.value;
+  ctx.addIssue({ code: "custom", path: [path], message: `${parsed.error.message}, e.g. 250.00` });
+  return null;
+}
+
+/**
+ * The Finance page's form: amounts as typed ("250.00"), turned into micro-units without a float;
+ * a blank producer is every producer; both amounts blank clears the limit.
+ */
+export const spendLimitFormSchema = z
+  .strictObject({
+    currency: z.string().trim().toUpperCase().pipe(currency),
+    producer: z.string().trim().max(200),
+    perHour: z.string().max(40),
+    perDay: z.string().max(40),
+  })
+  .transform((form, ctx) => ({
+    currency: form.currency,
+    producer: form.producer === "" ? null : form.producer,
+    perHourMicros: amountField(form.perHour, form.currency, "perHour", ctx),
+    perDayMicros: amountField(form.perDay, form.currency, "perDay", ctx),
+  }));
