@@ -104,87 +104,96 @@ export function BulkActions({
           every case matching this view
         </label>
       </fieldset>
-      <div className="mt-2 grid gap-2 md:grid-cols-2">
-        <SelectField
-          id="bulk-verb"
-          path="action.verb"
-          label="Action"
-          hint={words.explains}
-          value={verb}
-          onChange={(e) => {
-            setVerb(e.target.value as BulkVerb);
-            setPreview(null);
-          }}
-        >
-          {verbs.map((v) => (
-            <option key={v} value={v}>
-              {BULK_VERB_LABEL[v].label}
-            </option>
-          ))}
-        </SelectField>
-        {verb === "assign" ? (
-          <SelectField
-            id="bulk-assignee"
-            path="action.assigneeId"
-            label="Assign to"
-            value={assigneeId}
-            error={fieldError(result, "action.assigneeId")}
-            onChange={(e) => setAssigneeId(e.target.value)}
-          >
-            <option value="">Nobody (take the cases back)</option>
-            {assignees.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </SelectField>
-        ) : (
-          <TextAreaField
-            id="bulk-text"
-            path={verb === "note" ? "action.text" : "action.evidence"}
-            label={verb === "note" ? "Note for every case" : "Evidence for every case"}
-            rows={2}
-            value={text}
-            error={fieldError(result, verb === "note" ? "action.text" : "action.evidence")}
-            onChange={(e) => setText(e.target.value)}
-          />
-        )}
-      </div>
-      <Button className="mt-2" disabled={pending || nothingPicked || needsText} onClick={dryRun}>
-        Review what would happen
-      </Button>
-      {preview ? (
-        <div className="mt-3">
-          {preview.willAct > 0 ? (
-            <ConfirmStep
-              title={`${words.confirm} ${preview.willAct} case${preview.willAct === 1 ? "" : "s"}?`}
-              confirmLabel={`${words.confirm} ${preview.willAct}`}
-              pending={pending}
-              result={result && !result.ok ? result : null}
-              danger={verb === "accept_failure" || verb === "reject"}
-              onConfirm={() => execute(preview)}
-              onBack={() => setPreview(null)}
-            >
-              <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
-              <p>
-                {preview.matchingMore ? `More than ${preview.matching.toLocaleString("en-US")}` : preview.matching}{" "}
-                matched
-                {preview.beyondLimit > 0
-                  ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
-                  : ""}
-                . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
-              </p>
-              <SkippedList title="Will be skipped" skipped={preview.skipped} />
-            </ConfirmStep>
-          ) : (
-            <div className="rounded border border-slate-400 bg-white p-3">
-              <p className="font-medium">Nothing to do: no case here allows this action.</p>
-              <SkippedList title="Skipped" skipped={preview.skipped} />
-            </div>
-          )}
-        </div>
+      {nothingPicked && !preview ? (
+        // Folded until there is something to act on, so the queue's rows stay on the first screen.
+        <p className="mt-1 text-slate-700">
+          Pick rows (<kbd>x</kbd> or their boxes) or every case matching this view to choose what to do.
+        </p>
       ) : (
-        <FormError result={result} listIssues />
+        <>
+          <div className="mt-2 grid gap-2 md:grid-cols-2">
+            <SelectField
+              id="bulk-verb"
+              path="action.verb"
+              label="Action"
+              hint={words.explains}
+              value={verb}
+              onChange={(e) => {
+                setVerb(e.target.value as BulkVerb);
+                setPreview(null);
+              }}
+            >
+              {verbs.map((v) => (
+                <option key={v} value={v}>
+                  {BULK_VERB_LABEL[v].label}
+                </option>
+              ))}
+            </SelectField>
+            {verb === "assign" ? (
+              <SelectField
+                id="bulk-assignee"
+                path="action.assigneeId"
+                label="Assign to"
+                value={assigneeId}
+                error={fieldError(result, "action.assigneeId")}
+                onChange={(e) => setAssigneeId(e.target.value)}
+              >
+                <option value="">Nobody (take the cases back)</option>
+                {assignees.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.name}
+                  </option>
+                ))}
+              </SelectField>
+            ) : (
+              <TextAreaField
+                id="bulk-text"
+                path={verb === "note" ? "action.text" : "action.evidence"}
+                label={verb === "note" ? "Note for every case" : "Evidence for every case"}
+                rows={2}
+                value={text}
+                error={fieldError(result, verb === "note" ? "action.text" : "action.evidence")}
+                onChange={(e) => setText(e.target.value)}
+              />
+            )}
+          </div>
+          <Button className="mt-2" disabled={pending || nothingPicked || needsText} onClick={dryRun}>
+            Review what would happen
+          </Button>
+          {preview ? (
+            <div className="mt-3">
+              {preview.willAct > 0 ? (
+                <ConfirmStep
+                  title={`${words.confirm} ${preview.willAct} case${preview.willAct === 1 ? "" : "s"}?`}
+                  confirmLabel={`${words.confirm} ${preview.willAct}`}
+                  pending={pending}
+                  result={result && !result.ok ? result : null}
+                  danger={verb === "accept_failure" || verb === "reject"}
+                  onConfirm={() => execute(preview)}
+                  onBack={() => setPreview(null)}
+                >
+                  <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
+                  <p>
+                    {preview.matchingMore ? `More than ${preview.matching.toLocaleString("en-US")}` : preview.matching}{" "}
+                    matched
+                    {preview.beyondLimit > 0
+                      ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
+                      : ""}
+                    . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
+                  </p>
+                  <SkippedList title="Will be skipped" skipped={preview.skipped} />
+                </ConfirmStep>
+              ) : (
+                <div className="rounded border border-slate-400 bg-white p-3">
+                  <p className="font-medium">Nothing to do: no case here allows this action.</p>
+                  <SkippedList title="Skipped" skipped={preview.skipped} />
+                </div>
+              )}
+            </div>
+          ) : (
+            <FormError result={result} listIssues />
+          )}
+        </>
       )}
       {outcome && (
         <div role="status" className="mt-2">
