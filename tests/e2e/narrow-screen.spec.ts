@@ -6,7 +6,10 @@ import { openPage } from "./fixtures/open-page";
 const PAGES: { email: string; paths: string[] }[] = [
   { email: "operator@demo.local", paths: ["/overview", "/queue", "case", "/profile"] },
   { email: "finance@demo.local", paths: ["/finance"] },
-  { email: "admin@demo.local", paths: ["/admin", "/admin/users", "/admin/api-keys", "/admin/prices", "/admin/alerts"] },
+  {
+    email: "admin@demo.local",
+    paths: ["/admin", "/admin/users", "/admin/api-keys", "/admin/prices", "/admin/providers", "/admin/alerts"],
+  },
 ];
 
 test.use({ viewport: { width: 390, height: 844 } });
