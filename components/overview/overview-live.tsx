@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { formatAge } from "@/components/ui/format";
+import { retentionDaysText } from "@/components/retention/retention-text";
+import { formatAge, formatWhen } from "@/components/ui/format";
 import { stageLabel } from "@/components/ui/labels";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { formatMicros } from "@/lib/domain/money";
@@ -82,6 +83,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
           ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
           ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
+          [
+            "Retention of customer text and videos",
+            `${retentionDaysText(stats.retention.globalDays)}${stats.retention.producerPolicies > 0 ? ` (${stats.retention.producerPolicies} producers with their own)` : ""} · next run ${formatWhen(stats.retention.nextRunAt)}`,
+          ],
           [
             "Outputs expiring within 1 h",
             `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}`,
