@@ -28,7 +28,13 @@ export function RetentionPolicyForm() {
   }
 
   return (
-    <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-3">
+    <form
+      ref={formRef}
+      onSubmit={onSubmit}
+      noValidate
+      aria-label="Retention policy"
+      className="flex flex-wrap items-end gap-3"
+    >
       <TextField
         id="retention-producer"
         path="producer"

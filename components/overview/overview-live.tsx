@@ -85,7 +85,7 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
           [
             "Retention of customer text and videos",
-            `${retentionDaysText(stats.retention.globalDays)}${stats.retention.producerPolicies > 0 ? ` (${stats.retention.producerPolicies} producers with their own)` : ""} · next run ${formatWhen(stats.retention.nextRunAt)}`,
+            `${retentionDaysText(stats.retention.globalDays)}${producerPolicies(stats.retention.producerPolicies)} · next run ${formatWhen(stats.retention.nextRunAt)}`,
           ],
           [
             "Outputs expiring within 1 h",
@@ -110,4 +110,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
       </div>
     </div>
   );
+}
+
+/** " (1 producer with its own)", " (3 producers with their own)", or nothing. */
+function producerPolicies(count: number): string {
+  if (count === 0) return "";
+  return count === 1 ? " (1 producer with its own)" : ` (${count} producers with their own)`;
 }
