@@ -9,6 +9,7 @@ import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { addNote } from "@/lib/services/case/add-note";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention, runRetentionIfDue } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
@@ -217,6 +218,13 @@ describe("retention by policy", () => {
     const view = await getRetentionPolicy(db, admin);
     expect(view.nextRunAt.getTime()).toBe(at.getTime() + 60 * 60 * 1000);
     expect(await runRetentionIfDue(db, storage, worker(), { deadline: Date.now() + 10_000 })).toBeNull();
+    // Nothing is evicted silently: the overview (any reader of cases) shows the policy and the next run.
+    const overview = await overviewStats(db, reviewer, { alertWindowMinutes: 60, alertThreshold: 5 });
+    expect(overview.retention).toEqual({
+      globalDays: 30,
+      producerPolicies: 2,
+      nextRunAt: new Date(at.getTime() + 60 * 60 * 1000).toISOString(),
+    });
   });
 
   it("lets only an admin see or set the policy or dry-run it", async () => {

@@ -22,9 +22,11 @@ export async function runRetentionIfDue(
 ): Promise<RetentionRun | null> {
   const now = options.now ?? new Date();
   const next = new Date(now.getTime() + RETENTION_INTERVAL_MS);
+  // An upsert, so a schedule row that is gone (a restored or emptied table) is due, not never.
   const taken = await db.$executeRaw`
-    UPDATE retention_schedule SET next_run_at = ${next}, last_run_at = ${now}
-     WHERE id AND next_run_at <= ${now}`;
+    INSERT INTO retention_schedule (id, next_run_at, last_run_at) VALUES (true, ${next}, ${now})
+    ON CONFLICT (id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, last_run_at = EXCLUDED.last_run_at
+     WHERE retention_schedule.next_run_at <= ${now}`;
   if (taken === 0) return null;
   const run = await runRetention(db, storage, actor, { now, deadline: options.deadline });
   await db.retentionSchedule.update({ where: { id: true }, data: { lastRedacted: run.redacted } });
