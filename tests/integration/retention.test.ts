@@ -7,6 +7,7 @@ import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { addNote } from "@/lib/services/case/add-note";
+import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
@@ -99,6 +100,7 @@ describe("retention by policy", () => {
       include: { holds: true, decisions: true, operation: true },
     });
     expect(after.redactedAt).not.toBeNull();
+    expect((await getCase(db, reviewer, caseId)).redactedAt).toBe(after.redactedAt?.toISOString());
     expect(isRedactedJson(JSON.stringify(after.lastEvidence))).toBe(true);
     expect(isRedactedJson(JSON.stringify(after.operation.requestSummary))).toBe(true);
     expect(after.decisions.every((d) => d.evidence === REDACTED_LABEL)).toBe(true);
