@@ -14,8 +14,13 @@ import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention, runRetentionIfDue } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
+import { runTick } from "@/lib/worker/run-tick";
+import { startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
+
+process.env.WORKER_LOG = "0";
 
 // Decision 033: resolved cases lose their customer text and videos after the policy's days; the
 // facts and the audit chain stay, and anything still open is left alone.
@@ -227,6 +232,23 @@ describe("retention by policy", () => {
       producerPolicies: 2,
       nextRunAt: new Date(at.getTime() + 60 * 60 * 1000).toISOString(),
     });
+  });
+
+  it("is run by the worker's tick when due, with the worker's storage", async () => {
+    const sim = await startSimulator({ port: 0 });
+    try {
+      const ctx = await testWorkerContext(db, sim.url, { storage });
+      const { caseId, key } = await resolvedCase({ daysAgo: 45, video: true });
+      await db.retentionSchedule.update({ where: { id: true }, data: { nextRunAt: new Date(Date.now() - 1000) } });
+      await runTick(ctx, worker(), { maxTasks: 1 });
+      expect(await redactedAt(caseId)).not.toBeNull();
+      expect(await storage.exists(key ?? "")).toBe(false);
+      const schedule = await db.retentionSchedule.findUniqueOrThrow({ where: { id: true } });
+      expect(schedule.lastRedacted).toBe(1);
+      expect(schedule.nextRunAt.getTime()).toBeGreaterThan(Date.now() + 59 * 60 * 1000);
+    } finally {
+      await sim.stop();
+    }
   });
 
   it("lets only an admin see or set the policy or dry-run it", async () => {
