@@ -20,6 +20,9 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
       -- Never redacted, or re-opened and resolved again since (a new episode's text).
       AND (c.redacted_at IS NULL OR c.redacted_at < c.resolved_at)
       AND e.days IS NOT NULL
+      -- The shortest policy bounds every case's: lets the partial index on resolved_at skip the young ones.
+      AND c.resolved_at <= ${options.now}::timestamptz
+        - make_interval(days => (SELECT min(days) FROM retention_policies))
       AND c.resolved_at <= ${options.now}::timestamptz - make_interval(days => e.days)
       AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
       AND NOT EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending')

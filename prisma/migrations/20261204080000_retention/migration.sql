@@ -28,7 +28,10 @@ CREATE TABLE "retention_schedule" (
 INSERT INTO "retention_schedule" ("id") VALUES (true);
 
 ALTER TABLE "cases" ADD COLUMN "redacted_at" TIMESTAMPTZ(3);
-CREATE INDEX "cases_resolved_at_idx" ON "cases"("resolved_at") WHERE "redacted_at" IS NULL;
+-- The cases a run may still have to redact, by resolution: the predicate is the eligibility query's
+-- own (lib/services/retention/eligible-cases.ts), so a run never walks the cases already redacted.
+CREATE INDEX "cases_retention_due_idx" ON "cases"("resolved_at")
+  WHERE "state" = 'resolved' AND ("redacted_at" IS NULL OR "redacted_at" < "resolved_at");
 -- The row and its sha256 stay (what was delivered); the file is gone from this time on.
 ALTER TABLE "assets" ADD COLUMN "deleted_at" TIMESTAMPTZ(3);
 
