@@ -143,6 +143,7 @@ describe("audit_events admits a redaction and nothing else", () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     ({ caseId: resolvedId } = await parkCase(db, producer(), parkInput("generation_failed")));
     await acceptFailure(db, reviewer, resolvedId, { evidence: "customer text" });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '40 days' WHERE id = ${resolvedId}::uuid`;
   });
 
   it("the app cannot UPDATE audit_events directly, not even to a marker", async () => {
@@ -171,13 +172,27 @@ describe("audit_events admits a redaction and nothing else", () => {
     expect((await attempt(owner, "TRUNCATE audit_events CASCADE"))?.message).toMatch(/append-only/);
   });
 
-  it("audit_redact_case refuses a case that is not resolved, and redacts a resolved one's evidence only", async () => {
+  it("audit_redact_case refuses a case that is not resolved or still within its policy, and redacts a resolved one's evidence only", async () => {
     const refused = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [caseId]);
     expect(refused?.code).toBe("42501");
     expect(refused?.message).toMatch(/not resolved/);
 
+    // Resolved 40 days ago: refused while no policy allows it, redacted once one does.
+    const early = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId]);
+    expect(early?.message).toMatch(/within its retention period/);
     await app.query("BEGIN");
     try {
+      await app.query(
+        `INSERT INTO retention_policies (scope, days) VALUES ('*', 50) ON CONFLICT (scope) DO UPDATE SET days = 50`,
+      );
+      await app.query("SAVEPOINT young");
+      expect(
+        await app
+          .query("SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId])
+          .catch((e: Error) => e.message),
+      ).toMatch(/within its retention period/);
+      await app.query("ROLLBACK TO SAVEPOINT young");
+      await app.query("UPDATE retention_policies SET days = 30 WHERE scope = '*'");
       const before = await app.query(
         "SELECT id, hash, evidence_digest, before, after FROM audit_events WHERE case_id = $1 ORDER BY id",
         [resolvedId],

@@ -23,7 +23,8 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
       -- The shortest policy bounds every case's: lets the partial index on resolved_at skip the young ones.
       AND c.resolved_at <= ${options.now}::timestamptz
         - make_interval(days => (SELECT min(days) FROM retention_policies))
-      AND c.resolved_at <= ${options.now}::timestamptz - make_interval(days => e.days)
+      -- Never later than the database's clock: audit_redact_case judges the period by it.
+      AND c.resolved_at <= least(${options.now}::timestamptz, now()) - make_interval(days => e.days)
       AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
       AND NOT EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending')
       AND NOT EXISTS (SELECT 1 FROM suspected_duplicates d WHERE d.case_id = c.id AND NOT d.withdrawn)

@@ -57,7 +57,8 @@ END;
 $$;
 
 -- The application's role has no UPDATE on audit_events; it redacts a resolved case's events
--- through this function, which runs as the owner and refuses a case that is not resolved.
+-- through this function, which runs as the owner and refuses a case that is not resolved or whose
+-- retention period (its producer's policy, else the global one) has not passed.
 -- Evidence (notes, reasons, provider text) is redacted on every event of the case; before/after
 -- are facts (states, stages, amounts) and stay. A previous run's case_redacted record stays readable.
 CREATE FUNCTION "audit_redact_case"(p_case_id UUID, p_reason TEXT) RETURNS INTEGER LANGUAGE plpgsql
@@ -65,13 +66,25 @@ CREATE FUNCTION "audit_redact_case"(p_case_id UUID, p_reason TEXT) RETURNS INTEG
 DECLARE
   marker JSONB := jsonb_build_object('$redacted', p_reason);
   redacted INTEGER;
+  v_resolved_at TIMESTAMPTZ;
+  v_days INTEGER;
 BEGIN
   IF p_reason IS NULL OR length(p_reason) = 0 THEN
     RAISE EXCEPTION 'a redaction needs a reason' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  PERFORM 1 FROM "cases" c WHERE c."id" = p_case_id AND c."state" = 'resolved' AND c."resolved_at" IS NOT NULL;
-  IF NOT FOUND THEN
+  SELECT c."resolved_at", CASE WHEN p."scope" IS NOT NULL THEN p."days" ELSE g."days" END
+    INTO v_resolved_at, v_days
+    FROM "cases" c
+    LEFT JOIN "retention_policies" p ON p."scope" = c."producer"
+    LEFT JOIN "retention_policies" g ON g."scope" = '*'
+   WHERE c."id" = p_case_id AND c."state" = 'resolved';
+  IF v_resolved_at IS NULL THEN
     RAISE EXCEPTION 'case % is not resolved: its audit text is not redacted', p_case_id
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  -- Defence in depth: even the app's own role cannot wipe a case's history before its policy allows.
+  IF v_days IS NULL OR v_resolved_at > now() - make_interval(days => v_days) THEN
+    RAISE EXCEPTION 'case % is within its retention period: its audit text is not redacted', p_case_id
       USING ERRCODE = 'insufficient_privilege';
   END IF;
   UPDATE "audit_events" SET "evidence" = marker
