@@ -8,4 +8,5 @@ export const ADMIN_SECTIONS: { href: string; label: string; permission: Permissi
   { href: "/admin/prices", label: "Prices", permission: "admin:settings" },
   { href: "/admin/providers", label: "Providers", permission: "admin:settings" },
   { href: "/admin/alerts", label: "Alerts", permission: "admin:settings" },
+  { href: "/admin/retention", label: "Retention", permission: "admin:settings" },
 ];

@@ -64,6 +64,11 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
               <Badge tone="danger">escalated: deadline passed</Badge>
             </span>
           ) : null}
+          {detail.redactedAt ? (
+            <span className="ml-2" title={`customer text and videos removed at ${detail.redactedAt}`}>
+              <Badge tone="neutral">redacted by the retention policy</Badge>
+            </span>
+          ) : null}
           {detail.holdOpen ? (
             <span className="ml-2">
               <Badge tone="warn">resolved, hold open — needs a decision</Badge>

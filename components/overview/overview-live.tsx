@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { formatAge } from "@/components/ui/format";
+import { retentionDaysText } from "@/components/retention/retention-text";
+import { formatAge, formatWhen } from "@/components/ui/format";
 import { stageLabel } from "@/components/ui/labels";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { formatMicros } from "@/lib/domain/money";
@@ -83,6 +84,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
           ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
           [
+            "Retention of customer text and videos",
+            `${retentionDaysText(stats.retention.globalDays)}${producerPolicies(stats.retention.producerPolicies)} · next run ${formatWhen(stats.retention.nextRunAt)}`,
+          ],
+          [
             "Outputs expiring within 1 h",
             `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}`,
           ],
@@ -105,4 +110,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
       </div>
     </div>
   );
+}
+
+/** " (1 producer with its own)", " (3 producers with their own)", or nothing. */
+function producerPolicies(count: number): string {
+  if (count === 0) return "";
+  return count === 1 ? " (1 producer with its own)" : ` (${count} producers with their own)`;
 }

@@ -20,6 +20,7 @@ import { setUserRoles } from "@/lib/services/admin/set-user-roles";
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
 import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
+import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import {
   createMachineTokenSchema,
   createUserSchema,
@@ -37,6 +38,7 @@ import {
   userIdSchema,
 } from "@/lib/validation/admin";
 import { providerPaceFormSchema } from "@/lib/validation/provider-pace";
+import { retentionPolicyFormSchema } from "@/lib/validation/retention";
 import { safeAction } from "./safe-action";
 
 // Thin: the schema shapes the input, the service authorises, validates again, writes and audits.
@@ -172,4 +174,13 @@ const saveConsoleSettingsRun = safeAction(
 );
 export async function saveConsoleSettingsAction(raw: unknown) {
   return saveConsoleSettingsRun(raw);
+}
+
+const saveRetentionPolicyRun = safeAction(
+  retentionPolicyFormSchema,
+  (input, actor) => saveRetentionPolicy(db(), actor, input),
+  { revalidate: () => ["/admin/retention", "/"] },
+);
+export async function saveRetentionPolicyAction(raw: unknown) {
+  return saveRetentionPolicyRun(raw);
 }

@@ -36,6 +36,7 @@ import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-we
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { alertDestinationBody, alertRuleBody, listAlertFiringsSchema } from "@/lib/validation/alerts";
@@ -54,6 +55,7 @@ import {
   webhookQuery,
 } from "@/lib/validation/permits";
 import { providerPaceSchema } from "@/lib/validation/provider-pace";
+import { retentionPolicySchema } from "@/lib/validation/retention";
 import {
   approveSchema,
   assignSchema,
@@ -482,6 +484,32 @@ export const API_ROUTES = [
     body: providerPaceSchema,
     success: [200],
     handler: ({ actor, body }) => saveProviderPace(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/admin/retention",
+    audience: "user",
+    summary: "The retention policy (global and per producer, days after resolution or off) and the next run (admin)",
+    success: [200],
+    handler: ({ actor }) => getRetentionPolicy(db(), actor),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/admin/retention",
+    audience: "user",
+    summary:
+      'Set the global retention policy (producer null) or a producer\'s own: days, null for off, or "global" to follow the global one (admin)',
+    body: retentionPolicySchema,
+    success: [200],
+    handler: ({ actor, body }) => saveRetentionPolicy(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/admin/retention/dry-run",
+    audience: "user",
+    summary: "What a retention run now would redact: cases, the oldest resolution among them, video bytes (admin)",
+    success: [200],
+    handler: ({ actor }) => dryRunRetention(db(), actor),
   }),
 
   // Workers (worker tokens): claim and execute approved actions.

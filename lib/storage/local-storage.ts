@@ -65,5 +65,8 @@ export function localStorage(root: string): AssetStorage {
     async size(key) {
       return (await stat(resolve(key)).catch(() => null))?.size ?? null;
     },
+    async remove(key) {
+      await rm(resolve(key), { force: true });
+    },
   };
 }

@@ -13,6 +13,8 @@ export interface AssetStorage {
   begin(key: string): Promise<PendingWrite>;
   exists(key: string): Promise<boolean>;
   size(key: string): Promise<number | null>;
+  /** Deletes what is under the key (retention, decision 033); a key already gone is no error. */
+  remove(key: string): Promise<void>;
 }
 
 export interface PendingWrite {

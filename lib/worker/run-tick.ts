@@ -11,6 +11,7 @@ import { rescueExpiredLeases } from "@/lib/services/claim/rescue-expired-leases"
 import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
+import { runRetentionIfDue } from "@/lib/services/retention/run-retention";
 import { evaluateAlertsSafely } from "./alert-round";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
@@ -31,7 +32,8 @@ const SUGGESTION_CASES_PER_TICK = 5;
  * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
  * uncertain submissions), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
- * started), then evaluate the alert rules and send due notifications and alerts with whatever time is left, and finally, if a few seconds
+ * started), then evaluate the alert rules and send due notifications and alerts with whatever time is left, run the hourly
+ * retention (decision 033) if it is due and no other worker took it, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
  * replacements (suggestions and flags only).
  */
@@ -70,8 +72,24 @@ export async function runTick(
   await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
   await evaluateAlertsSafely(ctx, actor.workerId);
   const notifications = await dispatchNotifications(ctx, deadline);
+  await retainWithinBudget(ctx, actor, deadline);
   await suggestWithinBudget(ctx, actor, deadline);
   return { claimed: claimed.length, rescued, escalated, results, notifications };
+}
+
+/**
+ * At most one retention run per interval across all workers; a failed or cut-short run leaves the
+ * rest to the next one (it is idempotent), and is logged, never silent.
+ */
+async function retainWithinBudget(ctx: WorkerContext, actor: Principal & { kind: "worker" }, deadline: number) {
+  if (deadline - Date.now() <= MIN_TIME_FOR_SUGGESTIONS_MS) return;
+  try {
+    const run = await runRetentionIfDue(ctx.db, ctx.storage, actor, { deadline });
+    if (run)
+      workerLog({ step: "retention", workerId: actor.workerId, ...run }, run.fileErrors.length ? "error" : "info");
+  } catch (error) {
+    workerLog({ step: "retention_error", error: error instanceof Error ? error.message : String(error) }, "error");
+  }
 }
 
 /** Best effort: a failed or cut-short search is logged and tried again on a later tick. */

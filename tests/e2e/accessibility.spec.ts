@@ -9,7 +9,7 @@ const JOURNEYS: { email: string | null; paths: string[] }[] = [
   { email: "operator@demo.local", paths: ["/overview", "/queue", "/profile"] },
   { email: "reviewer@demo.local", paths: ["/queue?stage=submission_uncertain", "case"] },
   { email: "finance@demo.local", paths: ["/finance"] },
-  { email: "admin@demo.local", paths: ["/admin", "/admin/providers", "/admin/alerts", "/alerts"] },
+  { email: "admin@demo.local", paths: ["/admin", "/admin/providers", "/admin/alerts", "/admin/retention", "/alerts"] },
   { email: "viewer@demo.local", paths: ["case"] },
 ];
 

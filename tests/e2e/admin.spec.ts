@@ -10,6 +10,7 @@ const ADMIN_PAGES = [
   "/admin/prices",
   "/admin/providers",
   "/admin/alerts",
+  "/admin/retention",
 ];
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`;

@@ -12,6 +12,7 @@ const PAGES: [string, readonly string[]][] = [
   ["/admin/prices", ["admin"]],
   ["/admin/providers", ["admin"]],
   ["/admin/alerts", ["admin"]],
+  ["/admin/retention", ["admin"]],
   ["/profile", ["operator", "reviewer", "finance", "admin", "viewer"]],
 ];
 

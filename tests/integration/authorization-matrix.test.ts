@@ -101,6 +101,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
   "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
   "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
+  "GET /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F],
+  "PUT /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F],
+  "POST /api/v1/admin/retention/dry-run": [U, F, F, F, A, U, U, F, U, F, F],
   [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
 };
 
@@ -346,6 +349,9 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   }),
   "GET /api/v1/admin/provider-pace": async () => ({}),
   "PUT /api/v1/admin/provider-pace": async () => ({ body: { provider: "fal", requestsPerSecond: null } }),
+  "GET /api/v1/admin/retention": async () => ({}),
+  "PUT /api/v1/admin/retention": async () => ({ body: { producer: "matrix-shop", days: 90 } }),
+  "POST /api/v1/admin/retention/dry-run": async () => ({}),
   [TICK]: async () => ({ body: { workerId: "matrix-worker", maxTasks: 1 } }),
 };
 

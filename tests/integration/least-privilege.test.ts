@@ -1,5 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { makeUser, parkInput, producer } from "./fixtures";
@@ -130,5 +131,86 @@ describe("the ledger is append-only even for the owner", () => {
       [holdRef],
     );
     expect(error).toBeNull();
+  });
+});
+
+// Decision 033: the one UPDATE audit_events admits is a retention redaction, content to marker,
+// every other column as it was; the app reaches it only through audit_redact_case, for a resolved case.
+describe("audit_events admits a redaction and nothing else", () => {
+  const marker = `'{"$redacted": "retention test"}'::jsonb`;
+  let resolvedId: string;
+  beforeAll(async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    ({ caseId: resolvedId } = await parkCase(db, producer(), parkInput("generation_failed")));
+    await acceptFailure(db, reviewer, resolvedId, { evidence: "customer text" });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '40 days' WHERE id = ${resolvedId}::uuid`;
+  });
+
+  it("the app cannot UPDATE audit_events directly, not even to a marker", async () => {
+    const error = await attempt(app, `UPDATE audit_events SET evidence = ${marker} WHERE case_id = $1`, [resolvedId]);
+    expect(error?.code).toBe("42501");
+    expect(error?.message).toMatch(/permission denied/);
+  });
+
+  it.each([
+    ["text that is not a marker", `evidence = '{"text": "edited"}'::jsonb`],
+    ["a marker with another key", `evidence = '{"$redacted": "x", "text": "kept"}'::jsonb`],
+    ["a marker and a changed time", `evidence = ${marker}, created_at = created_at - interval '1 day'`],
+    ["a marker and a changed digest", `evidence = ${marker}, evidence_digest = sha256('x'::bytea)`],
+    ["a marker and a changed kind", `evidence = ${marker}, kind = 'other'`],
+    ["a changed actor label", "actor_label = '[redacted]'"],
+  ])("the owner's update to %s is refused by the trigger", async (_name, set) => {
+    const error = await attempt(owner, `UPDATE audit_events SET ${set} WHERE case_id = $1`, [resolvedId]);
+    expect(error?.code).toBe("42501");
+    expect(error?.message).toMatch(/audit_events is append-only/);
+  });
+
+  it("the owner's DELETE and TRUNCATE are still refused", async () => {
+    expect((await attempt(owner, "DELETE FROM audit_events WHERE case_id = $1", [resolvedId]))?.message).toMatch(
+      /append-only/,
+    );
+    expect((await attempt(owner, "TRUNCATE audit_events CASCADE"))?.message).toMatch(/append-only/);
+  });
+
+  it("audit_redact_case refuses a case that is not resolved or still within its policy, and redacts a resolved one's evidence only", async () => {
+    const refused = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [caseId]);
+    expect(refused?.code).toBe("42501");
+    expect(refused?.message).toMatch(/not resolved/);
+
+    // Resolved 40 days ago: refused while no policy allows it, redacted once one does.
+    const early = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId]);
+    expect(early?.message).toMatch(/within its retention period/);
+    await app.query("BEGIN");
+    try {
+      await app.query(
+        `INSERT INTO retention_policies (scope, days) VALUES ('*', 50) ON CONFLICT (scope) DO UPDATE SET days = 50`,
+      );
+      await app.query("SAVEPOINT young");
+      expect(
+        await app
+          .query("SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId])
+          .catch((e: Error) => e.message),
+      ).toMatch(/within its retention period/);
+      await app.query("ROLLBACK TO SAVEPOINT young");
+      await app.query("UPDATE retention_policies SET days = 30 WHERE scope = '*'");
+      const before = await app.query(
+        "SELECT id, hash, evidence_digest, before, after FROM audit_events WHERE case_id = $1 ORDER BY id",
+        [resolvedId],
+      );
+      const { rows } = await app.query<{ n: number }>("SELECT audit_redact_case($1::uuid, 'retention test') AS n", [
+        resolvedId,
+      ]);
+      expect(rows[0]?.n).toBeGreaterThan(0);
+      const after = await app.query<{ evidence: unknown }>(
+        "SELECT id, hash, evidence_digest, before, after, evidence FROM audit_events WHERE case_id = $1 ORDER BY id",
+        [resolvedId],
+      );
+      expect(after.rows.map(({ evidence: _e, ...rest }) => rest)).toEqual(before.rows);
+      expect(
+        after.rows.filter((r) => r.evidence !== null).every((r) => JSON.stringify(r.evidence).includes("$redacted")),
+      ).toBe(true);
+    } finally {
+      await app.query("ROLLBACK");
+    }
   });
 });

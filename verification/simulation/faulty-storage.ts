@@ -40,6 +40,7 @@ export function faultyStorage(world: World, worker: SimWorker, inner: AssetStora
   return {
     exists: (key) => inner.exists(key),
     size: (key) => inner.size(key),
+    remove: (key) => inner.remove(key),
     async begin(key) {
       const index = operationOfKey(world, worker, key);
       const op = index === null ? undefined : world.ops[index];

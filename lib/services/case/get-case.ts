@@ -138,6 +138,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    /** When retention replaced its customer text with markers and deleted its videos (decision 033). */
+    redactedAt: row.redactedAt?.toISOString() ?? null,
     // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.
     ...(row.outputsUnavailableAt ? { outputsUnavailable: true as const } : {}),
     outputsUnavailableAt: row.outputsUnavailableAt?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
 import { inFlightPermits } from "../permit/in-flight";
+import { retentionPolicyView } from "../retention/retention-policy";
 import { outputsExpiringSoon } from "./overview-expiring";
 import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
 
@@ -111,11 +112,18 @@ export async function overviewStats(
     inFlightPermits(db, now),
   ]);
   const expiring = await outputsExpiringSoon(db, now);
+  const retention = await retentionPolicyView(db);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
   const recent = Number(recentUncertain[0]?.n ?? 0);
   return {
     generatedAt: now.toISOString(),
+    /** Nothing is evicted silently (decision 033): the policy in force and when it next runs. */
+    retention: {
+      globalDays: retention.globalDays,
+      producerPolicies: retention.producers.length,
+      nextRunAt: retention.nextRunAt.toISOString(),
+    },
     stages: ordered.map((s) => ({
       stage: s.stage,
       open: Number(s.open),

@@ -1,0 +1,47 @@
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { GLOBAL_RETENTION_SCOPE } from "@/lib/domain/retention";
+
+export type EligibleCase = { id: string; resolved_at: Date; days: number };
+
+/**
+ * Resolved cases whose retention period (the producer's policy, else the global one) has passed,
+ * not yet redacted, and with nothing still open: no hold still held, no pending replacement
+ * request, no suspected duplicate that was not withdrawn (the "open dispute", decision 033).
+ * `lock` takes the rows (SKIP LOCKED) for a run; a dry run reads without locking.
+ */
+export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: boolean }): Prisma.Sql {
+  return Prisma.sql`
+    SELECT c.id, c.resolved_at, e.days FROM cases c
+    LEFT JOIN retention_policies p ON p.scope = c.producer
+    LEFT JOIN retention_policies g ON g.scope = ${GLOBAL_RETENTION_SCOPE}
+    CROSS JOIN LATERAL (SELECT CASE WHEN p.scope IS NOT NULL THEN p.days ELSE g.days END AS days) e
+    WHERE c.state = 'resolved' AND c.resolved_at IS NOT NULL
+      -- Never redacted, or re-opened and resolved again since (a new episode's text).
+      AND (c.redacted_at IS NULL OR c.redacted_at < c.resolved_at)
+      AND e.days IS NOT NULL
+      -- The shortest policy bounds every case's: lets the partial index on resolved_at skip the young ones.
+      AND c.resolved_at <= ${options.now}::timestamptz
+        - make_interval(days => (SELECT min(days) FROM retention_policies))
+      -- Never later than the database's clock: audit_redact_case judges the period by it.
+      AND c.resolved_at <= least(${options.now}::timestamptz, now()) - make_interval(days => e.days)
+      AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
+      AND NOT EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending')
+      AND NOT EXISTS (SELECT 1 FROM suspected_duplicates d WHERE d.case_id = c.id AND NOT d.withdrawn)
+    ORDER BY c.resolved_at, c.id
+    ${options.limit ? Prisma.sql`LIMIT ${options.limit}` : Prisma.empty}
+    ${options.lock ? Prisma.sql`FOR UPDATE OF c SKIP LOCKED` : Prisma.empty}`;
+}
+
+export type RetentionDryRun = { cases: number; oldestResolvedAt: Date | null; bytes: number };
+
+/** What a run now would touch: how many cases, the oldest resolution among them, the video bytes freed. */
+export async function retentionFigures(db: Db, now: Date): Promise<RetentionDryRun> {
+  const [row] = await db.$queryRaw<{ cases: bigint; oldest: Date | null; bytes: bigint | null }[]>`
+    WITH e AS (${eligibleCasesSql({ now })})
+    SELECT count(*) AS cases, min(e.resolved_at) AS oldest,
+           (SELECT coalesce(sum(a.size_bytes), 0) FROM assets a
+             WHERE a.case_id IN (SELECT id FROM e) AND a.deleted_at IS NULL) AS bytes
+    FROM e`;
+  return { cases: Number(row?.cases ?? 0), oldestResolvedAt: row?.oldest ?? null, bytes: Number(row?.bytes ?? 0) };
+}
