@@ -299,6 +299,37 @@ describe("CSV export", () => {
     expect(ledger.find((r) => r.kind === "settle")).toMatchObject({ note: "'-2+3 adjusted", amount: "CA$1.23" });
   });
 
+  it("exports one producer's holds and ledger entries when a producer is given", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const agency = producer("export-agency-shop");
+    const theirs = await park("polling", { amountMicros: 4_000_000, currency: "CHF" }, {}, agency);
+    const ours = await park("polling", { amountMicros: 5_000_000, currency: "CHF" });
+    for (const { holdRef } of [theirs, ours]) {
+      await db.$executeRaw`UPDATE holds SET created_at = '2026-05-10T12:00:00Z' WHERE id = ${holdRef}::uuid`;
+    }
+    await backdateLedger(owner, [
+      { holdRef: theirs.holdRef, at: "2026-05-10T12:00:00Z" },
+      { holdRef: ours.holdRef, at: "2026-05-10T12:00:00Z" },
+    ]);
+    const exported = async (kind: "holds" | "ledger", who?: string) =>
+      records(
+        (
+          await exportFinanceCsv(
+            db,
+            finance,
+            exportQuerySchema.parse({ from: "2026-05-10", to: "2026-05-10", kind, producer: who }),
+          )
+        ).body,
+      ).map((r) => r.hold_ref);
+    expect(await exported("holds", agency.name)).toEqual([theirs.holdRef]);
+    expect(await exported("ledger", agency.name)).toEqual([theirs.holdRef]);
+    expect((await exported("holds")).sort()).toEqual([theirs.holdRef, ours.holdRef].sort());
+    expect(await exported("holds", "nobody")).toEqual([]);
+    expect(
+      exportQuerySchema.safeParse({ from: "2026-05-10", to: "2026-05-10", kind: "holds", producer: "" }).success,
+    ).toBe(false);
+  });
+
   it("refuses a reversed or too long range", () => {
     expect(exportQuerySchema.safeParse({ from: "2026-03-02", to: "2026-03-01", kind: "holds" }).success).toBe(false);
     expect(exportQuerySchema.safeParse({ from: "2025-01-01", to: "2026-03-01", kind: "holds" }).success).toBe(false);

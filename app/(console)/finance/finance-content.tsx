@@ -23,18 +23,32 @@ import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
+import { producersOf } from "@/lib/validation/producer-filter";
 import { loadHoldsPage } from "./load-holds-page";
 
-/** Everything below the heading: read through the finance services, which check hold:read again. */
-export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
+/**
+ * Everything below the heading: read through the finance services, which check hold:read again.
+ * With `producer`, the figures and the export are of that producer's holds; the lists of holds,
+ * replacement requests and spend limits stay fleet-wide.
+ */
+export async function FinanceContent({
+  actor,
+  query,
+  producer,
+}: {
+  actor: UserPrincipal;
+  query: ListHoldsQuery;
+  producer?: string;
+}) {
   const now = new Date();
+  const producers = producersOf(producer);
   const [totals, aging, exposure, requests, holds, flags, duplicates, limits] = await Promise.all([
-    getFinanceTotals(db(), actor),
-    getHeldByAge(db(), actor, now),
-    getExposure(db(), actor),
+    getFinanceTotals(db(), actor, producers),
+    getHeldByAge(db(), actor, now, producers),
+    getExposure(db(), actor, producers),
     listPendingReplacementRequests(db(), actor, now),
     loadHoldsPage(actor, query, now),
-    caseFlagFigures(db()),
+    caseFlagFigures(db(), producers),
     listSuspectedDuplicates(db(), actor),
     listSpendLimits(db(), actor, now),
   ]);
@@ -134,7 +148,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
         <ProviderModelTable rows={totals.byProviderModel} />
       </FinanceSection>
       <FinanceSection id="export" title="Export" description="Holds or ledger entries for a date range, as CSV.">
-        <ExportForm defaultFrom={`${today.slice(0, 8)}01`} defaultTo={today} />
+        <ExportForm defaultFrom={`${today.slice(0, 8)}01`} defaultTo={today} producer={producer} />
       </FinanceSection>
     </Announcer>
   );
