@@ -14,6 +14,8 @@ export const listHoldsSchema = z.object({
   view: z.enum(["needs_decision"]).optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
   limit: z.coerce.number().int().min(1).max(200).catch(50),
+  /** One producer's holds (decision 034); a malformed one is ignored like the other fields. */
+  producer: producerParam.catch(undefined),
 });
 export type ListHoldsQuery = z.infer<typeof listHoldsSchema>;
 

@@ -164,6 +164,24 @@ describe("holds list and replacement requests", () => {
     );
   });
 
+  it("lists one producer's holds, open and needing a decision, when a producer is given", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const agency = producer("list-agency-shop");
+    const theirs = await park("generation_failed", { amountMicros: 7_000, currency: "NOK" }, {}, agency);
+    const ours = await park("generation_failed", { amountMicros: 8_000, currency: "NOK" });
+    // Both cases resolved with their holds still open: rule 13's "needs a decision".
+    for (const { caseId } of [theirs, ours]) await acceptFailure(db, reviewer, caseId, { evidence: "policy" });
+    const refs = async (query: { view?: "needs_decision"; producer?: string }) =>
+      (await listHolds(db, finance, { status: "held", limit: 200, ...query })).items
+        .filter((h) => h.currency === "NOK")
+        .map((h) => h.id);
+    expect(await refs({ producer: agency.name })).toEqual([theirs.holdRef]);
+    expect(await refs({ view: "needs_decision", producer: agency.name })).toEqual([theirs.holdRef]);
+    expect(await refs({ view: "needs_decision", producer: shop.name })).toEqual([ours.holdRef]);
+    expect((await refs({})).sort()).toEqual([theirs.holdRef, ours.holdRef].sort());
+  });
+
   it("lists pending replacement requests with the requester and the original hold", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const finance = await makeUser(db, ["finance"]);

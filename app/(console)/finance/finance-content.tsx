@@ -3,6 +3,7 @@ import { AgingTable } from "@/components/finance/aging-table";
 import { Announcer } from "@/components/finance/announcer";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
+import { financeHref } from "@/components/finance/finance-href";
 import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
 import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
@@ -28,7 +29,7 @@ import { loadHoldsPage } from "./load-holds-page";
 
 /**
  * Everything below the heading: read through the finance services, which check hold:read again.
- * With `producer`, the figures and the export are of that producer's holds; the lists of holds,
+ * With `producer`, the figures, the holds list and the export are of that producer's holds; the
  * replacement requests and spend limits stay fleet-wide.
  */
 export async function FinanceContent({
@@ -62,7 +63,7 @@ export async function FinanceContent({
   return (
     <Announcer>
       <ExposureSummary rows={exposure} />
-      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} />
+      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} producer={producer} />
       <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">
@@ -107,6 +108,7 @@ export async function FinanceContent({
         <HoldStatusTabs
           current={query.status}
           counts={{ held: count("held"), settled: count("settled"), released: count("released") }}
+          producer={producer}
         />
         {holds.notice ? <p className="mt-2 text-sm text-amber-900">{holds.notice}</p> : null}
         {holds.items.length === 0 ? (
@@ -122,7 +124,7 @@ export async function FinanceContent({
           {query.cursor ? (
             <Link
               className="text-brand underline"
-              href={needsDecision ? "/finance?view=needs_decision#holds" : `/finance?status=${query.status}#holds`}
+              href={financeHref(needsDecision ? { view: "needs_decision" } : { status: query.status }, producer)}
             >
               First page
             </Link>
@@ -130,7 +132,13 @@ export async function FinanceContent({
           {holds.nextCursor ? (
             <Link
               className="text-brand underline"
-              href={`/finance?${needsDecision ? "view=needs_decision" : `status=${query.status}`}&cursor=${encodeURIComponent(holds.nextCursor)}#holds`}
+              href={financeHref(
+                {
+                  ...(needsDecision ? { view: "needs_decision" } : { status: query.status }),
+                  cursor: holds.nextCursor,
+                },
+                producer,
+              )}
             >
               Next page
             </Link>

@@ -8,7 +8,6 @@ import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
 import { listHoldsSchema } from "@/lib/validation/finance";
-import { pageProducer } from "@/lib/validation/producer-filter";
 import { FinanceContent } from "./finance-content";
 
 export const dynamic = "force-dynamic";
@@ -20,9 +19,8 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 // response; only then do the figures load behind a Suspense boundary with a visible placeholder.
 export default async function FinancePage({ searchParams }: Props) {
   const actor = await requirePageUser("hold:read");
-  const params = await searchParams;
-  const query = listHoldsSchema.parse(params);
-  const producer = pageProducer(params);
+  const query = listHoldsSchema.parse(await searchParams);
+  const producer = query.producer;
   const { producers } = can(actor.roles, "case:read") ? await queueFilterOptions(db(), actor) : { producers: [] };
   return (
     <section aria-labelledby="finance-heading">
