@@ -67,5 +67,6 @@ test("picking a producer on the overview and finance pages shows that producer's
   // Every producer again: the demo data's cases are back.
   await page.getByRole("combobox", { name: "Producer" }).selectOption("");
   await expect(page).not.toHaveURL(/producer=/);
-  expect(await stages.locator("tbody tr").count()).toBeGreaterThan(2);
+  // The figures stream in behind a placeholder after the URL changes, so this waits for them.
+  await expect(async () => expect(await stages.locator("tbody tr").count()).toBeGreaterThan(2)).toPass();
 });
