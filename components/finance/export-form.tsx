@@ -14,9 +14,18 @@ function checkRange(from: string, to: string): Problem | null {
 
 /**
  * A plain GET form: the browser downloads the attachment the export route answers with. The range
- * is checked here for a friendly message at the field; the route validates it again.
+ * is checked here for a friendly message at the field; the route validates it again. With a
+ * producer chosen on the page, the export is of that producer's rows.
  */
-export function ExportForm({ defaultFrom, defaultTo }: { defaultFrom: string; defaultTo: string }) {
+export function ExportForm({
+  defaultFrom,
+  defaultTo,
+  producer,
+}: {
+  defaultFrom: string;
+  defaultTo: string;
+  producer?: string;
+}) {
   const id = useId();
   const [problem, setProblem] = useState<Problem | null>(null);
   const errorAt = (path: Problem["path"]) => (problem?.path === path ? problem.message : undefined);
@@ -36,6 +45,7 @@ export function ExportForm({ defaultFrom, defaultTo }: { defaultFrom: string; de
         focusProblem(event.currentTarget, found.path);
       }}
     >
+      {producer ? <input type="hidden" name="producer" value={producer} /> : null}
       <TextField
         id={`${id}-from`}
         path="from"
@@ -65,6 +75,7 @@ export function ExportForm({ defaultFrom, defaultTo }: { defaultFrom: string; de
       </Button>
       <p className="basis-full text-xs text-slate-600">
         Dates are whole days in UTC. Amounts are integer micro-units plus a formatted column.
+        {producer ? ` Rows of ${producer} only.` : null}
       </p>
     </form>
   );

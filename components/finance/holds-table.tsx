@@ -4,6 +4,7 @@ import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui
 import { Time } from "@/components/ui/time";
 import type { HoldStatus } from "@/lib/domain/holds";
 import type { HoldListItem } from "@/lib/services/hold/list-holds";
+import { financeHref } from "./finance-href";
 import { HoldRow } from "./hold-row";
 import { OperationLink } from "./operation-link";
 
@@ -14,7 +15,15 @@ const TABS: { status: HoldStatus; label: string }[] = [
 ];
 
 /** Status tabs are links (the list is server-rendered); the current one is marked for assistive tech. */
-export function HoldStatusTabs({ current, counts }: { current: HoldStatus; counts: Record<HoldStatus, number> }) {
+export function HoldStatusTabs({
+  current,
+  counts,
+  producer,
+}: {
+  current: HoldStatus;
+  counts: Record<HoldStatus, number>;
+  producer?: string;
+}) {
   return (
     <nav aria-label="Hold status" className="mt-3">
       <ul className="flex gap-1 border-b border-slate-300 text-sm">
@@ -23,7 +32,7 @@ export function HoldStatusTabs({ current, counts }: { current: HoldStatus; count
           return (
             <li key={tab.status}>
               <Link
-                href={`/finance?status=${tab.status}#holds`}
+                href={financeHref({ status: tab.status }, producer)}
                 aria-current={active ? "page" : undefined}
                 className={`-mb-px inline-block rounded-t border px-3 py-1.5 ${
                   active ? "border-slate-300 border-b-white bg-white font-semibold" : "border-transparent text-brand"

@@ -1,12 +1,21 @@
 import Link from "next/link";
 import { formatMicros } from "@/lib/domain/money";
 import type { HoldOpenFigure } from "@/lib/services/case/case-flags";
+import { financeHref } from "./finance-href";
 
 /**
  * Rule 13: a resolved case whose hold is still open waits for finance alone, so it is named at the
  * top with its money and a link to exactly those holds (settled or released from their rows).
  */
-export function NeedsDecisionSummary({ rows, active }: { rows: HoldOpenFigure[]; active: boolean }) {
+export function NeedsDecisionSummary({
+  rows,
+  active,
+  producer,
+}: {
+  rows: HoldOpenFigure[];
+  active: boolean;
+  producer?: string;
+}) {
   const count = rows.reduce((sum, row) => sum + row.count, 0);
   if (count === 0 && !active) return null;
   return (
@@ -22,11 +31,11 @@ export function NeedsDecisionSummary({ rows, active }: { rows: HoldOpenFigure[];
       <p className="mt-1">
         These cases are closed, so nothing but a finance decision will settle or release their holds.{" "}
         {active ? (
-          <Link className="text-brand underline" href="/finance?status=held#holds">
+          <Link className="text-brand underline" href={financeHref({ status: "held" }, producer)}>
             Show all held holds
           </Link>
         ) : (
-          <Link className="text-brand underline" href="/finance?view=needs_decision#holds">
+          <Link className="text-brand underline" href={financeHref({ view: "needs_decision" }, producer)}>
             Show only these holds
           </Link>
         )}

@@ -10,19 +10,19 @@ import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
 
-async function fetchOverview(): Promise<OverviewStats> {
-  const response = await fetch("/api/v1/overview");
+async function fetchOverview(producer: string | undefined): Promise<OverviewStats> {
+  const response = await fetch(producer ? `/api/v1/overview?${new URLSearchParams({ producer })}` : "/api/v1/overview");
   if (!response.ok) throw new Error(`The overview could not be refreshed (HTTP ${response.status}).`);
   return response.json();
 }
 
 const seconds = (value: number | null) => (value === null ? "no decisions yet" : formatAge(Math.round(value)));
 
-/** Counts refresh every 10 s while the tab is visible. */
-export function OverviewLive({ initial }: { initial: OverviewStats }) {
+/** Counts refresh every 10 s while the tab is visible; of one producer when `producer` is set. */
+export function OverviewLive({ initial, producer }: { initial: OverviewStats; producer?: string }) {
   const { data: stats, isError } = useQuery({
-    queryKey: ["overview"],
-    queryFn: fetchOverview,
+    queryKey: ["overview", producer ?? null],
+    queryFn: () => fetchOverview(producer),
     initialData: initial,
     refetchInterval: 10_000,
   });
@@ -58,7 +58,10 @@ export function OverviewLive({ initial }: { initial: OverviewStats }) {
           {stats.stages.map((s) => (
             <Row key={s.stage}>
               <RowHeader>
-                <a className="text-brand underline" href={`/queue?stage=${s.stage}`}>
+                <a
+                  className="text-brand underline"
+                  href={`/queue?${new URLSearchParams({ stage: s.stage, ...(producer ? { producer } : {}) })}`}
+                >
                   {stageLabel(s.stage)}
                 </a>
               </RowHeader>

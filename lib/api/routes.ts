@@ -54,6 +54,7 @@ import {
   replicateWebhookBody,
   webhookQuery,
 } from "@/lib/validation/permits";
+import { overviewQuerySchema, producersOf } from "@/lib/validation/producer-filter";
 import { providerPaceSchema } from "@/lib/validation/provider-pace";
 import { retentionPolicySchema } from "@/lib/validation/retention";
 import {
@@ -386,12 +387,15 @@ export const API_ROUTES = [
     method: "GET",
     path: "/api/v1/overview",
     audience: "user",
-    summary: "Open cases, money on hold, review latency and alerts (what the overview page shows)",
+    summary:
+      "Open cases, money on hold, review latency and alerts (what the overview page shows), of one producer or all",
+    query: overviewQuerySchema,
     success: [200],
-    handler: ({ actor }) =>
+    handler: ({ actor, query }) =>
       overviewStats(db(), actor, {
         alertWindowMinutes: env().ALERT_WINDOW_MINUTES,
         alertThreshold: env().ALERT_UNCERTAIN_THRESHOLD,
+        producers: producersOf(query.producer),
       }),
   }),
   apiRoute({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HOLD_STATUSES } from "@/lib/domain/holds";
+import { producerParam } from "./producer-filter";
 import { releaseSchema, replacementDecisionSchema, settleSchema } from "./review";
 
 /** Console forms name the record they act on; the decision itself is the API's schema. */
@@ -13,6 +14,8 @@ export const listHoldsSchema = z.object({
   view: z.enum(["needs_decision"]).optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
   limit: z.coerce.number().int().min(1).max(200).catch(50),
+  /** One producer's holds (decision 034); a malformed one is ignored like the other fields. */
+  producer: producerParam.catch(undefined),
 });
 export type ListHoldsQuery = z.infer<typeof listHoldsSchema>;
 
@@ -28,9 +31,9 @@ const day = z
     return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(text);
   }, "not a calendar date");
 
-/** `from` and `to` are whole UTC days, both included. */
+/** `from` and `to` are whole UTC days, both included; `producer` limits the rows to one producer's. */
 export const exportQuerySchema = z
-  .strictObject({ from: day, to: day, kind: z.enum(["holds", "ledger"]) })
+  .strictObject({ from: day, to: day, kind: z.enum(["holds", "ledger"]), producer: producerParam })
   .superRefine((value, ctx) => {
     const span = (Date.parse(`${value.to}T00:00:00Z`) - Date.parse(`${value.from}T00:00:00Z`)) / DAY_MS;
     if (span < 0) ctx.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });

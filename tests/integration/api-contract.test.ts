@@ -4,6 +4,7 @@ import * as caseRoute from "@/app/api/v1/cases/[id]/route";
 import * as byOperationRoute from "@/app/api/v1/cases/by-operation/[operationId]/route";
 import * as casesRoute from "@/app/api/v1/cases/route";
 import * as openapiRoute from "@/app/api/v1/openapi.json/route";
+import * as overviewRoute from "@/app/api/v1/overview/route";
 import { API_ROUTES } from "@/lib/api/routes";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
@@ -186,6 +187,21 @@ describe("reviewer API", () => {
 });
 
 describe("OpenAPI", () => {
+  it("answers GET /api/v1/overview for one producer, and refuses an empty producer", async () => {
+    await park(parkInput("delivery"), otherProducerKey);
+    const open = (json: Record<string, unknown>) =>
+      (json.stages as { open: number }[]).reduce((sum, stage) => sum + stage.open, 0);
+    const all = await callRoute(overviewRoute.GET, { token: reviewerToken });
+    const other = await callRoute(overviewRoute.GET, { token: reviewerToken, query: { producer: "other-app" } });
+    const shop = await callRoute(overviewRoute.GET, { token: reviewerToken, query: { producer: "shop-app" } });
+    expect([all.status, other.status, shop.status]).toEqual([200, 200, 200]);
+    expect(open(other.json)).toBeGreaterThan(0);
+    expect(open(other.json) + open(shop.json)).toBe(open(all.json));
+    const empty = await callRoute(overviewRoute.GET, { token: reviewerToken, query: { producer: "" } });
+    expect(empty.status).toBe(400);
+    expect(empty.json.error?.code).toBe("invalid_request");
+  });
+
   it("documents every route as OpenAPI 3.1 with request schemas from zod", async () => {
     const doc = (await openapiRoute.GET().json()) as {
       openapi: string;

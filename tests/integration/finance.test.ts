@@ -164,6 +164,24 @@ describe("holds list and replacement requests", () => {
     );
   });
 
+  it("lists one producer's holds, open and needing a decision, when a producer is given", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const agency = producer("list-agency-shop");
+    const theirs = await park("generation_failed", { amountMicros: 7_000, currency: "NOK" }, {}, agency);
+    const ours = await park("generation_failed", { amountMicros: 8_000, currency: "NOK" });
+    // Both cases resolved with their holds still open: rule 13's "needs a decision".
+    for (const { caseId } of [theirs, ours]) await acceptFailure(db, reviewer, caseId, { evidence: "policy" });
+    const refs = async (query: { view?: "needs_decision"; producer?: string }) =>
+      (await listHolds(db, finance, { status: "held", limit: 200, ...query })).items
+        .filter((h) => h.currency === "NOK")
+        .map((h) => h.id);
+    expect(await refs({ producer: agency.name })).toEqual([theirs.holdRef]);
+    expect(await refs({ view: "needs_decision", producer: agency.name })).toEqual([theirs.holdRef]);
+    expect(await refs({ view: "needs_decision", producer: shop.name })).toEqual([ours.holdRef]);
+    expect((await refs({})).sort()).toEqual([theirs.holdRef, ours.holdRef].sort());
+  });
+
   it("lists pending replacement requests with the requester and the original hold", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const finance = await makeUser(db, ["finance"]);
@@ -297,6 +315,37 @@ describe("CSV export", () => {
     expect(ledger).toHaveLength(3);
     expect(ledger.every((r) => r.hold_ref === inside.holdRef && r.note !== "-2+3 adjusted")).toBe(true);
     expect(ledger.find((r) => r.kind === "settle")).toMatchObject({ note: "'-2+3 adjusted", amount: "CA$1.23" });
+  });
+
+  it("exports one producer's holds and ledger entries when a producer is given", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const agency = producer("export-agency-shop");
+    const theirs = await park("polling", { amountMicros: 4_000_000, currency: "CHF" }, {}, agency);
+    const ours = await park("polling", { amountMicros: 5_000_000, currency: "CHF" });
+    for (const { holdRef } of [theirs, ours]) {
+      await db.$executeRaw`UPDATE holds SET created_at = '2026-05-10T12:00:00Z' WHERE id = ${holdRef}::uuid`;
+    }
+    await backdateLedger(owner, [
+      { holdRef: theirs.holdRef, at: "2026-05-10T12:00:00Z" },
+      { holdRef: ours.holdRef, at: "2026-05-10T12:00:00Z" },
+    ]);
+    const exported = async (kind: "holds" | "ledger", who?: string) =>
+      records(
+        (
+          await exportFinanceCsv(
+            db,
+            finance,
+            exportQuerySchema.parse({ from: "2026-05-10", to: "2026-05-10", kind, producer: who }),
+          )
+        ).body,
+      ).map((r) => r.hold_ref);
+    expect(await exported("holds", agency.name)).toEqual([theirs.holdRef]);
+    expect(await exported("ledger", agency.name)).toEqual([theirs.holdRef]);
+    expect((await exported("holds")).sort()).toEqual([theirs.holdRef, ours.holdRef].sort());
+    expect(await exported("holds", "nobody")).toEqual([]);
+    expect(
+      exportQuerySchema.safeParse({ from: "2026-05-10", to: "2026-05-10", kind: "holds", producer: "" }).success,
+    ).toBe(false);
   });
 
   it("refuses a reversed or too long range", () => {

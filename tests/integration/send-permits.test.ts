@@ -412,6 +412,11 @@ describe("money on permits", () => {
     const during = (await overviewStats(db, operator, options)).inFlight;
     expect(during.sending).toBe(before.sending + 1);
     expect(during.oldestAgeSeconds).not.toBeNull();
+    // Of the permit's producer only, and not another producer's (decision 034).
+    const ofProducer = async (name: string) =>
+      (await overviewStats(db, operator, { ...options, producers: [name] })).inFlight.sending;
+    expect(await ofProducer(shop.name)).toBe(during.sending);
+    expect(await ofProducer("another-shop")).toBe(0);
     const eur = (figures: typeof before) => figures.held.find((h) => h.currency === "EUR")?.micros ?? 0;
     expect(eur(during)).toBe(eur(before) + 2_500_000);
     expect((await overviewStats(db, operator, options)).stages.reduce((n, s) => n + s.open, 0)).toBe(openBefore);

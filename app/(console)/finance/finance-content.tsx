@@ -3,6 +3,7 @@ import { AgingTable } from "@/components/finance/aging-table";
 import { Announcer } from "@/components/finance/announcer";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
+import { financeHref } from "@/components/finance/finance-href";
 import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
 import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
@@ -23,18 +24,32 @@ import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
+import { producersOf } from "@/lib/validation/producer-filter";
 import { loadHoldsPage } from "./load-holds-page";
 
-/** Everything below the heading: read through the finance services, which check hold:read again. */
-export async function FinanceContent({ actor, query }: { actor: UserPrincipal; query: ListHoldsQuery }) {
+/**
+ * Everything below the heading: read through the finance services, which check hold:read again.
+ * With `producer`, the figures, the holds list and the export are of that producer's holds; the
+ * replacement requests and spend limits stay fleet-wide.
+ */
+export async function FinanceContent({
+  actor,
+  query,
+  producer,
+}: {
+  actor: UserPrincipal;
+  query: ListHoldsQuery;
+  producer?: string;
+}) {
   const now = new Date();
+  const producers = producersOf(producer);
   const [totals, aging, exposure, requests, holds, flags, duplicates, limits] = await Promise.all([
-    getFinanceTotals(db(), actor),
-    getHeldByAge(db(), actor, now),
-    getExposure(db(), actor),
+    getFinanceTotals(db(), actor, producers),
+    getHeldByAge(db(), actor, now, producers),
+    getExposure(db(), actor, producers),
     listPendingReplacementRequests(db(), actor, now),
     loadHoldsPage(actor, query, now),
-    caseFlagFigures(db()),
+    caseFlagFigures(db(), producers),
     listSuspectedDuplicates(db(), actor),
     listSpendLimits(db(), actor, now),
   ]);
@@ -48,7 +63,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
   return (
     <Announcer>
       <ExposureSummary rows={exposure} />
-      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} />
+      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} producer={producer} />
       <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">
@@ -93,6 +108,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
         <HoldStatusTabs
           current={query.status}
           counts={{ held: count("held"), settled: count("settled"), released: count("released") }}
+          producer={producer}
         />
         {holds.notice ? <p className="mt-2 text-sm text-amber-900">{holds.notice}</p> : null}
         {holds.items.length === 0 ? (
@@ -108,7 +124,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
           {query.cursor ? (
             <Link
               className="text-brand underline"
-              href={needsDecision ? "/finance?view=needs_decision#holds" : `/finance?status=${query.status}#holds`}
+              href={financeHref(needsDecision ? { view: "needs_decision" } : { status: query.status }, producer)}
             >
               First page
             </Link>
@@ -116,7 +132,13 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
           {holds.nextCursor ? (
             <Link
               className="text-brand underline"
-              href={`/finance?${needsDecision ? "view=needs_decision" : `status=${query.status}`}&cursor=${encodeURIComponent(holds.nextCursor)}#holds`}
+              href={financeHref(
+                {
+                  ...(needsDecision ? { view: "needs_decision" } : { status: query.status }),
+                  cursor: holds.nextCursor,
+                },
+                producer,
+              )}
             >
               Next page
             </Link>
@@ -134,7 +156,7 @@ export async function FinanceContent({ actor, query }: { actor: UserPrincipal; q
         <ProviderModelTable rows={totals.byProviderModel} />
       </FinanceSection>
       <FinanceSection id="export" title="Export" description="Holds or ledger entries for a date range, as CSV.">
-        <ExportForm defaultFrom={`${today.slice(0, 8)}01`} defaultTo={today} />
+        <ExportForm defaultFrom={`${today.slice(0, 8)}01`} defaultTo={today} producer={producer} />
       </FinanceSection>
     </Announcer>
   );

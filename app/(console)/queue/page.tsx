@@ -35,7 +35,7 @@ export default async function QueuePage({ searchParams }: Props) {
   const { cursor: _cursor, ...view } = query;
   const [options, stageCounts, views] = await Promise.all([
     queueFilterOptions(db(), user),
-    openCasesByStage(db(), user),
+    openCasesByStage(db(), user, query.producer ? [query.producer] : null),
     listSavedViews(db(), user),
   ]);
   return (

@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
-import { allHours, figureRows, foldWhenDue } from "../overview/stat-figures";
+import { allHours, figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { viewConditions } from "./list-cases";
 
 /**
@@ -43,14 +43,21 @@ export async function countCases(
   return { count: Math.min(n, COUNT_CAP), more: n > COUNT_CAP };
 }
 
-/** Open cases per stage, from the running totals the overview reads (exact, without a scan). */
-export async function openCasesByStage(db: Db, actor: Principal): Promise<Record<Stage, number>> {
+/**
+ * Open cases per stage, from the running totals the overview reads (exact, without a scan), of
+ * some producers only when `producers` names them.
+ */
+export async function openCasesByStage(
+  db: Db,
+  actor: Principal,
+  producers: ProducerFilter = null,
+): Promise<Record<Stage, number>> {
   requirePermission(actor, "case:read");
   // Like the overview: past a few thousand pending deltas, fold them before summing.
   await foldWhenDue(db);
   const rows = await sqlRows<{ stage: Stage; open: bigint }>(
     db,
-    Prisma.sql`SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage`,
+    Prisma.sql`SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours, producers)} f GROUP BY stage`,
   );
   const counts = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<Stage, number>;
   for (const row of rows) counts[row.stage] = Number(row.open);

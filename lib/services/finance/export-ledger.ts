@@ -23,11 +23,11 @@ const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 /** Integer micro-units for machines, then the same amount as the console shows it, for people. */
 const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(micros, currency)];
 
-function holdRows(db: Db, range: { gte: Date; lt: Date }) {
+function holdRows(db: Db, range: { gte: Date; lt: Date }, producer: string | undefined) {
   return readInBatches(
     (after, take) =>
       db.hold.findMany({
-        where: { AND: [{ createdAt: range }, after] },
+        where: { AND: [{ createdAt: range }, after, producer ? { producer } : {}] },
         orderBy: order,
         take,
         include: { attempt: operationColumns, entries: { where: { kind: "overage" }, select: { amountMicros: true } } },
@@ -45,11 +45,11 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }) {
   );
 }
 
-function ledgerRows(db: Db, range: { gte: Date; lt: Date }) {
+function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producer: string | undefined) {
   return readInBatches(
     (after, take) =>
       db.ledgerEntry.findMany({
-        where: { AND: [{ createdAt: range }, after] },
+        where: { AND: [{ createdAt: range }, after, producer ? { hold: { producer } } : {}] },
         orderBy: order,
         take,
         include: {
@@ -67,13 +67,14 @@ function ledgerRows(db: Db, range: { gte: Date; lt: Date }) {
 
 /**
  * Holds reserved, or ledger entries booked, within whole UTC days `from`..`to` (both included),
- * as CSV with formula-like text neutralised.
+ * as CSV with formula-like text neutralised; of one producer's holds only when `producer` is given.
  */
 export async function exportFinanceCsv(db: Db, actor: Principal, query: ExportQuery) {
   requirePermission(actor, "hold:read");
   const { start, end } = exportWindow(query);
   const range = { gte: start, lt: end };
-  const rows = query.kind === "holds" ? await holdRows(db, range) : await ledgerRows(db, range);
+  const rows =
+    query.kind === "holds" ? await holdRows(db, range, query.producer) : await ledgerRows(db, range, query.producer);
   const body = toCsv(query.kind === "holds" ? HOLD_HEADER : LEDGER_HEADER, rows);
   return { filename: `${query.kind}-${query.from}-to-${query.to}.csv`, body, rowCount: rows.length };
 }

@@ -3,7 +3,15 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
-import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "../overview/stat-figures";
+import {
+  allHours,
+  figureRows,
+  foldWhenDue,
+  hoursFrom,
+  type ProducerFilter,
+  producerIn,
+  utcHourOf,
+} from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
 /** Upper bounds in seconds; the last bucket is open-ended. */
@@ -36,9 +44,10 @@ type Row = {
  * Money still held, per currency and age since the hold was reserved: old holds need a decision.
  * Counts and sums come from the open holds' running totals (stat-figures.ts): the total, less the
  * hours since a bucket's end, plus the holds of the hour that contains it; each bucket's oldest
- * hold is one index lookup.
+ * hold is one index lookup. `producers` limits it to those producers' holds (null: every producer).
  */
-export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
+export async function getHeldByAge(db: Db, actor: Principal, now = new Date(), producers: ProducerFilter = null) {
+  const mine = producerIn(producers);
   requirePermission(actor, "hold:read");
   await foldWhenDue(db);
   const ends = AGE_BUCKETS.flatMap((b) =>
@@ -49,7 +58,7 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
     db,
     Prisma.sql`
     WITH totals AS (
-      SELECT currency, sum(count) AS n, sum(micros) AS m FROM ${figureRows("held_holds", allHours)} f GROUP BY currency
+      SELECT currency, sum(count) AS n, sum(micros) AS m FROM ${figureRows("held_holds", allHours, producers)} f GROUP BY currency
     ), recent AS (
       -- Open holds reserved in or after the hour that contains each bucket's end...
       SELECT currency,
@@ -57,7 +66,7 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
              sum(count) FILTER (WHERE hour >= ${hours[1]}) AS n1, sum(micros) FILTER (WHERE hour >= ${hours[1]}) AS m1,
              sum(count) FILTER (WHERE hour >= ${hours[2]}) AS n2, sum(micros) FILTER (WHERE hour >= ${hours[2]}) AS m2,
              sum(count) FILTER (WHERE hour >= ${hours[3]}) AS n3, sum(micros) FILTER (WHERE hour >= ${hours[3]}) AS m3
-      FROM ${figureRows("held_holds", hoursFrom(hours[3] ?? now))} f GROUP BY currency
+      FROM ${figureRows("held_holds", hoursFrom(hours[3] ?? now), producers)} f GROUP BY currency
     ), edges AS (
       -- ...less those reserved in that hour up to the end itself, which are old enough already.
       SELECT currency,
@@ -70,7 +79,7 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
              count(*) FILTER (WHERE created_at >= ${hours[3]} AND created_at <= ${ends[3]}) AS n3,
              sum(amount_micros) FILTER (WHERE created_at >= ${hours[3]} AND created_at <= ${ends[3]}) AS m3
       FROM holds
-      WHERE status = 'held' AND (
+      WHERE status = 'held' AND ${mine} AND (
         (created_at >= ${hours[0]} AND created_at <= ${ends[0]}) OR
         (created_at >= ${hours[1]} AND created_at <= ${ends[1]}) OR
         (created_at >= ${hours[2]} AND created_at <= ${ends[2]}) OR
@@ -86,7 +95,7 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date()) {
            (t.n - coalesce(r.n2, 0) + coalesce(e.n2, 0))::bigint AS n2, (t.m - coalesce(r.m2, 0) + coalesce(e.m2, 0))::bigint AS m2,
            (t.n - coalesce(r.n3, 0) + coalesce(e.n3, 0))::bigint AS n3, (t.m - coalesce(r.m3, 0) + coalesce(e.m3, 0))::bigint AS m3,
            ARRAY(SELECT (SELECT min(h.created_at) FROM holds h
-                         WHERE h.status = 'held' AND h.currency = t.currency
+                         WHERE h.status = 'held' AND h.currency = t.currency AND ${producerIn(producers, Prisma.sql`h.producer`)}
                            AND h.created_at > b.at[k + 1] AND h.created_at <= b.at[k])
                  FROM bounds b CROSS JOIN generate_series(1, 5) AS k ORDER BY k) AS oldest
     FROM totals t LEFT JOIN recent r ON r.currency = t.currency LEFT JOIN edges e ON e.currency = t.currency

@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
-import { allHours, figureRows, foldWhenDue } from "../overview/stat-figures";
+import { allHours, figureRows, foldWhenDue, type ProducerFilter, producerIn } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
 type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | null };
@@ -13,9 +13,10 @@ type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | nul
  * held). Only the hold of the case's current attempt counts, and only while the case is open in
  * `submission_uncertain`; holds of earlier episodes are ordinary held money. Count and sum are
  * running totals (stat-figures.ts), kept by the UTC hour each hold was reserved: the oldest is in the
- * first hour that still has exposure, read from that hour's holds.
+ * first hour that still has exposure, read from that hour's holds. `producers` limits it to those
+ * producers' holds (null: every producer).
  */
-export async function getExposure(db: Db, actor: Principal) {
+export async function getExposure(db: Db, actor: Principal, producers: ProducerFilter = null) {
   requirePermission(actor, "hold:read");
   await foldWhenDue(db);
   const totals = await sqlRows<Omit<Row, "oldest"> & { hour: Date }>(
@@ -23,11 +24,11 @@ export async function getExposure(db: Db, actor: Principal) {
     Prisma.sql`
     WITH totals AS (
       SELECT currency, sum(count)::bigint AS count, sum(micros)::bigint AS micros
-      FROM ${figureRows("exposure", allHours)} f GROUP BY currency HAVING sum(count) > 0
+      FROM ${figureRows("exposure", allHours, producers)} f GROUP BY currency HAVING sum(count) > 0
     )
     SELECT t.currency, t.count, t.micros, o.hour
     FROM totals t CROSS JOIN LATERAL (
-      SELECT hour FROM ${figureRows("exposure", Prisma.sql`hour IS NOT NULL`)} f
+      SELECT hour FROM ${figureRows("exposure", Prisma.sql`hour IS NOT NULL`, producers)} f
       WHERE f.currency = t.currency GROUP BY hour HAVING sum(count) > 0 ORDER BY hour LIMIT 1
     ) o
     ORDER BY t.currency`,
@@ -39,13 +40,14 @@ export async function getExposure(db: Db, actor: Principal) {
     Prisma.sql`
     SELECT h.currency, min(h.created_at) AS oldest
     FROM holds h JOIN cases c ON c.id = h.case_id AND c.attempt_ref = h.attempt_ref
-    WHERE h.status = 'held' AND c.stage = 'submission_uncertain' AND c.state <> 'resolved' AND (${Prisma.join(
-      totals.map(
-        (t) =>
-          Prisma.sql`(h.currency = ${t.currency} AND h.created_at >= ${t.hour} AND h.created_at < ${new Date(t.hour.getTime() + 3_600_000)})`,
-      ),
-      " OR ",
-    )})
+    WHERE h.status = 'held' AND c.stage = 'submission_uncertain' AND c.state <> 'resolved'
+      AND ${producerIn(producers, Prisma.sql`h.producer`)} AND (${Prisma.join(
+        totals.map(
+          (t) =>
+            Prisma.sql`(h.currency = ${t.currency} AND h.created_at >= ${t.hour} AND h.created_at < ${new Date(t.hour.getTime() + 3_600_000)})`,
+        ),
+        " OR ",
+      )})
     GROUP BY h.currency`,
   );
   const rows: Row[] = totals.map((t) => ({

@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
-import { figureRows, foldWhenDue } from "../overview/stat-figures";
+import { figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
 type Sums = {
@@ -48,8 +48,11 @@ function shape(row: Sums) {
 
 export type StatusTotals = ReturnType<typeof shape>;
 
-/** Holds by status with money totals per currency, and the same split per provider and model. */
-export async function getFinanceTotals(db: Db, actor: Principal) {
+/**
+ * Holds by status with money totals per currency, and the same split per provider and model; of
+ * some producers only when `producers` names them.
+ */
+export async function getFinanceTotals(db: Db, actor: Principal, producers: ProducerFilter = null) {
   requirePermission(actor, "hold:read");
   await foldWhenDue(db);
   const [byCurrency, byModel] = await Promise.all([
@@ -57,11 +60,11 @@ export async function getFinanceTotals(db: Db, actor: Principal) {
       db,
       Prisma.sql`
       WITH o AS (
-        SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage")} f GROUP BY 1
+        SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage", undefined, producers)} f GROUP BY 1
       )
       SELECT h.currency, ${SUMS},
              coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
-      FROM ${figureRows("holds")} h LEFT JOIN o ON o.currency = h.currency
+      FROM ${figureRows("holds", undefined, producers)} h LEFT JOIN o ON o.currency = h.currency
       GROUP BY h.currency HAVING sum(h.count) > 0 ORDER BY h.currency`,
     ),
     sqlRows<Sums & { currency: string; provider: string; model: string }>(
@@ -69,11 +72,11 @@ export async function getFinanceTotals(db: Db, actor: Principal) {
       Prisma.sql`
       WITH o AS (
         SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
-        FROM ${figureRows("overage")} f GROUP BY 1, 2, 3
+        FROM ${figureRows("overage", undefined, producers)} f GROUP BY 1, 2, 3
       )
       SELECT h.currency, h.provider, h.model, ${SUMS},
              coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
-      FROM ${figureRows("holds")} h
+      FROM ${figureRows("holds", undefined, producers)} h
       LEFT JOIN o ON o.currency = h.currency AND o.provider = h.provider AND o.model = h.model
       GROUP BY h.currency, h.provider, h.model HAVING sum(h.count) > 0
       ORDER BY h.currency, h.provider, h.model

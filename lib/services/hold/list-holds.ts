@@ -29,7 +29,8 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
   const needsDecision = query.view === "needs_decision";
   const open = needsDecision || query.status === "held";
   const where: Prisma.HoldWhereInput[] = [{ status: open ? "held" : query.status }];
-  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query.limit) : null;
+  if (query.producer) where.push({ producer: query.producer });
+  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query.limit, query.producer) : null;
   if (decisionPage) where.push({ caseId: { in: decisionPage.caseIds } });
   else if (cursor) {
     const at = new Date(cursor.v);
@@ -109,10 +110,11 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
  * the index), rather than from every held hold, most of which belong to open cases. The page is
  * one of cases, so a case with two open holds (an authorised replacement's) shows both together.
  */
-async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number) {
+async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number, producer: string | undefined) {
   const after = cursor ? Prisma.sql`AND (opened_at, id) > (${new Date(cursor.v)}, ${cursor.id}::uuid)` : Prisma.empty;
+  const mine = producer ? Prisma.sql`AND producer = ${producer}` : Prisma.empty;
   const rows = await db.$queryRaw<{ id: string; opened_at: Date }[]>(Prisma.sql`
-    SELECT id, opened_at FROM cases WHERE state = 'resolved' AND held_micros > 0 ${after}
+    SELECT id, opened_at FROM cases WHERE state = 'resolved' AND held_micros > 0 ${after} ${mine}
     ORDER BY opened_at, id LIMIT ${limit + 1}`);
   const page = rows.slice(0, limit);
   const last = page.at(-1);

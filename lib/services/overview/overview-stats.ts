@@ -8,7 +8,15 @@ import { caseFlagFigures } from "../case/case-flags";
 import { inFlightPermits } from "../permit/in-flight";
 import { retentionPolicyView } from "../retention/retention-policy";
 import { outputsExpiringSoon } from "./overview-expiring";
-import { allHours, figureRows, foldWhenDue, hoursFrom, utcHourOf } from "./stat-figures";
+import {
+  allHours,
+  figureRows,
+  foldWhenDue,
+  hoursFrom,
+  type ProducerFilter,
+  producerIn,
+  utcHourOf,
+} from "./stat-figures";
 
 export { AGE_BUCKETS };
 
@@ -22,16 +30,20 @@ const STAGE_ORDER = ["submission_uncertain", "polling", "delivery", "generation_
 /**
  * What an operator looks at first (DESIGN section 10). Counts and money come from the running
  * totals (stat-figures.ts), so the page costs the same at a million cases as at a hundred; only
- * the rows of a few partial hours and the last day's decisions are read directly.
+ * the rows of a few partial hours and the last day's decisions are read directly. `producers`
+ * limits the case and money figures to those producers (null: every producer); the last day's
+ * review latency and worker events stay fleet-wide.
  */
 export async function overviewStats(
   db: Db,
   actor: Principal,
-  options: { alertWindowMinutes: number; alertThreshold: number; now?: Date },
+  options: { alertWindowMinutes: number; alertThreshold: number; now?: Date; producers?: ProducerFilter },
 ) {
   requirePermission(actor, "case:read");
   await foldWhenDue(db);
   const now = options.now ?? new Date();
+  const producers = options.producers ?? null;
+  const mine = producerIn(producers);
   const since = new Date(now.getTime() - 24 * 3600 * 1000);
   const alertSince = new Date(now.getTime() - options.alertWindowMinutes * 60_000);
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
@@ -42,7 +54,7 @@ export async function overviewStats(
       db,
       Prisma.sql`
       WITH totals AS (
-        SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours)} f GROUP BY stage
+        SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours, producers)} f GROUP BY stage
       ), recent AS (
         -- Open cases opened in or after the hour that contains each bucket's end...
         SELECT stage,
@@ -50,7 +62,7 @@ export async function overviewStats(
                coalesce(sum(count) FILTER (WHERE hour >= ${hours[1]}), 0)::bigint AS r1,
                coalesce(sum(count) FILTER (WHERE hour >= ${hours[2]}), 0)::bigint AS r2,
                coalesce(sum(count) FILTER (WHERE hour >= ${hours[3]}), 0)::bigint AS r3
-        FROM ${figureRows("open_cases", hoursFrom(hours[3] ?? now))} f GROUP BY stage
+        FROM ${figureRows("open_cases", hoursFrom(hours[3] ?? now), producers)} f GROUP BY stage
       ), edges AS (
         -- ...less those opened in that hour up to the end itself, which are old enough already.
         SELECT stage,
@@ -59,7 +71,7 @@ export async function overviewStats(
                count(*) FILTER (WHERE opened_at >= ${hours[2]} AND opened_at <= ${ends[2]}) AS e2,
                count(*) FILTER (WHERE opened_at >= ${hours[3]} AND opened_at <= ${ends[3]}) AS e3
         FROM cases
-        WHERE state <> 'resolved' AND (
+        WHERE state <> 'resolved' AND ${mine} AND (
           (opened_at >= ${hours[0]} AND opened_at <= ${ends[0]}) OR
           (opened_at >= ${hours[1]} AND opened_at <= ${ends[1]}) OR
           (opened_at >= ${hours[2]} AND opened_at <= ${ends[2]}) OR
@@ -69,14 +81,15 @@ export async function overviewStats(
       SELECT t.stage::text, t.open,
              t.open - coalesce(r.r0, 0) + coalesce(e.e0, 0) AS g0, t.open - coalesce(r.r1, 0) + coalesce(e.e1, 0) AS g1,
              t.open - coalesce(r.r2, 0) + coalesce(e.e2, 0) AS g2, t.open - coalesce(r.r3, 0) + coalesce(e.e3, 0) AS g3,
-             (SELECT min(c.opened_at) FROM cases c WHERE c.stage = t.stage AND c.state <> 'resolved') AS oldest
+             (SELECT min(c.opened_at) FROM cases c WHERE c.stage = t.stage AND c.state <> 'resolved' AND ${producerIn(producers, Prisma.sql`c.producer`)})
+               AS oldest
       FROM totals t LEFT JOIN recent r ON r.stage = t.stage LEFT JOIN edges e ON e.stage = t.stage
       WHERE t.open > 0`,
     ),
     sqlRows<MoneyRow>(
       db,
       Prisma.sql`
-      SELECT stage::text, currency, sum(micros)::bigint AS held FROM ${figureRows("case_held")} f
+      SELECT stage::text, currency, sum(micros)::bigint AS held FROM ${figureRows("case_held", undefined, producers)} f
       GROUP BY stage, currency HAVING sum(micros) > 0`,
     ),
     sqlRows<LatencyRow>(
@@ -105,11 +118,11 @@ export async function overviewStats(
       db,
       Prisma.sql`
       SELECT count(*) AS n FROM cases
-      WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince}`,
+      WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince} AND ${mine}`,
     ),
-    heldOverTime(db, now),
-    caseFlagFigures(db),
-    inFlightPermits(db, now),
+    heldOverTime(db, now, producers),
+    caseFlagFigures(db, producers),
+    inFlightPermits(db, now, producers),
   ]);
   const expiring = await outputsExpiringSoon(db, now);
   const retention = await retentionPolicyView(db);
@@ -176,7 +189,7 @@ type HourRow = SeriesRow & { ends: Date; ends_hour: Date };
  * added back by a second query, which names its few ranges outright so the planner sees how little
  * it reads.
  */
-async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
+async function heldOverTime(db: Db, now: Date, producers: ProducerFilter): Promise<SeriesRow[]> {
   const rows = await sqlRows<HourRow>(
     db,
     Prisma.sql`
@@ -187,12 +200,12 @@ async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
       FROM generate_series(0, 13) AS back
       CROSS JOIN LATERAL (SELECT date_trunc('day', ${now}::timestamptz) - back * interval '1 day' AS day) d
     ), currencies AS MATERIALIZED (
-      SELECT currency FROM ${figureRows("holds")} f GROUP BY currency HAVING sum(count) > 0
+      SELECT currency FROM ${figureRows("holds", undefined, producers)} f GROUP BY currency HAVING sum(count) > 0
     ), totals AS MATERIALIZED (
-      SELECT currency, sum(micros) AS micros FROM ${figureRows("ledger_held", allHours)} f GROUP BY currency
+      SELECT currency, sum(micros) AS micros FROM ${figureRows("ledger_held", allHours, producers)} f GROUP BY currency
     ), recent AS MATERIALIZED (
       SELECT currency, hour, sum(micros) AS micros
-      FROM ${figureRows("ledger_held", hoursFrom(utcHourOf(new Date(now.getTime() - 14 * 86_400_000))))} f
+      FROM ${figureRows("ledger_held", hoursFrom(utcHourOf(new Date(now.getTime() - 14 * 86_400_000))), producers)} f
       GROUP BY currency, hour
     )
     SELECT d.day, d.ends, d.ends_hour, c.currency,
@@ -215,10 +228,10 @@ async function heldOverTime(db: Db, now: Date): Promise<SeriesRow[]> {
     JOIN holds h ON h.id = e.hold_ref
     JOIN (VALUES ${Prisma.join(ranges.map((r) => Prisma.sql`(${r.day}::timestamptz, ${r.ends_hour}::timestamptz, ${r.ends}::timestamptz)`))})
       AS r(day, starts, ends) ON e.created_at >= r.starts AND e.created_at < r.ends
-    WHERE ${Prisma.join(
+    WHERE ${producerIn(producers, Prisma.sql`h.producer`)} AND (${Prisma.join(
       ranges.map((r) => Prisma.sql`(e.created_at >= ${r.ends_hour} AND e.created_at < ${r.ends})`),
       " OR ",
-    )}
+    )})
     GROUP BY 1, 2`,
   );
   return rows.map((row) => {

@@ -18,13 +18,31 @@ export type Figure =
   | "exposure"
   | "resolved_held";
 
-export function figureRows(figure: Figure, where: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
+/**
+ * Which producers' figures a reader wants: `null` for every producer, or a list (an agency that
+ * runs several shops). Every figure row carries its producer (docs/decisions/034).
+ */
+export type ProducerFilter = readonly string[] | null;
+
+/** A condition on a producer column: true for every producer, else membership in the list. */
+export function producerIn(producers: ProducerFilter | undefined, column: Prisma.Sql = Prisma.sql`producer`) {
+  return producers ? Prisma.sql`${column} = ANY(${[...producers]}::text[])` : Prisma.sql`true`;
+}
+
+export function figureRows(
+  figure: Figure,
+  where: Prisma.Sql = Prisma.sql`true`,
+  producers: ProducerFilter = null,
+): Prisma.Sql {
+  const mine = producerIn(producers);
   return Prisma.sql`(
-    SELECT stage, currency, provider, model, hold_status, "partial", hour, count, micros, settled_micros, released_micros
-    FROM stat_totals WHERE figure = ${figure} AND ${where}
+    SELECT stage, currency, provider, model, hold_status, "partial", hour, producer, count, micros, settled_micros,
+           released_micros
+    FROM stat_totals WHERE figure = ${figure} AND ${where} AND ${mine}
     UNION ALL
-    SELECT stage, currency, provider, model, hold_status, "partial", hour, count, micros, settled_micros, released_micros
-    FROM stat_deltas WHERE figure = ${figure} AND ${where})`;
+    SELECT stage, currency, provider, model, hold_status, "partial", hour, producer, count, micros, settled_micros,
+           released_micros
+    FROM stat_deltas WHERE figure = ${figure} AND ${where} AND ${mine})`;
 }
 
 /** Hourly figures also keep their total over all hours, in the rows whose hour is NULL. */
@@ -50,15 +68,15 @@ export async function foldStatDeltas(db: Db): Promise<number> {
     WITH lock AS (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok),
     moved AS (
       DELETE FROM stat_deltas WHERE (SELECT ok FROM lock)
-      RETURNING figure, stage, currency, provider, model, hold_status, "partial", hour, count, micros,
+      RETURNING figure, stage, currency, provider, model, hold_status, "partial", hour, producer, count, micros,
                 settled_micros, released_micros
     ), summed AS (
-      INSERT INTO stat_totals (figure, stage, currency, provider, model, hold_status, "partial", hour, count, micros,
-                               settled_micros, released_micros)
-      SELECT figure, stage, currency, provider, model, hold_status, "partial", hour, sum(count), sum(micros),
+      INSERT INTO stat_totals (figure, stage, currency, provider, model, hold_status, "partial", hour, producer, count,
+                               micros, settled_micros, released_micros)
+      SELECT figure, stage, currency, provider, model, hold_status, "partial", hour, producer, sum(count), sum(micros),
              sum(settled_micros), sum(released_micros)
-      FROM moved GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-      ON CONFLICT (figure, stage, currency, provider, model, hold_status, "partial", hour) DO UPDATE SET
+      FROM moved GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+      ON CONFLICT (figure, stage, currency, provider, model, hold_status, "partial", hour, producer) DO UPDATE SET
         count = stat_totals.count + excluded.count,
         micros = stat_totals.micros + excluded.micros,
         settled_micros = stat_totals.settled_micros + excluded.settled_micros,

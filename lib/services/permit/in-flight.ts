@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { type ProducerFilter, producerIn } from "../overview/stat-figures";
 
 type Row = { currency: string; live: bigint; accepted: bigint; micros: bigint; oldest: Date };
 
@@ -9,7 +10,7 @@ type Row = { currency: string; live: bigint; accepted: bigint; micros: bigint; o
  * yet completed, and not parked. They are not cases (nothing to decide yet), but their money is held, so the
  * overview shows how many, how old, and how much. Read from the partial index of open permits.
  */
-export async function inFlightPermits(db: Db, now: Date) {
+export async function inFlightPermits(db: Db, now: Date, producers: ProducerFilter = null) {
   const rows = await sqlRows<Row>(
     db,
     Prisma.sql`
@@ -18,6 +19,7 @@ export async function inFlightPermits(db: Db, now: Date) {
            sum(h.amount_micros)::bigint AS micros, min(p.created_at) AS oldest
     FROM send_permits p JOIN holds h ON h.id = p.hold_ref
     WHERE p.status IN ('live', 'accepted') AND p.case_ref IS NULL AND h.status = 'held'
+      AND ${producerIn(producers, Prisma.sql`p.producer`)}
     GROUP BY h.currency ORDER BY h.currency`,
   );
   const oldest = rows.reduce<Date | null>((min, r) => (min === null || r.oldest < min ? r.oldest : min), null);

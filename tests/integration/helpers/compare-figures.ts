@@ -4,7 +4,14 @@ import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
-import { agingByScan, exposureByScan, holdOpenByScan, overviewByScan, totalsByScan } from "./figures-by-scan";
+import {
+  agingByScan,
+  exposureByScan,
+  holdOpenByScan,
+  overviewByScan,
+  type Producers,
+  totalsByScan,
+} from "./figures-by-scan";
 
 const BUCKET_LABELS = ["< 1 h", "1–6 h", "6–24 h", "1–3 d", "> 3 d"];
 const AGING_KEYS = ["lt_1h", "lt_1d", "lt_7d", "lt_30d", "gte_30d"];
@@ -16,34 +23,39 @@ export type FigureComparison = { figure: string; served: unknown; scanned: unkno
 /**
  * The overview's and the finance page's figures, read by the services from the running totals,
  * next to the full scans of the rows (see figures-by-scan), the overview scan itself, and how long
- * the scans took. The two sides of every figure must be equal, or the running totals are wrong.
+ * the scans took. The two sides of every figure must be equal, or the running totals are wrong. With `producers`,
+ * both sides are of those producers only.
  */
 export async function compareFiguresWithScans(
   db: PrismaClient,
   actor: UserActor,
   now: Date,
-  options: { alertWindowMinutes: number; series: "original" | "cumulative" },
+  options: { alertWindowMinutes: number; series: "original" | "cumulative"; producers?: Producers },
 ): Promise<{
   figures: FigureComparison[];
   overviewScan: Awaited<ReturnType<typeof overviewByScan>>;
   scanMs: { overview: number; finance: number };
 }> {
   const { alertWindowMinutes, series } = options;
-  const stats = await overviewStats(db, actor, { alertWindowMinutes, alertThreshold: 1, now });
+  const producers = options.producers ?? null;
+  const stats = await overviewStats(db, actor, { alertWindowMinutes, alertThreshold: 1, now, producers });
   let at = performance.now();
-  const scan = await overviewByScan(db, now, new Date(now.getTime() - alertWindowMinutes * 60_000), { series });
+  const scan = await overviewByScan(db, now, new Date(now.getTime() - alertWindowMinutes * 60_000), {
+    series,
+    producers,
+  });
   const overviewMs = performance.now() - at;
   at = performance.now();
   const [aging, exposure, totalsScan, holdOpen] = await Promise.all([
-    agingByScan(db, now),
-    exposureByScan(db),
-    totalsByScan(db),
-    holdOpenByScan(db),
+    agingByScan(db, now, producers),
+    exposureByScan(db, producers),
+    totalsByScan(db, producers),
+    holdOpenByScan(db, producers),
   ]);
   const financeMs = performance.now() - at;
-  const heldByAge = await getHeldByAge(db, actor, now);
-  const served = await getExposure(db, actor);
-  const totals = await getFinanceTotals(db, actor);
+  const heldByAge = await getHeldByAge(db, actor, now, producers);
+  const served = await getExposure(db, actor, producers);
+  const totals = await getFinanceTotals(db, actor, producers);
   const figures: FigureComparison[] = [
     {
       figure: "open cases by stage",

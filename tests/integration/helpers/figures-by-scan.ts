@@ -1,7 +1,17 @@
 import type { PrismaClient } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 
 // The overview and finance figures as they were computed before the running totals: full scans of
-// cases, holds and ledger entries. The services must answer exactly this.
+// cases, holds and ledger entries. The services must answer exactly this. Each scan can be limited
+// to some producers (null: all): a case's figures belong to cases.producer, a hold's and its ledger
+// entries' to holds.producer.
+
+export type Producers = string[] | null;
+
+/** Rows of the given producers only, stated here on its own rather than borrowed from the services. */
+function of(producers: Producers, column: string): Prisma.Sql {
+  return producers ? Prisma.sql`${Prisma.raw(column)} = ANY(${producers}::text[])` : Prisma.sql`true`;
+}
 
 /**
  * `series: "cumulative"` reads the money-over-time series as the sum of everything booked before
@@ -12,41 +22,43 @@ export async function overviewByScan(
   db: PrismaClient,
   now: Date,
   alertSince: Date,
-  options: { series: "original" | "cumulative" } = { series: "original" },
+  options: { series: "original" | "cumulative"; producers?: Producers } = { series: "original" },
 ) {
+  const producers = options.producers ?? null;
+  const mine = of(producers, "producer");
   const [stages, money, buckets, recent, series] = await Promise.all([
     db.$queryRaw<{ stage: string; open: bigint; oldest: Date }[]>`
       SELECT stage::text, count(*) AS open, min(opened_at) AS oldest FROM cases
-      WHERE state <> 'resolved' GROUP BY stage ORDER BY stage`,
+      WHERE state <> 'resolved' AND ${mine} GROUP BY stage ORDER BY stage`,
     db.$queryRaw<{ stage: string; currency: string; held: bigint }[]>`
       SELECT stage::text, currency, sum(held_micros)::bigint AS held FROM cases
-      WHERE held_micros > 0 GROUP BY stage, currency ORDER BY stage, currency`,
+      WHERE held_micros > 0 AND ${mine} GROUP BY stage, currency ORDER BY stage, currency`,
     db.$queryRaw<{ stage: string; bucket: number; n: bigint }[]>`
       SELECT stage::text, width_bucket(extract(epoch FROM ${now}::timestamptz - opened_at), ARRAY[3600, 21600, 86400, 259200]::float8[]) AS bucket,
              count(*) AS n
-      FROM cases WHERE state <> 'resolved' GROUP BY 1, 2 ORDER BY 1, 2`,
+      FROM cases WHERE state <> 'resolved' AND ${mine} GROUP BY 1, 2 ORDER BY 1, 2`,
     db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM cases
-      WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince}`,
-    options.series === "original" ? seriesByScan(db, now) : seriesByOnePass(db, now),
+      WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince} AND ${mine}`,
+    options.series === "original" ? seriesByScan(db, now, producers) : seriesByOnePass(db, now, producers),
   ]);
   return { stages, money, buckets, recent: Number(recent[0]?.n ?? 0), series };
 }
 
 type SeriesRow = { day: Date; currency: string; held: bigint };
 
-function seriesByScan(db: PrismaClient, now: Date) {
+function seriesByScan(db: PrismaClient, now: Date, producers: Producers) {
   return db.$queryRaw<SeriesRow[]>`
     SELECT day, h.currency, coalesce(sum(CASE WHEN e.kind = 'reserve' THEN e.amount_micros
                                         WHEN e.kind IN ('settle', 'release') THEN -e.amount_micros ELSE 0 END), 0)::bigint AS held
     FROM generate_series(date_trunc('day', ${now}::timestamptz) - interval '13 days', date_trunc('day', ${now}::timestamptz), interval '1 day') AS day
-    CROSS JOIN (SELECT DISTINCT currency FROM holds) h
-    LEFT JOIN holds ho ON ho.currency = h.currency
+    CROSS JOIN (SELECT DISTINCT currency FROM holds WHERE ${of(producers, "producer")}) h
+    LEFT JOIN holds ho ON ho.currency = h.currency AND ${of(producers, "ho.producer")}
     LEFT JOIN ledger_entries e ON e.hold_ref = ho.id AND e.created_at < day + interval '1 day'
     GROUP BY day, h.currency ORDER BY day, h.currency`;
 }
 
-function seriesByOnePass(db: PrismaClient, now: Date) {
+function seriesByOnePass(db: PrismaClient, now: Date, producers: Producers) {
   return db.$queryRaw<SeriesRow[]>`
     WITH days AS (
       SELECT day FROM generate_series(date_trunc('day', ${now}::timestamptz) - interval '13 days',
@@ -59,16 +71,17 @@ function seriesByOnePass(db: PrismaClient, now: Date) {
              sum(CASE WHEN e.kind = 'reserve' THEN e.amount_micros
                       WHEN e.kind IN ('settle', 'release') THEN -e.amount_micros ELSE 0 END) AS micros
       FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref
+      WHERE ${of(producers, "h.producer")}
       GROUP BY 1, 2
     )
     SELECT d.day, c.currency,
            (SELECT coalesce(sum(b.micros), 0) FROM booked b
             WHERE b.currency = c.currency AND (b.day IS NULL OR b.day <= d.day))::bigint AS held
-    FROM days d CROSS JOIN (SELECT DISTINCT currency FROM holds) c
+    FROM days d CROSS JOIN (SELECT DISTINCT currency FROM holds WHERE ${of(producers, "producer")}) c
     ORDER BY d.day, c.currency`;
 }
 
-export function agingByScan(db: PrismaClient, now: Date) {
+export function agingByScan(db: PrismaClient, now: Date, producers: Producers = null) {
   return db.$queryRaw<{ currency: string; bucket: number; count: bigint; micros: bigint; oldest: Date }[]>`
     SELECT h.currency, b.bucket, count(*) AS count, COALESCE(sum(h.amount_micros), 0)::bigint AS micros,
            min(h.created_at) AS oldest
@@ -81,24 +94,25 @@ export function agingByScan(db: PrismaClient, now: Date) {
         WHEN ${now}::timestamptz - h.created_at < interval '30 days' THEN 3
         ELSE 4 END AS bucket
     ) b
-    WHERE h.status = 'held'
+    WHERE h.status = 'held' AND ${of(producers, "h.producer")}
     GROUP BY h.currency, b.bucket
     ORDER BY h.currency, b.bucket`;
 }
 
-export function exposureByScan(db: PrismaClient) {
+export function exposureByScan(db: PrismaClient, producers: Producers = null) {
   return db.$queryRaw<{ currency: string; count: bigint; micros: bigint; oldest: Date }[]>`
     SELECT h.currency, count(*) AS count, COALESCE(sum(h.amount_micros), 0)::bigint AS micros,
            min(h.created_at) AS oldest
     FROM holds h JOIN cases c ON c.id = h.case_id AND c.attempt_ref = h.attempt_ref
     WHERE h.status = 'held' AND c.stage = 'submission_uncertain' AND c.state <> 'resolved'
+      AND ${of(producers, "h.producer")}
     GROUP BY h.currency
     ORDER BY h.currency`;
 }
 
 type Sums = Record<string, bigint | string>;
 
-export function totalsByScan(db: PrismaClient) {
+export function totalsByScan(db: PrismaClient, producers: Producers = null) {
   return db.$queryRaw<Sums[]>`
     SELECT h.currency, op.provider, op.model,
       count(*) FILTER (WHERE h.status = 'held') AS "heldCount",
@@ -113,6 +127,7 @@ export function totalsByScan(db: PrismaClient) {
       COALESCE(sum(h.amount_micros), 0)::bigint AS "reservedMicros"
     FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN operations op ON op.id = a.operation_ref
     LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
+    WHERE ${of(producers, "h.producer")}
     GROUP BY h.currency, op.provider, op.model
     ORDER BY h.currency, op.provider, op.model`;
 }
@@ -120,19 +135,19 @@ export function totalsByScan(db: PrismaClient) {
 /** Every running total and pending delta, summed per figure and dimensions. */
 export function runningTotals(db: PrismaClient) {
   return db.$queryRaw<unknown[]>`
-    SELECT figure, stage::text, currency, provider, model, hold_status::text, "partial", hour,
+    SELECT figure, stage::text, currency, provider, model, hold_status::text, "partial", hour, producer,
            sum(count)::text AS count, sum(micros)::text AS micros, sum(settled_micros)::text AS settled,
            sum(released_micros)::text AS released
     FROM (SELECT * FROM stat_totals UNION ALL SELECT * FROM stat_deltas) x
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
     HAVING sum(count) <> 0 OR sum(micros) <> 0 OR sum(settled_micros) <> 0 OR sum(released_micros) <> 0
-    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
+    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9`;
 }
 
 /** Rule 13 from its definition: resolved cases with a hold still held, whatever cases.held_micros says. */
-export function holdOpenByScan(db: PrismaClient) {
+export function holdOpenByScan(db: PrismaClient, producers: Producers = null) {
   return db.$queryRaw<{ currency: string; count: bigint; micros: bigint }[]>`
     SELECT c.currency, count(DISTINCT c.id) AS count, sum(h.amount_micros)::bigint AS micros
     FROM cases c JOIN holds h ON h.case_id = c.id
-    WHERE c.state = 'resolved' AND h.status = 'held' GROUP BY c.currency ORDER BY c.currency`;
+    WHERE c.state = 'resolved' AND h.status = 'held' AND ${of(producers, "c.producer")} GROUP BY c.currency ORDER BY c.currency`;
 }

@@ -88,48 +88,49 @@ const SEED_ROWS = (count: number, table: string, first: number, last: number) =>
 // The part's last check compares every figure with full scans of the rows.
 const SEED_DELTAS = (
   seed: string,
-) => `INSERT INTO stat_deltas (figure, stage, currency, provider, model, hold_status, "partial", hour, count,
+) => `INSERT INTO stat_deltas (figure, stage, currency, provider, model, hold_status, "partial", hour, producer, count,
                                              micros, settled_micros, released_micros)
   WITH rows AS (
-    SELECT stage, state, currency, provider, model, hold_status, amount, settled, released, overage,
+    SELECT stage, state, currency, provider, model, hold_status, amount, settled, released, overage, producer,
            date_bin('1 hour', opened_at, ${EPOCH}) AS opened_hour, date_bin('1 hour', resolved_at, ${EPOCH}) AS resolved_hour
     FROM ${seed}
   )
-  SELECT 'open_cases', stage, NULL::text, NULL::text, NULL::text, NULL::"HoldStatus", NULL::boolean, opened_hour,
+  SELECT 'open_cases', stage, NULL::text, NULL::text, NULL::text, NULL::"HoldStatus", NULL::boolean, opened_hour, producer,
          count(*), 0::numeric, 0::numeric, 0::numeric
-  FROM rows WHERE state <> 'resolved' GROUP BY GROUPING SETS ((stage, opened_hour), (stage))
+  FROM rows WHERE state <> 'resolved' GROUP BY GROUPING SETS ((stage, opened_hour, producer), (stage, producer))
   UNION ALL
-  SELECT 'case_held', stage, currency, NULL, NULL, NULL, NULL, NULL, count(*), sum(amount), 0, 0
-  FROM rows WHERE hold_status = 'held' GROUP BY stage, currency
+  SELECT 'case_held', stage, currency, NULL, NULL, NULL, NULL, NULL, producer, count(*), sum(amount), 0, 0
+  FROM rows WHERE hold_status = 'held' GROUP BY stage, currency, producer
   UNION ALL
-  SELECT 'resolved_held', stage, currency, NULL, NULL, NULL, NULL, NULL, count(*), sum(amount), 0, 0
-  FROM rows WHERE hold_status = 'held' AND state = 'resolved' GROUP BY stage, currency
+  SELECT 'resolved_held', stage, currency, NULL, NULL, NULL, NULL, NULL, producer, count(*), sum(amount), 0, 0
+  FROM rows WHERE hold_status = 'held' AND state = 'resolved' GROUP BY stage, currency, producer
   UNION ALL
-  SELECT 'holds', NULL, currency, provider, model, hold_status, hold_status = 'settled' AND released > 0, NULL,
+  SELECT 'holds', NULL, currency, provider, model, hold_status, hold_status = 'settled' AND released > 0, NULL, producer,
          count(*), sum(amount), sum(settled), sum(released)
-  FROM rows GROUP BY 3, 4, 5, 6, 7
+  FROM rows GROUP BY 3, 4, 5, 6, 7, 9
   UNION ALL
-  SELECT 'held_holds', NULL, currency, NULL, NULL, NULL, NULL, opened_hour, count(*), sum(amount), 0, 0
-  FROM rows WHERE hold_status = 'held' GROUP BY GROUPING SETS ((currency, opened_hour), (currency))
+  SELECT 'held_holds', NULL, currency, NULL, NULL, NULL, NULL, opened_hour, producer, count(*), sum(amount), 0, 0
+  FROM rows WHERE hold_status = 'held' GROUP BY GROUPING SETS ((currency, opened_hour, producer), (currency, producer))
   UNION ALL
-  SELECT 'exposure', NULL, currency, NULL, NULL, NULL, NULL, opened_hour, count(*), sum(amount), 0, 0
+  SELECT 'exposure', NULL, currency, NULL, NULL, NULL, NULL, opened_hour, producer, count(*), sum(amount), 0, 0
   FROM rows WHERE hold_status = 'held' AND stage = 'submission_uncertain' AND state <> 'resolved'
-  GROUP BY GROUPING SETS ((currency, opened_hour), (currency))
+  GROUP BY GROUPING SETS ((currency, opened_hour, producer), (currency, producer))
   UNION ALL
-  SELECT 'ledger_held', NULL, currency, NULL, NULL, NULL, NULL, hour, sum(n), sum(micros), 0, 0
+  SELECT 'ledger_held', NULL, currency, NULL, NULL, NULL, NULL, hour, producer, sum(n), sum(micros), 0, 0
   FROM (
-    SELECT currency, opened_hour AS hour, count(*) AS n, sum(amount) AS micros FROM rows WHERE amount > 0 GROUP BY 1, 2
+    SELECT currency, producer, opened_hour AS hour, count(*) AS n, sum(amount) AS micros FROM rows WHERE amount > 0
+    GROUP BY 1, 2, 3
     UNION ALL
-    SELECT currency, resolved_hour, count(*), -sum(settled) FROM rows WHERE settled > 0 GROUP BY 1, 2
+    SELECT currency, producer, resolved_hour, count(*), -sum(settled) FROM rows WHERE settled > 0 GROUP BY 1, 2, 3
     UNION ALL
-    SELECT currency, resolved_hour, count(*), -sum(released) FROM rows WHERE released > 0 GROUP BY 1, 2
+    SELECT currency, producer, resolved_hour, count(*), -sum(released) FROM rows WHERE released > 0 GROUP BY 1, 2, 3
     UNION ALL
-    SELECT currency, resolved_hour, count(*), 0 FROM rows WHERE overage > 0 GROUP BY 1, 2
+    SELECT currency, producer, resolved_hour, count(*), 0 FROM rows WHERE overage > 0 GROUP BY 1, 2, 3
   ) AS entries
-  GROUP BY GROUPING SETS ((currency, hour), (currency))
+  GROUP BY GROUPING SETS ((currency, hour, producer), (currency, producer))
   UNION ALL
-  SELECT 'overage', NULL, currency, provider, model, NULL, NULL, NULL, count(*), sum(overage), 0, 0
-  FROM rows WHERE overage > 0 GROUP BY currency, provider, model`;
+  SELECT 'overage', NULL, currency, provider, model, NULL, NULL, NULL, producer, count(*), sum(overage), 0, 0
+  FROM rows WHERE overage > 0 GROUP BY currency, provider, model, producer`;
 
 const LOADS = (reviewerId: string, financeId: string, seed: string): Record<string, string> => ({
   operations: `INSERT INTO operations (id, producer, operation_id, provider, model, request_fingerprint, request_summary,
@@ -333,10 +334,10 @@ export async function seedScale(
 }
 
 const STATS_SNAPSHOT = `SELECT coalesce(jsonb_agg(t ORDER BY t), '[]') AS totals FROM (
-  SELECT figure, stage, currency, provider, model, hold_status, "partial", hour, sum(count) AS count, sum(micros) AS micros,
-         sum(settled_micros) AS settled, sum(released_micros) AS released
+  SELECT figure, stage, currency, provider, model, hold_status, "partial", hour, producer, sum(count) AS count,
+         sum(micros) AS micros, sum(settled_micros) AS settled, sum(released_micros) AS released
   FROM (SELECT * FROM stat_totals UNION ALL SELECT * FROM stat_deltas) x
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
   HAVING sum(count) <> 0 OR sum(micros) <> 0 OR sum(settled_micros) <> 0 OR sum(released_micros) <> 0) t`;
 
 /**
