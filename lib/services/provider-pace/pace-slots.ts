@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import type { ProviderName } from "@/lib/providers/types";
 
 // The shared pace of a provider's API (decision 030): one row per provider in `provider_pace`, on
@@ -15,11 +16,15 @@ const SPACING = Prisma.sql`make_interval(secs => coalesce(1.0 / requests_per_sec
  * or no rate and no hold-off running, goes at once without writing anything.
  */
 export async function reservePaceSlot(db: Db, provider: ProviderName): Promise<number> {
-  const rows = await db.$queryRaw<{ wait_ms: number }[]>`
+  // Before every provider request: straight to the pool (sqlRows), not through Prisma's per-call work.
+  const rows = await sqlRows<{ wait_ms: number }>(
+    db,
+    Prisma.sql`
     UPDATE provider_pace
     SET next_slot_at = greatest(clock_timestamp(), next_slot_at, hold_off_until) + ${SPACING}
     WHERE provider = ${provider} AND (requests_per_second IS NOT NULL OR hold_off_until > clock_timestamp())
-    RETURNING greatest(0, extract(epoch FROM next_slot_at - ${SPACING} - clock_timestamp()) * 1000)::float8 AS wait_ms`;
+    RETURNING greatest(0, extract(epoch FROM next_slot_at - ${SPACING} - clock_timestamp()) * 1000)::float8 AS wait_ms`,
+  );
   return rows[0]?.wait_ms ?? 0;
 }
 
