@@ -3,7 +3,9 @@ import { hashToken } from "@/lib/auth/token-secret";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain/bulk-verbs";
+import { type DomainError, isDomainError } from "@/lib/domain/errors";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
@@ -232,11 +234,14 @@ async function executeOne(
       return null;
     });
   } catch (error) {
-    const known = error as { code?: string; message?: string };
-    if (!known.code) throw error;
+    // A refusal is a skip with its reason; a concurrent decision (the unique index, or the
+    // compare-and-set) is a change since the preview; anything else is a failure, never a quiet skip.
+    const raced = isUniqueViolation(error) || (error instanceof AppError && error.code === "lost_race");
+    if (!raced && !(error instanceof AppError) && !isDomainError(error)) throw error;
     const operationId = (await db.case.findUnique({ where: { id: seen.id } }))?.operationId ?? "";
-    if (known.code === "lost_race") return { ...CHANGED, operationId };
-    return { code: known.code, message: known.message ?? "", operationId };
+    if (raced) return { ...CHANGED, operationId };
+    const refused = error as AppError | DomainError;
+    return { code: refused.code, message: refused.message, operationId };
   }
 }
 
