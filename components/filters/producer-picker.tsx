@@ -18,7 +18,7 @@ export function ProducerPicker({ producers, current }: { producers: string[]; cu
   return (
     <form method="get" className="flex flex-wrap items-end gap-2" aria-label="Producer">
       {kept.map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
+        <input key={`${name}=${value}`} type="hidden" name={name} value={value} />
       ))}
       <SelectField
         id="producer-picker"

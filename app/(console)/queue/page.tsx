@@ -21,6 +21,7 @@ import { FILTER_PACKET_CAP } from "@/lib/services/evidence/export-evidence";
 import { listSavedViews } from "@/lib/services/saved-view/saved-views";
 import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import { producersOf } from "@/lib/validation/producer-filter";
 import { parseQueueParams, queueHref, queueQueryString } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
@@ -35,7 +36,7 @@ export default async function QueuePage({ searchParams }: Props) {
   const { cursor: _cursor, ...view } = query;
   const [options, stageCounts, views] = await Promise.all([
     queueFilterOptions(db(), user),
-    openCasesByStage(db(), user, query.producer ? [query.producer] : null),
+    openCasesByStage(db(), user, producersOf(query.producer)),
     listSavedViews(db(), user),
   ]);
   return (
