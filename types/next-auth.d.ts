@@ -3,7 +3,7 @@ import type { Role } from "@/lib/domain/roles";
 declare module "next-auth" {
   interface Session {
     /** Absent when the session check refused the cookie (ended, outdated or expired). */
-    user?: { id: string; email: string; name: string; roles: Role[] };
+    user?: { id: string; email: string; name: string; roles: Role[]; producers: readonly string[] | null };
     authTime?: number;
   }
 }

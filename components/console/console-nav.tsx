@@ -3,8 +3,16 @@ import { can, type Role } from "@/lib/domain/roles";
 import { NAV_ITEMS } from "./nav-items";
 import { SignOutButton } from "./sign-out-button";
 
-export function ConsoleNav({ user }: { user: { name: string; email: string; roles: Role[] } }) {
-  const items = NAV_ITEMS.filter((item) => item.permission === null || can(user.roles, item.permission));
+export function ConsoleNav({
+  user,
+}: {
+  user: { name: string; email: string; roles: Role[]; producers: readonly string[] | null };
+}) {
+  const items = NAV_ITEMS.filter(
+    (item) =>
+      (item.permission === null || can(user.roles, item.permission)) &&
+      (!item.everyProducer || user.producers === null),
+  );
   return (
     <header className="border-b border-slate-300 bg-white print:hidden">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">

@@ -19,7 +19,15 @@ async function fetchOverview(producer: string | undefined): Promise<OverviewStat
 const seconds = (value: number | null) => (value === null ? "no decisions yet" : formatAge(Math.round(value)));
 
 /** Counts refresh every 10 s while the tab is visible; of one producer when `producer` is set. */
-export function OverviewLive({ initial, producer }: { initial: OverviewStats; producer?: string }) {
+export function OverviewLive({
+  initial,
+  producer,
+  alertsLink,
+}: {
+  initial: OverviewStats;
+  producer?: string;
+  alertsLink: boolean;
+}) {
   const { data: stats, isError } = useQuery({
     queryKey: ["overview", producer ?? null],
     queryFn: () => fetchOverview(producer),
@@ -38,9 +46,11 @@ export function OverviewLive({ initial, producer }: { initial: OverviewStats; pr
           Uncertainty is growing: {stats.alert.recentUncertain} uncertain submissions parked in the last{" "}
           {stats.alert.windowMinutes} minutes (threshold {stats.alert.threshold}). Possible duplicate spend: reconcile
           them before anything is retried.{" "}
-          <a href="/alerts" className="underline">
-            Alerts sent to people
-          </a>
+          {alertsLink && (
+            <a href="/alerts" className="underline">
+              Alerts sent to people
+            </a>
+          )}
         </p>
       )}
       <CaseFlagsSummary stats={stats} />

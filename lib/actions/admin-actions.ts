@@ -16,6 +16,7 @@ import { saveProviderPace } from "@/lib/services/admin/save-provider-pace";
 import { saveProviderPrice } from "@/lib/services/admin/save-provider-price";
 import { saveProviderSetting } from "@/lib/services/admin/save-provider-setting";
 import { setUserActive } from "@/lib/services/admin/set-user-active";
+import { setUserProducers } from "@/lib/services/admin/set-user-producers";
 import { setUserRoles } from "@/lib/services/admin/set-user-roles";
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
@@ -33,6 +34,7 @@ import {
   saveProviderSettingSchema,
   setEndpointDisabledSchema,
   setUserActiveSchema,
+  setUserProducersSchema,
   setUserRolesSchema,
   tokenIdSchema,
   userIdSchema,
@@ -59,6 +61,13 @@ const setRolesRun = safeAction(setUserRolesSchema, (input, actor) => setUserRole
 });
 export async function setUserRolesAction(raw: unknown) {
   return setRolesRun(raw);
+}
+
+const setProducersRun = safeAction(setUserProducersSchema, (input, actor) => setUserProducers(db(), actor, input), {
+  revalidate: () => USERS,
+});
+export async function setUserProducersAction(raw: unknown) {
+  return setProducersRun(raw);
 }
 
 const setActiveRun = safeAction(setUserActiveSchema, (input, actor) => setUserActive(db(), actor, input), {

@@ -95,7 +95,7 @@ export function authOptions(): NextAuthOptions {
         if (!user) return {} as Session;
         return {
           expires: session.expires,
-          user: { id: user.userId, email: user.email, name: user.name, roles: user.roles },
+          user: { id: user.userId, email: user.email, name: user.name, roles: user.roles, producers: user.producers },
           authTime: token.authTime ?? 0,
         };
       },

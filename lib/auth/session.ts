@@ -19,7 +19,14 @@ export const currentUser = cache(async (): Promise<UserPrincipal | null> => {
   const session = await getServerSession(authOptions());
   const user = session?.user;
   if (!user?.id) return null;
-  return { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles };
+  return {
+    kind: "user",
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    roles: user.roles,
+    producers: user.producers ?? null,
+  };
 });
 
 /** For pages: no session sends the browser to sign-in; a missing permission renders the 403 page. */

@@ -39,6 +39,18 @@ export const machineName = z
   .trim()
   .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/i, "letters, digits, '.', '_' or '-', up to 63 characters, no spaces");
 
+/**
+ * The producers a person works for (decision 035): their API keys' names. Empty means every
+ * producer; duplicates are dropped. At most 100, which an agency's shops stay well under.
+ */
+export const setUserProducersSchema = z.strictObject({
+  userId: uuid,
+  producers: z
+    .array(machineName)
+    .max(100, "at most 100 producers")
+    .transform((names) => [...new Set(names)].sort()),
+});
+
 export const createMachineTokenSchema = z.strictObject({
   kind: z.enum(["api_key", "worker"]),
   name: machineName,

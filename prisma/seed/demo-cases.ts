@@ -89,6 +89,7 @@ export async function seedDemoCases(db: PrismaClient, count = DEMO_CASES): Promi
         email: reviewer.email,
         name: reviewer.name,
         roles: reviewer.roles,
+        producers: null,
       };
       await approveCase(db, actor, caseId, approval);
     }

@@ -47,64 +47,72 @@ const PRINCIPALS = [
   { key: "revokedKey", label: "revoked API key" },
   { key: "workerToken", label: "worker token" },
   { key: "viewer", label: "viewer token" },
+  { key: "scoped", label: "scoped person's token (operator, reviewer, finance; another producer)" },
 ] as const;
 type PrincipalKey = (typeof PRINCIPALS)[number]["key"];
-type Outcome = "allowed" | "401" | "403";
+type Outcome = "allowed" | "401" | "403" | "404";
 
 const A: Outcome = "allowed";
 const U: Outcome = "401";
 const F: Outcome = "403";
+const N: Outcome = "404";
+
+/** The producer the scoped person works for; every target below belongs to "matrix-shop". */
+const OTHER_SHOP = "matrix-other-shop";
 
 const TICK: RouteKey = "POST /api/worker/tick";
 
 // Columns, in order: none, operator, reviewer, finance, admin, revoked personal token,
-// expired personal token, producer API key, revoked API key, worker token, viewer (reads only).
+// expired personal token, producer API key, revoked API key, worker token, viewer (reads only),
+// and a person holding every role but admin and viewer, limited to another producer (decision 035):
+// a case, hold or request of matrix-shop does not exist for them (404), lists leave matrix-shop's
+// rows out (asserted below), and the deployment-wide alerts and global limits are closed (403).
 const EXPECTED: Record<RouteKey, Outcome[]> = {
-  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F, F],
-  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F, F],
-  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F, F],
-  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F, F],
+  "POST /api/v1/cases": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "GET /api/v1/cases/by-operation/{operationId}": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/operations/{operationId}/attempts": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/attempts/{attemptId}/outcome": [U, F, F, F, F, U, U, A, U, F, F, F],
   // Signed by the provider alone: no bearer token of any kind is accepted in place of the signature.
-  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U, U],
-  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U, U],
-  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F, F],
-  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F],
-  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A],
-  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A],
+  "POST /api/v1/provider-webhooks/replicate": [U, U, U, U, U, U, U, U, U, U, U, U],
+  "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U, U, U],
+  "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A, A],
+  "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A, N],
   // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
-  "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F, F],
-  "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F, F],
+  "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F, F, N],
+  "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F, A],
+  "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F, F, N],
   // A bulk action needs its verb's permission (here a reviewer's reject); producers' keys never reach it.
-  "POST /api/v1/cases/bulk": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F],
-  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F],
-  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F],
-  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F, F],
-  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F],
+  "POST /api/v1/cases/bulk": [U, F, A, F, F, U, U, F, U, F, F, A],
+  "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F, N],
+  "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F, N],
   // The console's JSON reads, then the tick (the worker's route).
-  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A],
-  "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A],
+  "GET /api/v1/overview": [U, A, A, A, A, U, U, F, U, F, A, A],
+  "GET /api/v1/evidence/public-key": [U, A, A, A, A, U, U, F, U, F, A, A],
   // Alerts: anyone who reads cases sees the firings; only an admin configures.
-  "GET /api/v1/alerts/firings": [U, A, A, A, A, U, U, F, U, F, A],
-  "GET /api/v1/alerts/settings": [U, F, F, F, A, U, U, F, U, F, F],
-  "POST /api/v1/alerts/rules": [U, F, F, F, A, U, U, F, U, F, F],
-  "POST /api/v1/alerts/destinations": [U, F, F, F, A, U, U, F, U, F, F],
-  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F],
-  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
-  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F],
-  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
-  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F],
-  "GET /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F],
-  "PUT /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F],
-  "POST /api/v1/admin/retention/dry-run": [U, F, F, F, A, U, U, F, U, F, F],
-  [TICK]: [U, F, F, F, F, U, U, F, U, A, F],
+  "GET /api/v1/alerts/firings": [U, A, A, A, A, U, U, F, U, F, A, F],
+  "GET /api/v1/alerts/settings": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "POST /api/v1/alerts/rules": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "POST /api/v1/alerts/destinations": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F, A],
+  "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F, A],
+  "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F, F],
+  "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "GET /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "PUT /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "POST /api/v1/admin/retention/dry-run": [U, F, F, F, A, U, U, F, U, F, F, F],
+  [TICK]: [U, F, F, F, F, U, U, F, U, A, F, F],
 };
 
 // The routes come from the route table (lib/api/routes.ts), in its order; every one needs its row.
@@ -131,7 +139,8 @@ function renderMatrix(): string {
     "",
     "Every API route against every kind of caller. `allowed` is a 2xx answer; `401` means the caller is",
     "not authenticated (no credentials, or a revoked or expired token); `403` means the credentials are",
-    "valid but of the wrong kind for the route, or the user's roles lack the permission.",
+    "valid but of the wrong kind for the route, or the user's roles lack the permission; `404` means the",
+    "target belongs to a producer the person is not limited to, answered as an ID that does not exist.",
     "",
     "Personal tokens act as their user with that user's roles; the revoked and expired personal tokens",
     "belong to a user holding every role, so only the token's state refuses them. Besides this table,",
@@ -194,10 +203,12 @@ beforeAll(async () => {
     finance: await makeUser(db, ["finance"]),
     admin: await makeUser(db, ["admin"]),
     viewer: await makeUser(db, ["viewer"]),
+    scoped: await makeUser(db, ["operator", "reviewer", "finance"]),
   };
+  await db.user.update({ where: { id: users.scoped.userId }, data: { producerScope: [OTHER_SHOP] } });
   const everyRole = await makeUser(db, ["operator", "reviewer", "finance", "admin"]);
   tokens.none = undefined;
-  for (const role of ["operator", "reviewer", "finance", "admin", "viewer"] as const) {
+  for (const role of ["operator", "reviewer", "finance", "admin", "viewer", "scoped"] as const) {
     tokens[role] = (await personalToken(users[role])).secret;
   }
   const revoked = await personalToken(everyRole);
@@ -382,9 +393,8 @@ describe("authorisation matrix", () => {
       return;
     }
     expect(result.status, JSON.stringify(result.json)).toBe(Number(outcome));
-    expect(result.json).toEqual({
-      error: { code: outcome === "401" ? "unauthenticated" : "forbidden", message: expect.any(String) },
-    });
+    const code = { "401": "unauthenticated", "403": "forbidden", "404": "not_found" }[outcome];
+    expect(result.json).toEqual({ error: { code, message: expect.any(String) } });
     expect(await tableCounts(db)).toEqual(before);
   });
 

@@ -13,7 +13,7 @@ const next = () => `${Date.now().toString(36)}-${++counter}`;
 export async function makeUser(db: PrismaClient, roles: Role[]): Promise<UserActor> {
   const email = `${roles.join("-") || "none"}-${next()}@example.com`;
   const user = await db.user.create({ data: { email, name: email, roles } });
-  return { kind: "user", userId: user.id, email, name: user.name, roles };
+  return { kind: "user", userId: user.id, email, name: user.name, roles, producers: null };
 }
 
 export function producer(name = "shop-app"): Extract<Principal, { kind: "api_key" }> {

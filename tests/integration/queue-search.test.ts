@@ -80,8 +80,8 @@ describe("queue search", () => {
     for (let i = 0; i < 6; i++) await parkCase(db, shop, parkInput("polling", { operationId: `dense-${t}-${i}` }));
     // A page larger than the matches, so the view's first rows cannot fill it and the walk must.
     const page = { where: [Prisma.sql`state <> 'resolved'`], order: Prisma.sql`opened_at ASC, id ASC`, rows: 10 };
-    const read = async (options: Parameters<typeof caseFilterConditions>[3]) => {
-      const where = await caseFilterConditions(db, { q: `dense-${t}` }, new Date(), options);
+    const read = async (options: Parameters<typeof caseFilterConditions>[4]) => {
+      const where = await caseFilterConditions(db, { q: `dense-${t}` }, null, new Date(), options);
       const rows = await db.$queryRaw<{ id: string }[]>(
         Prisma.sql`SELECT id::text FROM cases WHERE state <> 'resolved' AND ${Prisma.join(where, " AND ")} ORDER BY opened_at, id`,
       );
@@ -112,7 +112,7 @@ describe("queue search", () => {
       rows: 3,
     };
     // With the id cap below the matches, only the window can answer with ids.
-    const where = await caseFilterConditions(db, { q: `win-${t}` }, new Date(), { searchIdsCap: 2, page });
+    const where = await caseFilterConditions(db, { q: `win-${t}` }, null, new Date(), { searchIdsCap: 2, page });
     expect(where.map((w) => w.sql).join(" ")).toContain("ANY");
     const windowed = await db.$queryRaw<{ id: string }[]>(
       Prisma.sql`SELECT id::text FROM cases WHERE ${Prisma.join(where, " AND ")} ORDER BY opened_at, id`,

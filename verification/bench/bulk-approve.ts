@@ -68,6 +68,7 @@ export default {
       email: "bulk-operator@example.com",
       name: "Operator",
       roles: ["operator"],
+      producers: null,
     };
     const query = listCasesSchema.parse({});
     const probe = async () => {
@@ -81,7 +82,13 @@ export default {
     try {
       for (let i = 0; i < 10; i++) await probe();
       for (const until = performance.now() + IDLE_MS; performance.now() < until; ) idle.push(await probe());
-      const reviewer: Principal = { kind: "user", userId: product.reviewerId, ...REVIEWER, roles: ["reviewer"] };
+      const reviewer: Principal = {
+        kind: "user",
+        userId: product.reviewerId,
+        ...REVIEWER,
+        roles: ["reviewer"],
+        producers: null,
+      };
       await db.$queryRaw`SELECT 1`;
       const productRun = await measured(postmaster, async () => {
         let running = true;

@@ -41,7 +41,7 @@ async function makeUser(databaseUrl: string, email: string, roles: Role[]): Prom
        ON CONFLICT (email) DO UPDATE SET roles = excluded.roles RETURNING id`,
       [email, roles],
     );
-    return { kind: "user", userId: rows[0]?.id ?? "", email, name: email, roles };
+    return { kind: "user", userId: rows[0]?.id ?? "", email, name: email, roles, producers: null };
   } finally {
     await client.end();
   }

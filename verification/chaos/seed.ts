@@ -43,7 +43,14 @@ export async function seedChaosActions(
     roles: ["reviewer"],
     password: `chaos-${input.runId}-unused-password`,
   });
-  const reviewer: Principal = { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles };
+  const reviewer: Principal = {
+    kind: "user",
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    roles: user.roles,
+    producers: null,
+  };
   const plan = Array.from({ length: input.count }, (_, index) => {
     const scenario = pickScenario(input.random);
     const provider = index % 2 === 0 ? ("replicate" as const) : ("fal" as const);

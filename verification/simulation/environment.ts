@@ -45,7 +45,7 @@ async function createProducers(db: PrismaClient, seed: number): Promise<ShopProd
 
 async function person(db: PrismaClient, email: string, roles: Role[]): Promise<UserActor> {
   const user = await db.user.create({ data: { email, name: email.split("@")[0] ?? email, roles } });
-  return { kind: "user", userId: user.id, email, name: user.name, roles };
+  return { kind: "user", userId: user.id, email, name: user.name, roles, producers: null };
 }
 
 async function createPeople(db: PrismaClient): Promise<People> {

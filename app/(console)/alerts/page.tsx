@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { forbidden } from "next/navigation";
 import { Suspense } from "react";
 import { Badge } from "@/components/ui/badge";
 import { LoadingState } from "@/components/ui/loading-state";
@@ -17,6 +18,7 @@ export const metadata: Metadata = { title: "Alert firings" };
 
 export default async function AlertFiringsPage() {
   const actor = await requirePageUser("case:read");
+  if (actor.producers !== null) forbidden();
   return (
     <section aria-labelledby="firings-heading" className="space-y-4">
       <div>

@@ -40,5 +40,6 @@ async function OverviewFigures({ user, producer }: { user: UserPrincipal; produc
     alertThreshold: env().ALERT_UNCERTAIN_THRESHOLD,
     producers: producersOf(producer),
   });
-  return <OverviewLive initial={stats} producer={producer} />;
+  // Alerts count every producer together: a person limited to some does not open them (decision 035).
+  return <OverviewLive initial={stats} producer={producer} alertsLink={user.producers === null} />;
 }

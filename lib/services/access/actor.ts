@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
+import { inProducerScope, type ProducerScope, withinScope } from "@/lib/domain/producer-scope";
 import { can, type Permission } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 
@@ -12,6 +13,31 @@ export function requirePermission(actor: Principal, permission: Permission): Use
   if (actor.kind !== "user") throw new AppError("forbidden", "This needs a signed-in user.");
   if (!can(actor.roles, permission)) throw new AppError("forbidden", "Your roles do not allow this.");
   return actor;
+}
+
+/** The producers `actor` may see: a person's scope (decision 035); machines are scoped otherwise. */
+export function scopeOf(actor: Principal): ProducerScope {
+  return actor.kind === "user" ? actor.producers : null;
+}
+
+/** The producers a read asks for (null: every one), narrowed to the ones `actor` may see. */
+export function visibleProducers(actor: Principal, requested: readonly string[] | null): string[] | null {
+  return withinScope(scopeOf(actor), requested);
+}
+
+/**
+ * Outside a person's producers, a case (or its hold, or its replacement) does not exist for them:
+ * the same `not_found` as a wrong ID, so a scoped person cannot learn that another shop's ID exists.
+ */
+export function requireCaseInScope(actor: Principal, producer: string, what = "case"): void {
+  if (!inProducerScope(scopeOf(actor), producer)) throw new AppError("not_found", `No such ${what}.`);
+}
+
+/** Deployment-wide pages and settings (alerts, admin) are for people who see every producer. */
+export function requireUnscoped(user: UserActor): UserActor {
+  if (user.producers !== null)
+    throw new AppError("forbidden", "This covers every producer; your access is limited to some.");
+  return user;
 }
 
 export function requireProducer(actor: Principal): ProducerActor {

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
+import { scopeFromColumn } from "@/lib/domain/producer-scope";
 import { isRole } from "@/lib/domain/roles";
 import { countInWindow, type RateLimitResult, relaxedCommit } from "./consume-rate-limit";
 import { RATE_KEY_PREFIX } from "./rate-limit-key";
@@ -23,6 +24,7 @@ type Row = {
   email: string | null;
   user_name: string | null;
   roles: string[] | null;
+  producer_scope: string[] | null;
   count: number | null;
   retry_after: number | null;
 };
@@ -55,7 +57,7 @@ export async function admitToken(
     WITH ${relaxedCommit(db)},
     token AS (
       SELECT t.id, t.kind, t.name, t.user_id, t.last_used_at, u.email, u.name AS user_name,
-             u.roles::text[] AS roles
+             u.roles::text[] AS roles, u.producer_scope
       FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
       WHERE t.token_hash = ${hashToken(secret)} AND t.kind = ${kind}::"TokenKind"
         AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -77,7 +79,7 @@ export async function admitToken(
       ${countInWindow(count?.windowSeconds ?? 60)}
     )
     SELECT token.id, token.kind::text AS kind, token.name, token.user_id, token.email, token.user_name,
-           token.roles, bucket.count, bucket.retry_after
+           token.roles, token.producer_scope, bucket.count, bucket.retry_after
     FROM token LEFT JOIN bucket ON true`,
   );
   const row = rows[0];
@@ -103,6 +105,7 @@ function principalOf(row: Row, workerId: string | undefined): Principal | null {
         email: row.email,
         name: row.user_name,
         roles: (row.roles ?? []).filter(isRole),
+        producers: scopeFromColumn(row.producer_scope),
       };
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { scopeFromColumn } from "@/lib/domain/producer-scope";
 import { isRole } from "@/lib/domain/roles";
 import { recordAudit } from "../case/writer/audit";
 
@@ -45,7 +46,14 @@ export async function linkOidcIdentity(db: Db, login: OidcLogin): Promise<OidcLi
       },
     });
     await recordAudit(tx, {
-      actor: { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles.filter(isRole) },
+      actor: {
+        kind: "user",
+        userId: user.id,
+        email: user.email,
+        name: user.name,
+        roles: user.roles.filter(isRole),
+        producers: scopeFromColumn(user.producerScope),
+      },
       kind: "user_identity_linked",
       after: { id: user.id, email: user.email, issuer: login.issuer, subject: login.subject },
     });

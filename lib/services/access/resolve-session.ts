@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
+import { scopeFromColumn } from "@/lib/domain/producer-scope";
 import { isRole } from "@/lib/domain/roles";
 
 export type SessionUser = Extract<Principal, { kind: "user" }>;
@@ -18,15 +19,22 @@ export async function resolveSession(db: Db, token: unknown, maxAgeSeconds: numb
   if (!claims) return null;
   // Sessions end a fixed time after sign-in, however active they were.
   if (Math.floor(Date.now() / 1000) - claims.authTime > maxAgeSeconds) return null;
-  const rows = await sqlRows<{ id: string; email: string; name: string; roles: string[] }>(
+  const rows = await sqlRows<{ id: string; email: string; name: string; roles: string[]; producer_scope: string[] }>(
     db,
     Prisma.sql`
-    SELECT u.id::text AS id, u.email, u.name, u.roles::text[] AS roles
+    SELECT u.id::text AS id, u.email, u.name, u.roles::text[] AS roles, u.producer_scope
     FROM users u
     WHERE u.id = ${claims.uid}::uuid AND u.active AND u.session_version = ${claims.sv}
       AND NOT EXISTS (SELECT 1 FROM ended_sessions e WHERE e.session_id = ${claims.sid}::uuid)`,
   );
   const user = rows[0];
   if (!user) return null;
-  return { kind: "user", userId: user.id, email: user.email, name: user.name, roles: user.roles.filter(isRole) };
+  return {
+    kind: "user",
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    roles: user.roles.filter(isRole),
+    producers: scopeFromColumn(user.producer_scope),
+  };
 }

@@ -9,6 +9,6 @@ export async function listUsers(db: Db, actor: Principal) {
   }
   return db.user.findMany({
     orderBy: { email: "asc" },
-    select: { id: true, email: true, name: true, roles: true, active: true, lastSignInAt: true },
+    select: { id: true, email: true, name: true, roles: true, producerScope: true, active: true, lastSignInAt: true },
   });
 }

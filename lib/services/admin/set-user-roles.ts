@@ -21,8 +21,16 @@ export async function setUserRoles(db: Db, actor: Principal, raw: { userId: stri
   }
   return inTransaction(db, async (tx) => {
     const admins = await lockActiveAdmins(tx, admin);
+    // Serialises with a change of the person's producers (an admin cannot be limited to some).
+    await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId}::uuid FOR UPDATE`;
     const target = await tx.user.findUnique({ where: { id: input.userId } });
     if (!target) throw new AppError("not_found", "No such user.");
+    if (input.roles.includes("admin") && target.producerScope.length > 0) {
+      throw new AppError(
+        "invalid_request",
+        "An admin acts for every producer: clear this person's producer limit before making them an admin.",
+      );
+    }
     if (admins.has(target.id) && !input.roles.includes("admin") && admins.size <= 1) {
       throw new AppError("forbidden", "This is the last active admin; make someone else an admin first.");
     }

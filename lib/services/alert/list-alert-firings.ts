@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { AlertFigures } from "@/lib/domain/alert-rules";
 import type { Principal } from "@/lib/domain/principal";
 import { listAlertFiringsSchema } from "@/lib/validation/alerts";
-import { requirePermission } from "../access/actor";
+import { requirePermission, requireUnscoped } from "../access/actor";
 import { parseInput } from "../admin/admin-guard";
 
 /**
@@ -10,7 +10,8 @@ import { parseInput } from "../admin/admin-guard";
  * to learn what was alerted and whether anybody was told. Anyone who can read cases may see them.
  */
 export async function listAlertFirings(db: Db, actor: Principal, raw: unknown = {}) {
-  requirePermission(actor, "case:read");
+  // Alerts count every producer together, so they are for people who see every producer (decision 035).
+  requireUnscoped(requirePermission(actor, "case:read"));
   const input = parseInput(listAlertFiringsSchema, raw);
   const firings = await db.alertFiring.findMany({
     where: input.ruleId ? { ruleId: input.ruleId } : {},

@@ -9,7 +9,7 @@ import { type CaseRow, type ChangeVia, loadCase } from "./transition-case";
 export async function acceptFailure(db: Db, actor: Principal, caseId: string, input: { evidence: string }) {
   const user = requirePermission(actor, "case:accept_failure");
   return inTransaction(db, async (tx) => {
-    const state = await acceptFailureLoaded(tx, user, await loadCase(tx, caseId), input);
+    const state = await acceptFailureLoaded(tx, user, await loadCase(tx, caseId, user), input);
     return { caseId, state };
   });
 }

@@ -8,7 +8,7 @@ import { type CaseRow, type ChangeVia, loadCase, transitionCase } from "./transi
 export async function addNote(db: Db, actor: Principal, caseId: string, input: { text: string }) {
   const user = requirePermission(actor, "case:note");
   return inTransaction(db, async (tx) => {
-    await addNoteLoaded(tx, user, await loadCase(tx, caseId), input);
+    await addNoteLoaded(tx, user, await loadCase(tx, caseId, user), input);
     return { caseId };
   });
 }

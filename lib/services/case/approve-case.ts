@@ -25,7 +25,7 @@ export async function approveCase(
   const user = requirePermission(actor, "case:approve");
   for (let attempt = 0; ; attempt++) {
     try {
-      return await inTransaction(db, async (tx) => approveLoaded(tx, user, await loadCase(tx, caseId), input));
+      return await inTransaction(db, async (tx) => approveLoaded(tx, user, await loadCase(tx, caseId, user), input));
     } catch (error) {
       const raced = (error instanceof AppError && error.code === "lost_race") || isUniqueViolation(error);
       if (!raced || attempt >= 3) throw error;

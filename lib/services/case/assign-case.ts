@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
+import { inProducerScope, scopeFromColumn } from "@/lib/domain/producer-scope";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import { requirePermission, type UserActor } from "../access/actor";
@@ -10,8 +11,9 @@ import { type CaseRow, type ChangeVia, loadCase, transitionCase } from "./transi
 export async function assignCase(db: Db, actor: Principal, caseId: string, input: { assigneeId: string | null }) {
   const user = requirePermission(actor, "case:assign");
   return inTransaction(db, async (tx) => {
+    const row = await loadCase(tx, caseId, user);
     await checkAssignee(tx, input.assigneeId);
-    await assignLoaded(tx, user, await loadCase(tx, caseId), input);
+    await assignLoaded(tx, user, row, input);
     return { caseId, assigneeId: input.assigneeId };
   });
 }
@@ -25,6 +27,13 @@ export async function checkAssignee(db: Db, assigneeId: string | null): Promise<
   }
 }
 
+/** A case goes only to someone who may see it: a person limited to other producers cannot take it (decision 035). */
+async function requireAssigneeSees(tx: Db, assigneeId: string, producer: string): Promise<void> {
+  const assignee = await tx.user.findUnique({ where: { id: assigneeId }, select: { producerScope: true } });
+  if (!inProducerScope(scopeFromColumn(assignee?.producerScope), producer))
+    throw new AppError("invalid_request", "This reviewer works for other producers and cannot take this case.");
+}
+
 /** The assignment of a case already read in the caller's transaction. */
 export async function assignLoaded(
   tx: Db,
@@ -33,6 +42,7 @@ export async function assignLoaded(
   input: { assigneeId: string | null },
   via?: ChangeVia,
 ): Promise<void> {
+  if (input.assigneeId) await requireAssigneeSees(tx, input.assigneeId, row.producer);
   await transitionCase(tx, {
     row,
     actor: user,

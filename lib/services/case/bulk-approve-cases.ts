@@ -7,10 +7,10 @@ import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/s
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkApproveInput } from "@/lib/validation/bulk";
-import { requirePermission, type UserActor } from "../access/actor";
+import { requirePermission, scopeOf, type UserActor } from "../access/actor";
 import { consoleSettings } from "../admin/console-settings";
 import { approveCase } from "./approve-case";
-import { caseFilterConditions } from "./case-filter";
+import { caseFilterConditions, scopeConditions } from "./case-filter";
 import type { CaseRow, ChangeVia } from "./transition-case";
 import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
 import { countConflicts, snapshotOf } from "./writer/change";
@@ -22,10 +22,22 @@ export const DEFAULT_BULK_LIMIT = 500;
  * filter exactly as the queue applies it (one set of conditions, so the preview, the approval and
  * the rows the operator saw cannot disagree, partial search included).
  */
-async function targetConditions(db: Db, stage: BulkApproveInput["stage"], target: BulkApproveInput["target"]) {
+async function targetConditions(
+  db: Db,
+  actor: Principal,
+  stage: BulkApproveInput["stage"],
+  target: BulkApproveInput["target"],
+) {
   const base = [Prisma.sql`stage = ${stage}::"Stage"`, Prisma.sql`state = 'parked'`];
-  if (target.kind === "ids") return Prisma.join([...base, Prisma.sql`id = ANY(${target.caseIds}::uuid[])`], " AND ");
-  return Prisma.join([...base, ...(await caseFilterConditions(db, target.filter, new Date()))], " AND ");
+  if (target.kind === "ids")
+    return Prisma.join(
+      [...base, Prisma.sql`id = ANY(${target.caseIds}::uuid[])`, ...scopeConditions(scopeOf(actor))],
+      " AND ",
+    );
+  return Prisma.join(
+    [...base, ...(await caseFilterConditions(db, target.filter, scopeOf(actor), new Date()))],
+    " AND ",
+  );
 }
 
 /** What a bulk approval would touch: shown in the confirmation before anything is decided. */
@@ -36,7 +48,7 @@ export async function previewBulkApprove(
   limit = DEFAULT_BULK_LIMIT,
 ) {
   requirePermission(actor, "case:approve");
-  const where = await targetConditions(db, input.stage, input.target);
+  const where = await targetConditions(db, actor, input.stage, input.target);
   const perCurrency = await db.$queryRaw<{ currency: string; n: bigint; micros: bigint }[]>(
     Prisma.sql`SELECT currency, count(*) AS n, sum(held_micros)::bigint AS micros FROM cases WHERE ${where} GROUP BY currency`,
   );
@@ -72,7 +84,7 @@ export async function bulkApproveCases(db: Db, actor: Principal, input: BulkAppr
   const targets = await db.$queryRaw<Target[]>(
     Prisma.sql`SELECT id::text, stage, state, provider_job_id AS "providerJobId", version, episode,
                       outputs_unavailable_at AS "outputsUnavailableAt", assignee_id::text AS "assigneeId"
-               FROM cases WHERE ${await targetConditions(db, input.stage, input.target)}
+               FROM cases WHERE ${await targetConditions(db, actor, input.stage, input.target)}
                ORDER BY opened_at, id LIMIT ${limit}`,
   );
   let approved = 0;

@@ -14,11 +14,12 @@ import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
-import { requirePermission, type UserActor } from "../access/actor";
+import { requirePermission, scopeOf, type UserActor } from "../access/actor";
 import { consoleSettings } from "../admin/console-settings";
 import { checkAssignee } from "./assign-case";
 import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
+import { scopeConditions } from "./case-filter";
 import { COUNT_CAP } from "./count-cases";
 import { viewConditions } from "./list-cases";
 import type { ChangeVia } from "./transition-case";
@@ -50,9 +51,10 @@ type Row = {
 };
 
 /** The picked rows, or the queue's own view conditions for the filter (so the dry run and the queue agree). */
-async function targetConditions(db: Db, target: BulkTarget, now: Date): Promise<Prisma.Sql> {
-  if (target.kind === "ids") return Prisma.sql`id = ANY(${target.caseIds}::uuid[])`;
-  return Prisma.join(await viewConditions(db, { ...target.filter, sort: "age", limit: 1 }, now), " AND ");
+async function targetConditions(db: Db, actor: Principal, target: BulkTarget, now: Date): Promise<Prisma.Sql> {
+  if (target.kind === "ids")
+    return Prisma.join([Prisma.sql`id = ANY(${target.caseIds}::uuid[])`, ...scopeConditions(scopeOf(actor))], " AND ");
+  return Prisma.join(await viewConditions(db, actor, { ...target.filter, sort: "age", limit: 1 }, now), " AND ");
 }
 
 /** What the execution must repeat exactly: the verb with its parameters, and the target. */
@@ -90,7 +92,7 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
   const user = requirePermission(actor, BULK_VERB_PERMISSION[input.action.verb]);
   if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
   const now = new Date();
-  const where = await targetConditions(db, input.target, now);
+  const where = await targetConditions(db, actor, input.target, now);
   // Counted as the queue counts, up to its cap: past that, "more than 10,000" is all anyone needs.
   const [counted] = await db.$queryRaw<{ n: bigint }[]>(
     Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${where} LIMIT ${COUNT_CAP + 1}) s`,

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
+import type { ProducerScope } from "@/lib/domain/producer-scope";
 import { likePattern, PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
@@ -90,10 +91,20 @@ async function searchCondition(
 
 const byIds = (rows: { id: string }[]) => Prisma.sql`id = ANY(${rows.map((row) => row.id)}::uuid[])`;
 
-/** The filter as SQL conditions over `cases`, each spelled so that an index can serve it. */
+/** Cases of the producers in `scope` only; none for every producer. */
+export function scopeConditions(scope: ProducerScope): Prisma.Sql[] {
+  return scope === null ? [] : [Prisma.sql`producer = ANY(${[...scope]}::text[])`];
+}
+
+/**
+ * The filter as SQL conditions over `cases`, each spelled so that an index can serve it, within
+ * the producers the reader may see (`scope`, decision 035): every caller passes it, so no view,
+ * count or bulk action can reach past a person's producers.
+ */
 export async function caseFilterConditions(
   db: Db,
   filter: CaseFilter,
+  scope: ProducerScope,
   now: Date,
   {
     searchIdsCap = SEARCH_IDS_CAP,
@@ -101,7 +112,7 @@ export async function caseFilterConditions(
     page,
   }: { searchIdsCap?: number; counting?: boolean; page?: SearchPage } = {},
 ): Promise<Prisma.Sql[]> {
-  const where: Prisma.Sql[] = [];
+  const where: Prisma.Sql[] = scopeConditions(scope);
   if (filter.provider) where.push(Prisma.sql`provider = ${filter.provider}`);
   if (filter.model) where.push(Prisma.sql`model = ${filter.model}`);
   if (filter.producer) where.push(Prisma.sql`producer = ${filter.producer}`);

@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
+import { inProducerScope } from "@/lib/domain/producer-scope";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
-import { requirePermission } from "../access/actor";
+import { requirePermission, scopeOf } from "../access/actor";
 import { cursorAfter, listCases, reverseSort } from "./list-cases";
 
 export type Neighbour = { id: string; operationId: string } | null;
@@ -20,9 +21,9 @@ export async function caseNeighbours(
   requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
     where: { id: caseId },
-    select: { id: true, openedAt: true, heldMicros: true },
+    select: { id: true, openedAt: true, heldMicros: true, producer: true },
   });
-  if (!row) return { previous: null, next: null };
+  if (!row || !inProducerScope(scopeOf(actor), row.producer)) return { previous: null, next: null };
   const reverse = reverseSort(query.sort);
   const [next, previous] = await Promise.all([
     listCases(db, actor, { ...query, limit: 1, cursor: cursorAfter(row, query.sort) }),

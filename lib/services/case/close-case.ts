@@ -16,7 +16,7 @@ export async function closeCase(
   caseId: string,
   input: CloseInput,
 ): Promise<{ row: CaseRow; state: string }> {
-  const row = await loadCase(tx, caseId);
+  const row = await loadCase(tx, caseId, user);
   return { row, state: await closeLoaded(tx, user, row, input) };
 }
 

@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
 import { reconcileCase } from "./reconcile-case";
+import { loadCase } from "./transition-case";
 import { recordAudit } from "./writer/audit";
 
 export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
@@ -17,13 +18,13 @@ export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
 export async function confirmSuggestion(db: Db, actor: Principal, caseId: string, input: ConfirmSuggestionInput) {
   const user = requirePermission(actor, "case:reconcile");
   return inTransaction(db, async (tx) => {
+    const row = await loadCase(tx, caseId, user);
     const suggestion = await tx.reconciliationSuggestion.findUnique({ where: { id: input.suggestionId } });
     if (!suggestion || suggestion.caseId !== caseId) throw new AppError("not_found", "No such suggestion.");
     if (suggestion.status !== "open") {
       throw new AppError("conflict", `This suggestion was already ${suggestion.status}.`);
     }
-    const row = await tx.case.findUnique({ where: { id: caseId }, select: { episode: true } });
-    if (!row || row.episode !== suggestion.episode) {
+    if (row.episode !== suggestion.episode) {
       throw new AppError("conflict", "This suggestion belongs to an earlier episode of the case.");
     }
     const result = await reconcileCase(tx, user, caseId, {

@@ -4,7 +4,7 @@ import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
-import { requirePermission } from "../access/actor";
+import { requirePermission, visibleProducers } from "../access/actor";
 import { allHours, figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { viewConditions } from "./list-cases";
 
@@ -32,7 +32,7 @@ export async function countCases(
   { now = new Date(), budgetMs = COUNT_BUDGET_MS }: { now?: Date; budgetMs?: number } = {},
 ): Promise<ViewCount> {
   requirePermission(actor, "case:read");
-  const where = await viewConditions(db, { ...query, cursor: undefined }, now, { counting: true });
+  const where = await viewConditions(db, actor, { ...query, cursor: undefined }, now, { counting: true });
   const rows = await sqlRowsWithin<{ n: bigint }>(
     db,
     Prisma.sql`SELECT count(*) AS n FROM (SELECT 1 FROM cases WHERE ${Prisma.join(where, " AND ")} LIMIT ${COUNT_CAP + 1}) s`,
@@ -50,9 +50,10 @@ export async function countCases(
 export async function openCasesByStage(
   db: Db,
   actor: Principal,
-  producers: ProducerFilter = null,
+  requested: ProducerFilter = null,
 ): Promise<Record<Stage, number>> {
   requirePermission(actor, "case:read");
+  const producers = visibleProducers(actor, requested);
   // Like the overview: past a few thousand pending deltas, fold them before summing.
   await foldWhenDue(db);
   const rows = await sqlRows<{ stage: Stage; open: bigint }>(

@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { providerJobPage } from "@/lib/providers/job-page";
-import { requirePermission } from "../access/actor";
+import { requireCaseInScope, requirePermission } from "../access/actor";
 import { ownersOfJobs } from "./job-owner";
 
 const TIMELINE_LIMIT = 500;
@@ -45,6 +45,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     },
   });
   if (!row) throw new AppError("not_found", "No such case.");
+  requireCaseInScope(actor, row.producer);
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
   const [timeline, suggestions, observations, assets, price] = await Promise.all([
     db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),

@@ -6,7 +6,7 @@ import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
-import { requirePermission } from "../access/actor";
+import { requirePermission, scopeOf } from "../access/actor";
 import { caseFilterConditions } from "./case-filter";
 
 type Cursor = { v: string; id: string };
@@ -61,6 +61,7 @@ function afterCursorSql(sort: QueueSort, cursor: Cursor) {
 /** The view's cases by state and flag: open cases unless a state or the hold-open flag is asked for. */
 export async function viewConditions(
   db: Db,
+  actor: Principal,
   query: ListCasesQuery,
   now: Date,
   options: { counting?: boolean; page?: { cursor: Prisma.Sql[]; rows: number } } = {},
@@ -81,7 +82,10 @@ export async function viewConditions(
     order: orderSql(query.sort),
     rows: options.page.rows,
   };
-  return [...where, ...(await caseFilterConditions(db, query, now, { counting: options.counting, page }))];
+  return [
+    ...where,
+    ...(await caseFilterConditions(db, query, scopeOf(actor), now, { counting: options.counting, page })),
+  ];
 }
 
 type Row = {
@@ -125,7 +129,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   const cursor = decodeCursor(query.cursor, query.sort);
   const after = cursor ? [afterCursorSql(query.sort, cursor)] : [];
   const where = [
-    ...(await viewConditions(db, query, now, { page: { cursor: after, rows: query.limit + 1 } })),
+    ...(await viewConditions(db, actor, query, now, { page: { cursor: after, rows: query.limit + 1 } })),
     ...after,
   ];
   const order = orderSql(query.sort);

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, scopeOf } from "../access/actor";
 
 type Cost = { holdId: string; amountMicros: number; currency: string; status: string } | null;
 
@@ -27,8 +27,12 @@ export async function listSuspectedDuplicates(
   filter: { caseId?: string } = {},
 ): Promise<SuspectedDuplicateItem[]> {
   requirePermission(actor, filter.caseId ? "case:read" : "hold:read");
+  const scope = scopeOf(actor);
   const rows = await db.suspectedDuplicate.findMany({
-    where: filter.caseId ? { caseId: filter.caseId } : {},
+    where: {
+      ...(filter.caseId ? { caseId: filter.caseId } : {}),
+      ...(scope ? { case: { producer: { in: [...scope] } } } : {}),
+    },
     include: { case: { select: { operationId: true, provider: true } } },
     orderBy: { detectedAt: "desc" },
     take: 200,

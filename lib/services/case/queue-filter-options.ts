@@ -2,8 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
-import { figureRows, foldWhenDue } from "../overview/stat-figures";
+import { requirePermission, scopeOf } from "../access/actor";
+import { assignableWhere } from "../admin/list-assignable-users";
+import { figureRows, foldWhenDue, producerIn } from "../overview/stat-figures";
 
 export type QueueFilterOptions = {
   producers: string[];
@@ -19,6 +20,7 @@ export type QueueFilterOptions = {
  */
 export async function queueFilterOptions(db: Db, actor: Principal): Promise<QueueFilterOptions> {
   requirePermission(actor, "case:read");
+  const scope = scopeOf(actor);
   // Like the overview: past a few thousand pending deltas, fold them before summing.
   await foldWhenDue(db);
   const [producers, kinds, assignees] = await Promise.all([
@@ -31,15 +33,15 @@ export async function queueFilterOptions(db: Db, actor: Principal): Promise<Queu
         SELECT (SELECT o.producer FROM operations o WHERE o.producer > p.producer ORDER BY o.producer LIMIT 1)
         FROM p WHERE p.producer IS NOT NULL
       )
-      SELECT producer FROM p WHERE producer IS NOT NULL LIMIT 500`,
+      SELECT producer FROM p WHERE producer IS NOT NULL AND ${producerIn(scope)} LIMIT 500`,
     ),
     sqlRows<{ provider: string; model: string; currency: string }>(
       db,
-      Prisma.sql`SELECT DISTINCT provider, model, currency FROM ${figureRows("holds")} f
+      Prisma.sql`SELECT DISTINCT provider, model, currency FROM ${figureRows("holds", undefined, scope)} f
                  WHERE provider IS NOT NULL ORDER BY provider, model`,
     ),
     db.user.findMany({
-      where: { active: true, roles: { has: "reviewer" } },
+      where: assignableWhere(scope),
       orderBy: { name: "asc" },
       select: { id: true, name: true },
     }),

@@ -24,7 +24,7 @@ export async function reconcileCase(
 ) {
   const user = requirePermission(actor, "case:reconcile");
   return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId);
+    const row = await loadCase(tx, caseId, user);
     if (input.verdict === "no_job") {
       const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
       const earliest = deadline.getTime() + (await noJobSettlingSeconds(tx, row.provider)) * 1000;

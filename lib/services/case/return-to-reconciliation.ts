@@ -18,7 +18,7 @@ export async function returnToReconciliation(
   await inTransaction(db, async (tx) => {
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${found.requestId}::uuid FOR UPDATE`;
     const request = await tx.replacementRequest.findUniqueOrThrow({ where: { id: found.requestId } });
-    const row = await loadCase(tx, request.caseId);
+    const row = await loadCase(tx, request.caseId, user);
     if (request.status !== "pending" || row.episode !== found.episode) {
       throw new AppError("lost_race", "Someone else decided this request first.");
     }

@@ -11,7 +11,7 @@ export type ReviewInput = { verdict: "reject" | "escalate"; evidence: string };
 export async function reviewCase(db: Db, actor: Principal, caseId: string, input: ReviewInput) {
   const user = requirePermission(actor, "case:approve");
   return inTransaction(db, async (tx) => {
-    await reviewLoaded(tx, user, await loadCase(tx, caseId), input);
+    await reviewLoaded(tx, user, await loadCase(tx, caseId, user), input);
     return { caseId, verdict: input.verdict };
   });
 }

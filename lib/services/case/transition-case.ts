@@ -4,6 +4,7 @@ import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
+import { requireCaseInScope } from "../access/actor";
 import { consoleSettings } from "../admin/console-settings";
 import { applyCaseChange, snapshotOf } from "./writer/change";
 
@@ -12,9 +13,11 @@ export type CaseRow = Prisma.CaseGetPayload<object>;
 /** Names the bulk action a change was part of, in its audit row's evidence (absent for a single change). */
 export type ChangeVia = { bulkPreviewId: string } | undefined;
 
-export async function loadCase(tx: Db, caseId: string): Promise<CaseRow> {
+/** The case as `actor` may see it: a case outside a person's producers does not exist for them (decision 035). */
+export async function loadCase(tx: Db, caseId: string, actor: Principal): Promise<CaseRow> {
   const row = await tx.case.findUnique({ where: { id: caseId } });
   if (!row) throw new AppError("not_found", "No such case.");
+  requireCaseInScope(actor, row.producer);
   return row;
 }
 
@@ -35,6 +38,7 @@ export async function transitionCase(
   },
 ): Promise<{ before: CaseSnapshot; after: CaseSnapshot; version: number }> {
   const { row, command, actor } = input;
+  requireCaseInScope(actor, row.producer);
   await refuseIfOwnedBySomeoneElse(tx, row, command, actor);
   const before = snapshotOf(row);
   const decision = decide(before, command);

@@ -8,7 +8,7 @@ import { AppError } from "@/lib/errors";
 import type { EvidencePacket, Json, PacketScope } from "@/lib/evidence/packet";
 import { evidenceText, type SignedEvidence, signPacket } from "@/lib/evidence/packet-signature";
 import type { EvidenceFilter } from "@/lib/validation/evidence";
-import { actorColumns, requirePermission } from "../access/actor";
+import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
 import { viewConditions } from "../case/list-cases";
 import { recordAuditRows } from "../case/writer/audit";
 import { deploymentSigningKey } from "./deployment-key";
@@ -25,8 +25,9 @@ export type IssuedPacket = { document: SignedEvidence; text: string; sha256: str
 /** One case's evidence packet, signed with the deployment's key; the export is audited on the case. */
 export async function exportCaseEvidence(db: Db, actor: Principal, caseId: string, now = new Date()) {
   requirePermission(actor, "case:export_evidence");
-  const found = await db.case.findUnique({ where: { id: caseId }, select: { id: true } });
+  const found = await db.case.findUnique({ where: { id: caseId }, select: { producer: true } });
   if (!found) throw new AppError("not_found", "No such case.");
+  requireCaseInScope(actor, found.producer);
   return issuePacket(db, actor, { kind: "case", caseId }, [caseId], now, `evidence-case-${caseId}`);
 }
 
@@ -36,7 +37,7 @@ export async function exportCaseEvidence(db: Db, actor: Principal, caseId: strin
  */
 export async function exportFilterEvidence(db: Db, actor: Principal, filter: EvidenceFilter, now = new Date()) {
   requirePermission(actor, "case:export_evidence");
-  const where = await viewConditions(db, { ...filter, sort: "age", limit: FILTER_PACKET_CAP }, now);
+  const where = await viewConditions(db, actor, { ...filter, sort: "age", limit: FILTER_PACKET_CAP }, now);
   const rows = await sqlRows<{ id: string }>(
     db,
     Prisma.sql`SELECT id::text AS id FROM cases WHERE ${Prisma.join(where, " AND ")}

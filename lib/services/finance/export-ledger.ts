@@ -2,7 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { formatMicros } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { type ExportQuery, exportWindow } from "@/lib/validation/finance";
-import { requirePermission } from "../access/actor";
+import { producersOf } from "@/lib/validation/producer-filter";
+import { requirePermission, visibleProducers } from "../access/actor";
+import type { ProducerFilter } from "../overview/stat-figures";
 import { type Cell, readInBatches, toCsv } from "./export-ledger-csv";
 
 const HOLD_HEADER = (
@@ -23,11 +25,11 @@ const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 /** Integer micro-units for machines, then the same amount as the console shows it, for people. */
 const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(micros, currency)];
 
-function holdRows(db: Db, range: { gte: Date; lt: Date }, producer: string | undefined) {
+function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFilter) {
   return readInBatches(
     (after, take) =>
       db.hold.findMany({
-        where: { AND: [{ createdAt: range }, after, producer ? { producer } : {}] },
+        where: { AND: [{ createdAt: range }, after, producers ? { producer: { in: [...producers] } } : {}] },
         orderBy: order,
         take,
         include: { attempt: operationColumns, entries: { where: { kind: "overage" }, select: { amountMicros: true } } },
@@ -45,11 +47,11 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }, producer: string | und
   );
 }
 
-function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producer: string | undefined) {
+function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFilter) {
   return readInBatches(
     (after, take) =>
       db.ledgerEntry.findMany({
-        where: { AND: [{ createdAt: range }, after, producer ? { hold: { producer } } : {}] },
+        where: { AND: [{ createdAt: range }, after, producers ? { hold: { producer: { in: [...producers] } } } : {}] },
         orderBy: order,
         take,
         include: {
@@ -71,10 +73,10 @@ function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producer: string | u
  */
 export async function exportFinanceCsv(db: Db, actor: Principal, query: ExportQuery) {
   requirePermission(actor, "hold:read");
+  const producers = visibleProducers(actor, producersOf(query.producer));
   const { start, end } = exportWindow(query);
   const range = { gte: start, lt: end };
-  const rows =
-    query.kind === "holds" ? await holdRows(db, range, query.producer) : await ledgerRows(db, range, query.producer);
+  const rows = query.kind === "holds" ? await holdRows(db, range, producers) : await ledgerRows(db, range, producers);
   const body = toCsv(query.kind === "holds" ? HOLD_HEADER : LEDGER_HEADER, rows);
   return { filename: `${query.kind}-${query.from}-to-${query.to}.csv`, body, rowCount: rows.length };
 }

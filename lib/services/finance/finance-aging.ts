@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, visibleProducers } from "../access/actor";
 import {
   allHours,
   figureRows,
@@ -46,9 +46,10 @@ type Row = {
  * hours since a bucket's end, plus the holds of the hour that contains it; each bucket's oldest
  * hold is one index lookup. `producers` limits it to those producers' holds (null: every producer).
  */
-export async function getHeldByAge(db: Db, actor: Principal, now = new Date(), producers: ProducerFilter = null) {
-  const mine = producerIn(producers);
+export async function getHeldByAge(db: Db, actor: Principal, now = new Date(), requested: ProducerFilter = null) {
   requirePermission(actor, "hold:read");
+  const producers = visibleProducers(actor, requested);
+  const mine = producerIn(producers);
   await foldWhenDue(db);
   const ends = AGE_BUCKETS.flatMap((b) =>
     b.maxSeconds === null ? [] : [new Date(now.getTime() - b.maxSeconds * 1000)],

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, visibleProducers } from "../access/actor";
 import { allHours, figureRows, foldWhenDue, type ProducerFilter, producerIn } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
@@ -16,8 +16,9 @@ type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | nul
  * first hour that still has exposure, read from that hour's holds. `producers` limits it to those
  * producers' holds (null: every producer).
  */
-export async function getExposure(db: Db, actor: Principal, producers: ProducerFilter = null) {
+export async function getExposure(db: Db, actor: Principal, requested: ProducerFilter = null) {
   requirePermission(actor, "hold:read");
+  const producers = visibleProducers(actor, requested);
   await foldWhenDue(db);
   const totals = await sqlRows<Omit<Row, "oldest"> & { hour: Date }>(
     db,

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, visibleProducers } from "../access/actor";
 import { figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
@@ -52,8 +52,9 @@ export type StatusTotals = ReturnType<typeof shape>;
  * Holds by status with money totals per currency, and the same split per provider and model; of
  * some producers only when `producers` names them.
  */
-export async function getFinanceTotals(db: Db, actor: Principal, producers: ProducerFilter = null) {
+export async function getFinanceTotals(db: Db, actor: Principal, requested: ProducerFilter = null) {
   requirePermission(actor, "hold:read");
+  const producers = visibleProducers(actor, requested);
   await foldWhenDue(db);
   const [byCurrency, byModel] = await Promise.all([
     sqlRows<Sums & { currency: string }>(

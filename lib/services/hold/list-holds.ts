@@ -3,7 +3,9 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
-import { requirePermission } from "../access/actor";
+import { producersOf } from "@/lib/validation/producer-filter";
+import { requirePermission, visibleProducers } from "../access/actor";
+import { type ProducerFilter, producerIn } from "../overview/stat-figures";
 
 type Cursor = { v: string; id: string };
 
@@ -25,12 +27,13 @@ function decode(raw: string | undefined): Cursor | null {
  */
 export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery, now = new Date()) {
   requirePermission(actor, "hold:read");
+  const producers = visibleProducers(actor, producersOf(query.producer));
   const cursor = decode(query.cursor);
   const needsDecision = query.view === "needs_decision";
   const open = needsDecision || query.status === "held";
   const where: Prisma.HoldWhereInput[] = [{ status: open ? "held" : query.status }];
-  if (query.producer) where.push({ producer: query.producer });
-  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query.limit, query.producer) : null;
+  if (producers) where.push({ producer: { in: [...producers] } });
+  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query.limit, producers) : null;
   if (decisionPage) where.push({ caseId: { in: decisionPage.caseIds } });
   else if (cursor) {
     const at = new Date(cursor.v);
@@ -110,9 +113,9 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
  * the index), rather than from every held hold, most of which belong to open cases. The page is
  * one of cases, so a case with two open holds (an authorised replacement's) shows both together.
  */
-async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number, producer: string | undefined) {
+async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number, producers: ProducerFilter) {
   const after = cursor ? Prisma.sql`AND (opened_at, id) > (${new Date(cursor.v)}, ${cursor.id}::uuid)` : Prisma.empty;
-  const mine = producer ? Prisma.sql`AND producer = ${producer}` : Prisma.empty;
+  const mine = Prisma.sql`AND ${producerIn(producers)}`;
   const rows = await db.$queryRaw<{ id: string; opened_at: Date }[]>(Prisma.sql`
     SELECT id, opened_at FROM cases WHERE state = 'resolved' AND held_micros > 0 ${after} ${mine}
     ORDER BY opened_at, id LIMIT ${limit + 1}`);

@@ -4,7 +4,7 @@ import { planRelease, planSettle } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
-import { actorColumns, requirePermission } from "../access/actor";
+import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { bookEntries } from "./book-entries";
@@ -25,6 +25,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
   return inTransaction(db, async (tx) => {
     const hold = await tx.hold.findUnique({ where: { id: holdRef }, include: { case: { select: { episode: true } } } });
     if (!hold) throw new AppError("not_found", "No such hold.");
+    requireCaseInScope(user, hold.producer, "hold");
     const snapshot = { amountMicros: Number(hold.amountMicros), status: hold.status };
     const plan = decision.kind === "settle" ? planSettle(snapshot, decision.chargeMicros) : planRelease(snapshot);
     if (!plan.ok) throw plan.error;

@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, visibleProducers } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
 import { inFlightPermits } from "../permit/in-flight";
 import { retentionPolicyView } from "../retention/retention-policy";
@@ -42,7 +42,7 @@ export async function overviewStats(
   requirePermission(actor, "case:read");
   await foldWhenDue(db);
   const now = options.now ?? new Date();
-  const producers = options.producers ?? null;
+  const producers = visibleProducers(actor, options.producers ?? null);
   const mine = producerIn(producers);
   const since = new Date(now.getTime() - 24 * 3600 * 1000);
   const alertSince = new Date(now.getTime() - options.alertWindowMinutes * 60_000);

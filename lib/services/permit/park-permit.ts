@@ -118,7 +118,7 @@ export async function attachJobToUncertainCase(
   input: { actor: Principal; caseId: string; providerJobId: string; text: string; evidence: Record<string, unknown> },
 ): Promise<void> {
   const { actor, providerJobId } = input;
-  const row = await loadCase(tx, input.caseId);
+  const row = await loadCase(tx, input.caseId, actor);
   await recordJobOnAttempt(tx, actor, { attemptRef: row.attemptRef, provider: row.provider, providerJobId });
   await transitionCase(tx, {
     row,

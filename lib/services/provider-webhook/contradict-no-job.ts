@@ -18,7 +18,7 @@ export async function contradictNoJobVerdict(
   evidence: Record<string, unknown>,
 ): Promise<void> {
   const reason = `${text}: the "no job exists" verdict is contradicted`;
-  const row = await loadCase(tx, caseId);
+  const row = await loadCase(tx, caseId, actor);
   await transitionCase(tx, {
     row,
     actor,

@@ -21,7 +21,7 @@ export async function converge(
   verdict: Extract<WebhookVerdict, { kind: "converge" }>,
   evidence: Record<string, unknown>,
 ): Promise<Applied> {
-  const row = await loadCase(tx, caseId);
+  const row = await loadCase(tx, caseId, actor);
   const { actorLabel } = actorColumns(actor);
   const hold = verdict.settle ? await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } }) : null;
   const settled = hold

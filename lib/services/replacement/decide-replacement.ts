@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters } from "@/lib/providers";
-import { actorColumns, requirePermission, type UserActor } from "../access/actor";
+import { actorColumns, requireCaseInScope, requirePermission, type UserActor } from "../access/actor";
 import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "../case/look-for-original-job";
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
@@ -58,12 +58,11 @@ export async function authorizeReplacement(
   return inTransaction(db, async (tx) => {
     // Serialises concurrent decisions on one request: the second sees it already authorised.
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
-    const request = await tx.replacementRequest.findUnique({ where: { id: requestId } });
-    if (!request) throw new AppError("not_found", "No such replacement request.");
+    const request = await visibleRequest(tx, user, requestId);
     requireAuthorizable(request, user, context);
     const reserve = planReserve(Number(request.amountMicros));
     if (!reserve.ok) throw reserve.error;
-    const row = await loadCase(tx, request.caseId);
+    const row = await loadCase(tx, request.caseId, user);
     // The check covered one episode; a case that moved on since needs a check of its own.
     // A no-job verdict recorded after the look was skipped needs the look too.
     const closable = row.state === "parked" && row.stage === "generation_failed";
@@ -139,8 +138,7 @@ export async function authorizeReplacement(
 export async function declineReplacement(db: Db, actor: Principal, requestId: string, input: { evidence: string }) {
   const user = requirePermission(actor, "replacement:authorize");
   return inTransaction(db, async (tx) => {
-    const request = await tx.replacementRequest.findUnique({ where: { id: requestId } });
-    if (!request) throw new AppError("not_found", "No such replacement request.");
+    const request = await visibleRequest(tx, user, requestId);
     if (request.requestedById === user.userId) {
       throw new AppError("four_eyes_violation", "The requester cannot decide their own replacement request.");
     }
@@ -149,7 +147,7 @@ export async function declineReplacement(db: Db, actor: Principal, requestId: st
       data: { status: "declined", decidedById: user.userId, decidedAt: new Date() },
     });
     if (count === 0) throw new AppError("conflict", `This request is already ${request.status}.`);
-    const row = await loadCase(tx, request.caseId);
+    const row = await loadCase(tx, request.caseId, user);
     await recordAudit(tx, {
       actor: user,
       kind: "replacement_declined",
@@ -162,6 +160,18 @@ export async function declineReplacement(db: Db, actor: Principal, requestId: st
 }
 
 /** Four-eyes, status and expiry: the refusals that need neither the provider nor the case. */
+/** The request, if `user` may see its case: another producer's request is no request (decision 035). */
+async function visibleRequest(db: Db, user: UserActor, requestId: string) {
+  const found = await db.replacementRequest.findUnique({
+    where: { id: requestId },
+    include: { case: { select: { producer: true } } },
+  });
+  if (!found) throw new AppError("not_found", "No such replacement request.");
+  const { case: kase, ...request } = found;
+  requireCaseInScope(user, kase.producer, "replacement request");
+  return request;
+}
+
 function requireAuthorizable(
   request: { requestedById: string; status: Parameters<typeof canAuthorizeReplacement>[0]["status"]; expiresAt: Date },
   user: UserActor,
@@ -188,11 +198,10 @@ async function lookAgainIfNeeded(
   input: { evidence: string },
   context: AuthorizeContext,
 ): Promise<number | null> {
-  const request = await db.replacementRequest.findUnique({ where: { id: requestId } });
-  if (!request) throw new AppError("not_found", "No such replacement request.");
+  const request = await visibleRequest(db, user, requestId);
   // Refusals that need no provider are given without asking it (the transaction checks again).
   requireAuthorizable(request, user, context);
-  const row = await loadCase(db, request.caseId);
+  const row = await loadCase(db, request.caseId, user);
   // A case that cannot be closed for a replacement anyway is refused by the transaction, unasked.
   if (row.state !== "parked" || row.stage !== "generation_failed") return null;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return null;

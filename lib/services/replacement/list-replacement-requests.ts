@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { isReplacementExpired } from "@/lib/domain/replacement";
-import { requirePermission } from "../access/actor";
+import { requirePermission, scopeOf } from "../access/actor";
 
 const LIMIT = 100;
 
@@ -12,8 +12,9 @@ const LIMIT = 100;
  */
 export async function listPendingReplacementRequests(db: Db, actor: Principal, now = new Date()) {
   requirePermission(actor, "hold:read");
+  const scope = scopeOf(actor);
   const rows = await db.replacementRequest.findMany({
-    where: { status: "pending" },
+    where: { status: "pending", ...(scope ? { case: { producer: { in: [...scope] } } } : {}) },
     orderBy: [{ expiresAt: "asc" }, { id: "asc" }],
     take: LIMIT + 1,
     include: { case: { select: { operationId: true, provider: true, model: true, stage: true } } },

@@ -24,7 +24,7 @@ export async function requestReplacement(
 ) {
   const user = requirePermission(actor, "replacement:request");
   return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId);
+    const row = await loadCase(tx, caseId, user);
     await transitionCase(tx, {
       row,
       actor: user,

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { requirePermission, scopeOf } from "../access/actor";
 import { toMicros } from "../finance/finance-micros";
 import { spendUse } from "./spend-use";
 
@@ -15,10 +15,18 @@ export type SpendLimitView = {
   updatedAt: string;
 };
 
-/** Every spend limit with what it has used in its rolling hour and day, as finance sees them. */
+/**
+ * Every spend limit with what it has used in its rolling hour and day, as finance sees them. A
+ * person limited to some producers sees those producers' limits only: a limit on every producer
+ * counts every producer's spend (decision 035).
+ */
 export async function listSpendLimits(db: Db, actor: Principal, now = new Date()): Promise<SpendLimitView[]> {
   requirePermission(actor, "hold:read");
-  const rows = await db.spendLimit.findMany({ orderBy: [{ currency: "asc" }, { producer: "asc" }] });
+  const scope = scopeOf(actor);
+  const rows = await db.spendLimit.findMany({
+    where: scope ? { producer: { in: [...scope] } } : {},
+    orderBy: [{ currency: "asc" }, { producer: "asc" }],
+  });
   return Promise.all(
     rows.map(async (row) => {
       const used = await spendUse(db, row.currency, row.producer, now);

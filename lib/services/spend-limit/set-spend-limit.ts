@@ -1,7 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission } from "../access/actor";
+import { inProducerScope } from "@/lib/domain/producer-scope";
+import { AppError } from "@/lib/errors";
+import { requirePermission, requireUnscoped } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { toMicros } from "../finance/finance-micros";
 
@@ -23,6 +25,10 @@ type Figures = { perHourMicros: number | null; perDayMicros: number | null } | n
 export async function setSpendLimit(db: Db, actor: Principal, input: SetSpendLimitInput) {
   const user = requirePermission(actor, "spend_limit:set");
   const producer = input.producer ?? null;
+  // A limit on every producer, or on another shop, is beyond a person limited to some (decision 035).
+  if (producer === null) requireUnscoped(user);
+  else if (!inProducerScope(user.producers, producer))
+    throw new AppError("forbidden", "You may set spend limits only for the producers you work for.");
   const cleared = input.perHourMicros === null && input.perDayMicros === null;
   return inTransaction(db, async (tx) => {
     // Serialises two people setting the same limit, so each audit row's "before" is what it replaced.

@@ -33,7 +33,7 @@ export default async function CasePage({
     if (error instanceof AppError && error.code === "not_found") notFound();
     throw error;
   });
-  const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user) : [];
+  const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user, detail.producer) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   const settings = await consoleSettings(db());
   // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).

@@ -1,0 +1,37 @@
+import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import { setUserProducersSchema } from "@/lib/validation/admin";
+import { requirePermission } from "../access/actor";
+import { recordAudit } from "../case/writer/audit";
+import { parseInput } from "./admin-guard";
+
+/**
+ * Limits a person to some producers, or (an empty list) lets them see every producer again
+ * (decision 035). Sessions read the scope on every request, so it applies from the next one. An
+ * admin acts for the whole deployment and cannot be limited.
+ */
+export async function setUserProducers(db: Db, actor: Principal, raw: { userId: string; producers: string[] }) {
+  const admin = requirePermission(actor, "admin:users");
+  const input = parseInput(setUserProducersSchema, raw);
+  return inTransaction(db, async (tx) => {
+    // Serialises with a role change on the same person, so "admin and limited" cannot slip between them.
+    await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId}::uuid FOR UPDATE`;
+    const target = await tx.user.findUnique({ where: { id: input.userId } });
+    if (!target) throw new AppError("not_found", "No such user.");
+    if (input.producers.length > 0 && target.roles.includes("admin")) {
+      throw new AppError("invalid_request", "An admin acts for every producer and cannot be limited to some.");
+    }
+    const before = [...target.producerScope].sort();
+    if (before.join() === input.producers.join()) return { id: target.id, producers: before };
+    await tx.user.update({ where: { id: target.id }, data: { producerScope: input.producers } });
+    await recordAudit(tx, {
+      actor: admin,
+      kind: "user_producers_changed",
+      before: { id: target.id, email: target.email, producers: before },
+      after: { id: target.id, email: target.email, producers: input.producers },
+    });
+    return { id: target.id, producers: input.producers };
+  });
+}
