@@ -3,11 +3,12 @@
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { FormError, fieldError, useServerAction } from "@/components/ui/form";
+import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import {
   resetUserPasswordAction,
   setUserActiveAction,
+  setUserProducersAction,
   setUserRolesAction,
   signOutUserAction,
 } from "@/lib/actions/admin-actions";
@@ -160,5 +161,54 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
         />
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The producers a person works for (decision 035), as their API keys name them, comma-separated;
+ * empty is every producer. An admin acts for every producer, so theirs is not editable.
+ */
+export function UserProducersEditor({ user }: { user: UserSummary & { producerScope: string[] } }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const { run, pending, result } = useServerAction(setUserProducersAction, formRef);
+  const [saved, setSaved] = useState(false);
+  if (user.roles.includes("admin")) return <span className="text-sm text-slate-700">Every producer (admin)</span>;
+  const id = `producers-${user.id}`;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const text = String(new FormData(event.currentTarget).get("producers") ?? "");
+    const producers = text
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
+    setSaved(false);
+    run({ userId: user.id, producers }, () => setSaved(true));
+  }
+
+  return (
+    <form ref={formRef} onSubmit={onSubmit} noValidate className="min-w-48">
+      <TextField
+        id={id}
+        path="producers"
+        name="producers"
+        label={`Producers for ${user.name}`}
+        hint="Comma-separated; empty means every producer."
+        defaultValue={user.producerScope.join(", ")}
+        autoComplete="off"
+        error={fieldError(result, "producers")}
+      />
+      <div className="mt-1 flex items-center gap-2">
+        <Button type="submit" variant="secondary" className="px-3 py-1" disabled={pending}>
+          {pending ? "Saving…" : "Save producers"}
+        </Button>
+        <span role="status" className="text-xs text-slate-700">
+          {saved && result?.ok ? "Saved." : ""}
+        </span>
+      </div>
+      <div data-error-summary tabIndex={-1}>
+        <FormError result={result && !result.ok && !fieldError(result, "producers") ? result : null} listIssues />
+      </div>
+    </form>
   );
 }

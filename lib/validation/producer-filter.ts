@@ -2,8 +2,8 @@ import { z } from "zod";
 
 /**
  * The overview's and finance's `producer` URL parameter, as the queue's: one producer's figures,
- * or every producer's when absent. Services take a list (decision 034), so an agency's set of
- * shops, and later a person limited to some producers, read through the same parameter.
+ * or every producer's when absent. Services take a list (decision 034) and narrow it to the
+ * producers the reader may see (decision 035).
  */
 export const producerParam = z.string().trim().min(1).max(300).optional();
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CreateUserForm } from "@/components/admin/create-user-form";
 import { OwnershipForm } from "@/components/admin/ownership-form";
-import { UserAccountControls, UserRolesEditor } from "@/components/admin/user-controls";
+import { UserAccountControls, UserProducersEditor, UserRolesEditor } from "@/components/admin/user-controls";
 import { LoadingState } from "@/components/ui/loading-state";
 import { Cell, Row, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
@@ -24,8 +24,9 @@ export default async function AdminUsersPage() {
           Users
         </h1>
         <p className="mt-1 text-sm text-slate-700">
-          Accounts and their roles. Changes take effect on the user&apos;s next request. From the server&apos;s command
-          line: <code>npm run user:create -- --email … --role …</code>
+          Accounts, their roles and the producers they work for (an agency&apos;s people can be limited to its shops).
+          Changes take effect on the user&apos;s next request. From the server&apos;s command line:{" "}
+          <code>npm run user:create -- --email … --role …</code>
         </p>
       </div>
       <OwnershipForm ownership={settings.assignmentIsOwnership} />
@@ -44,7 +45,15 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
   ) : (
     <Table caption="All users, their roles and status">
       <TableHead
-        columns={[{ label: "Email", sort: "ascending" }, "Name", "Roles", "Status", "Last sign-in", "Account"]}
+        columns={[
+          { label: "Email", sort: "ascending" },
+          "Name",
+          "Roles",
+          "Producers",
+          "Status",
+          "Last sign-in",
+          "Account",
+        ]}
       />
       <tbody>
         {users.map((user) => {
@@ -58,6 +67,9 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
               </Cell>
               <Cell>
                 <UserRolesEditor key={user.roles.join()} user={user} isSelf={isSelf} />
+              </Cell>
+              <Cell>
+                <UserProducersEditor key={`${user.roles.join()}:${user.producerScope.join()}`} user={user} />
               </Cell>
               <Cell>{user.active ? "active" : "deactivated"}</Cell>
               <Cell>

@@ -1,0 +1,81 @@
+import type { Request } from "@playwright/test";
+import { reviewDecision } from "./fixtures/decide";
+import { expect, test } from "./fixtures/login";
+import { createApiKey, parkThroughApi } from "./fixtures/producer";
+
+// An agency's reviewer limited to one of two shops (decision 035). Both shops park a case under the
+// same operation ID, so only the producer tells them apart. The admin sets the limit in the console;
+// the person then finds only their shop's case, and the other shop's case is not found by page, by
+// API, or by replaying their own approval with the other case's ID.
+const run = Date.now().toString(36);
+const shopA = `e2e-scope-a-${run}`;
+const shopB = `e2e-scope-b-${run}`;
+const operationId = `e2e-scope-${run}`;
+const email = `agency-${run}@example.com`;
+
+test("a reviewer limited to one shop sees and decides its cases only; the other shop's case is not found, even by a forged action", async ({
+  page,
+  login,
+  request,
+}) => {
+  // Minting two keys starts two Node processes before the browser work begins.
+  test.setTimeout(120_000);
+  // One provider job belongs to one operation, so the other shop's case is an uncertain submission.
+  const park = (key: string, stage: "polling" | "submission_uncertain") =>
+    parkThroughApi(request, key, { operationId, stage, amountMicros: 1_000_000, currency: "XTS" });
+  const mine = await park(createApiKey(shopA), "polling");
+  const theirs = await park(createApiKey(shopB), "submission_uncertain");
+
+  await login("admin@demo.local");
+  await page.goto("/admin/users");
+  await page.getByLabel("Email").fill(email);
+  await page
+    .getByRole("group", { name: "Roles", exact: true })
+    .getByLabel(/^reviewer/)
+    .check();
+  await page.getByRole("button", { name: "Create user" }).click();
+  await expect(page.getByTestId("secret-reveal")).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: email });
+  await row.getByLabel(`Producers for agency-${run}`).fill(`${shopA}`);
+  await row.getByRole("button", { name: "Save producers" }).click();
+  await expect(row.getByRole("status")).toHaveText("Saved.");
+  // An admin is never limited: the editor is not offered on an admin's row.
+  await expect(page.getByRole("row").filter({ hasText: "admin@demo.local" })).toContainText("Every producer (admin)");
+
+  await page.context().clearCookies();
+  await login(email);
+  await page.goto(`/queue?q=${operationId}&state=parked`);
+  const rows = page.getByTestId("queue-row");
+  await expect(rows).toHaveCount(1);
+  await expect(page.locator("#queue-filter-producer option")).toHaveText(["any", shopA]);
+  // Alerts count every producer together: not in the menu, and closed.
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Alerts" })).toHaveCount(0);
+  expect((await page.goto("/alerts"))?.status()).toBe(403);
+  expect((await page.goto(`/cases/${theirs}`))?.status()).toBe(404);
+  const byApi = await page.request.get(`/api/v1/cases/${theirs}`);
+  expect(byApi.status()).toBe(404);
+  expect((await byApi.json()).error.code).toBe("not_found");
+
+  // The person's own approval, replayed with the other shop's case ID.
+  await page.goto(`/cases/${mine}`);
+  const confirm = await reviewDecision(page, "Resume status checks", "provider healthy again");
+  const captured: Promise<Request> = page.waitForRequest((r) => r.method() === "POST" && !!r.headers()["next-action"]);
+  await confirm.getByRole("button", { name: "Approve status checks" }).click();
+  const legit = await captured;
+  await expect(page.getByTestId("timeline")).toContainText("provider healthy again");
+  const forged = await page.request.post(legit.url(), {
+    headers: {
+      "next-action": legit.headers()["next-action"] ?? "",
+      "content-type": legit.headers()["content-type"] ?? "text/plain;charset=UTF-8",
+      origin: new URL(legit.url()).origin,
+    },
+    data: (legit.postData() ?? "").replaceAll(mine, theirs),
+  });
+  expect(await forged.text()).toContain("not_found");
+
+  // Seen by someone who sees every producer: the other shop's case is untouched.
+  await page.context().clearCookies();
+  await login("reviewer@demo.local");
+  const after = await page.request.get(`/api/v1/cases/${theirs}`);
+  expect(await after.json()).toMatchObject({ state: "parked", producer: shopB });
+});
