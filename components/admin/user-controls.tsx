@@ -187,7 +187,7 @@ export function UserProducersEditor({ user }: { user: UserSummary & { producerSc
   }
 
   return (
-    <form ref={formRef} onSubmit={onSubmit} noValidate className="min-w-48">
+    <form ref={formRef} onSubmit={onSubmit} noValidate className="min-w-48" aria-label={`Producers of ${user.name}`}>
       <TextField
         id={id}
         path="producers"

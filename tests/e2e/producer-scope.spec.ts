@@ -35,10 +35,10 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
     .check();
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByTestId("secret-reveal")).toBeVisible();
-  const row = page.getByRole("row").filter({ hasText: email });
-  await row.getByLabel(`Producers for agency-${run}`).fill(`${shopA}`);
-  await row.getByRole("button", { name: "Save producers" }).click();
-  await expect(row.getByRole("status")).toHaveText("Saved.");
+  const editor = page.getByRole("form", { name: `Producers of agency-${run}` });
+  await editor.getByLabel(`Producers for agency-${run}`).fill(`${shopA}`);
+  await editor.getByRole("button", { name: "Save producers" }).click();
+  await expect(editor.getByRole("status")).toHaveText("Saved.");
   // An admin is never limited: the editor is not offered on an admin's row.
   await expect(page.getByRole("row").filter({ hasText: "admin@demo.local" })).toContainText("Every producer (admin)");
 

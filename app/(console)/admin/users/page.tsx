@@ -69,7 +69,7 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
                 <UserRolesEditor key={user.roles.join()} user={user} isSelf={isSelf} />
               </Cell>
               <Cell>
-                <UserProducersEditor key={`${user.roles.join()}:${user.producerScope.join()}`} user={user} />
+                <UserProducersEditor key={user.roles.join()} user={user} />
               </Cell>
               <Cell>{user.active ? "active" : "deactivated"}</Cell>
               <Cell>
