@@ -1,3 +1,11 @@
+/**
+ * How often the rules are judged, whichever process does it. Rules count in whole minutes (a window
+ * or a re-notify interval is at least one), so a round every 30 s notices a condition and sends a
+ * due re-notify within half the smallest unit a rule can name; a round on every tick (~2 s) would
+ * cost fifteen times the reads and transactions for nothing a rule could tell apart.
+ */
+export const ALERT_ROUND_INTERVAL_MS = 30_000;
+
 /** The open episode of a rule, if any: when it last told anyone. */
 export type OpenEpisode = { startedAt: Date; lastNotifiedAt: Date };
 

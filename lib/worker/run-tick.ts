@@ -32,7 +32,8 @@ const SUGGESTION_CASES_PER_TICK = 5;
  * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
  * uncertain submissions), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
- * started), then evaluate the alert rules and send due notifications and alerts with whatever time is left, run the hourly
+ * started), then evaluate the alert rules if their round is due (every 30 s across all workers) and send due
+ * notifications and alerts with whatever time is left, run the hourly
  * retention (decision 033) if it is due and no other worker took it, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
  * replacements (suggestions and flags only).

@@ -91,7 +91,8 @@ test("an admin routes overdue cases to a chat channel, and the firing is listed 
   await editing.getByRole("button", { name: "Save rule" }).click();
   await expect(ruleRow).toContainText("every 30 min");
 
-  // A case past its deadline; one tick escalates it, evaluates the rule and sends the message.
+  // A case past its deadline; one tick escalates it, evaluates the rule and sends the message (the
+  // rule just saved made the alert round due, so this tick takes it rather than waiting up to 30 s).
   const operationId = `order-alerts-${run}`;
   const parked = await request.post("/api/v1/cases", {
     headers: { authorization: `Bearer ${apiKey}` },

@@ -8,6 +8,7 @@ import type { AlertRuleKind } from "@/lib/domain/alert-rules";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
+import { makeAlertRoundDue } from "@/lib/services/alert/alert-schedule";
 import { evaluateAlerts } from "@/lib/services/alert/evaluate-alerts";
 import { listAlertFirings } from "@/lib/services/alert/list-alert-firings";
 import { listAlertSettings } from "@/lib/services/alert/list-alert-settings";
@@ -59,7 +60,9 @@ let slackId = "";
 const refuseOnce = new Set<string>();
 const refused = new Set<string>();
 
+/** A round, made due first as saving a rule makes it (a worker would otherwise wait up to 30 s for it). */
 async function round(now?: Date) {
+  await makeAlertRoundDue(db);
   await evaluateAlerts(db, { consoleUrl: CONSOLE, now });
   await dispatchNotifications(ctx, Date.now() + 10_000);
 }
@@ -220,6 +223,7 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
     const { caseId } = await parkCase(db, shop, parkInput("generation_failed", { retryDeadline: past(5) }));
     await escalateOverdueCases(db, worker());
     const pending = () => db.notificationOutbox.findMany({ where: { deliveredAt: null, alertDestinationId: hooksId } });
+    await makeAlertRoundDue(db);
     await evaluateAlerts(db, { consoleUrl: CONSOLE });
     const [first] = await pending();
     refuseOnce.add(first?.id ?? "");
@@ -267,6 +271,7 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
     await escalateOverdueCases(db, worker());
     const rule = await onlyRule("escalated_overdue", hooksId, { above: 0 });
     const rounds = await Promise.all([1, 2, 3].map(() => evaluateAlerts(db, { consoleUrl: CONSOLE })));
+    expect(rounds.filter((r) => r !== null)).toHaveLength(1);
     expect(rounds.filter((r) => r?.fired === 1)).toHaveLength(1);
     await evaluateAlerts(db, { consoleUrl: CONSOLE });
     expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(1);
@@ -307,16 +312,88 @@ describe("a destination that answers 410 Gone", () => {
       );
       await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
       await escalateOverdueCases(db, worker());
-      await onlyRule("escalated_overdue", id, { above: 0 });
+      const rule = await onlyRule("escalated_overdue", id, { above: 0 });
       await round();
       expect(gone.received.map((r) => [r.status, r.verified])).toEqual([[410, true]]);
       expect((await db.alertDestination.findUniqueOrThrow({ where: { id } })).disabledAt).not.toBeNull();
+      // Its rule can tell nobody now: the episode ends quietly, and no round judges the rule meanwhile.
+      expect(await openFiring(rule.id)).toBeNull();
+      await round();
+      expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(1);
       const [message] = await db.notificationOutbox.findMany({ where: { alertDestinationId: id } });
       expect(message).toMatchObject({ lastStatus: 410, deliveredAt: null });
       expect(message?.giveUpAt).not.toBeNull();
     } finally {
       await gone.stop();
     }
+  });
+});
+
+describe("a disabled destination", () => {
+  it("is told nothing and counted as told nothing: its rules are not judged, and disabling it ends their episodes quietly", async () => {
+    const options = { allow: TEST_RECEIVERS };
+    const edit = { name: "muted channel", kind: "slack", url: slack.url };
+    const muted = (await saveAlertDestination(db, admin, { ...edit, disabled: true }, options)).destination.id;
+    await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
+    await escalateOverdueCases(db, worker());
+    const rule = await onlyRule("escalated_overdue", muted, { above: 0 });
+    const before = slack.received.length;
+    await makeAlertRoundDue(db);
+    expect(await evaluateAlerts(db, { consoleUrl: CONSOLE })).toMatchObject({ evaluated: 0, fired: 0 });
+    expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(0);
+
+    await saveAlertDestination(db, admin, { ...edit, id: muted, disabled: false }, options);
+    await round();
+    expect(await openFiring(rule.id)).toMatchObject({ notifications: 1 });
+    expect(slack.received).toHaveLength(before + 1);
+    await saveAlertDestination(db, admin, { ...edit, id: muted, disabled: true }, options);
+    expect(await openFiring(rule.id)).toBeNull();
+    await round();
+    expect(slack.received).toHaveLength(before + 1);
+    const [listed] = await listAlertFirings(db, reviewer, { ruleId: rule.id });
+    expect(listed).toMatchObject({
+      status: "resolved",
+      notifications: 1,
+      messages: { delivered: 1, failed: 0, pending: 0 },
+    });
+  });
+});
+
+describe("a rule given another kind or destination", () => {
+  it("ends its open episode quietly, so the new definition starts its own", async () => {
+    await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
+    await escalateOverdueCases(db, worker());
+    const rule = await onlyRule("escalated_overdue", hooksId, { above: 0 });
+    await round();
+    const first = await openFiring(rule.id);
+    expect(typesOf(first?.id ?? "")).toEqual(["alert.firing"]);
+    const edit = { id: rule.id, name: rule.name, kind: rule.kind, thresholdCount: rule.thresholdCount };
+
+    // New settings only: the same episode goes on, judged by them.
+    await saveAlertRule(db, admin, { ...edit, destinationId: hooksId, renotifyMinutes: 45 });
+    expect((await openFiring(rule.id))?.id).toBe(first?.id);
+
+    // Another destination: the episode ends without a "resolved" (nothing cleared); the channel hears of a new one.
+    const before = slack.received.length;
+    await saveAlertRule(db, admin, { ...edit, destinationId: slackId });
+    expect(await openFiring(rule.id)).toBeNull();
+    await round();
+    const second = await openFiring(rule.id);
+    expect(second?.id).not.toBe(first?.id);
+    expect(slack.received).toHaveLength(before + 1);
+    expect(typesOf(first?.id ?? "")).toEqual(["alert.firing"]);
+
+    // Another kind, one that does not hold: the episode ends, and nobody is told it cleared.
+    await saveAlertRule(db, admin, {
+      ...edit,
+      kind: "suspected_duplicates",
+      thresholdCount: 1000,
+      destinationId: slackId,
+    });
+    expect(await openFiring(rule.id)).toBeNull();
+    await round();
+    expect(slack.received).toHaveLength(before + 1);
+    expect(await db.alertFiring.findUniqueOrThrow({ where: { id: second?.id } })).toMatchObject({ notifications: 1 });
   });
 });
 
@@ -476,7 +553,8 @@ describe("worker silence (Slack-compatible)", () => {
     await round();
     expect(slack.received).toHaveLength(before + 1);
 
-    // A tick beats, evaluates and sends in the same round.
+    // A tick beats, evaluates (the round due) and sends in the same round.
+    await makeAlertRoundDue(db);
     await tick();
     expect(slack.received).toHaveLength(before + 2);
     expect((slack.received[before + 1]?.body as { text: string } | undefined)?.text).toMatch(
@@ -499,6 +577,8 @@ describe("the console's own round", () => {
       },
     });
     const before = slack.received.length;
+    // No worker took the round for a whole interval: the console takes it.
+    await db.alertSchedule.update({ where: { id: true }, data: { nextRunAt: new Date(Date.now() - MINUTE) } });
     await watchAlerts(ctx);
     expect(await openFiring(rule.id)).not.toBeNull();
     expect(slack.received).toHaveLength(before + 1);

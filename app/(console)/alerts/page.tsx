@@ -91,7 +91,8 @@ async function FiringsTable({ actor }: { actor: UserPrincipal }) {
               </Cell>
               <Cell>{describeFigures(kind, firing.figures, new Date(firing.startedAt))}</Cell>
               <Cell>{describeFigures(kind, firing.lastFigures, at)}</Cell>
-              <NumCell>{firing.notifications + (firing.status === "resolved" ? 1 : 0)}</NumCell>
+              {/* The messages written, not the steps: an episode ended quietly sent no "resolved". */}
+              <NumCell>{firing.messages.delivered + firing.messages.pending + firing.messages.failed}</NumCell>
               <Cell>
                 {firing.messages.delivered} delivered
                 {firing.messages.pending ? `, ${firing.messages.pending} pending` : ""}

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import type { AlertFigures, AlertRuleKind } from "@/lib/domain/alert-rules";
+import { ALERT_KINDS, type AlertFigures, type AlertRuleKind } from "@/lib/domain/alert-rules";
 import { caseFlagFigures } from "../case/case-flags";
 import { outputsExpiringSoon } from "../overview/overview-expiring";
 import { foldWhenDue } from "../overview/stat-figures";
@@ -13,25 +13,55 @@ const fromMoneyRows = (rows: Money[]): AlertFigures => ({
   held: rows.filter((row) => row.held > 0n).map((row) => ({ currency: row.currency, micros: Number(row.held) })),
 });
 
+type FigureRule = { kind: AlertRuleKind; windowMinutes: number };
+
+/**
+ * The figures of one round's rules, each read once however many rules judge it: by kind, and by
+ * window where the kind looks back over one; both flag kinds share the one read of the case flags.
+ * Read outside any transaction (the round's writes are per rule and short), at the round's `now`.
+ */
+export function roundFigures(db: Db, now: Date): (rule: FigureRule) => Promise<AlertFigures> {
+  const reads = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    if (!reads.has(key)) reads.set(key, read());
+    return reads.get(key) as Promise<T>;
+  };
+  const flags = () =>
+    once("case_flags", async () => {
+      // The running totals fold first when enough deltas wait, on the pool, never in an alert's transaction.
+      await foldWhenDue(db);
+      return caseFlagFigures(db);
+    });
+  return (rule) => {
+    const key = ALERT_KINDS[rule.kind].window === "looks back" ? `${rule.kind}:${rule.windowMinutes}` : rule.kind;
+    return once(key, () => readFigures(db, rule, now, flags));
+  };
+}
+
+/** One rule's figures on their own (a round reads them through `roundFigures`). */
+export function alertFigures(db: Db, rule: FigureRule, now: Date): Promise<AlertFigures> {
+  return roundFigures(db, now)(rule);
+}
+
 /**
  * The figures one rule is judged on, read the way the overview reads them: running totals
  * (resolved with money held), partial indexes (escalated, expiring) or a bounded window of rows
  * (uncertainty, poison), never a scan of every case. Called with the caller's permission checked.
  */
-export async function alertFigures(
+async function readFigures(
   db: Db,
-  rule: { kind: AlertRuleKind; windowMinutes: number },
+  rule: FigureRule,
   now: Date,
+  flags: () => Promise<Awaited<ReturnType<typeof caseFlagFigures>>>,
 ): Promise<AlertFigures> {
   const since = new Date(now.getTime() - rule.windowMinutes * 60_000);
   switch (rule.kind) {
     case "escalated_overdue": {
-      const flags = await caseFlagFigures(db);
-      return { count: flags.escalatedOpen, held: [] };
+      const { escalatedOpen } = await flags();
+      return { count: escalatedOpen, held: [] };
     }
     case "resolved_money_held": {
-      await foldWhenDue(db);
-      const { holdOpen } = await caseFlagFigures(db);
+      const { holdOpen } = await flags();
       return {
         count: holdOpen.reduce((sum, m) => sum + m.count, 0),
         held: holdOpen.map((m) => ({ currency: m.currency, micros: m.micros })),

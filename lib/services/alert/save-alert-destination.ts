@@ -9,12 +9,16 @@ import { requirePermission } from "../access/actor";
 import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
 import { generateSigningSecret } from "../notification/notification-endpoint-signature";
+import { makeAlertRoundDue } from "./alert-schedule";
+import { endOpenEpisodes } from "./end-open-episodes";
 import { publicDestination } from "./list-alert-settings";
 
 /**
  * Creates an alert destination or changes one's name, URL or disabled flag. A new Standard Webhooks
  * destination gets a signing secret, returned this once (decision 004); a Slack URL is the
- * credential itself, so the audit row records only its host.
+ * credential itself, so the audit row records only its host. Its rules are judged as saved on the
+ * next tick (the round is made due); disabling it ends its rules' open episodes quietly, since they
+ * can tell nobody any more and are not judged while it stays disabled.
  */
 export async function saveAlertDestination(db: Db, actor: Principal, raw: unknown, options: EndpointUrlOptions) {
   const admin = requirePermission(actor, "admin:settings");
@@ -28,6 +32,7 @@ export async function saveAlertDestination(db: Db, actor: Principal, raw: unknow
           data: { name: input.name, kind: input.kind, url: input.url, signingSecret, disabledAt },
         });
         const destination = publicDestination(created);
+        await makeAlertRoundDue(tx);
         await recordAudit(tx, { actor: admin, kind: "alert_destination_created", after: destination });
         return { destination, signingSecret };
       }
@@ -46,6 +51,8 @@ export async function saveAlertDestination(db: Db, actor: Principal, raw: unknow
           disabledAt: input.disabled ? (existing.disabledAt ?? disabledAt) : null,
         },
       });
+      if (updated.disabledAt && !existing.disabledAt) await endOpenEpisodes(tx, { destinationId: existing.id });
+      await makeAlertRoundDue(tx);
       const destination = publicDestination(updated);
       await recordAudit(tx, {
         actor: admin,

@@ -7,12 +7,16 @@ import { saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { requirePermission } from "../access/actor";
 import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
+import { makeAlertRoundDue } from "./alert-schedule";
+import { endOpenEpisodes } from "./end-open-episodes";
 import { publicRule } from "./list-alert-settings";
 
 /**
- * Creates an alert rule or changes one. A changed rule keeps its open episode: the next
- * evaluation judges it by the new settings, and resolves it if it no longer holds. Disabling a
- * rule ends its open episode quietly.
+ * Creates an alert rule or changes one, and makes the next alert round due, so the rule is judged
+ * as saved on the next tick. A rule with new thresholds, window or interval keeps its open episode:
+ * the round judges it by the new settings, and resolves it if it no longer holds. A rule disabled,
+ * or given another kind or destination, ends its open episode quietly (endOpenEpisodes): the
+ * condition did not clear, and the new definition starts an episode of its own.
  */
 export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
   const admin = requirePermission(actor, "admin:settings");
@@ -38,20 +42,17 @@ export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
       }
       if (!input.id) {
         const rule = publicRule(await tx.alertRule.create({ data }));
+        await makeAlertRoundDue(tx);
         await recordAudit(tx, { actor: admin, kind: "alert_rule_created", after: rule });
         return rule;
       }
       const existing = await tx.alertRule.findUnique({ where: { id: input.id } });
       if (!existing) throw new AppError("not_found", "No such alert rule.");
       const rule = publicRule(await tx.alertRule.update({ where: { id: existing.id }, data }));
-      // A disabled rule is judged no more: its open episode ends here, without a "resolved" message
-      // (nothing cleared), so that enabling it again starts a new one.
-      if (!rule.enabled) {
-        await tx.alertFiring.updateMany({
-          where: { ruleId: rule.id, resolvedAt: null },
-          data: { resolvedAt: new Date() },
-        });
+      if (!rule.enabled || rule.kind !== existing.kind || rule.destinationId !== existing.destinationId) {
+        await endOpenEpisodes(tx, { ruleId: rule.id });
       }
+      await makeAlertRoundDue(tx);
       await recordAudit(tx, { actor: admin, kind: "alert_rule_updated", before: publicRule(existing), after: rule });
       return rule;
     });

@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import { endOpenEpisodes } from "../alert/end-open-episodes";
 import type { DeliveryEndpoint } from "./claim-notification-deliveries";
 
 export type DeliveryOutcome =
@@ -38,7 +40,11 @@ export async function recordDeliveryOutcome(
       if (outcome.disable?.owner === "producer_endpoint") {
         await db.notificationEndpoint.update({ where: { id: outcome.disable.id }, data: { disabledAt: now } });
       } else if (outcome.disable?.owner === "alert_destination") {
-        await db.alertDestination.update({ where: { id: outcome.disable.id }, data: { disabledAt: now } });
+        const { id } = outcome.disable;
+        await inTransaction(db, async (tx) => {
+          await tx.alertDestination.update({ where: { id }, data: { disabledAt: now } });
+          await endOpenEpisodes(tx, { destinationId: id });
+        });
       }
       await db.notificationOutbox.update({
         where: { id: messageId },
