@@ -95,6 +95,9 @@ describe("retention by policy", () => {
       data: { requestSummary: { prompt: "a dog on a skateboard" } },
     });
     const before = await db.case.findUniqueOrThrow({ where: { id: caseId }, include: { holds: true } });
+    const ledger = () => db.ledgerEntry.findMany({ where: { hold: { caseId } }, orderBy: { kind: "asc" } });
+    const entriesBefore = await ledger();
+    expect(entriesBefore.map((e) => e.note)).toContain("refund per ticket 42");
     const hashesBefore = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { chainSeq: "asc" } })).map(
       (e) => [e.hash, e.evidenceDigest],
     );
@@ -117,6 +120,8 @@ describe("retention by policy", () => {
     expect(after.holds[0]?.status).toBe("released");
     expect(after.outcome).toBe(before.outcome);
     expect(after.resolvedAt).toEqual(before.resolvedAt);
+    // The ledger keeps every entry as it was, but finance's note (the hold note's words) goes too.
+    expect(await ledger()).toEqual(entriesBefore.map((e) => ({ ...e, note: e.note === null ? null : REDACTED_LABEL })));
 
     const events = await db.auditEvent.findMany({ where: { caseId }, orderBy: { chainSeq: "asc" } });
     const withText = events.filter((e) => e.kind !== "case_redacted" && e.evidence !== null);

@@ -90,7 +90,10 @@ export async function runRetention(
 async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date): Promise<string[]> {
   const reason = retentionReason(row.days, now);
   const marker = JSON.stringify(redactedJson(reason));
+  // The append-only history (audit text, and the ledger's notes: the hold notes' own words) is
+  // rewritten only through the owner's functions, which check the case's period themselves.
   const [audit] = await tx.$queryRaw<{ n: number }[]>`SELECT audit_redact_case(${row.id}::uuid, ${reason}) AS n`;
+  const [ledger] = await tx.$queryRaw<{ n: number }[]>`SELECT ledger_redact_case_notes(${row.id}::uuid) AS n`;
   const kase = await redactCaseRow(tx, { caseId: row.id, marker, now });
   const count = (sql: Prisma.Sql) => tx.$executeRaw(sql);
   const fields = {
@@ -107,6 +110,7 @@ async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date
     holdNotes: await count(Prisma.sql`
       UPDATE holds SET decision_note = ${REDACTED_LABEL}
        WHERE case_id = ${row.id}::uuid AND decision_note IS NOT NULL AND decision_note <> ${REDACTED_LABEL}`),
+    ledgerNotes: ledger?.n ?? 0,
     providerDetails: await count(Prisma.sql`
       UPDATE provider_observations SET detail = ${marker}::jsonb WHERE case_id = ${row.id}::uuid AND detail IS NOT NULL`),
     // A case with a notification still due is not eligible (it goes out first), so this is every
