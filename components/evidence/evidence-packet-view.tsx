@@ -89,6 +89,16 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
           ["Opened", <Time key="opened" at={c.openedAt} />],
           ["Resolved", <Time key="resolved" at={c.resolvedAt} fallback="not resolved" />],
           ["Request fingerprint", <Mono key="fp">{c.requestFingerprint}</Mono>],
+          [
+            "Customer text",
+            c.redactedAt ? (
+              <span key="redacted">
+                removed by the retention policy <Time at={c.redactedAt} /> (marked redacted below)
+              </span>
+            ) : (
+              "kept"
+            ),
+          ],
         ]}
       />
 
@@ -242,7 +252,16 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
 
       <Section title="Delivered files">
         <Table caption="Delivered files and their SHA-256">
-          <TableHead columns={["Output", "Stored as", "SHA-256", { label: "Bytes", align: "right" }, "Published"]} />
+          <TableHead
+            columns={[
+              "Output",
+              "Stored as",
+              "SHA-256",
+              { label: "Bytes", align: "right" },
+              "Published",
+              "File deleted",
+            ]}
+          />
           <tbody>
             {item.assets.map((a) => (
               <Row key={a.storageKey}>
@@ -252,6 +271,9 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                 <NumCell>{a.sizeBytes ?? "—"}</NumCell>
                 <Cell>
                   <Time at={a.publishedAt} fallback="—" />
+                </Cell>
+                <Cell>
+                  <Time at={a.deletedAt} fallback="—" />
                 </Cell>
               </Row>
             ))}

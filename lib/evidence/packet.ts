@@ -66,6 +66,8 @@ export type CaseEvidence = {
     submittedAt: string | null;
     escalation: { at: string; reason: string | null } | null;
     outputsUnavailableAt: string | null;
+    /** When the retention policy replaced the case's customer text with markers (decision 033); null: never. */
+    redactedAt: string | null;
   };
   attempts: {
     attemptId: string;
@@ -153,6 +155,8 @@ export type CaseEvidence = {
     contentType: string | null;
     fencingToken: string;
     publishedAt: string | null;
+    /** When the stored file was deleted (by retention); the row, its SHA-256 and size stay. */
+    deletedAt: string | null;
   }[];
   timeline: {
     /** The case's whole audit chain from seq 1, unless `complete` is false (capped; the newest are kept). */

@@ -79,8 +79,9 @@ export async function runTick(
 }
 
 /**
- * At most one retention run per interval across all workers; a failed or cut-short run leaves the
- * rest to the next one (it is idempotent), and is logged, never silent.
+ * At most one retention run at once across all workers, hourly; a run cut short makes the next one
+ * due at once (the next tick goes on), a failed one leaves the rest to the next hour's (it is
+ * idempotent), and both are logged, never silent.
  */
 async function retainWithinBudget(ctx: WorkerContext, actor: Principal & { kind: "worker" }, deadline: number) {
   if (deadline - Date.now() <= MIN_TIME_FOR_SUGGESTIONS_MS) return;

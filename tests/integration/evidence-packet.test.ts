@@ -1,7 +1,11 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import * as caseEvidenceRoute from "@/app/api/v1/cases/[id]/evidence/route";
 import * as filterEvidenceRoute from "@/app/api/v1/cases/evidence/route";
+import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
 import { AppError } from "@/lib/errors";
 import type { SignedEvidence } from "@/lib/evidence/packet-signature";
@@ -20,6 +24,9 @@ import {
   FILTER_PACKET_CAP,
 } from "@/lib/services/evidence/export-evidence";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
+import { runRetention } from "@/lib/services/retention/run-retention";
+import { localStorage } from "@/lib/storage/local-storage";
 import { evidenceQueryString } from "@/lib/validation/evidence";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
@@ -189,6 +196,74 @@ describe("evidence packet of one case", () => {
     const refused = await get(operatorToken);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ error: { code: "forbidden", message: expect.any(String) } });
+  });
+});
+
+describe("evidence packet of a case the retention policy redacted", () => {
+  it("still signs and verifies, carries the markers and the deleted video's record, and the chain holds", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const finance = await makeUser(db, ["finance"]);
+    const admin = await makeUser(db, ["admin"]);
+    // Its own producer's policy, so no other case of this file is touched.
+    const shop = "evidence-shop-retained";
+    await saveRetentionPolicy(db, admin, { producer: shop, days: 30 });
+    const { caseId } = await parkCase(db, producer(shop), parkInput("generation_failed"));
+    await acceptFailure(db, reviewer, caseId, { evidence: "customer says the dog video was wrong" });
+    const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
+    await resolveHold(db, finance, hold.id, { kind: "release", note: "refund per ticket 7", evidence: "ticket 7" });
+    const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    await db.asset.create({
+      data: {
+        caseId,
+        attemptRef: kase.attemptRef,
+        actionId: crypto.randomUUID(),
+        fencingToken: 1n,
+        outputIndex: 0,
+        storageKey: `videos/${caseId}/0.mp4`,
+        sha256: "cd".repeat(32),
+        sizeBytes: 4096n,
+        publishedAt: new Date(),
+      },
+    });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - make_interval(days => 31) WHERE id = ${caseId}::uuid`;
+    const storage = localStorage(await mkdtemp(path.join(tmpdir(), "evidence-retention-")));
+    const retention = await runRetention(db, storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });
+    expect(retention.redacted).toBe(1);
+
+    const issued = await exportCaseEvidence(db, reviewer, caseId);
+    const verified = verifyEvidenceText(issued.text, { trustedPublicKeys: [evidencePublicKey(reviewer).publicKey] });
+    if (!verified.valid) throw new Error(verified.reason);
+    expect(verified.timeline.intact).toBe(true);
+    const [item] = verified.packet.cases;
+    if (!item) throw new Error("no case in the packet");
+    expect(item.case.redactedAt).toEqual(expect.any(String));
+    expect(isRedactedJson(JSON.stringify(item.case.lastEvidence))).toBe(true);
+    expect(item.decisions.map((d) => d.evidence)).toEqual([REDACTED_LABEL]);
+    expect(item.holds.map((h) => h.decisionNote)).toEqual([REDACTED_LABEL]);
+    // The facts stay: the money, and the video's record with its SHA-256, saying the file is gone.
+    expect(item.holds.map((h) => [h.status, h.released.micros])).toEqual([["released", hold.amountMicros.toString()]]);
+    expect(item.assets).toEqual([
+      expect.objectContaining({ sha256: "cd".repeat(32), sizeBytes: "4096", deletedAt: expect.any(String) }),
+    ]);
+    // Every earlier event's text is a marker; the redaction's own record is readable and chained.
+    const events = item.timeline.events;
+    const record = events.at(-1);
+    expect(record).toMatchObject({ kind: "case_redacted", evidence: { retentionDays: 30, videosDeleted: 1 } });
+    const texts = events.slice(0, -1).filter((e) => e.evidence !== null);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.filter((e) => !isRedactedJson(JSON.stringify(e.evidence))).map((e) => e.kind)).toEqual([]);
+    expect(issued.text).not.toContain("dog video");
+    expect(issued.text).not.toContain("ticket 7");
+
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const report = await verifyAuditChains(client);
+      expect(report.brokenChains).toBe(0);
+      expect(report.redactedFields).toBeGreaterThanOrEqual(texts.length);
+    } finally {
+      await client.end();
+    }
   });
 });
 

@@ -134,6 +134,69 @@ describe("the ledger is append-only even for the owner", () => {
   });
 });
 
+// Decision 033 (amended): the ledger's one exception is a retention redaction of a note, nothing
+// else changed; the app reaches it only through ledger_redact_case_notes, for a case past its period.
+describe("ledger_entries admits a note's redaction and nothing else", () => {
+  let resolvedId: string;
+  let resolvedHold: string;
+  beforeAll(async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const finance = await makeUser(db, ["finance"]);
+    ({ caseId: resolvedId } = await parkCase(db, producer(), parkInput("generation_failed")));
+    await acceptFailure(db, reviewer, resolvedId, { evidence: "customer text" });
+    resolvedHold = (await db.hold.findFirstOrThrow({ where: { caseId: resolvedId } })).id;
+    await resolveHold(db, finance, resolvedHold, {
+      kind: "release",
+      note: "refund per ticket 9",
+      evidence: "ticket 9",
+    });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '40 days' WHERE id = ${resolvedId}::uuid`;
+  });
+
+  it("the app cannot UPDATE a note directly, not even to the marker", async () => {
+    const error = await attempt(app, "UPDATE ledger_entries SET note = '[redacted]' WHERE hold_ref = $1", [
+      resolvedHold,
+    ]);
+    expect(error?.code).toBe("42501");
+    expect(error?.message).toMatch(/permission denied/);
+  });
+
+  it.each([
+    ["other text", "note = 'edited'"],
+    ["the marker and a changed amount", "note = '[redacted]', amount_micros = amount_micros + 1"],
+    ["the marker and a changed time", "note = '[redacted]', created_at = created_at - interval '1 day'"],
+    ["the marker and a changed actor", "note = '[redacted]', actor_label = 'someone'"],
+  ])("the owner's update of a note to %s is refused by the trigger", async (_name, set) => {
+    const error = await attempt(owner, `UPDATE ledger_entries SET ${set} WHERE hold_ref = $1`, [resolvedHold]);
+    expect(error?.code).toBe("42501");
+    expect(error?.message).toMatch(/ledger_entries is append-only/);
+  });
+
+  it("ledger_redact_case_notes refuses a case that is not resolved or still within its policy, and redacts notes only", async () => {
+    const refused = await attempt(app, "SELECT ledger_redact_case_notes($1::uuid)", [caseId]);
+    expect(refused?.code).toBe("42501");
+    expect(refused?.message).toMatch(/not resolved/);
+    const early = await attempt(app, "SELECT ledger_redact_case_notes($1::uuid)", [resolvedId]);
+    expect(early?.message).toMatch(/within its retention period/);
+    const entries =
+      "SELECT id, kind, amount_micros, actor_label, created_at, note FROM ledger_entries WHERE hold_ref = $1 ORDER BY kind";
+    await app.query("BEGIN");
+    try {
+      await app.query(
+        `INSERT INTO retention_policies (scope, days) VALUES ('*', 30) ON CONFLICT (scope) DO UPDATE SET days = 30`,
+      );
+      const before = await app.query<{ note: string | null }>(entries, [resolvedHold]);
+      expect(before.rows.map((r) => r.note)).toContain("refund per ticket 9");
+      const { rows } = await app.query<{ n: number }>("SELECT ledger_redact_case_notes($1::uuid) AS n", [resolvedId]);
+      expect(rows[0]?.n).toBe(before.rows.filter((r) => r.note !== null).length);
+      const after = await app.query(entries, [resolvedHold]);
+      expect(after.rows).toEqual(before.rows.map((r) => ({ ...r, note: r.note === null ? null : "[redacted]" })));
+    } finally {
+      await app.query("ROLLBACK");
+    }
+  });
+});
+
 // Decision 033: the one UPDATE audit_events admits is a retention redaction, content to marker,
 // every other column as it was; the app reaches it only through audit_redact_case, for a resolved case.
 describe("audit_events admits a redaction and nothing else", () => {

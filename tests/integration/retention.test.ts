@@ -10,6 +10,8 @@ import { addNote } from "@/lib/services/case/add-note";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { webhookMessage } from "@/lib/services/notification/enqueue-notification";
+import { recordDeliveryOutcome } from "@/lib/services/notification/record-delivery-outcome";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention, runRetentionIfDue } from "@/lib/services/retention/run-retention";
@@ -93,6 +95,9 @@ describe("retention by policy", () => {
       data: { requestSummary: { prompt: "a dog on a skateboard" } },
     });
     const before = await db.case.findUniqueOrThrow({ where: { id: caseId }, include: { holds: true } });
+    const ledger = () => db.ledgerEntry.findMany({ where: { hold: { caseId } }, orderBy: { kind: "asc" } });
+    const entriesBefore = await ledger();
+    expect(entriesBefore.map((e) => e.note)).toContain("refund per ticket 42");
     const hashesBefore = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { chainSeq: "asc" } })).map(
       (e) => [e.hash, e.evidenceDigest],
     );
@@ -115,6 +120,8 @@ describe("retention by policy", () => {
     expect(after.holds[0]?.status).toBe("released");
     expect(after.outcome).toBe(before.outcome);
     expect(after.resolvedAt).toEqual(before.resolvedAt);
+    // The ledger keeps every entry as it was, but finance's note (the hold note's words) goes too.
+    expect(await ledger()).toEqual(entriesBefore.map((e) => ({ ...e, note: e.note === null ? null : REDACTED_LABEL })));
 
     const events = await db.auditEvent.findMany({ where: { caseId }, orderBy: { chainSeq: "asc" } });
     const withText = events.filter((e) => e.kind !== "case_redacted" && e.evidence !== null);
@@ -209,7 +216,7 @@ describe("retention by policy", () => {
     expect(first).toMatchObject({ redacted: 2, filesDeleted: 1 });
     const eventsAfterFirst = await db.auditEvent.count({ where: { caseId: a.caseId } });
     const second = await run();
-    expect(second).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [] });
+    expect(second).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: false });
     expect(await db.auditEvent.count({ where: { caseId: a.caseId } })).toBe(eventsAfterFirst);
     expect(await dryRunRetention(db, admin)).toEqual({ cases: 0, oldestResolvedAt: null, bytes: 0 });
   });
@@ -232,6 +239,69 @@ describe("retention by policy", () => {
       producerPolicies: 2,
       nextRunAt: new Date(at.getTime() + 60 * 60 * 1000).toISOString(),
     });
+  });
+
+  it("says when a run was cut short and makes the next one due at once, so a backlog drains run after run", async () => {
+    await run();
+    const backlog = [
+      await resolvedCase({ daysAgo: 50 }),
+      await resolvedCase({ daysAgo: 49 }),
+      await resolvedCase({ daysAgo: 48 }),
+    ];
+    const schedule = () => db.retentionSchedule.findUniqueOrThrow({ where: { id: true } });
+    const due = () =>
+      db.retentionSchedule.update({ where: { id: true }, data: { nextRunAt: new Date(Date.now() - 1000) } });
+    // Out of time before its first batch: nothing done, nothing known to be done, due again at once.
+    await due();
+    const late = await runRetentionIfDue(db, storage, worker(), { deadline: Date.now() - 1 });
+    expect(late).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: true });
+    expect((await schedule()).nextRunAt.getTime()).toBeLessThanOrEqual(Date.now());
+
+    const limits = () => ({ deadline: Date.now() + 10_000, batch: 1, maxBatches: 2 });
+    const first = await runRetentionIfDue(db, storage, worker(), limits());
+    expect(first).toMatchObject({ redacted: 2, more: true });
+    expect((await schedule()).nextRunAt.getTime()).toBeLessThanOrEqual(Date.now());
+    // The next tick takes it straight away and finishes the backlog; then the run waits the interval.
+    const at = new Date();
+    const second = await runRetentionIfDue(db, storage, worker(), { ...limits(), now: at });
+    expect(second).toMatchObject({ redacted: 1, more: false });
+    expect(await schedule()).toMatchObject({ lastRedacted: 1, nextRunAt: new Date(at.getTime() + 60 * 60 * 1000) });
+    for (const { caseId } of backlog) expect(await redactedAt(caseId)).not.toBeNull();
+    expect(await runRetentionIfDue(db, storage, worker(), limits())).toBeNull();
+  });
+
+  it("waits for a case's notifications still due to go out, then redacts their payloads with the rest", async () => {
+    await run();
+    const delivered = await resolvedCase({ daysAgo: 40 });
+    const givenUp = await resolvedCase({ daysAgo: 40 });
+    const due = async (caseId: string) => {
+      const message = webhookMessage("case.outputs_lost", { caseId, outcome: "outputs_lost" });
+      await db.notificationOutbox.create({
+        data: { ...message, producer: "shop-app", caseId, eventType: "case.outputs_lost" },
+      });
+      return message;
+    };
+    const messages = [await due(delivered.caseId), await due(givenUp.caseId)];
+    const payloadOf = async (id: string) => (await db.notificationOutbox.findUniqueOrThrow({ where: { id } })).payload;
+
+    // Still due: the producer hears of the case first, so neither case is touched (nor counted by a dry run).
+    expect(await dryRunRetention(db, admin)).toMatchObject({ cases: 0 });
+    await run();
+    expect(await redactedAt(delivered.caseId)).toBeNull();
+    expect(await redactedAt(givenUp.caseId)).toBeNull();
+    for (const message of messages) expect(await payloadOf(message.id)).toEqual(message.payload);
+
+    // Once delivered, or given up after its retries, the case goes with its notification's payload.
+    await recordDeliveryOutcome(db, messages[0]?.id ?? "", { kind: "delivered", status: 204 });
+    await recordDeliveryOutcome(db, messages[1]?.id ?? "", { kind: "no_endpoint" });
+    expect(await dryRunRetention(db, admin)).toMatchObject({ cases: 2 });
+    expect(await run()).toMatchObject({ redacted: 2, more: false });
+    for (const [index, { caseId }] of [delivered, givenUp].entries()) {
+      expect(await redactedAt(caseId)).not.toBeNull();
+      expect(isRedactedJson(JSON.stringify(await payloadOf(messages[index]?.id ?? "")))).toBe(true);
+      const record = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "case_redacted" } });
+      expect(record.evidence).toMatchObject({ fields: { notificationPayloads: 1 } });
+    }
   });
 
   it("is run by the worker's tick when due, with the worker's storage", async () => {

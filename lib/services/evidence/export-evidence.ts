@@ -25,9 +25,6 @@ export type IssuedPacket = { document: SignedEvidence; text: string; sha256: str
 /** One case's evidence packet, signed with the deployment's key; the export is audited on the case. */
 export async function exportCaseEvidence(db: Db, actor: Principal, caseId: string, now = new Date()) {
   requirePermission(actor, "case:export_evidence");
-  const found = await db.case.findUnique({ where: { id: caseId }, select: { producer: true } });
-  if (!found) throw new AppError("not_found", "No such case.");
-  requireCaseInScope(actor, found.producer);
   return issuePacket(db, actor, { kind: "case", caseId }, [caseId], now, `evidence-case-${caseId}`);
 }
 
@@ -64,6 +61,10 @@ async function issuePacket(
   // Refused before anything is read when this deployment cannot sign.
   const key = deploymentSigningKey();
   const cases = await readCaseEvidence(db, caseIds);
+  // The packet's own read is the existence check: an unknown case is refused before anything is written.
+  if (scope.kind === "case" && cases.length === 0) throw new AppError("not_found", "No such case.");
+  // Another producer's case is no case for a person limited to some (decision 035).
+  for (const item of cases) requireCaseInScope(actor, item.case.producer);
   const { actorKind, actorId, actorLabel } = actorColumns(actor);
   const packet: EvidencePacket = {
     packetId: randomUUID(),

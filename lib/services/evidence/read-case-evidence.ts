@@ -107,6 +107,7 @@ export async function readCaseEvidence(db: Db, caseIds: string[]): Promise<CaseE
         submittedAt: iso(row.submittedAt),
         escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
         outputsUnavailableAt: iso(row.outputsUnavailableAt),
+        redactedAt: iso(row.redactedAt),
       },
       attempts: attempts.map((a) => ({
         attemptId: a.attemptId,
@@ -199,6 +200,7 @@ export async function readCaseEvidence(db: Db, caseIds: string[]): Promise<CaseE
         contentType: a.contentType,
         fencingToken: a.fencingToken.toString(),
         publishedAt: iso(a.publishedAt),
+        deletedAt: iso(a.deletedAt),
       })),
       timeline: {
         events: timeline,

@@ -7,7 +7,8 @@ export type EligibleCase = { id: string; resolved_at: Date; days: number };
 /**
  * Resolved cases whose retention period (the producer's policy, else the global one) has passed,
  * not yet redacted, and with nothing still open: no hold still held, no pending replacement
- * request, no suspected duplicate that was not withdrawn (the "open dispute", decision 033).
+ * request, no suspected duplicate that was not withdrawn (the "open dispute", decision 033), and no
+ * notification still due (the producer hears of the case first; retries end within days).
  * `lock` takes the rows (SKIP LOCKED) for a run; a dry run reads without locking.
  */
 export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: boolean }): Prisma.Sql {
@@ -28,6 +29,8 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
       AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
       AND NOT EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending')
       AND NOT EXISTS (SELECT 1 FROM suspected_duplicates d WHERE d.case_id = c.id AND NOT d.withdrawn)
+      AND NOT EXISTS (SELECT 1 FROM notification_outbox n
+                       WHERE n.case_id = c.id AND n.delivered_at IS NULL AND n.give_up_at IS NULL)
     ORDER BY c.resolved_at, c.id
     ${options.limit ? Prisma.sql`LIMIT ${options.limit}` : Prisma.empty}
     ${options.lock ? Prisma.sql`FOR UPDATE OF c SKIP LOCKED` : Prisma.empty}`;

@@ -9,7 +9,16 @@ import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
 
-export type RetentionRun = { redacted: number; filesDeleted: number; fileErrors: string[] };
+export type RetentionRun = {
+  redacted: number;
+  filesDeleted: number;
+  fileErrors: string[];
+  /** Stopped by its deadline or batch cap before a batch came back short: eligible cases may be left. */
+  more: boolean;
+};
+
+/** How much one run may do: the caller's deadline, and optionally a number of batches. */
+type RunLimits = { deadline: number; batch?: number; maxBatches?: number };
 
 /**
  * Takes the retention run if it is due (one worker of any number running at once: the UPDATE that
@@ -19,7 +28,7 @@ export async function runRetentionIfDue(
   db: PrismaClient,
   storage: AssetStorage,
   actor: Principal & { kind: "worker" },
-  options: { now?: Date; deadline: number },
+  options: { now?: Date } & RunLimits,
 ): Promise<RetentionRun | null> {
   const now = options.now ?? new Date();
   const next = new Date(now.getTime() + RETENTION_INTERVAL_MS);
@@ -29,27 +38,32 @@ export async function runRetentionIfDue(
     ON CONFLICT (id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, last_run_at = EXCLUDED.last_run_at
      WHERE retention_schedule.next_run_at <= ${now}`;
   if (taken === 0) return null;
-  const run = await runRetention(db, storage, actor, { now, deadline: options.deadline });
-  await db.retentionSchedule.update({ where: { id: true }, data: { lastRedacted: run.redacted } });
+  const run = await runRetention(db, storage, actor, { ...options, now });
+  // A run cut short leaves the rest due at once, so a backlog drains on consecutive ticks instead
+  // of one batch-load an hour; a run that finished waits the interval.
+  await db.retentionSchedule.update({
+    where: { id: true },
+    data: { lastRedacted: run.redacted, ...(run.more ? { nextRunAt: now } : {}) },
+  });
   return run;
 }
 
 /**
- * Redacts every eligible case, a batch per transaction, until none is left or the deadline
- * passes (the next run picks up the rest). Safe to run twice: a redacted case is not eligible.
+ * Redacts every eligible case, a batch per transaction, until none is left, the deadline passes or
+ * `maxBatches` were done; then it says `more` (the next run picks up the rest). Safe to run twice: a
+ * redacted case is not eligible.
  */
 export async function runRetention(
   db: PrismaClient,
   storage: AssetStorage,
   actor: Principal,
-  options: { now: Date; deadline: number; batch?: number },
+  options: { now: Date } & RunLimits,
 ): Promise<RetentionRun> {
-  const total: RetentionRun = { redacted: 0, filesDeleted: 0, fileErrors: [] };
-  while (Date.now() < options.deadline) {
+  const batch = options.batch ?? RETENTION_BATCH;
+  const total: RetentionRun = { redacted: 0, filesDeleted: 0, fileErrors: [], more: true };
+  for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
-      const rows = await tx.$queryRaw<EligibleCase[]>(
-        eligibleCasesSql({ now: options.now, limit: options.batch ?? RETENTION_BATCH, lock: true }),
-      );
+      const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
       const deleted: string[] = [];
       for (const row of rows) deleted.push(...(await redactCase(tx, actor, row, options.now)));
       return { cases: rows.length, keys: deleted };
@@ -64,7 +78,10 @@ export async function runRetention(
         total.fileErrors.push(`${key}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    if (cases < (options.batch ?? RETENTION_BATCH)) break;
+    if (cases < batch) {
+      total.more = false;
+      break;
+    }
   }
   return total;
 }
@@ -73,7 +90,10 @@ export async function runRetention(
 async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date): Promise<string[]> {
   const reason = retentionReason(row.days, now);
   const marker = JSON.stringify(redactedJson(reason));
+  // The append-only history (audit text, and the ledger's notes: the hold notes' own words) is
+  // rewritten only through the owner's functions, which check the case's period themselves.
   const [audit] = await tx.$queryRaw<{ n: number }[]>`SELECT audit_redact_case(${row.id}::uuid, ${reason}) AS n`;
+  const [ledger] = await tx.$queryRaw<{ n: number }[]>`SELECT ledger_redact_case_notes(${row.id}::uuid) AS n`;
   const kase = await redactCaseRow(tx, { caseId: row.id, marker, now });
   const count = (sql: Prisma.Sql) => tx.$executeRaw(sql);
   const fields = {
@@ -90,9 +110,12 @@ async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date
     holdNotes: await count(Prisma.sql`
       UPDATE holds SET decision_note = ${REDACTED_LABEL}
        WHERE case_id = ${row.id}::uuid AND decision_note IS NOT NULL AND decision_note <> ${REDACTED_LABEL}`),
+    ledgerNotes: ledger?.n ?? 0,
     providerDetails: await count(Prisma.sql`
       UPDATE provider_observations SET detail = ${marker}::jsonb WHERE case_id = ${row.id}::uuid AND detail IS NOT NULL`),
-    // Only notifications already delivered or given up: one still due needs its payload to go out.
+    // A case with a notification still due is not eligible (it goes out first), so this is every
+    // one of the case's; the condition only keeps a message that is somehow still due from going
+    // out as a marker.
     notificationPayloads: await count(Prisma.sql`
       UPDATE notification_outbox SET payload = ${marker}::jsonb
        WHERE case_id = ${row.id}::uuid AND (delivered_at IS NOT NULL OR give_up_at IS NOT NULL)`),

@@ -21,9 +21,10 @@ export default async function AdminRetentionPage() {
         </h1>
         <p className="mt-1 text-sm text-slate-700">
           After the policy's days from resolution, a case's customer text (evidence, request summary, notes, provider
-          detail) is replaced by a redaction marker and its stored videos are deleted. IDs, stages, amounts, decisions,
-          actors, times and hashes stay, and the audit chain still verifies. A case with a hold still held, a pending
-          replacement or an open suspected duplicate is never touched. A worker runs it hourly.
+          detail, notification payloads) is replaced by a redaction marker and its stored videos are deleted. IDs,
+          stages, amounts, ledger entries, decisions, actors, times and hashes stay, and the audit chain still verifies.
+          A case with a hold still held, a pending replacement, an open suspected duplicate or a notification not yet
+          sent waits until that is settled. A worker runs it hourly, and again at once while a backlog is left.
         </p>
       </div>
       <div

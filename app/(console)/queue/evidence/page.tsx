@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
-import { EvidenceLinks } from "@/components/evidence/evidence-links";
+import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { exportFilterEvidence } from "@/lib/services/evidence/export-evidence";
-import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
+import { evidenceFilterOf } from "@/lib/validation/evidence";
 import { parseQueueParams, queueHref } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +12,10 @@ export const metadata: Metadata = { title: "Evidence packet of a queue view" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** The printable evidence packet of a queue view's cases (audited on each case, like the JSON). */
+/**
+ * The printable evidence packet of a queue view's cases (audited on each case, like the JSON); its
+ * download is that same packet's file.
+ */
 export default async function QueueEvidencePage({ searchParams }: Props) {
   const user = await requirePageUser("case:export_evidence");
   const { query, problem } = parseQueueParams(await searchParams);
@@ -36,7 +39,7 @@ export default async function QueueEvidencePage({ searchParams }: Props) {
         <a href={queueHref(view)} className="text-brand underline">
           ← Back to the queue
         </a>
-        <EvidenceLinks fileHref={`/api/v1/cases/evidence?${evidenceQueryString(filter)}`} />
+        <PacketDownloadLink text={issued.text} filename={issued.filename} />
         <span className="text-slate-700">Print this page with your browser's Print command.</span>
       </nav>
       <EvidencePacketView document={issued.document} sha256={issued.sha256} />

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
+import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -10,7 +10,10 @@ import { exportCaseEvidence } from "@/lib/services/evidence/export-evidence";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evidence packet" };
 
-/** The printable reading of a case's evidence packet; showing it is an export, audited like the JSON. */
+/**
+ * The printable reading of a case's evidence packet; showing it is an export, audited like the JSON,
+ * and its download is that same packet's file (one packet, one audit event).
+ */
 export default async function EvidencePacketPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePageUser("case:export_evidence");
   const { id } = await params;
@@ -25,7 +28,7 @@ export default async function EvidencePacketPage({ params }: { params: Promise<{
         <a href={`/cases/${id}`} className="text-brand underline">
           ← Back to the case
         </a>
-        <EvidenceLinks fileHref={caseEvidenceHrefs(id).fileHref} />
+        <PacketDownloadLink text={issued.text} filename={issued.filename} />
         <span className="text-slate-700">Print this page with your browser's Print command.</span>
       </nav>
       <EvidencePacketView document={issued.document} sha256={issued.sha256} />
