@@ -6,6 +6,7 @@ import type { Role } from "@/lib/domain/roles";
 import type { Stage } from "@/lib/domain/stages";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { assignCase } from "@/lib/services/case/assign-case";
 import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
@@ -204,6 +205,33 @@ describe("the dry run's token is required, bound and spent once", () => {
     expect(await auditOf(ids[0] ?? "", "rejected")).toHaveLength(0);
     expect(await auditOf(late, "rejected")).toHaveLength(0);
     expect(await auditOf(String(other), "rejected")).toHaveLength(1);
+  });
+
+  it("a case that came back as a new episode after the dry run is not decided on the old episode's preview", async () => {
+    const model = `bulk-${randomUUID().slice(0, 8)}`;
+    const first = parkInput("generation_failed", { model });
+    const caseId = String((await parkCase(db, shop, first)).caseId);
+    const target: BulkTarget = { kind: "filter", filter: { model } };
+    const request = await tokenFor(reviewer, { verb: "accept_failure", evidence: "failed for good" }, target);
+    // Meanwhile the failure is accepted and the shop sends the operation again: episode 2, failed too.
+    await acceptFailure(db, await makeUser(db, ["reviewer"]), caseId, { evidence: "closed by hand" });
+    await parkCase(
+      db,
+      shop,
+      parkInput("generation_failed", {
+        model,
+        operationId: first.operationId,
+        attemptId: `${first.attemptId}-again`,
+        requestFingerprint: first.requestFingerprint,
+        hold: { holdId: `${first.hold.holdId}-2`, amountMicros: 100_000, currency: "USD" },
+      }),
+    );
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).episode).toBe(2);
+    const result = await executeBulk(db, reviewer, { mode: "execute", ...request });
+    expect(result.applied).toBe(0);
+    expect(result.skipped).toEqual([expect.objectContaining({ caseId, code: "changed_since_preview", at: "execute" })]);
+    expect(await db.decision.count({ where: { caseId, episode: 2 } })).toBe(0);
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).state).toBe("parked");
   });
 
   it("refuses an unknown token, another user's token, a different request, a second use and an expired one", async () => {
