@@ -62,14 +62,7 @@ export function UserRolesEditor({ user, isSelf }: { user: UserSummary; isSelf: b
           </p>
         ) : null}
       </fieldset>
-      <div className="mt-1 flex items-center gap-2">
-        <Button type="submit" variant="secondary" className="px-3 py-1" disabled={pending}>
-          {pending ? "Saving…" : "Save roles"}
-        </Button>
-        <span role="status" className="text-xs text-slate-700">
-          {saved && result?.ok ? "Saved." : ""}
-        </span>
-      </div>
+      <SaveRow label="Save roles" pending={pending} saved={saved && !!result?.ok} />
       {rolesError ? (
         <p id={errorId} className="mt-1 text-xs font-medium text-red-800">
           {rolesError}
@@ -198,17 +191,24 @@ export function UserProducersEditor({ user }: { user: UserSummary & { producerSc
         autoComplete="off"
         error={fieldError(result, "producers")}
       />
-      <div className="mt-1 flex items-center gap-2">
-        <Button type="submit" variant="secondary" className="px-3 py-1" disabled={pending}>
-          {pending ? "Saving…" : "Save producers"}
-        </Button>
-        <span role="status" className="text-xs text-slate-700">
-          {saved && result?.ok ? "Saved." : ""}
-        </span>
-      </div>
+      <SaveRow label="Save producers" pending={pending} saved={saved && !!result?.ok} />
       <div data-error-summary tabIndex={-1}>
         <FormError result={result && !result.ok && !fieldError(result, "producers") ? result : null} listIssues />
       </div>
     </form>
+  );
+}
+
+/** A small in-place editor's save button and its "Saved." status, announced to screen readers. */
+function SaveRow({ label, pending, saved }: { label: string; pending: boolean; saved: boolean }) {
+  return (
+    <div className="mt-1 flex items-center gap-2">
+      <Button type="submit" variant="secondary" className="px-3 py-1" disabled={pending}>
+        {pending ? "Saving…" : label}
+      </Button>
+      <span role="status" className="text-xs text-slate-700">
+        {saved ? "Saved." : ""}
+      </span>
+    </div>
   );
 }

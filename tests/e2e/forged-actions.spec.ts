@@ -1,5 +1,6 @@
-import type { APIRequestContext, Request } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import { reviewDecision } from "./fixtures/decide";
+import { nextActionCall, replayAction } from "./fixtures/forge";
 import { expect, loginAs, test } from "./fixtures/login";
 
 async function parkedPollingCases(request: APIRequestContext): Promise<string[]> {
@@ -20,30 +21,19 @@ test("server actions refuse forged calls from a role (or a visitor) that may not
   // A legitimate approval, to learn what the browser sends for this action.
   await page.goto(`/cases/${first}`);
   const confirm = await reviewDecision(page, "Resume status checks", "provider healthy again");
-  const captured: Promise<Request> = page.waitForRequest((r) => r.method() === "POST" && !!r.headers()["next-action"]);
+  const captured = nextActionCall(page);
   await confirm.getByRole("button", { name: "Approve status checks" }).click();
   const legit = await captured;
   const body = (legit.postData() ?? "").replace(first ?? "", target ?? "");
-  const headers = {
-    "next-action": legit.headers()["next-action"] ?? "",
-    "content-type": legit.headers()["content-type"] ?? "text/plain;charset=UTF-8",
-    origin: "http://localhost",
-  };
 
   // The same call, forged by an operator (who may not approve) and by someone not signed in.
   const operator = await browser.newContext();
   const operatorPage = await operator.newPage();
   await loginAs(operatorPage, "operator@demo.local");
-  const forged = await operatorPage.request.post(legit.url(), {
-    headers: { ...headers, origin: new URL(legit.url()).origin },
-    data: body,
-  });
+  const forged = await replayAction(operatorPage.request, legit, body);
   expect(await forged.text()).toContain("forbidden");
   const anonymous = await browser.newContext();
-  const visitor = await anonymous.request.post(legit.url(), {
-    headers: { ...headers, origin: new URL(legit.url()).origin },
-    data: body,
-  });
+  const visitor = await replayAction(anonymous.request, legit, body);
   expect(await visitor.text()).toContain("unauthenticated");
 
   const after = await page.request.get(`/api/v1/cases/${target}`);

@@ -1,5 +1,5 @@
-import type { Request } from "@playwright/test";
 import { reviewDecision } from "./fixtures/decide";
+import { nextActionCall, replayAction } from "./fixtures/forge";
 import { expect, test } from "./fixtures/login";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
@@ -59,18 +59,11 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
   // The person's own approval, replayed with the other shop's case ID.
   await page.goto(`/cases/${mine}`);
   const confirm = await reviewDecision(page, "Resume status checks", "provider healthy again");
-  const captured: Promise<Request> = page.waitForRequest((r) => r.method() === "POST" && !!r.headers()["next-action"]);
+  const captured = nextActionCall(page);
   await confirm.getByRole("button", { name: "Approve status checks" }).click();
   const legit = await captured;
   await expect(page.getByTestId("timeline")).toContainText("provider healthy again");
-  const forged = await page.request.post(legit.url(), {
-    headers: {
-      "next-action": legit.headers()["next-action"] ?? "",
-      "content-type": legit.headers()["content-type"] ?? "text/plain;charset=UTF-8",
-      origin: new URL(legit.url()).origin,
-    },
-    data: (legit.postData() ?? "").replaceAll(mine, theirs),
-  });
+  const forged = await replayAction(page.request, legit, (legit.postData() ?? "").replaceAll(mine, theirs));
   expect(await forged.text()).toContain("not_found");
 
   // Seen by someone who sees every producer: the other shop's case is untouched.

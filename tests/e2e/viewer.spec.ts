@@ -1,4 +1,4 @@
-import type { Request } from "@playwright/test";
+import { nextActionCall, replayAction } from "./fixtures/forge";
 import { expect, loginAs, test } from "./fixtures/login";
 
 // A viewer reads what an operator reads and changes nothing: no decisions, notes or assignments
@@ -34,20 +34,15 @@ test("a viewer reads the overview, queue and a case, is offered nothing to chang
   await operatorPage.goto(caseUrl);
   const note = operatorPage.getByRole("form", { name: "Add a note" });
   await note.getByLabel("Note").fill("operator's note");
-  const captured: Promise<Request> = operatorPage.waitForRequest(
-    (r) => r.method() === "POST" && !!r.headers()["next-action"],
-  );
+  const captured = nextActionCall(operatorPage);
   await note.getByRole("button", { name: "Add note" }).click();
   const legit = await captured;
   await expect(note.getByRole("status")).toHaveText("Done.");
-  const forged = await page.request.post(legit.url(), {
-    headers: {
-      "next-action": legit.headers()["next-action"] ?? "",
-      "content-type": legit.headers()["content-type"] ?? "text/plain;charset=UTF-8",
-      origin: new URL(legit.url()).origin,
-    },
-    data: (legit.postData() ?? "").replace("operator's note", "viewer's forged note"),
-  });
+  const forged = await replayAction(
+    page.request,
+    legit,
+    (legit.postData() ?? "").replace("operator's note", "viewer's forged note"),
+  );
   expect(await forged.text()).toContain("forbidden");
   await page.goto(caseUrl);
   await expect(page.getByTestId("timeline")).toContainText("operator's note");
