@@ -33,6 +33,10 @@ const COUNTERS = {
     help: "Deliveries ended at once because storage refused the write for good, by kind",
     labelNames: ["kind"],
   },
+  recovery_retention_file_errors_total: {
+    help: "Videos retention marked deleted whose file storage refused to remove (tried again by the next run)",
+    labelNames: [],
+  },
   recovery_spend_limit_refusals_total: {
     help: "Replacement authorisations refused because they would pass a spend limit, by currency and window",
     labelNames: ["currency", "window"],

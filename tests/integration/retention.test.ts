@@ -304,6 +304,30 @@ describe("retention by policy", () => {
     }
   });
 
+  it("tries again for a video whose file storage refused to remove, until it is gone", async () => {
+    const { caseId, key } = await resolvedCase({ daysAgo: 31, video: true });
+    let refuse = true;
+    const flaky: typeof storage = {
+      ...storage,
+      remove: async (name) => {
+        if (refuse) throw new Error("device busy");
+        await storage.remove(name);
+      },
+    };
+    const retention = () => runRetention(db, flaky, bot, { now: now(), deadline: Date.now() + 10_000 });
+    const first = await retention();
+    expect(first).toMatchObject({ redacted: 1, filesDeleted: 0, fileErrors: [`${key}: device busy`] });
+    expect(await storage.exists(key ?? "")).toBe(true);
+    const waiting = await db.asset.findFirstOrThrow({ where: { caseId } });
+    expect(waiting.deletedAt).not.toBeNull();
+    expect(waiting.fileRemovedAt).toBeNull();
+    refuse = false;
+    expect(await retention()).toEqual({ redacted: 0, filesDeleted: 1, fileErrors: [], more: false });
+    expect(await storage.exists(key ?? "")).toBe(false);
+    expect((await db.asset.findFirstOrThrow({ where: { caseId } })).fileRemovedAt).not.toBeNull();
+    expect(await retention()).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: false });
+  });
+
   it("is run by the worker's tick when due, with the worker's storage", async () => {
     const sim = await startSimulator({ port: 0 });
     try {

@@ -4,6 +4,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { RETENTION_BATCH, RETENTION_INTERVAL_MS, retentionReason } from "@/lib/domain/retention";
+import { increment } from "@/lib/metrics/counters";
 import type { AssetStorage } from "@/lib/storage/types";
 import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
@@ -61,6 +62,8 @@ export async function runRetention(
 ): Promise<RetentionRun> {
   const batch = options.batch ?? RETENTION_BATCH;
   const total: RetentionRun = { redacted: 0, filesDeleted: 0, fileErrors: [], more: true };
+  // Files an earlier run could not remove go first: their rows already say the videos are deleted.
+  await removeFiles(db, storage, await filesStillWaiting(db), total);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
       const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
@@ -70,20 +73,44 @@ export async function runRetention(
     });
     total.redacted += cases;
     // The files go after the commit: a rolled-back batch must not have lost a video it still shows.
-    for (const key of keys) {
-      try {
-        await storage.remove(key);
-        total.filesDeleted++;
-      } catch (error) {
-        total.fileErrors.push(`${key}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    await removeFiles(db, storage, keys, total);
     if (cases < batch) {
       total.more = false;
       break;
     }
   }
   return total;
+}
+
+/** Files whose rows were marked deleted but which storage has not confirmed removing, oldest first. */
+async function filesStillWaiting(db: Db): Promise<string[]> {
+  const rows = await db.asset.findMany({
+    where: { deletedAt: { not: null }, fileRemovedAt: null },
+    orderBy: { deletedAt: "asc" },
+    select: { storageKey: true },
+    take: RETENTION_BATCH,
+  });
+  return rows.map((row) => row.storageKey);
+}
+
+/**
+ * Removes the files and records each removal on its row; a file storage refuses stays waiting for
+ * the next run (counted, and named in the run's result), never forgotten.
+ */
+async function removeFiles(db: Db, storage: AssetStorage, keys: string[], total: RetentionRun): Promise<void> {
+  const removed: string[] = [];
+  for (const key of keys) {
+    try {
+      await storage.remove(key);
+      removed.push(key);
+    } catch (error) {
+      increment("recovery_retention_file_errors_total");
+      total.fileErrors.push(`${key}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (removed.length === 0) return;
+  await db.asset.updateMany({ where: { storageKey: { in: removed } }, data: { fileRemovedAt: new Date() } });
+  total.filesDeleted += removed.length;
 }
 
 /** One case's customer text replaced in place, its videos marked deleted; the keys to delete after commit. */
