@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDecidingCommand, ownedBySomeoneElse } from "./ownership";
+import { isDecidingCommand, ownedBySomeoneElse, ownershipRefuses } from "./ownership";
 
 const reviewer = { id: "r1", roles: ["reviewer"] as const };
 
@@ -25,5 +25,14 @@ describe("assignment as ownership", () => {
       expect(isDecidingCommand(command)).toBe(true);
     for (const command of ["add_note", "assign", "claim", "finish_resolved", "observe_outcome", "reopen"] as const)
       expect(isDecidingCommand(command)).toBe(false);
+  });
+
+  it("refuses a person only a decision on a case someone else owns", () => {
+    const owned = { ownership: true, assigneeId: "r2", person: reviewer };
+    expect(ownershipRefuses({ ...owned, command: "approve" })).toBe(true);
+    expect(ownershipRefuses({ ...owned, command: "add_note" })).toBe(false);
+    expect(ownershipRefuses({ ...owned, command: "assign" })).toBe(false);
+    expect(ownershipRefuses({ ...owned, ownership: false, command: "approve" })).toBe(false);
+    expect(ownershipRefuses({ ...owned, assigneeId: "r1", command: "approve" })).toBe(false);
   });
 });

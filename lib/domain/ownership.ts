@@ -28,3 +28,16 @@ export function ownedBySomeoneElse(input: {
   const { ownership, assigneeId, person } = input;
   return ownership && assigneeId !== null && assigneeId !== person.id && !person.roles.includes("admin");
 }
+
+/**
+ * The ownership rule as every deciding path asks it, one case at a time: whether this person may not
+ * send this command to this case. Notes, assignment and the worker's steps are never owned.
+ */
+export function ownershipRefuses(input: {
+  ownership: boolean;
+  command: CaseCommandType;
+  assigneeId: string | null;
+  person: { id: string; roles: readonly Role[] };
+}): boolean {
+  return isDecidingCommand(input.command) && ownedBySomeoneElse(input);
+}

@@ -2,9 +2,6 @@ import { z } from "zod";
 import { evidenceText } from "./common";
 import { listCasesSchema } from "./list-cases";
 
-// Bulk is offered only for the two stages whose recovery cannot buy anything.
-export const bulkStageSchema = z.enum(["polling", "delivery"]);
-
 /** The cases a bulk action is for: rows picked, or the queue's filter exactly as the queue applies it. */
 export const bulkTargetSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("ids"), caseIds: z.array(z.uuid()).min(1).max(10_000) }),
@@ -14,13 +11,6 @@ export const bulkTargetSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 export type BulkTarget = z.infer<typeof bulkTargetSchema>;
-
-export const bulkApproveSchema = z.strictObject({
-  stage: bulkStageSchema,
-  evidence: evidenceText,
-  target: bulkTargetSchema,
-});
-export type BulkApproveInput = z.infer<typeof bulkApproveSchema>;
 
 /** One verb and what it carries, the same for every case (lib/domain/bulk-verbs.ts). */
 export const bulkActionSchema = z.discriminatedUnion("verb", [

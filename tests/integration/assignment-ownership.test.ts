@@ -1,12 +1,12 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { consoleSettings, saveConsoleSettings } from "@/lib/services/admin/console-settings";
 import { addNote } from "@/lib/services/case/add-note";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { assignCase } from "@/lib/services/case/assign-case";
-import { bulkApproveCases } from "@/lib/services/case/bulk-approve-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { bulkApprove, previewApproval } from "./helpers/bulk-approval";
 import { openTestDb } from "./setup/test-db";
 
 // Issue 19, part 3: with "assignment means ownership" on, only the assignee (or an admin) decides an
@@ -83,21 +83,53 @@ describe("assignment as ownership", () => {
     const owned = await assignedCase("polling", owner, model);
     const mine = await assignedCase("polling", other, model);
     const { caseId: free } = await parkCase(db, shop, parkInput("polling", { model }));
-    const result = await bulkApproveCases(db, other, {
-      stage: "polling",
+    const alsoOwned = await assignedCase("polling", owner, model);
+    // The setting is read once for the whole dry run, not once per case; the execution's cases are
+    // the person's own or nobody's, which no setting could refuse them, so it reads nothing.
+    const settingReads = vi.spyOn(db.consoleSetting, "findUnique");
+    const { preview, result } = await bulkApprove(db, other, {
       evidence: "provider healthy",
       target: { kind: "filter", filter: { model } },
     });
-    expect(result.approved).toBe(2);
-    expect(result.skipped).toEqual([{ caseId: owned, code: "assigned_to_someone_else", message: expect.any(String) }]);
+    expect(settingReads).toHaveBeenCalledTimes(1);
+    settingReads.mockRestore();
+    expect(preview.skipped.map((s) => [s.caseId, s.code, s.at])).toEqual([
+      [owned, "assigned_to_someone_else", "dry_run"],
+      [alsoOwned, "assigned_to_someone_else", "dry_run"],
+    ]);
+    expect(result.applied).toBe(2);
+    expect(result.skipped).toEqual(preview.skipped);
     const states = await db.case.findMany({
-      where: { id: { in: [owned, mine, free] } },
+      where: { id: { in: [owned, alsoOwned, mine, free] } },
       select: { id: true, state: true },
     });
     expect(Object.fromEntries(states.map((c) => [c.id, c.state]))).toEqual({
       [owned]: "parked",
+      [alsoOwned]: "parked",
       [mine]: "ready",
       [free]: "ready",
     });
+  });
+
+  it("turned on between a bulk dry run and its execution, the execution still skips cases someone else owns", async () => {
+    const admin = await makeUser(db, ["admin"]);
+    await saveConsoleSettings(db, admin, { assignmentIsOwnership: false });
+    const [owner, other] = [await makeUser(db, ["reviewer"]), await makeUser(db, ["reviewer"])];
+    const model = `owned-later-${Date.now()}`;
+    const owned = await assignedCase("polling", owner, model);
+    const { caseId: free } = await parkCase(db, shop, parkInput("polling", { model }));
+    const { preview, execute } = await previewApproval(db, other, {
+      evidence: "provider healthy",
+      target: { kind: "filter", filter: { model } },
+    });
+    expect(preview).toMatchObject({ willAct: 2, skipped: [] });
+    await saveConsoleSettings(db, admin, { assignmentIsOwnership: true });
+    const result = await execute();
+    expect(result.appliedCaseIds).toEqual([free]);
+    expect(result.skipped).toEqual([
+      expect.objectContaining({ caseId: owned, code: "assigned_to_someone_else", at: "execute" }),
+    ]);
+    expect(await db.decision.count({ where: { caseId: owned } })).toBe(0);
+    expect((await db.case.findUniqueOrThrow({ where: { id: owned } })).state).toBe("parked");
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { approveCase } from "@/lib/services/case/approve-case";
-import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
+import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
-import { bulkApproveSchema } from "@/lib/validation/bulk";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { bulkApprove, previewApproval } from "./helpers/bulk-approval";
 import { openTestDb } from "./setup/test-db";
 
 const { db } = openTestDb();
@@ -17,18 +17,26 @@ describe("bulk approval", () => {
     for (let i = 0; i < 6; i++)
       ids.push((await parkCase(db, shop, parkInput("polling", { model: "bulk-model" }))).caseId);
     await parkCase(db, shop, parkInput("submission_uncertain", { model: "bulk-model" }));
-    const target = { kind: "filter", filter: { model: "bulk-model" } } as const;
-    const preview = await previewBulkApprove(db, reviewer, { stage: "polling", target }, 4);
+    // Parked polling cases only: the approved ones stay open (ready), and would take the limit's places.
+    const input = {
+      evidence: "provider recovered",
+      target: { kind: "filter", filter: { model: "bulk-model", stage: "polling", state: "parked" } },
+    } as const;
+    const { preview, execute } = await previewApproval(db, reviewer, input, 4);
+    // The money shown is what the cases it would act on hold: the four within the limit.
     expect(preview).toMatchObject({
       matching: 6,
-      willApprove: 4,
-      heldByCurrency: [{ currency: "USD", micros: 600_000 }],
+      willAct: 4,
+      beyondLimit: 2,
+      heldByCurrency: [{ currency: "USD", micros: 400_000 }],
+      skipped: [],
     });
 
-    const first = await bulkApproveCases(db, reviewer, { stage: "polling", target, evidence: "provider recovered" }, 4);
-    expect(first).toMatchObject({ action: "resume_poll", approved: 4, skipped: [] });
-    const rest = await bulkApproveCases(db, reviewer, { stage: "polling", target, evidence: "provider recovered" }, 4);
-    expect(rest.approved).toBe(2);
+    const first = await execute();
+    expect(first).toMatchObject({ verb: "approve", applied: 4, skipped: [] });
+    const rest = await bulkApprove(db, reviewer, input, 4);
+    expect(rest.preview).toMatchObject({ matching: 2, willAct: 2 });
+    expect(rest.result.applied).toBe(2);
     const actions = await db.recoveryAction.findMany({ where: { caseId: { in: ids } }, include: { decision: true } });
     expect(actions).toHaveLength(6);
     expect(new Set(actions.map((a) => a.decisionId)).size).toBe(6);
@@ -38,18 +46,29 @@ describe("bulk approval", () => {
     expect(uncertain.state).toBe("parked");
   });
 
-  it("is never offered for uncertain or failed stages, and operators cannot use it", async () => {
-    for (const stage of ["submission_uncertain", "generation_failed"]) {
-      const parsed = bulkApproveSchema.safeParse({
-        stage,
-        evidence: "x",
-        target: { kind: "ids", caseIds: [crypto.randomUUID()] },
-      });
-      expect(parsed.success).toBe(false);
-    }
+  it("never approves uncertain or failed cases, and operators cannot use it", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const caseIds: string[] = [];
+    for (const stage of ["submission_uncertain", "generation_failed"] as const)
+      caseIds.push((await parkCase(db, shop, parkInput(stage))).caseId);
+    const { preview, result } = await bulkApprove(db, reviewer, { evidence: "x", target: { kind: "ids", caseIds } });
+    expect(preview.willAct).toBe(0);
+    expect(preview.skipped.map((s) => [s.caseId, s.code])).toEqual([
+      [caseIds[0], "reconciliation_required"],
+      [caseIds[1], "action_not_permitted_for_stage"],
+    ]);
+    expect(result.applied).toBe(0);
+    expect(await db.recoveryAction.count({ where: { caseId: { in: caseIds } } })).toBe(0);
+    expect(await db.case.count({ where: { id: { in: caseIds }, state: "parked" } })).toBe(2);
+
     const operator = await makeUser(db, ["operator"]);
+    const action = { verb: "approve", evidence: "x" } as const;
+    const target = { kind: "filter", filter: { stage: "delivery" } } as const;
+    await expect(dryRunBulk(db, operator, { mode: "dry_run", action, target })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     await expect(
-      bulkApproveCases(db, operator, { stage: "delivery", evidence: "x", target: { kind: "filter", filter: {} } }),
+      executeBulk(db, operator, { mode: "execute", action, target, token: `vrb_${"x".repeat(43)}` }),
     ).rejects.toMatchObject({ code: "forbidden" });
   });
 
@@ -57,12 +76,15 @@ describe("bulk approval", () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const { caseId } = await parkCase(db, shop, parkInput("delivery", { model: "moved-model" }));
     await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "first" });
-    const result = await bulkApproveCases(db, reviewer, {
-      stage: "delivery",
+    const { preview, result } = await bulkApprove(db, reviewer, {
       evidence: "bulk",
       target: { kind: "ids", caseIds: [caseId] },
     });
-    expect(result.approved).toBe(0);
+    expect(preview.skipped).toEqual([
+      expect.objectContaining({ caseId, code: "illegal_transition", message: "approve is not allowed while ready" }),
+    ]);
+    expect(result).toMatchObject({ applied: 0, skipped: preview.skipped });
+    expect(await db.recoveryAction.count({ where: { caseId } })).toBe(1);
   });
 });
 

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { bulkApproveCases, previewBulkApprove } from "@/lib/services/case/bulk-approve-cases";
 import { caseFilterConditions } from "@/lib/services/case/case-filter";
 import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { countCases } from "@/lib/services/case/count-cases";
@@ -9,6 +8,7 @@ import { listCases } from "@/lib/services/case/list-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { previewApproval } from "./helpers/bulk-approval";
 import { openTestDb } from "./setup/test-db";
 
 // The queue's partial ID search, counts, four orders and neighbours, across producers and states:
@@ -166,7 +166,7 @@ describe("queue orders and neighbours", () => {
 });
 
 describe("bulk approval by a filter", () => {
-  it("previews and approves exactly the cases the queue lists for the same partial search", async () => {
+  it("dry-runs and approves exactly the cases the queue lists for the same partial search", async () => {
     const reviewer = await makeUser(db, ["operator", "reviewer"]);
     const t = tag();
     for (const name of ["a", "b"]) {
@@ -174,15 +174,18 @@ describe("bulk approval by a filter", () => {
       await parkCase(db, producer(`shop-${name}-${t}`), input);
     }
     await parkCase(db, producer(`shop-a-${t}`), parkInput("polling", { operationId: `bulk-${t}-88` }));
-    const filter = { q: `${t}-77` };
-    const shown = await list(reviewer, { ...filter, stage: "polling" });
+    const filter = { q: `${t}-77`, stage: "polling" } as const;
+    const shown = await list(reviewer, filter);
     expect(shown.items).toHaveLength(2);
+    const shownIds = shown.items.map((c) => c.id).sort();
     const target = { kind: "filter" as const, filter };
-    const preview = await previewBulkApprove(db, reviewer, { stage: "polling", target });
-    expect(preview.matching).toBe(2);
+    const { preview, execute } = await previewApproval(db, reviewer, { target, evidence: "job still running" });
+    expect(preview).toMatchObject({ matching: 2, willAct: 2, skipped: [] });
+    expect(preview.cases.map((c) => c.caseId).sort()).toEqual(shownIds);
     expect(preview.heldByCurrency).toEqual([{ currency: "USD", micros: 200_000 }]);
-    const done = await bulkApproveCases(db, reviewer, { stage: "polling", target, evidence: "job still running" });
-    expect(done.approved).toBe(2);
+    const done = await execute();
+    expect(done.applied).toBe(2);
+    expect([...done.appliedCaseIds].sort()).toEqual(shownIds);
     const ready = await db.case.findMany({
       where: { operationId: { contains: t } },
       select: { id: true, state: true },
@@ -191,6 +194,6 @@ describe("bulk approval by a filter", () => {
       .filter((c) => c.state === "ready")
       .map((c) => c.id)
       .sort();
-    expect(approved).toEqual(shown.items.map((c) => c.id).sort());
+    expect(approved).toEqual(shownIds);
   });
 });

@@ -7,23 +7,24 @@ import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain/bulk-verbs";
 import { type DomainError, isDomainError } from "@/lib/domain/errors";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
-import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
-import type { Role } from "@/lib/domain/roles";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
 import { requirePermission, scopeOf, type UserActor } from "../access/actor";
-import { consoleSettings } from "../admin/console-settings";
 import { checkAssignee } from "./assign-case";
-import { approvePreviewed, DEFAULT_BULK_LIMIT } from "./bulk-approve-cases";
+import { approvePreviewed } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
 import { scopeConditions } from "./case-filter";
 import { COUNT_CAP } from "./count-cases";
 import { viewConditions } from "./list-cases";
+import { type OwnershipRule, ownershipRule } from "./ownership-rule";
 import type { ChangeVia } from "./transition-case";
 import { snapshotOf } from "./writer/change";
+
+/** Most cases one dry run previews when the caller names no limit (the console and API pass `BULK_APPROVE_LIMIT`). */
+const DEFAULT_BULK_LIMIT = 500;
 
 /** How long a dry run's token may be executed: long enough to read it, short enough to still be true. */
 export const BULK_PREVIEW_TTL_SECONDS = 15 * 60;
@@ -62,13 +63,13 @@ const requestDigest = (input: { action: BulkAction; target: BulkTarget }) =>
   requestFingerprint({ action: input.action, target: input.target });
 
 /** Why the decision leaves a case alone, or null when it would act on it. */
-function refusal(
+async function refusal(
   row: Row,
   action: BulkAction,
-  owner: { ownership: boolean; person: { id: string; roles: Role[] } },
-): { code: string; message: string } | null {
+  owned: OwnershipRule,
+): Promise<{ code: string; message: string } | null> {
   const command = bulkCommand(action, row.stage);
-  if (isDecidingCommand(command.type) && ownedBySomeoneElse({ ...owner, assigneeId: row.assigneeId })) {
+  if (await owned(command.type, row.assigneeId)) {
     return {
       code: "assigned_to_someone_else",
       message: "assigned to someone else: while assignment means ownership, only they or an admin decide it",
@@ -103,14 +104,11 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
                       held_micros AS "heldMicros", currency
                FROM cases WHERE ${where} ORDER BY opened_at, id LIMIT ${limit}`,
   );
-  const owner = {
-    ownership: (await consoleSettings(db)).assignmentIsOwnership,
-    person: { id: user.userId, roles: user.roles },
-  };
+  const owned = ownershipRule(db, user);
   const cases: Row[] = [];
   const skipped: BulkSkipped[] = [];
   for (const row of rows) {
-    const why = refusal(row, input.action, owner);
+    const why = await refusal(row, input.action, owned);
     if (why) skipped.push({ caseId: row.id, operationId: row.operationId, ...why, at: "dry_run" });
     else cases.push(row);
   }

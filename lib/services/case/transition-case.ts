@@ -1,11 +1,10 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import type { CaseCommand, CaseSnapshot } from "@/lib/domain/case-commands";
-import { isDecidingCommand, ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { AppError } from "@/lib/errors";
 import { requireCaseInScope } from "../access/actor";
-import { consoleSettings } from "../admin/console-settings";
+import { ownershipRule } from "./ownership-rule";
 import { applyCaseChange, snapshotOf } from "./writer/change";
 
 export type CaseRow = Prisma.CaseGetPayload<object>;
@@ -55,22 +54,11 @@ export async function transitionCase(
 }
 
 /**
- * While assignment means ownership, a decision on a case assigned to someone else is refused. The
- * setting is read only when it could matter (a person deciding a case assigned to another), and a
- * reassignment meanwhile changes the case's version, so the compare-and-set catches it.
+ * While assignment means ownership, a decision on a case assigned to someone else is refused, with
+ * who to ask. A reassignment meanwhile changes the case's version, so the compare-and-set catches it.
  */
 async function refuseIfOwnedBySomeoneElse(tx: Db, row: CaseRow, command: CaseCommand, actor: Principal) {
-  if (actor.kind !== "user" || !row.assigneeId || row.assigneeId === actor.userId) return;
-  if (!isDecidingCommand(command.type)) return;
-  const { assignmentIsOwnership } = await consoleSettings(tx);
-  if (
-    !ownedBySomeoneElse({
-      ownership: assignmentIsOwnership,
-      assigneeId: row.assigneeId,
-      person: { id: actor.userId, roles: actor.roles },
-    })
-  )
-    return;
+  if (!row.assigneeId || !(await ownershipRule(tx, actor)(command.type, row.assigneeId))) return;
   const assignee = await tx.user.findUnique({ where: { id: row.assigneeId }, select: { name: true, email: true } });
   throw new AppError(
     "assigned_to_someone_else",

@@ -93,7 +93,11 @@ export async function rawBulkApprove(
   }
 }
 
-/** Per case: exactly one decision, one action and one `approved` event, and the state moved once. */
+/**
+ * Per case: exactly one decision, one action and one `approved` event, and the state moved once.
+ * The fingerprint leaves out the bulk action an event names (the baseline has none); `namingBulk`
+ * counts the events that name one.
+ */
 export async function bulkRows(url: string) {
   const [row] = await sql<Record<string, string>>(
     url,
@@ -106,8 +110,10 @@ export async function bulkRows(url: string) {
        (SELECT count(*) FROM (SELECT case_id FROM recovery_actions GROUP BY case_id HAVING count(*) = 1) a) AS one_action,
        (SELECT count(*) FROM (SELECT case_id FROM audit_events WHERE kind = 'approved' GROUP BY case_id HAVING count(*) = 1) e)
          AS one_event,
-       (SELECT md5(string_agg(o.operation_id || e.before::text || e.after::text || e.evidence::text || e.actor_label || d.evidence
-                              || a.kind::text, ',' ORDER BY o.operation_id))
+       (SELECT count(*) FROM audit_events WHERE kind = 'approved' AND evidence ? 'bulkPreviewId') AS naming_bulk,
+       (SELECT md5(string_agg(o.operation_id || e.before::text || e.after::text
+                              || (e.evidence - 'bulkPreviewId')::text || e.actor_label || d.evidence || a.kind::text,
+                              ',' ORDER BY o.operation_id))
           FROM audit_events e JOIN cases o ON o.id = e.case_id JOIN decisions d ON d.case_id = o.id
           JOIN recovery_actions a ON a.decision_id = d.id WHERE e.kind = 'approved') AS fingerprint`,
     [BULK_MODEL],
@@ -119,6 +125,7 @@ export async function bulkRows(url: string) {
     oneDecision: Number(row?.one_decision),
     oneAction: Number(row?.one_action),
     oneEvent: Number(row?.one_event),
+    namingBulk: Number(row?.naming_bulk),
     fingerprint: row?.fingerprint ?? "",
   };
 }
