@@ -90,7 +90,11 @@ export function openApiDocument() {
     info: {
       title: "Video job recovery API",
       version: "1.0.0",
-      description: "Producers park ambiguous paid video jobs; reviewers and finance decide their recovery.",
+      description:
+        "Producers park ambiguous paid video jobs; reviewers and finance decide their recovery. A person " +
+        "limited to some producers reads and decides only theirs: another producer's case, hold or " +
+        "replacement request answers 404 not_found, lists and figures leave other producers out, and " +
+        "the alert firings answer 403.",
     },
     paths,
     components: {
