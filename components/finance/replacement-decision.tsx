@@ -81,6 +81,14 @@ export function ReplacementDecision({ request }: { request: ReplacementRequestIt
         showNote={false}
         evidenceHint="Why: budget approval, ticket, or the reason for declining."
       />
+      {request.spendLimitWarning ? (
+        <p
+          className="rounded border border-amber-500 bg-amber-50 p-2 text-sm text-amber-950"
+          data-testid="spend-limit-warning"
+        >
+          Authorising now would be refused: {request.spendLimitWarning} Raise the limit or wait for the window to pass.
+        </p>
+      ) : null}
       <div className="flex flex-wrap items-center gap-2">
         <Button onClick={() => choose("authorize")} disabled={request.expired}>
           Authorise…

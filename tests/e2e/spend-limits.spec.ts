@@ -71,7 +71,14 @@ test("finance sets a spend limit, sees its use, and an authorisation past it is 
   await page.reload();
   await expect(limit).toContainText("NZ$30.00 of NZ$50.00");
 
-  // The second would take the hour to NZ$60.00: refused, with the limit, the use and the request.
+  // The second would take the hour to NZ$60.00: the page says so before anyone presses the button,
+  // and the authorisation is refused, with the limit, the use and the request.
+  const warning = page
+    .getByTestId("replacement-request")
+    .filter({ hasText: second })
+    .getByTestId("spend-limit-warning");
+  await expect(warning).toContainText("Authorising now would be refused");
+  await expect(warning).toContainText("NZ$30.00 is already authorised in the last hour");
   const refused = await authorise(page, second);
   const alert = refused.getByRole("alert");
   await expect(alert).toContainText("hourly spend limit for NZD replacements (every producer) is NZ$50.00");

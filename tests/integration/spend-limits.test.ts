@@ -5,6 +5,7 @@ import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
@@ -69,6 +70,35 @@ describe("spend limits on replacements", () => {
       perHourMicros: 250_000,
       usedHourMicros: 250_000,
       usedDayMicros: 250_000,
+    });
+  });
+
+  it("warns on the finance list before an authorisation a limit would refuse; a person limited to some producers is not shown every producer's figures", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const shop = producer(`warn-shop-${Date.now().toString(36)}`);
+    await setSpendLimit(db, finance, { currency: "DKK", perHourMicros: 150_000, perDayMicros: null });
+    await authorise(await pendingReplacement("DKK", 100_000, shop));
+    const tooMuch = await pendingReplacement("DKK", 100_000, shop);
+    const fits = await pendingReplacement("DKK", 50_000, shop);
+    // Intl separates a currency code from its amount with a no-break space.
+    const warningOf = async (actor: typeof finance, id: string) =>
+      (await listPendingReplacementRequests(db, actor)).items
+        .find((item) => item.id === id)
+        ?.spendLimitWarning?.replaceAll("\u00a0", " ") ?? null;
+    expect(await warningOf(finance, tooMuch)).toBe(
+      "the hourly spend limit for DKK replacements (every producer) is DKK 0.15, DKK 0.10 is already authorised in the last hour and this replacement asks DKK 0.10.",
+    );
+    expect(await warningOf(finance, fits)).toBeNull();
+
+    const agency = await makeUser(db, ["finance"]);
+    await db.user.update({ where: { id: agency.userId }, data: { producerScope: [shop.name] } });
+    const scoped = { ...agency, producers: [shop.name] };
+    const warning = await warningOf(scoped, tooMuch);
+    expect(warning).toContain("(every producer) would be passed by this replacement's DKK 0.10");
+    expect(warning).not.toContain("already authorised");
+    await expect(authorizeReplacement(db, scoped, tooMuch, { evidence: "budget approved" })).rejects.toMatchObject({
+      code: "spend_limit_exceeded",
+      extra: { details: { producer: null, limitMicros: null, usedMicros: null, requestedMicros: 100_000 } },
     });
   });
 

@@ -76,6 +76,8 @@ export async function authorizeReplacement(
       producer: row.producer,
       amountMicros: Number(request.amountMicros),
       now: new Date(),
+      // The figures of a limit on every producer are not for a person limited to some (decision 035).
+      everyProducer: user.producers === null,
     });
     const original = await tx.attempt.findUniqueOrThrow({ where: { id: request.originalAttemptRef } });
     const sequence = await tx.attempt.count({ where: { operationRef: row.operationRef, kind: "replacement" } });

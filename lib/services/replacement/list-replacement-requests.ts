@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { isReplacementExpired } from "@/lib/domain/replacement";
 import { requirePermission, scopeOf } from "../access/actor";
+import { describeBreach, firstSpendBreach } from "../spend-limit/enforce-spend-limit";
 
 const LIMIT = 100;
 
@@ -17,9 +18,25 @@ export async function listPendingReplacementRequests(db: Db, actor: Principal, n
     where: { status: "pending", ...(scope ? { case: { producer: { in: [...scope] } } } : {}) },
     orderBy: [{ expiresAt: "asc" }, { id: "asc" }],
     take: LIMIT + 1,
-    include: { case: { select: { operationId: true, provider: true, model: true, stage: true } } },
+    include: { case: { select: { operationId: true, provider: true, model: true, stage: true, producer: true } } },
   });
   const page = rows.slice(0, LIMIT);
+  // What authorising each would meet now, so finance is warned before pressing the button.
+  const breaches = await Promise.all(
+    page.map((request) =>
+      firstSpendBreach(
+        db,
+        {
+          currency: request.currency,
+          producer: request.case.producer,
+          amountMicros: Number(request.amountMicros),
+          now,
+        },
+        { lock: false },
+      ),
+    ),
+  );
+  const everyProducer = scope === null;
   const [users, originals] = await Promise.all([
     db.user.findMany({
       where: { id: { in: [...new Set(page.map((r) => r.requestedById))] } },
@@ -31,7 +48,8 @@ export async function listPendingReplacementRequests(db: Db, actor: Principal, n
     }),
   ]);
   return {
-    items: page.map((request) => {
+    items: page.map((request, index) => {
+      const breach = breaches[index] ?? null;
       const original = originals.find((h) => h.attemptRef === request.originalAttemptRef);
       const requester = users.find((u) => u.id === request.requestedById);
       return {
@@ -52,6 +70,8 @@ export async function listPendingReplacementRequests(db: Db, actor: Principal, n
         createdAt: request.createdAt.toISOString(),
         expiresAt: request.expiresAt.toISOString(),
         expired: isReplacementExpired(request.expiresAt, now),
+        /** Why authorising now would be refused by a spend limit, or null. */
+        spendLimitWarning: breach ? describeBreach(breach, { everyProducer }) : null,
       };
     }),
     truncated: rows.length > LIMIT,
