@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createPrismaClient } from "@/lib/db/client";
 import type { UserActor } from "@/lib/services/access/actor";
 import { authenticateToken } from "@/lib/services/access/authenticate-token";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
@@ -36,7 +37,7 @@ import { openTestDb } from "./setup/test-db";
 // decides only those producers' cases, in every service; another producer's case, hold or request
 // is "not found", the same answer as an ID that does not exist. Both shops use the same operation
 // IDs and currency, so nothing here can pass by the IDs or amounts differing.
-const { db } = openTestDb();
+const { db, url } = openTestDb();
 const run = Date.now().toString(36);
 const mine = producer(`scope-mine-${run}`);
 const theirs = producer(`scope-theirs-${run}`);
@@ -194,6 +195,32 @@ describe("a person limited to some producers", () => {
       (e: unknown) => e,
     );
     expect(codeOf(refused)).toBe("invalid_request");
+  });
+});
+
+describe("a scoped person's queue at scale", () => {
+  it("reads its producers' open cases through the producer-led index, which reads of every producer leave alone", async () => {
+    const session = createPrismaClient(url, 1);
+    try {
+      await session.$executeRaw`SET enable_seqscan = off`;
+      await db.$executeRaw`ANALYZE cases`;
+      const index = "cases_open_producer_opened_at_id";
+      const scans = async (read: () => Promise<unknown>) => {
+        const count = async () => {
+          await session.$executeRaw`SELECT pg_stat_force_next_flush()`;
+          const [row] = await db.$queryRaw<{ n: bigint }[]>`
+            SELECT idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname = ${index}`;
+          return Number(row?.n ?? 0);
+        };
+        const before = await count();
+        await read();
+        return (await count()) - before;
+      };
+      expect(await scans(() => listCases(session, agency, query()))).toBeGreaterThan(0);
+      expect(await scans(() => listCases(session, everyone, query()))).toBe(0);
+    } finally {
+      await session.$disconnect();
+    }
   });
 });
 
