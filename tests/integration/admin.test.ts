@@ -264,6 +264,7 @@ describe("personal access tokens", () => {
       email: owner.email,
       name: owner.name,
       roles: owner.roles,
+      producers: null,
     });
     expect((await listAccessTokens(db, owner, "personal")).map((t) => t.id)).toEqual([token.id]);
     expect(await listAccessTokens(db, other, "personal")).toEqual([]);
