@@ -1,6 +1,11 @@
 import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-kit";
 import { getWithRetry } from "../http/get-with-retry";
-import { type AdapterConfig, DEFAULT_NO_JOB_SETTLING_SECONDS, type ProviderAdapter } from "../types";
+import {
+  type AdapterConfig,
+  DEFAULT_NO_JOB_SETTLING_SECONDS,
+  type ProviderAdapter,
+  type ProviderCapabilities,
+} from "../types";
 import { RUNWAY_OUTPUT_RETENTION_SECONDS, taskToStatus } from "./transform";
 
 export const RUNWAY_BASE_URL = "https://api.dev.runwayml.com";
@@ -15,6 +20,15 @@ export const RUNWAY_API_VERSION = "2024-11-06";
  */
 export const RUNWAY_DELIVERY_HOSTS = ["dnznrvs05pmza.cloudfront.net"];
 
+/** No list and no client reference: Runway's task API is `GET` and `DELETE /v1/tasks/{id}` only. */
+export const RUNWAY_CAPABILITIES: ProviderCapabilities = {
+  findByClientReference: false,
+  listJobs: false,
+  listJobsRequiresModel: false,
+  outputRetentionSeconds: RUNWAY_OUTPUT_RETENTION_SECONDS,
+  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.runway,
+};
+
 /**
  * Read-only Runway client: task status and output downloads. Runway's task API has no list and no
  * client reference (only `GET` and `DELETE /v1/tasks/{id}`), so reconciliation cannot search it: a
@@ -25,13 +39,7 @@ export function createRunwayAdapter(config: AdapterConfig): ProviderAdapter {
   const headers = { ...authHeaders("Bearer", config.apiKey), "x-runway-version": RUNWAY_API_VERSION };
   return {
     provider: "runway",
-    capabilities: {
-      findByClientReference: false,
-      listJobs: false,
-      listJobsRequiresModel: false,
-      outputRetentionSeconds: RUNWAY_OUTPUT_RETENTION_SECONDS,
-      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.runway,
-    },
+    capabilities: RUNWAY_CAPABILITIES,
     async getJob(ref, options = {}) {
       const answer = await getWithRetry({
         url: `${kit.baseUrl}/v1/tasks/${encodeURIComponent(ref.providerJobId)}`,
