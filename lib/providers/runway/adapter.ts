@@ -16,7 +16,7 @@ export const RUNWAY_BASE_URL = "https://api.dev.runwayml.com";
 export const RUNWAY_API_VERSION = "2024-11-06";
 /**
  * The one delivery host Runway's documentation shows ("Output formats"). Not `*.cloudfront.net`: that
- * is every CloudFront customer's host. Add another with `allowedDownloadHosts` if Runway moves.
+ * is every CloudFront customer's host. A URL elsewhere is refused and the case parks with that evidence.
  */
 export const RUNWAY_DELIVERY_HOSTS = ["dnznrvs05pmza.cloudfront.net"];
 
