@@ -32,7 +32,9 @@ const simulator = await startSimulator({
 
 console.log(`[simulator] listening on ${simulator.url}`);
 process.send?.({ kind: "listening", url: simulator.url });
-console.log(`[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal`);
+console.log(
+  `[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal, Runway base URL ${simulator.url}/runway`,
+);
 console.log(`[simulator] admin: ${simulator.url}/__admin/stats, POST /__admin/faults, /__admin/jobs, /__admin/reset`);
 console.log(
   `[simulator] signed webhooks: fal keys at ${simulator.webhooks.falJwksUrl}, POST /__admin/webhooks for faults`,

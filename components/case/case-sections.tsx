@@ -84,6 +84,7 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
         <dt className="text-slate-700">Provider / model</dt>
         <dd>
           {detail.provider} / {detail.model}
+          <ProviderNotes notes={detail.providerCapabilities.notes} />
         </dd>
         <dt className="text-slate-700">Provider job</dt>
         <dd>
@@ -95,6 +96,18 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
         <dd>{detail.episode}</dd>
       </dl>
     </header>
+  );
+}
+
+/** What the provider's API allows, where it changes what evidence a decision needs. */
+function ProviderNotes({ notes }: { notes: string[] }) {
+  if (notes.length === 0) return null;
+  return (
+    <ul data-testid="provider-capabilities" className="mt-1 list-disc pl-5 text-xs text-slate-700">
+      {notes.map((note) => (
+        <li key={note}>{note}</li>
+      ))}
+    </ul>
   );
 }
 

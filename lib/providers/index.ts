@@ -1,14 +1,16 @@
 /**
- * Provider layer: read-only adapters for Replicate and fal. Nothing exported here can create a
+ * Provider layer: read-only adapters for Replicate, fal and Runway. Nothing exported here can create a
  * provider job; the simulator (./simulator) is the only code in this folder that even accepts one.
  */
 export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId } from "./fal/adapter";
 export {
   type ConfiguredAdapters,
   DEFAULT_SIMULATOR_URL,
+  LIVE_PROVIDER_KEYS,
   type ProviderAdapters,
   providerAdaptersFromEnv,
   simulatorAdapters,
 } from "./registry";
 export { createReplicateAdapter, REPLICATE_DELIVERY_HOSTS } from "./replicate/adapter";
+export { createRunwayAdapter, RUNWAY_API_VERSION, RUNWAY_DELIVERY_HOSTS } from "./runway/adapter";
 export * from "./types";

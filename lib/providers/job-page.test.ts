@@ -19,6 +19,10 @@ describe("a provider job's own page", () => {
   it("is none for fal, whose documentation names no per-request page, and says so", () => {
     const page = providerJobPage({ provider: "fal", providerJobId: "80e732af-660e-45cd", mode: "live" });
     expect(page).toEqual({ url: null, why: "fal has no page for one request" });
+    expect(providerJobPage({ provider: "runway", providerJobId: "d2e3d1f4", mode: "live" })).toEqual({
+      url: null,
+      why: "Runway has no page for one task",
+    });
   });
 
   it("is none for a simulated job (whatever provider it imitates) or a provider it does not know", () => {

@@ -1,5 +1,6 @@
 import { createFalAdapter, FAL_PLATFORM_BASE_URL, FAL_QUEUE_BASE_URL } from "./fal/adapter";
 import { createReplicateAdapter, REPLICATE_BASE_URL } from "./replicate/adapter";
+import { createRunwayAdapter, RUNWAY_BASE_URL } from "./runway/adapter";
 import { type AdapterConfig, type ProviderAdapter, ProviderConfigError, type ProviderName } from "./types";
 
 export type ProviderAdapters = Record<ProviderName, ProviderAdapter>;
@@ -8,8 +9,10 @@ export type ConfiguredAdapters = Partial<ProviderAdapters>;
 type Shared = Omit<AdapterConfig, "baseUrl" | "apiKey">;
 
 export const DEFAULT_SIMULATOR_URL = "http://127.0.0.1:4010";
+/** The variable that turns each provider on in live mode; any subset of them will do. */
+export const LIVE_PROVIDER_KEYS = ["REPLICATE_API_TOKEN", "FAL_KEY", "RUNWAYML_API_SECRET"] as const;
 
-/** Both adapters pointed at a running simulator, exactly as they would be at the real APIs. */
+/** Every adapter pointed at a running simulator, exactly as it would be at the real API. */
 export function simulatorAdapters(simulatorUrl: string, shared: Shared = {}, token?: string): ProviderAdapters {
   const base = simulatorUrl.replace(/\/+$/, "");
   return {
@@ -20,6 +23,7 @@ export function simulatorAdapters(simulatorUrl: string, shared: Shared = {}, tok
       platformBaseUrl: `${base}/fal-platform/v1`,
       apiKey: token,
     }),
+    runway: createRunwayAdapter({ ...shared, baseUrl: `${base}/runway`, apiKey: token }),
   };
 }
 
@@ -55,8 +59,15 @@ export function providerAdaptersFromEnv(
       apiKey: env.FAL_KEY,
     });
   }
-  if (!adapters.replicate && !adapters.fal) {
-    throw new ProviderConfigError("live mode needs REPLICATE_API_TOKEN or FAL_KEY (or both)");
+  if (env.RUNWAYML_API_SECRET) {
+    adapters.runway = createRunwayAdapter({
+      ...shared,
+      baseUrl: env.RUNWAYML_BASE_URL || RUNWAY_BASE_URL,
+      apiKey: env.RUNWAYML_API_SECRET,
+    });
+  }
+  if (Object.keys(adapters).length === 0) {
+    throw new ProviderConfigError(`live mode needs at least one of ${LIVE_PROVIDER_KEYS.join(", ")}`);
   }
   return adapters;
 }

@@ -127,7 +127,8 @@ export function createRecoveryClient(config: RecoveryConfig) {
     const answer = await permit(send);
     if (answer.status !== "permitted" || !answer.created) return { sent: false, answer };
     const { attemptId, token, operationId } = answer.permit;
-    const provider = send.provider === "fal" ? "fal" : "replicate";
+    // Only providers that sign their webhooks get a URL; Runway has none, so its create gets none.
+    const provider = send.provider === "fal" || send.provider === "replicate" ? send.provider : undefined;
     const outcome = (kind: OutcomeReportInput["outcome"], summary: string, providerJobId?: string) =>
       report(attemptId, {
         operationId,
@@ -141,7 +142,8 @@ export function createRecoveryClient(config: RecoveryConfig) {
       );
     let created: { providerJobId: string };
     try {
-      created = await withTimeout(create({ webhookUrl: answer.webhook?.urls[provider] }), options.createTimeoutMs);
+      const webhookUrl = provider ? answer.webhook?.urls[provider] : undefined;
+      created = await withTimeout(create({ webhookUrl }), options.createTimeoutMs);
     } catch (error) {
       const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
       const reported = await outcome(kind, `the create call ended: ${describe(error)}`);

@@ -63,3 +63,22 @@ describe("case detail: the provider job's own page", () => {
     expect((await getCase(db, operator, uncertain.caseId)).providerJobPage).toBeNull();
   });
 });
+
+describe("case detail: what the provider's API allows", () => {
+  it("tells the reviewer of an uncertain Runway submission that 'no job exists' needs billing evidence", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const runway = await parkCase(
+      db,
+      shop,
+      parkInput("submission_uncertain", { provider: "runway", model: "gen4_turbo" }),
+    );
+    expect((await getCase(db, reviewer, runway.caseId)).providerCapabilities).toEqual({
+      provider: "runway",
+      known: true,
+      notes: expect.arrayContaining(["no job list: a 'no job exists' verdict needs billing evidence"]),
+    });
+    const replicate = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "replicate" }));
+    const notes = (await getCase(db, reviewer, replicate.caseId)).providerCapabilities.notes;
+    expect(notes.some((note) => note.includes("billing"))).toBe(false);
+  });
+});

@@ -79,6 +79,28 @@ describe("the create counter", () => {
   });
 });
 
+describe("Runway's routes", () => {
+  it("count a task create, and refuse a call that names no API version", async () => {
+    const create = (version: Record<string, string>) =>
+      fetch(`${sim.url}/runway/v1/text_to_video`, {
+        method: "POST",
+        headers: { authorization: "Bearer x", "content-type": "application/json", ...version },
+        body: JSON.stringify({ model: "gen4.5", promptText: "a fox", ratio: "1280:720", duration: 5 }),
+      });
+    expect((await create({})).status).toBe(400);
+    const answer = await create({ "x-runway-version": "2024-11-06" });
+    expect(answer.status).toBe(200);
+    const { id } = (await answer.json()) as { id: string };
+    expect(sim.state.createCount("runway")).toBe(2);
+    const unversioned = await fetch(`${sim.url}/runway/v1/tasks/${id}`);
+    expect(unversioned.status).toBe(400);
+    expect(await simulatorAdapters(sim.url, { retry }).runway.getJob({ providerJobId: id })).toMatchObject({
+      kind: "running",
+    });
+    sim.state.reset();
+  });
+});
+
 describe("admin API", () => {
   it("seeds jobs, takes fault rules as JSON, reports stats and resets", async () => {
     const seeded = await admin("jobs", { provider: "replicate", outcome: "failed", queuedMs: 0, runningMs: 0 });

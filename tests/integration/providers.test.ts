@@ -23,6 +23,7 @@ afterEach(() => {
 const seed = (spec: JobSpec) => sim.state.seedJob(spec);
 const replicateJob = (id: string) => providers.replicate.getJob({ providerJobId: id });
 const falJob = (id: string, model: string) => providers.fal.getJob({ providerJobId: id, model });
+const runwayTask = (id: string) => providers.runway.getJob({ providerJobId: id });
 const hits = (fragment: string) => sim.state.requests({ pathIncludes: fragment });
 
 describe("normalised statuses", () => {
@@ -73,6 +74,27 @@ describe("normalised statuses", () => {
     expect(await falJob(stated.id, stated.model)).toMatchObject({ kind: "failed", providerStatus: "COMPLETED" });
   });
 
+  it("Runway: PENDING and RUNNING are running, SUCCEEDED is completed, FAILED and CANCELLED are failed", async () => {
+    const job = seed({ provider: "runway" });
+    expect(await runwayTask(job.id)).toEqual({ kind: "running", providerStatus: "PENDING" });
+    clock.advance(1_000);
+    expect(await runwayTask(job.id)).toEqual({ kind: "running", providerStatus: "RUNNING" });
+    clock.advance(5_000);
+    expect(await runwayTask(job.id)).toEqual({
+      kind: "completed",
+      providerStatus: "SUCCEEDED",
+      outputsRemoved: false,
+      outputs: [{ url: `${sim.url}/delivery/runway/${job.id}/output.mp4` }],
+    });
+    const failed = seed({ provider: "runway", outcome: "failed", error: "flagged", queuedMs: 0, runningMs: 0 });
+    expect(await runwayTask(failed.id)).toMatchObject({ kind: "failed", reason: "INTERNAL.BAD_OUTPUT: flagged" });
+    const cancelled = seed({ provider: "runway", outcome: "canceled", queuedMs: 0, runningMs: 0 });
+    expect(await runwayTask(cancelled.id)).toMatchObject({ kind: "failed", canceled: true });
+    // The simulator refuses a call without an API version, so these answers prove the adapter sends one.
+    expect(providers.runway.capabilities).toMatchObject({ listJobs: false, findByClientReference: false });
+    expect(providers.runway.listJobs).toBeUndefined();
+  });
+
   it("a job that stays running is reported running hours later", async () => {
     const job = seed({ provider: "replicate", outcome: "stuck" });
     clock.advance(6 * 60 * 60 * 1_000);
@@ -88,6 +110,8 @@ describe("not found", () => {
       httpStatus: 404,
     });
     expect(hits("doesnotexist")).toHaveLength(1);
+    expect(await runwayTask("00000000-0000-4000-8000-00000000dead")).toEqual({ kind: "not_found", httpStatus: 404 });
+    expect(hits("00000000dead")).toHaveLength(1);
   });
 
   it("stays not_found while a new job is not yet visible, then shows it", async () => {

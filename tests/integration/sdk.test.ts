@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 let n = 0;
-function send(provider: "replicate" | "fal" = "replicate") {
+function send(provider: "replicate" | "fal" | "runway" = "replicate") {
   const operationId = `sdk-order-${Date.now()}-${n++}`;
   const request = { prompt: "a lighthouse at dusk", duration: 5 };
   return {
@@ -73,6 +73,17 @@ describe("recovery.submit", () => {
       evidence: { summary: "downloaded the video", observedAt: new Date().toISOString() },
     });
     expect(done).toMatchObject({ status: "completed", changed: true });
+  });
+
+  it("gives a Runway create no webhook URL: Runway signs no callbacks", async () => {
+    const order = { ...send("runway"), model: "gen4_turbo" };
+    const urls: (string | undefined)[] = [];
+    const result = await recovery.submit(order, async ({ webhookUrl }) => {
+      urls.push(webhookUrl);
+      return { providerJobId: "d2e3d1f4-1b3c-4b5c-8d46-1c1d7ee86892" };
+    });
+    expect(result).toMatchObject({ sent: true, outcome: "accepted", reported: true });
+    expect(urls).toEqual([undefined]);
   });
 
   it("20 concurrent submits of one operation call the create once", async () => {

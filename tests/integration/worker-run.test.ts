@@ -53,7 +53,7 @@ type FaultKind =
   | "truncate";
 type Plan = {
   index: number;
-  provider: "replicate" | "fal";
+  provider: "replicate" | "fal" | "runway";
   model: string;
   stage: "polling" | "delivery";
   kind: JobKind;
@@ -65,6 +65,8 @@ type Plan = {
 
 const REPLICATE_MODELS = ["minimax/video-01", "kwaivgi/kling-v2.1", "google/veo-3-fast"];
 const FAL_MODELS = ["fal-ai/kling-video/v2.5-turbo", "fal-ai/minimax/video-01-live", "fal-ai/veo3/fast"];
+const RUNWAY_MODELS = ["gen4_turbo", "gen4.5", "veo3.1_fast"];
+const MODELS = { replicate: REPLICATE_MODELS, fal: FAL_MODELS, runway: RUNWAY_MODELS };
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -93,8 +95,8 @@ function allowedFinals(kind: JobKind, stage: Plan["stage"], fault: FaultKind): F
 function buildPlan(random: () => number): Plan[] {
   const plans: Plan[] = [];
   for (let index = 0; index < CASES; index++) {
-    const provider = random() < 0.5 ? "replicate" : "fal";
-    const model = pick(random, provider === "fal" ? FAL_MODELS : REPLICATE_MODELS);
+    const provider = pick(random, ["replicate", "fal", "runway"] as const);
+    const model = pick(random, MODELS[provider]);
     const roll = random();
     const kind: JobKind =
       roll < 0.46
@@ -231,7 +233,7 @@ function guardedAdapters(
     downloadOutput: (output, sink, options) =>
       guard(jobIdOfOutput(output), () => adapter.downloadOutput(output, sink, options)),
   });
-  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal) };
+  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal), runway: wrap(inner.runway) };
 }
 
 const { url: databaseUrl } = openTestDb();
@@ -359,7 +361,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
     expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
 
     // 1. The recovery path bought nothing.
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, total: 0 });
 
     // 2. No action was executed by two workers at once.
     expect(overlaps).toEqual([]);

@@ -59,9 +59,10 @@ describe("environment", () => {
 
   it("accepts live mode with any one provider's key, and refuses it with none", () => {
     const production = { DEMO: "0", AUTH_SECRET: secret, PROVIDER_MODE: "live" };
-    expect(() => parseEnv(production)).toThrow(/REPLICATE_API_TOKEN or FAL_KEY/);
+    expect(() => parseEnv(production)).toThrow(/REPLICATE_API_TOKEN, FAL_KEY or RUNWAYML_API_SECRET/);
     expect(parseEnv({ ...production, REPLICATE_API_TOKEN: "r8_key" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, FAL_KEY: "fal-key" }).providerMode).toBe("live");
+    expect(parseEnv({ ...production, RUNWAYML_API_SECRET: "key_0123" }).providerMode).toBe("live");
   });
 
   it("enables single sign-on only when issuer, client id and secret are all present", () => {

@@ -54,6 +54,6 @@ describe("the provider rate form", () => {
         "requestsPerSecond",
       ]);
     }
-    expect(providerPaceSchema.safeParse({ provider: "runway", requestsPerSecond: 1 }).success).toBe(false);
+    expect(providerPaceSchema.safeParse({ provider: "kling", requestsPerSecond: 1 }).success).toBe(false);
   });
 });

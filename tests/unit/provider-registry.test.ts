@@ -8,6 +8,11 @@ describe("provider adapters from configuration", () => {
       "replicate",
     ]);
     expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", FAL_KEY: "k" }))).toEqual(["fal"]);
+    expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", RUNWAYML_API_SECRET: "key_0" }))).toEqual([
+      "runway",
+    ]);
+    const some = providerAdaptersFromEnv({ PROVIDER_MODE: "live", FAL_KEY: "k", RUNWAYML_API_SECRET: "key_0" });
+    expect(Object.keys(some).sort()).toEqual(["fal", "runway"]);
     expect(() => providerAdaptersFromEnv({ PROVIDER_MODE: "live" })).toThrow(ProviderConfigError);
   });
 
@@ -15,6 +20,6 @@ describe("provider adapters from configuration", () => {
     expect(() => providerAdaptersFromEnv({})).toThrow(ProviderConfigError);
     expect(() => providerAdaptersFromEnv({ PROVIDER_MODE: "simulator" })).toThrow(/SIMULATOR_URL/);
     const sim = providerAdaptersFromEnv({ PROVIDER_MODE: "simulator", SIMULATOR_URL: "http://127.0.0.1:4010" });
-    expect(Object.keys(sim).sort()).toEqual(["fal", "replicate"]);
+    expect(Object.keys(sim).sort()).toEqual(["fal", "replicate", "runway"]);
   });
 });

@@ -3,10 +3,13 @@ import { recordedResult, recordedStatus } from "../../lib/providers/fal/recorded
 import { resultToStatus, statusToStep } from "../../lib/providers/fal/transform";
 import { recordedPrediction } from "../../lib/providers/replicate/recorded";
 import { predictionToStatus } from "../../lib/providers/replicate/transform";
+import { recordedTask } from "../../lib/providers/runway/recorded";
+import { taskToStatus } from "../../lib/providers/runway/transform";
 import { manualClock } from "./clock";
 import { falResultAnswer, falStatusAnswer } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobSpec } from "./jobs";
 import { predictionJson } from "./replicate-routes";
+import { taskJson } from "./runway-routes";
 import { SimulatorState } from "./state";
 
 // The simulator must speak the recorded shapes of the real APIs, or the integration tests would
@@ -86,5 +89,30 @@ describe("simulated fal answers", () => {
     expect(resultToStatus(result.code, result.body, result.headers?.["x-fal-error-type"])).toMatchObject({
       kind: "failed",
     });
+  });
+});
+
+describe("simulated Runway tasks", () => {
+  it("have the recorded fields of each status and map like the recordings", () => {
+    const job = seed({ provider: "runway" });
+    const pending = taskJson(job, site);
+    expect(keys(pending)).toEqual(keys(recordedTask.pending));
+    expect(taskToStatus(200, pending)).toEqual(taskToStatus(200, recordedTask.pending));
+    clock.advance(1_000);
+    const running = taskJson(job, site);
+    expect(keys(running)).toEqual(keys(recordedTask.running));
+    expect(taskToStatus(200, running)).toEqual(taskToStatus(200, recordedTask.running));
+    clock.advance(1_000);
+    const done = taskJson(job, site);
+    expect(keys(done)).toEqual(keys(recordedTask.succeeded));
+    expect(taskToStatus(200, done)).toMatchObject({ kind: "completed", outputs: [{ url: expect.any(String) }] });
+  });
+
+  it("fail and cancel like the recordings", () => {
+    const failed = taskJson(seed({ provider: "runway", outcome: "failed", queuedMs: 0, runningMs: 0 }), site);
+    expect(keys(failed)).toEqual(keys(recordedTask.failed));
+    expect(taskToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
+    const cancelled = taskJson(seed({ provider: "runway", outcome: "canceled", queuedMs: 0, runningMs: 0 }), site);
+    expect(taskToStatus(200, cancelled)).toEqual(taskToStatus(200, recordedTask.cancelled));
   });
 });

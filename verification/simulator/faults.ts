@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SimProvider } from "./jobs";
 
 /**
  * Fault injection, as accepted by `POST /__admin/faults` and `state.faults.add()`. A rule matches
@@ -25,7 +26,7 @@ export type Fault = z.infer<typeof faultSchema>;
 export const ruleSchema = z.object({
   match: z
     .object({
-      provider: z.enum(["replicate", "fal"]).optional(),
+      provider: z.enum(["replicate", "fal", "runway"]).optional(),
       route: z.enum(SIM_ROUTES).optional(),
       jobId: z.string().min(1).optional(),
     })
@@ -36,7 +37,7 @@ export const ruleSchema = z.object({
 export type FaultRuleInput = z.input<typeof ruleSchema>;
 export type FaultRule = z.infer<typeof ruleSchema> & { id: number };
 
-export type RequestContext = { provider: "replicate" | "fal"; route: SimRoute; jobId?: string };
+export type RequestContext = { provider: SimProvider; route: SimRoute; jobId?: string };
 
 export class FaultBook {
   private rules: FaultRule[] = [];

@@ -8,6 +8,7 @@ import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
 import { replicateRoute } from "./replicate-routes";
 import { applyFault, type RouteContext, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
+import { runwayRoute } from "./runway-routes";
 import { SimulatorState } from "./state";
 
 export type SimulatorOptions = {
@@ -38,7 +39,7 @@ export type RunningSimulator = {
   stop(): Promise<void>;
 };
 
-/** The local stand-in for Replicate and fal, on plain node:http. */
+/** The local stand-in for Replicate, fal and Runway, on plain node:http. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const state = new SimulatorState(
     options.clock ?? systemClock,
@@ -99,6 +100,7 @@ function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
   if (prefix === "replicate") return replicateRoute(method, rest);
   if (prefix === "fal") return falRoute(method, rest);
   if (prefix === "fal-platform") return falPlatformRoute(method, rest);
+  if (prefix === "runway") return runwayRoute(method, rest);
   if (prefix === "delivery") return deliveryRoute(method, rest);
   return undefined;
 }
@@ -140,7 +142,7 @@ async function handle(
   await match.handle(ctx, fault);
 }
 
-/** Replicate sends `Bearer` (formerly `Token`), fal sends `Key`; any of them carries the token. */
+/** Replicate and Runway send `Bearer` (Replicate formerly `Token`), fal sends `Key`; any of them carries the token. */
 function authorised(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? "";
   const [scheme, value] = header.split(" ");

@@ -21,7 +21,7 @@ export class SimulatorState {
   rateLimit: RateLimiter | undefined;
   /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
   listPageSize = 100;
-  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0 };
+  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0, runway: 0 };
   private log: RequestLogEntry[] = [];
   private outputs = new Map<string, Buffer>();
 
@@ -89,7 +89,7 @@ export class SimulatorState {
   }
 
   createCount(provider?: SimProvider): number {
-    return provider ? this.creates[provider] : this.creates.replicate + this.creates.fal;
+    return provider ? this.creates[provider] : Object.values(this.creates).reduce((sum, n) => sum + n, 0);
   }
 
   record(method: string, path: string, query: string): void {
@@ -127,7 +127,7 @@ export class SimulatorState {
     this.outputs.clear();
     this.faults.clear();
     this.rateLimit = undefined;
-    this.creates = { replicate: 0, fal: 0 };
+    this.creates = { replicate: 0, fal: 0, runway: 0 };
     this.log = [];
   }
 }

@@ -8,6 +8,7 @@ import {
   type ListJobsResult,
   type ListWindow,
   type ProviderAdapter,
+  type ProviderCapabilities,
   ProviderConfigError,
 } from "../types";
 import { FAL_RESULT_RETENTION_SECONDS, requestsPage, resultToStatus, statusToStep } from "./transform";
@@ -17,6 +18,14 @@ export const FAL_PLATFORM_BASE_URL = "https://api.fal.ai/v1";
 /** fal's CDN serves outputs from v3.fal.media and falls back to fal.media (docs: "fal CDN"). */
 export const FAL_DELIVERY_HOSTS = ["fal.media", "*.fal.media"];
 const DEFAULT_MAX_PAGES = 10;
+
+export const FAL_CAPABILITIES: ProviderCapabilities = {
+  findByClientReference: false,
+  listJobs: true,
+  listJobsRequiresModel: true,
+  outputRetentionSeconds: FAL_RESULT_RETENTION_SECONDS,
+  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.fal,
+};
 
 export type FalAdapterConfig = AdapterConfig & { platformBaseUrl?: string };
 
@@ -100,13 +109,7 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
 
   return {
     provider: "fal",
-    capabilities: {
-      findByClientReference: false,
-      listJobs: true,
-      listJobsRequiresModel: true,
-      outputRetentionSeconds: FAL_RESULT_RETENTION_SECONDS,
-      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.fal,
-    },
+    capabilities: FAL_CAPABILITIES,
     getJob,
     downloadOutput: kit.downloadOutput,
     listJobs,

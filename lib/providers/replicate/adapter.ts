@@ -8,6 +8,7 @@ import {
   type ListJobsResult,
   type ListWindow,
   type ProviderAdapter,
+  type ProviderCapabilities,
 } from "../types";
 import { listPage, predictionToStatus, REPLICATE_OUTPUT_RETENTION_SECONDS } from "./transform";
 
@@ -15,6 +16,14 @@ export const REPLICATE_BASE_URL = "https://api.replicate.com";
 /** Output files are served from replicate.delivery and its subdomains (docs: "Output files"). */
 export const REPLICATE_DELIVERY_HOSTS = ["replicate.delivery", "*.replicate.delivery"];
 const DEFAULT_MAX_PAGES = 10;
+
+export const REPLICATE_CAPABILITIES: ProviderCapabilities = {
+  findByClientReference: false,
+  listJobs: true,
+  listJobsRequiresModel: false,
+  outputRetentionSeconds: REPLICATE_OUTPUT_RETENTION_SECONDS,
+  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.replicate,
+};
 
 /**
  * Read-only Replicate client: prediction status, the prediction list for reconciliation, and output
@@ -54,13 +63,7 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
 
   return {
     provider: "replicate",
-    capabilities: {
-      findByClientReference: false,
-      listJobs: true,
-      listJobsRequiresModel: false,
-      outputRetentionSeconds: REPLICATE_OUTPUT_RETENTION_SECONDS,
-      noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.replicate,
-    },
+    capabilities: REPLICATE_CAPABILITIES,
     async getJob(ref, options = {}) {
       const answer = await get(`${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`, options);
       if (answer.kind === "unknown") return unknownFrom(answer);

@@ -4,6 +4,7 @@ import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { ownersOfJobs } from "./job-owner";
@@ -125,6 +126,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     episode: row.episode,
     outcome: row.outcome,
     providerJobId: row.providerJobId,
+    providerCapabilities: providerCapabilityView(row.provider),
     providerJobPage: row.providerJobId
       ? providerJobPage({ provider: row.provider, providerJobId: row.providerJobId, mode: env().providerMode })
       : null,

@@ -4,6 +4,7 @@ import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
 import { formatWhen } from "@/components/ui/format";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { listProviderSettings } from "@/lib/services/admin/provider-settings";
 import { listProviderPaces } from "@/lib/services/admin/save-provider-pace";
 
@@ -38,6 +39,9 @@ export default async function AdminProvidersPage() {
               {row.stored && row.updatedAt
                 ? `(set ${formatWhen(row.updatedAt)}; adapter default ${Math.round(row.defaultSeconds / 60)} min)`
                 : "(the adapter's default)"}
+            </p>
+            <p className="mt-1 text-xs text-slate-700" data-testid={`capabilities-${row.provider}`}>
+              {providerCapabilityView(row.provider).notes.join(" · ")}
             </p>
             <div className="mt-2">
               <ProviderSettingForm provider={row.provider} minutes={Math.round(row.noJobSettlingSeconds / 60)} />
