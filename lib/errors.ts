@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   provider_job_in_use: 409,
   // Rule 14: the job a "no job exists" verdict denied is visible now, so no replacement is paid for.
   original_job_found: 409,
+  // Rule 14 on a provider with no job list and no client-reference lookup: the original job cannot
+  // be looked for before paying again, so no replacement rests on a "no job exists" verdict there.
+  provider_cannot_be_searched: 409,
   replacement_withdrawn: 409,
   // A bulk execution needs its own dry run's token (decision 032): unknown or someone else's,
   // for a different request, or spent (executed already, or expired).

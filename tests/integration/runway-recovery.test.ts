@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { simulatorAdapters } from "@/lib/providers";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type JobSpec, type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { tableCounts } from "./helpers/table-counts";
 import { TEST_RECEIVERS } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
@@ -145,5 +149,34 @@ describe("a Runway task, recovered through the simulator", () => {
     expect(await outcomeOf(caseId)).toBe("parked");
     expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(0);
     expect(sim.state.stats().creates.total).toBe(0);
+  });
+
+  it("a 'no job exists' verdict cannot lead to a replacement: Runway cannot be searched before paying again", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("submission_uncertain", { provider: "runway", model: "gen4_turbo" }),
+    );
+    await reconcileCase(
+      db,
+      reviewer,
+      caseId,
+      { verdict: "no_job", evidence: "nothing in Runway's usage export for the window" },
+      { now: new Date("2100-01-01T00:00:00Z") },
+    );
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).stage).toBe("generation_failed");
+    const before = await tableCounts(db);
+    await expect(
+      requestReplacement(db, reviewer, caseId, { evidence: "customer still waiting" }),
+    ).rejects.toMatchObject({
+      code: "provider_cannot_be_searched",
+      status: 409,
+      message: expect.stringContaining("Accept the failure instead"),
+    });
+    expect(await tableCounts(db)).toEqual(before);
+    // The case's way out stays open.
+    await acceptFailure(db, reviewer, caseId, { evidence: "no replacement without a search" });
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).state).toBe("resolved");
   });
 });

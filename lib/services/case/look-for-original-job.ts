@@ -2,7 +2,10 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isStrongMatch, type ScoredJob, scoreListedJob } from "@/lib/domain/reconciliation-score";
 import { sanitise } from "@/lib/domain/sanitise";
+import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
+import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
+import type { ProviderCapabilities } from "@/lib/providers/types";
 import { type Lookup, lookUp } from "./provider-lookup";
 import { SUGGESTION_WINDOW_MS } from "./suggest-reconciliations";
 
@@ -34,6 +37,22 @@ export async function restsOnNoJob(db: Db, caseId: string, episode: number): Pro
     select: { id: true },
   });
   return verdict !== null;
+}
+
+/**
+ * Rule 14 needs a fresh search before paying again on a "no job exists" verdict; a provider that can
+ * neither list jobs nor find one by client reference cannot be searched, so such a replacement is
+ * refused up front with the reason and the case's other way out (accepting the failure), instead of
+ * a check that could never succeed.
+ */
+export async function refuseUnsearchableNoJob(db: Db, row: { id: string; episode: number; provider: string }) {
+  const capabilities = (PROVIDER_CAPABILITIES as Partial<Record<string, ProviderCapabilities>>)[row.provider];
+  if (capabilities && (capabilities.listJobs || capabilities.findByClientReference)) return;
+  if (!(await restsOnNoJob(db, row.id, row.episode))) return;
+  throw new AppError(
+    "provider_cannot_be_searched",
+    `${row.provider} cannot be searched for the original job (no job list, no client-reference lookup), so no replacement can rest on "no job exists" here: the job may exist and be charged. Accept the failure instead.`,
+  );
 }
 
 export async function checkedCase(db: Db, caseId: string): Promise<CheckedCase> {

@@ -6,7 +6,13 @@ import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters } from "@/lib/providers";
 import { actorColumns, requireCaseInScope, requirePermission, type UserActor } from "../access/actor";
-import { checkedCase, lookForOriginalJob, recordCheck, restsOnNoJob } from "../case/look-for-original-job";
+import {
+  checkedCase,
+  lookForOriginalJob,
+  recordCheck,
+  refuseUnsearchableNoJob,
+  restsOnNoJob,
+} from "../case/look-for-original-job";
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
@@ -207,6 +213,8 @@ async function lookAgainIfNeeded(
   // A case that cannot be closed for a replacement anyway is refused by the transaction, unasked.
   if (row.state !== "parked" || row.stage !== "generation_failed") return null;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return null;
+  // A request made before its provider was known unsearchable: refused with the reason, not "try later".
+  await refuseUnsearchableNoJob(db, row);
   const target = await checkedCase(db, row.id);
   const check = await lookForOriginalJob(
     db,

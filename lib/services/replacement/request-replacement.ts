@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { isReplacementExpired, replacementExpiry } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import { requirePermission, type UserActor } from "../access/actor";
+import { refuseUnsearchableNoJob } from "../case/look-for-original-job";
 import { recordDecision } from "../case/record-decision";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
@@ -25,6 +26,7 @@ export async function requestReplacement(
   const user = requirePermission(actor, "replacement:request");
   return inTransaction(db, async (tx) => {
     const row = await loadCase(tx, caseId, user);
+    await refuseUnsearchableNoJob(tx, row);
     await transitionCase(tx, {
       row,
       actor: user,
