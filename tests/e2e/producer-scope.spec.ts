@@ -44,6 +44,8 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
 
   await page.context().clearCookies();
   await login(email);
+  await page.goto("/profile");
+  await expect(page.getByTestId("profile-producers")).toHaveText(`only ${shopA} (set by an admin)`);
   await page.goto(`/queue?q=${operationId}&state=parked`);
   const rows = page.getByTestId("queue-row");
   await expect(rows).toHaveCount(1);

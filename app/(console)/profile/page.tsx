@@ -27,6 +27,10 @@ export default async function ProfilePage() {
           <dd>{user.email}</dd>
           <dt className="font-medium text-slate-700">Roles</dt>
           <dd>{user.roles.join(", ") || "none"}</dd>
+          <dt className="font-medium text-slate-700">Producers</dt>
+          <dd data-testid="profile-producers">
+            {user.producers === null ? "every producer" : `only ${user.producers.join(", ")} (set by an admin)`}
+          </dd>
           <dt className="font-medium text-slate-700">May</dt>
           <dd>
             <ul className="list-disc pl-5">
@@ -60,8 +64,8 @@ export default async function ProfilePage() {
           </h2>
           <p className="mt-1 text-sm text-slate-700">
             For scripts that use the HTTP API as you (<code>Authorization: Bearer vrp_…</code>). A token has your roles
-            at the time of each request and stops working when you revoke it, when it expires, or when your account is
-            deactivated.
+            and producers at the time of each request and stops working when you revoke it, when it expires, or when
+            your account is deactivated.
           </p>
         </div>
         <CreatePersonalTokenForm />
