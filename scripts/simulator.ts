@@ -33,7 +33,7 @@ const simulator = await startSimulator({
 console.log(`[simulator] listening on ${simulator.url}`);
 process.send?.({ kind: "listening", url: simulator.url });
 console.log(
-  `[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal, Runway base URL ${simulator.url}/runway`,
+  `[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal, Runway base URL ${simulator.url}/runway, Veo (Gemini API) base URL ${simulator.url}/veo/v1beta`,
 );
 console.log(`[simulator] admin: ${simulator.url}/__admin/stats, POST /__admin/faults, /__admin/jobs, /__admin/reset`);
 console.log(

@@ -23,10 +23,21 @@ export type AdapterKit = {
   downloadOutput(output: OutputRef | string, sink: Writable, options?: DownloadOptions): Promise<DownloadResult>;
 };
 
-/** What both adapters share: validated base URL, retry policy, and the download allow-list. */
-export function adapterKit(config: AdapterConfig, deliveryHosts: string[]): AdapterKit {
+/**
+ * What every adapter shares: validated base URL, retry policy, and the download allow-list. A
+ * download credential (headers) is sent to the base URL's own host only, whatever the allow-list says.
+ */
+export function adapterKit(
+  config: AdapterConfig,
+  deliveryHosts: string[],
+  downloadCredential?: Record<string, string>,
+): AdapterKit {
   const baseUrl = normaliseBaseUrl(config.baseUrl);
   const hosts = hostPolicy(baseUrl, deliveryHosts, config.allowedDownloadHosts);
+  const credential =
+    downloadCredential && Object.keys(downloadCredential).length > 0
+      ? { headers: downloadCredential, hosts: [new URL(baseUrl).host] }
+      : undefined;
   return {
     baseUrl,
     policy: retryPolicy(config.retry),
@@ -42,6 +53,7 @@ export function adapterKit(config: AdapterConfig, deliveryHosts: string[]): Adap
         expectedSize: options.expectedSize ?? ref.size,
         expectedSha256: options.expectedSha256,
         signal: options.signal,
+        credential,
       });
     },
   };

@@ -18,6 +18,14 @@ describe("provider capabilities in words", () => {
         "outputs kept about 24 h after the provider answers",
       ],
     });
+    expect(providerCapabilityView("veo")).toEqual({
+      provider: "veo",
+      known: true,
+      notes: [
+        "no job list: a 'no job exists' verdict needs billing evidence",
+        "outputs kept about 48 h after the provider answers",
+      ],
+    });
     expect(providerCapabilityView("fal").notes).toContain("job list searched one model at a time");
     expect(providerCapabilityView("replicate").notes.join(" ")).not.toContain("billing");
     expect(providerCapabilityView("kling")).toMatchObject({ known: false });

@@ -2,12 +2,14 @@ import { FAL_CAPABILITIES } from "./fal/adapter";
 import { REPLICATE_CAPABILITIES } from "./replicate/adapter";
 import { RUNWAY_CAPABILITIES } from "./runway/adapter";
 import type { ProviderCapabilities, ProviderName } from "./types";
+import { VEO_CAPABILITIES } from "./veo/adapter";
 
 /** What each provider's adapter can do, known without building one (the console has no adapters). */
 export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderName, ProviderCapabilities>> = {
   replicate: REPLICATE_CAPABILITIES,
   fal: FAL_CAPABILITIES,
   runway: RUNWAY_CAPABILITIES,
+  veo: VEO_CAPABILITIES,
 };
 
 export type ProviderCapabilityView = { provider: string; known: boolean; notes: string[] };

@@ -1,5 +1,5 @@
 /**
- * Provider layer: read-only adapters for Replicate, fal and Runway. Nothing exported here can create a
+ * Provider layer: read-only adapters for Replicate, fal, Runway and Veo. Nothing exported here can create a
  * provider job; the simulator (./simulator) is the only code in this folder that even accepts one.
  */
 export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId } from "./fal/adapter";
@@ -14,3 +14,4 @@ export {
 export { createReplicateAdapter, REPLICATE_DELIVERY_HOSTS } from "./replicate/adapter";
 export { createRunwayAdapter, RUNWAY_API_VERSION, RUNWAY_DELIVERY_HOSTS } from "./runway/adapter";
 export * from "./types";
+export { createVeoAdapter, VEO_DELIVERY_HOSTS } from "./veo/adapter";

@@ -23,6 +23,13 @@ describe("a provider job's own page", () => {
       url: null,
       why: "Runway has no page for one task",
     });
+    expect(
+      providerJobPage({
+        provider: "veo",
+        providerJobId: "models/veo-3.1-generate-preview/operations/k3",
+        mode: "live",
+      }),
+    ).toEqual({ url: null, why: "Veo has no page for one operation" });
   });
 
   it("is none for a simulated job (whatever provider it imitates) or a provider it does not know", () => {

@@ -5,23 +5,24 @@ import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-sta
  * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
  * be able to start a paid generation, so the type that the worker receives cannot express one.
  */
-export type ProviderName = "replicate" | "fal" | "runway";
+export type ProviderName = "replicate" | "fal" | "runway" | "veo";
 
 /**
  * No provider documents how late a job can appear in its list; 15 minutes is what the
  * reconciliation rule used before it became per provider, so it stays the starting point. Runway
- * has no task list at all, so its period only bounds how early a reviewer may record the verdict,
- * which rests on Runway's billing (docs/providers.md).
+ * and Veo have no list at all, so their period only bounds how early a reviewer may record the
+ * verdict, which rests on the provider's billing (docs/providers.md).
  */
 export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, number>> = {
   replicate: 15 * 60,
   fal: 15 * 60,
   runway: 15 * 60,
+  veo: 15 * 60,
 };
 
 export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 
-/** fal needs the model (endpoint id) to address a request; Replicate and Runway ignore it. */
+/** fal needs the model (endpoint id) to address a request; the others ignore it (Veo's operation name holds it). */
 export type JobRef = { providerJobId: string; model?: string };
 
 /**

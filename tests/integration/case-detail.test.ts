@@ -77,6 +77,16 @@ describe("case detail: what the provider's API allows", () => {
       known: true,
       notes: expect.arrayContaining(["no job list: a 'no job exists' verdict needs billing evidence"]),
     });
+    const veo = await parkCase(
+      db,
+      shop,
+      parkInput("submission_uncertain", { provider: "veo", model: "veo-3.1-generate-preview" }),
+    );
+    expect((await getCase(db, reviewer, veo.caseId)).providerCapabilities).toEqual({
+      provider: "veo",
+      known: true,
+      notes: expect.arrayContaining(["no job list: a 'no job exists' verdict needs billing evidence"]),
+    });
     const replicate = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "replicate" }));
     const notes = (await getCase(db, reviewer, replicate.caseId)).providerCapabilities.notes;
     expect(notes.some((note) => note.includes("billing"))).toBe(false);

@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
 import { type JobSpec, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -98,6 +99,31 @@ describe("Runway's routes", () => {
       kind: "running",
     });
     sim.state.reset();
+  });
+});
+
+describe("Veo's routes", () => {
+  it("count an operation create, read it by name, and refuse its video without the key", async () => {
+    const keyed = await startSimulator({ port: 0, token: "sim-token", timings: { queuedMs: 0, runningMs: 0 } });
+    try {
+      const answer = await fetch(`${keyed.url}/veo/v1beta/models/veo-3.1-generate-preview:predictLongRunning`, {
+        method: "POST",
+        headers: { "x-goog-api-key": "sim-token", "content-type": "application/json" },
+        body: JSON.stringify({ instances: [{ prompt: "a fox" }] }),
+      });
+      expect(answer.status).toBe(200);
+      const { name } = (await answer.json()) as { name: string };
+      expect(name).toMatch(/^models\/veo-3.1-generate-preview\/operations\/[a-z0-9]{12}$/);
+      expect(keyed.state.createCount("veo")).toBe(1);
+      const veo = simulatorAdapters(keyed.url, { retry }, "sim-token").veo;
+      const done = await veo.getJob({ providerJobId: name });
+      if (done.kind !== "completed" || !done.outputs[0]) throw new Error(`expected completed, got ${done.kind}`);
+      expect((await fetch(done.outputs[0].url)).status).toBe(403);
+      const copied = await veo.downloadOutput(done.outputs[0], new Writable({ write: (_c, _e, next) => next() }));
+      expect(copied).toMatchObject({ ok: true });
+    } finally {
+      await keyed.stop();
+    }
   });
 });
 

@@ -24,6 +24,8 @@ const seed = (spec: JobSpec) => sim.state.seedJob(spec);
 const replicateJob = (id: string) => providers.replicate.getJob({ providerJobId: id });
 const falJob = (id: string, model: string) => providers.fal.getJob({ providerJobId: id, model });
 const runwayTask = (id: string) => providers.runway.getJob({ providerJobId: id });
+const veoOperation = (job: { id: string; model: string }) =>
+  providers.veo.getJob({ providerJobId: `models/${job.model}/operations/${job.id}` });
 const hits = (fragment: string) => sim.state.requests({ pathIncludes: fragment });
 
 describe("normalised statuses", () => {
@@ -95,6 +97,24 @@ describe("normalised statuses", () => {
     expect(providers.runway.listJobs).toBeUndefined();
   });
 
+  it("Veo: an operation not done is running, done with a video is completed, done with an error is failed", async () => {
+    const job = seed({ provider: "veo" });
+    expect(await veoOperation(job)).toEqual({ kind: "running", providerStatus: "RUNNING" });
+    clock.advance(6_000);
+    expect(await veoOperation(job)).toEqual({
+      kind: "completed",
+      providerStatus: "DONE",
+      outputsRemoved: false,
+      outputs: [{ url: `${sim.url}/veo/v1beta/files/${job.id}:download?alt=media` }],
+    });
+    const failed = seed({ provider: "veo", outcome: "failed", error: "flagged", queuedMs: 0, runningMs: 0 });
+    expect(await veoOperation(failed)).toMatchObject({ kind: "failed", reason: "code 3: flagged" });
+    expect(providers.veo.capabilities).toMatchObject({ listJobs: false, findByClientReference: false });
+    expect(providers.veo.listJobs).toBeUndefined();
+    // An operation name that could leave the API's path is refused before anything is sent.
+    await expect(providers.veo.getJob({ providerJobId: "models/../../replicate" })).rejects.toThrow(/operation name/);
+  });
+
   it("a job that stays running is reported running hours later", async () => {
     const job = seed({ provider: "replicate", outcome: "stuck" });
     clock.advance(6 * 60 * 60 * 1_000);
@@ -112,6 +132,11 @@ describe("not found", () => {
     expect(hits("doesnotexist")).toHaveLength(1);
     expect(await runwayTask("00000000-0000-4000-8000-00000000dead")).toEqual({ kind: "not_found", httpStatus: 404 });
     expect(hits("00000000dead")).toHaveLength(1);
+    expect(await veoOperation({ id: "nosuchop0000", model: "veo-3.1-generate-preview" })).toEqual({
+      kind: "not_found",
+      httpStatus: 404,
+    });
+    expect(hits("nosuchop0000")).toHaveLength(1);
   });
 
   it("stays not_found while a new job is not yet visible, then shows it", async () => {

@@ -53,7 +53,7 @@ type FaultKind =
   | "truncate";
 type Plan = {
   index: number;
-  provider: "replicate" | "fal" | "runway";
+  provider: "replicate" | "fal" | "runway" | "veo";
   model: string;
   stage: "polling" | "delivery";
   kind: JobKind;
@@ -66,7 +66,8 @@ type Plan = {
 const REPLICATE_MODELS = ["minimax/video-01", "kwaivgi/kling-v2.1", "google/veo-3-fast"];
 const FAL_MODELS = ["fal-ai/kling-video/v2.5-turbo", "fal-ai/minimax/video-01-live", "fal-ai/veo3/fast"];
 const RUNWAY_MODELS = ["gen4_turbo", "gen4.5", "veo3.1_fast"];
-const MODELS = { replicate: REPLICATE_MODELS, fal: FAL_MODELS, runway: RUNWAY_MODELS };
+const VEO_MODELS = ["veo-3.1-generate-preview", "veo-3.1-fast-generate-preview", "veo-2.0-generate-001"];
+const MODELS = { replicate: REPLICATE_MODELS, fal: FAL_MODELS, runway: RUNWAY_MODELS, veo: VEO_MODELS };
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -95,7 +96,7 @@ function allowedFinals(kind: JobKind, stage: Plan["stage"], fault: FaultKind): F
 function buildPlan(random: () => number): Plan[] {
   const plans: Plan[] = [];
   for (let index = 0; index < CASES; index++) {
-    const provider = pick(random, ["replicate", "fal", "runway"] as const);
+    const provider = pick(random, ["replicate", "fal", "runway", "veo"] as const);
     const model = pick(random, MODELS[provider]);
     const roll = random();
     const kind: JobKind =
@@ -198,10 +199,16 @@ async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<vo
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A Veo file is `/veo/v1beta/files/{id}:download`; every other output is `/delivery/{provider}/{id}/…`. */
 const jobIdOfOutput = (output: Parameters<ProviderAdapter["downloadOutput"]>[0]) => {
   const url = new URL(typeof output === "string" ? output : output.url);
-  return url.pathname.split("/").filter(Boolean)[2] ?? url.pathname;
+  const parts = url.pathname.split("/").filter(Boolean);
+  if (parts[0] === "veo") return parts[3]?.replace(/:download$/, "") ?? url.pathname;
+  return parts[2] ?? url.pathname;
 };
+/** A Veo operation name ends in the simulator's job id; the other providers' ids are the job id. */
+const providerJobIdOf = (plan: Pick<Plan, "provider" | "model" | "jobId">) =>
+  plan.provider === "veo" ? `models/${plan.model}/operations/${plan.jobId}` : plan.jobId;
 
 /**
  * Wraps the adapters so every provider call is attributed to the action whose job it touches.
@@ -229,11 +236,16 @@ function guardedAdapters(
   const wrap = (adapter: ProviderAdapter): ProviderAdapter => ({
     provider: adapter.provider,
     capabilities: adapter.capabilities,
-    getJob: (ref, options) => guard(ref.providerJobId, () => adapter.getJob(ref, options)),
+    getJob: (ref, options) => guard(ref.providerJobId.split("/").at(-1) ?? "", () => adapter.getJob(ref, options)),
     downloadOutput: (output, sink, options) =>
       guard(jobIdOfOutput(output), () => adapter.downloadOutput(output, sink, options)),
   });
-  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal), runway: wrap(inner.runway) };
+  return {
+    replicate: wrap(inner.replicate),
+    fal: wrap(inner.fal),
+    runway: wrap(inner.runway),
+    veo: wrap(inner.veo),
+  };
 }
 
 const { url: databaseUrl } = openTestDb();
@@ -273,7 +285,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
       const { caseId } = await parkCase(
         db,
         shop,
-        parkInput(plan.stage, { provider: plan.provider, model: plan.model, providerJobId: plan.jobId }),
+        parkInput(plan.stage, { provider: plan.provider, model: plan.model, providerJobId: providerJobIdOf(plan) }),
       );
       const { actionId } = await approveCase(db, reviewer, caseId, {
         action: plan.stage === "polling" ? "resume_poll" : "retry_delivery",
@@ -361,7 +373,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
     expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
 
     // 1. The recovery path bought nothing.
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, total: 0 });
 
     // 2. No action was executed by two workers at once.
     expect(overlaps).toEqual([]);

@@ -5,12 +5,15 @@ import { recordedPrediction } from "../../lib/providers/replicate/recorded";
 import { predictionToStatus } from "../../lib/providers/replicate/transform";
 import { recordedTask } from "../../lib/providers/runway/recorded";
 import { taskToStatus } from "../../lib/providers/runway/transform";
+import { recordedOperation } from "../../lib/providers/veo/recorded";
+import { operationToStatus } from "../../lib/providers/veo/transform";
 import { manualClock } from "./clock";
 import { falResultAnswer, falStatusAnswer } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobSpec } from "./jobs";
 import { predictionJson } from "./replicate-routes";
 import { taskJson } from "./runway-routes";
 import { SimulatorState } from "./state";
+import { operationJson } from "./veo-routes";
 
 // The simulator must speak the recorded shapes of the real APIs, or the integration tests would
 // prove the adapters against a fiction. Same keys as the recordings, same normalised meaning.
@@ -114,5 +117,25 @@ describe("simulated Runway tasks", () => {
     expect(taskToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
     const cancelled = taskJson(seed({ provider: "runway", outcome: "canceled", queuedMs: 0, runningMs: 0 }), site);
     expect(taskToStatus(200, cancelled)).toEqual(taskToStatus(200, recordedTask.cancelled));
+  });
+});
+
+describe("simulated Veo operations", () => {
+  it("have the recorded fields while running and when done, and map like the recordings", () => {
+    const job = seed({ provider: "veo" });
+    const running = operationJson(job, site);
+    expect(keys(running)).toEqual(keys(recordedOperation.running));
+    expect(operationToStatus(200, running)).toEqual(operationToStatus(200, recordedOperation.running));
+    clock.advance(2_000);
+    const done = operationJson(job, site);
+    expect(keys(done)).toEqual(keys(recordedOperation.done));
+    expect(operationToStatus(200, done)).toMatchObject({ kind: "completed", outputs: [{ url: expect.any(String) }] });
+    expect(done.name).toBe(`models/${job.model}/operations/${job.id}`);
+  });
+
+  it("finish with an error like the recording", () => {
+    const failed = operationJson(seed({ provider: "veo", outcome: "failed", queuedMs: 0, runningMs: 0 }), site);
+    expect(keys(failed)).toEqual(keys(recordedOperation.failed));
+    expect(operationToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
   });
 });

@@ -16,7 +16,8 @@ export function deliveryRoute(method: string, parts: string[]): RouteMatch | und
   return { provider, route: "download", jobId, handle: (ctx, fault) => serve(ctx, fault, provider, jobId) };
 }
 
-async function serve(ctx: RouteContext, fault: Fault | undefined, provider: SimProvider, jobId: string) {
+/** A job's output bytes with every download fault, for whichever route hands them out. */
+export async function serve(ctx: RouteContext, fault: Fault | undefined, provider: SimProvider, jobId: string) {
   if ((await applyFault(fault, ctx)) === "handled") return;
   const job = ctx.state.find(provider, jobId);
   if (!job || !outputAvailable(job, ctx.state.clock.now())) {

@@ -9,6 +9,8 @@ export type RouteContext = {
   state: SimulatorState;
   /** Public origin of the simulator, used for every URL it hands out. */
   origin: string;
+  /** The token provider calls must carry, if any (a route that checks its own credential reads it). */
+  token?: string;
 };
 
 export function sendJson(

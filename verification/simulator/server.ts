@@ -10,6 +10,7 @@ import { applyFault, type RouteContext, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
 import { runwayRoute } from "./runway-routes";
 import { SimulatorState } from "./state";
+import { veoRoute } from "./veo-routes";
 
 export type SimulatorOptions = {
   /** 0 picks a free port (tests); the script uses SIMULATOR_PORT, default 4010. */
@@ -39,7 +40,7 @@ export type RunningSimulator = {
   stop(): Promise<void>;
 };
 
-/** The local stand-in for Replicate, fal and Runway, on plain node:http. */
+/** The local stand-in for Replicate, fal, Runway and Veo, on plain node:http. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const state = new SimulatorState(
     options.clock ?? systemClock,
@@ -101,6 +102,7 @@ function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
   if (prefix === "fal") return falRoute(method, rest);
   if (prefix === "fal-platform") return falPlatformRoute(method, rest);
   if (prefix === "runway") return runwayRoute(method, rest);
+  if (prefix === "veo") return veoRoute(method, rest);
   if (prefix === "delivery") return deliveryRoute(method, rest);
   return undefined;
 }
@@ -115,7 +117,7 @@ async function handle(
   const url = new URL(req.url ?? "/", "http://simulator.invalid");
   const method = req.method ?? "GET";
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-  const ctx: RouteContext = { req, res, url, state, origin };
+  const ctx: RouteContext = { req, res, url, state, origin, token };
   // The public key set fal publishes; like fal's, it needs no credentials.
   if (method === "GET" && url.pathname === FAL_JWKS_PATH) return sendJson(res, 200, state.webhooks.jwks());
   if (parts[0] === "__admin") {
@@ -142,8 +144,12 @@ async function handle(
   await match.handle(ctx, fault);
 }
 
-/** Replicate and Runway send `Bearer` (Replicate formerly `Token`), fal sends `Key`; any of them carries the token. */
-function authorised(req: IncomingMessage, token: string): boolean {
+/**
+ * Replicate and Runway send `Bearer` (Replicate formerly `Token`), fal sends `Key`, the Gemini API
+ * its `x-goog-api-key` header; any of them carries the token.
+ */
+export function authorised(req: IncomingMessage, token: string): boolean {
+  if (req.headers["x-goog-api-key"] === token) return true;
   const header = req.headers.authorization ?? "";
   const [scheme, value] = header.split(" ");
   return (scheme === "Bearer" || scheme === "Token" || scheme === "Key") && value === token;

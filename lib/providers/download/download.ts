@@ -17,6 +17,11 @@ export type DownloadRequest = {
   expectedSize?: number;
   expectedSha256?: string;
   signal?: AbortSignal;
+  /**
+   * Headers that authenticate the download (Veo's API key), sent only to a hop whose host is one of
+   * `hosts` exactly: never to a CDN or any other host a URL or a redirect names.
+   */
+  credential?: { headers: Record<string, string>; hosts: string[] };
 };
 
 const MAX_REDIRECTS = 3;
@@ -35,7 +40,8 @@ class Refusal extends Error {
  * Streams one output into the caller's sink while hashing it. Nothing is buffered whole, the size
  * limit is enforced before and during the transfer, and the sink is only ended once length and
  * checksums have been verified, so a storage layer that commits on `finish` never commits a bad copy.
- * No credentials are sent: delivery URLs are public, and a key must not reach a CDN host.
+ * No credentials are sent unless the request names a credential, and then only to its own hosts:
+ * delivery URLs are public, and a key must not reach a CDN host.
  */
 export async function downloadToSink(request: DownloadRequest): Promise<DownloadResult> {
   const timeout = AbortSignal.timeout(request.timeoutMs);
@@ -65,7 +71,7 @@ async function transfer(
   progress: Progress,
   sinkErrors: unknown[],
 ): Promise<Extract<DownloadResult, { ok: true }>> {
-  const response = await fetchAllowed(request.url, request.hosts, signal);
+  const response = await fetchAllowed(request, signal);
   const length = response.headers.get("content-length");
   progress.contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
   if (progress.contentLength !== undefined && progress.contentLength > request.maxBytes) {
@@ -114,12 +120,13 @@ function verify(sha256: string, progress: Progress, request: DownloadRequest, he
 }
 
 /** Follows redirects by hand so every hop is checked against the allow-list before it is contacted. */
-async function fetchAllowed(raw: string, hosts: HostPolicy, signal: AbortSignal): Promise<Response> {
-  let current = raw;
+async function fetchAllowed(request: DownloadRequest, signal: AbortSignal): Promise<Response> {
+  let current = request.url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const check = checkDownloadUrl(current, hosts);
+    const check = checkDownloadUrl(current, request.hosts);
     if (!check.ok) throw new Refusal("host_not_allowed", check.detail);
-    const response = await fetch(check.url, { redirect: "manual", signal, headers: { "accept-encoding": "identity" } });
+    const headers = { "accept-encoding": "identity", ...credentialFor(check.url, request.credential) };
+    const response = await fetch(check.url, { redirect: "manual", signal, headers });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel().catch(() => {});
@@ -133,6 +140,12 @@ async function fetchAllowed(raw: string, hosts: HostPolicy, signal: AbortSignal)
     throw new Refusal(gone ? "not_available" : "http_error", `HTTP ${response.status}`, response.status);
   }
   throw new Refusal("http_error", `more than ${MAX_REDIRECTS} redirects`);
+}
+
+function credentialFor(url: URL, credential: DownloadRequest["credential"]): Record<string, string> {
+  if (!credential) return {};
+  const host = url.host.toLowerCase();
+  return credential.hosts.some((h) => h.toLowerCase() === host) ? credential.headers : {};
 }
 
 function classify(error: unknown, request: DownloadRequest, progress: Progress, sinkErrors: unknown[]) {

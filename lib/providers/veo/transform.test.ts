@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { operationPath } from "./adapter";
+import {
+  recordedOperation as op,
+  recordedExhausted,
+  recordedNotFound,
+  recordedOperationName,
+  recordedPermissionDenied,
+} from "./recorded";
+import { operationToStatus, outputsOf } from "./transform";
+
+describe("operationToStatus", () => {
+  it("maps an operation that is not done to running", () => {
+    expect(operationToStatus(200, op.running)).toEqual({ kind: "running", providerStatus: "RUNNING" });
+    expect(operationToStatus(200, op.runningExplicit)).toEqual({ kind: "running", providerStatus: "RUNNING" });
+  });
+
+  it("maps a done operation with samples to completed with each video's URI, leaving expiry to the caller", () => {
+    expect(operationToStatus(200, op.done)).toEqual({
+      kind: "completed",
+      providerStatus: "DONE",
+      outputsRemoved: false,
+      outputs: [{ url: op.done.response.generateVideoResponse.generatedSamples[0]?.video.uri }],
+    });
+  });
+
+  it("maps a done operation with an error to failed with its code and message", () => {
+    expect(operationToStatus(200, op.failed)).toEqual({
+      kind: "failed",
+      providerStatus: "ERROR",
+      reason: "code 3: The prompt could not be submitted: it violates the usage guidelines.",
+      canceled: false,
+    });
+  });
+
+  it("reports Google's documented 404 NOT_FOUND as not_found, and no other 404", () => {
+    expect(operationToStatus(404, recordedNotFound)).toEqual({ kind: "not_found", httpStatus: 404 });
+    expect(operationToStatus(404, "<html>Not Found</html>")).toMatchObject({ kind: "unknown", reason: "http_404" });
+  });
+
+  it("never turns an answer it cannot read into a failure", () => {
+    expect(operationToStatus(403, recordedPermissionDenied)).toMatchObject({ kind: "unknown", reason: "unauthorised" });
+    expect(operationToStatus(429, recordedExhausted)).toMatchObject({ kind: "unknown", reason: "http_429" });
+    expect(operationToStatus(503, undefined)).toMatchObject({ kind: "unknown", reason: "http_503" });
+    expect(operationToStatus(200, op.doneWithoutSamples)).toMatchObject({
+      kind: "unknown",
+      reason: "done_without_samples",
+    });
+    expect(operationToStatus(200, { ...op.done, done: "yes" })).toMatchObject({ reason: "malformed_response" });
+    expect(operationToStatus(200, { done: true })).toMatchObject({ reason: "malformed_response" });
+    expect(operationToStatus(200, "<html>bad gateway</html>").kind).toBe("unknown");
+  });
+});
+
+describe("outputsOf", () => {
+  it("keeps only samples with an http(s) video URI", () => {
+    expect(
+      outputsOf([{ video: { uri: "https://a/v.mp4" } }, { video: {} }, null, { video: { uri: "gs://b/w" } }]),
+    ).toEqual([{ url: "https://a/v.mp4" }]);
+  });
+});
+
+describe("operationPath", () => {
+  it("keeps a Google operation name as the path under the base URL", () => {
+    expect(operationPath(recordedOperationName)).toBe(recordedOperationName);
+  });
+
+  it("refuses a name that could leave the API's path or is not a name at all", () => {
+    for (const bad of [
+      "",
+      "k3tq9x1cvb7m",
+      "models/../operations/x",
+      "models/a/operations/x?key=1",
+      "models//x",
+      "/models/a",
+    ]) {
+      expect(() => operationPath(bad)).toThrow(/Veo operation name/);
+    }
+  });
+});
