@@ -1,4 +1,5 @@
 import { FAL_CAPABILITIES } from "./fal/adapter";
+import { LUMA_CAPABILITIES } from "./luma/adapter";
 import { REPLICATE_CAPABILITIES } from "./replicate/adapter";
 import { RUNWAY_CAPABILITIES } from "./runway/adapter";
 import type { ProviderCapabilities, ProviderName } from "./types";
@@ -8,6 +9,7 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderName, ProviderCapabi
   replicate: REPLICATE_CAPABILITIES,
   fal: FAL_CAPABILITIES,
   runway: RUNWAY_CAPABILITIES,
+  luma: LUMA_CAPABILITIES,
 };
 
 export type ProviderCapabilityView = { provider: string; known: boolean; notes: string[] };

@@ -10,6 +10,8 @@ export type JobPage = { url: string } | { url: null; why: string };
  *   calls that need the key, not pages), so none is guessed (docs/providers.md).
  * - Runway: its documentation names no page for one task (the API reference has only the task's API
  *   address, which needs the key), so none is guessed.
+ * - Luma: its documentation names no page for one generation (only the API address, which needs the
+ *   key), so none is guessed.
  * - the simulator: its jobs exist only on this machine; a link to the real provider would open a
  *   page about somebody else's job, or none.
  * Pure, so the console and its tests can call it.
@@ -19,5 +21,6 @@ export function providerJobPage(job: { provider: string; providerJobId: string; 
   if (job.provider === "replicate") return { url: replicatePredictionPage(job.providerJobId) };
   if (job.provider === "fal") return { url: null, why: "fal has no page for one request" };
   if (job.provider === "runway") return { url: null, why: "Runway has no page for one task" };
+  if (job.provider === "luma") return { url: null, why: "Luma has no page for one generation" };
   return { url: null, why: `no known page at ${job.provider}` };
 }

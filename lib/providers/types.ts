@@ -5,7 +5,7 @@ import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-sta
  * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
  * be able to start a paid generation, so the type that the worker receives cannot express one.
  */
-export type ProviderName = "replicate" | "fal" | "runway";
+export type ProviderName = "replicate" | "fal" | "runway" | "luma";
 
 /**
  * No provider documents how late a job can appear in its list; 15 minutes is what the
@@ -17,11 +17,12 @@ export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, numb
   replicate: 15 * 60,
   fal: 15 * 60,
   runway: 15 * 60,
+  luma: 15 * 60,
 };
 
 export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 
-/** fal needs the model (endpoint id) to address a request; Replicate and Runway ignore it. */
+/** fal needs the model (endpoint id) to address a request; the others ignore it. */
 export type JobRef = { providerJobId: string; model?: string };
 
 /**

@@ -59,10 +59,11 @@ describe("environment", () => {
 
   it("accepts live mode with any one provider's key, and refuses it with none", () => {
     const production = { DEMO: "0", AUTH_SECRET: secret, PROVIDER_MODE: "live" };
-    expect(() => parseEnv(production)).toThrow(/REPLICATE_API_TOKEN, FAL_KEY or RUNWAYML_API_SECRET/);
+    expect(() => parseEnv(production)).toThrow(/REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET or LUMAAI_API_KEY/);
     expect(parseEnv({ ...production, REPLICATE_API_TOKEN: "r8_key" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, FAL_KEY: "fal-key" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, RUNWAYML_API_SECRET: "key_0123" }).providerMode).toBe("live");
+    expect(parseEnv({ ...production, LUMAAI_API_KEY: "luma-0123" }).providerMode).toBe("live");
   });
 
   it("enables single sign-on only when issuer, client id and secret are all present", () => {

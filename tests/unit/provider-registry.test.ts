@@ -11,6 +11,7 @@ describe("provider adapters from configuration", () => {
     expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", RUNWAYML_API_SECRET: "key_0" }))).toEqual([
       "runway",
     ]);
+    expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", LUMAAI_API_KEY: "luma-0" }))).toEqual(["luma"]);
     const some = providerAdaptersFromEnv({ PROVIDER_MODE: "live", FAL_KEY: "k", RUNWAYML_API_SECRET: "key_0" });
     expect(Object.keys(some).sort()).toEqual(["fal", "runway"]);
     expect(() => providerAdaptersFromEnv({ PROVIDER_MODE: "live" })).toThrow(ProviderConfigError);
@@ -20,6 +21,6 @@ describe("provider adapters from configuration", () => {
     expect(() => providerAdaptersFromEnv({})).toThrow(ProviderConfigError);
     expect(() => providerAdaptersFromEnv({ PROVIDER_MODE: "simulator" })).toThrow(/SIMULATOR_URL/);
     const sim = providerAdaptersFromEnv({ PROVIDER_MODE: "simulator", SIMULATOR_URL: "http://127.0.0.1:4010" });
-    expect(Object.keys(sim).sort()).toEqual(["fal", "replicate", "runway"]);
+    expect(Object.keys(sim).sort()).toEqual(["fal", "luma", "replicate", "runway"]);
   });
 });

@@ -15,6 +15,7 @@ export function classifyRequest(method: string, path: string): { call: ProviderC
   if (prefix === "fal" && parts.at(-3) === "requests") return { call: "status", jobId: parts.at(-2) };
   if (prefix === "fal" && parts.at(-2) === "requests") return { call: "result", jobId: parts.at(-1) };
   if (prefix === "runway" && parts[2] === "tasks" && parts.length === 4) return { call: "status", jobId: parts[3] };
+  if (prefix === "luma" && parts[3] === "generations" && parts.length === 5) return { call: "status", jobId: parts[4] };
   if (prefix === "delivery" && parts.length === 4) return { call: "download", jobId: parts[2] };
   return { call: "other" };
 }

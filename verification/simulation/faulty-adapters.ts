@@ -103,5 +103,5 @@ export function faultyAdapters(
       return adapter.listJobs(window, options);
     },
   });
-  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal), runway: wrap(inner.runway) };
+  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal), runway: wrap(inner.runway), luma: wrap(inner.luma) };
 }

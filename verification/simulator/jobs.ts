@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
-export type SimProvider = "replicate" | "fal" | "runway";
+export type SimProvider = "replicate" | "fal" | "runway" | "luma";
 /** `stuck` never leaves the running phase, like a job whose worker hangs at the provider. */
 export type SimOutcome = "succeeded" | "failed" | "canceled" | "stuck";
 
@@ -53,11 +53,12 @@ const DEFAULT_MODEL: Record<SimProvider, string> = {
   replicate: "minimax/video-01",
   fal: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
   runway: "gen4_turbo",
+  luma: "ray-2",
 };
 
-/** Replicate ids are 26 lowercase base-32 characters; fal request ids and Runway task ids are UUIDs. */
+/** Replicate ids are 26 lowercase base-32 characters; fal request ids, Runway task ids and Luma generation ids are UUIDs. */
 export function newJobId(provider: SimProvider): string {
-  if (provider === "fal" || provider === "runway") return randomUUID();
+  if (provider !== "replicate") return randomUUID();
   const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
   return Array.from(randomBytes(26), (b) => alphabet[b % alphabet.length]).join("");
 }

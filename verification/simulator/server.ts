@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "./clock";
 import { deliveryRoute } from "./delivery-routes";
 import { falPlatformRoute, falRoute } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
+import { lumaRoute } from "./luma-routes";
 import { replicateRoute } from "./replicate-routes";
 import { applyFault, type RouteContext, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
@@ -39,7 +40,7 @@ export type RunningSimulator = {
   stop(): Promise<void>;
 };
 
-/** The local stand-in for Replicate, fal and Runway, on plain node:http. */
+/** The local stand-in for Replicate, fal, Runway and Luma, on plain node:http. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const state = new SimulatorState(
     options.clock ?? systemClock,
@@ -101,6 +102,7 @@ function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
   if (prefix === "fal") return falRoute(method, rest);
   if (prefix === "fal-platform") return falPlatformRoute(method, rest);
   if (prefix === "runway") return runwayRoute(method, rest);
+  if (prefix === "luma") return lumaRoute(method, rest);
   if (prefix === "delivery") return deliveryRoute(method, rest);
   return undefined;
 }
@@ -142,7 +144,7 @@ async function handle(
   await match.handle(ctx, fault);
 }
 
-/** Replicate and Runway send `Bearer` (Replicate formerly `Token`), fal sends `Key`; any of them carries the token. */
+/** Replicate, Runway and Luma send `Bearer` (Replicate formerly `Token`), fal sends `Key`; any of them carries the token. */
 function authorised(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? "";
   const [scheme, value] = header.split(" ");
