@@ -102,6 +102,9 @@ const schema = z.object({
   /** The Gemini API key that reads Veo operations (the name Google's SDKs read); Veo sends no callbacks. */
   GEMINI_API_KEY: optionalText,
   GEMINI_BASE_URL: optionalText.pipe(z.url().optional()),
+  /** Luma's API key (the name its own SDKs read); Luma signs no callbacks, so there is no secret beside it. */
+  LUMAAI_API_KEY: optionalText,
+  LUMAAI_BASE_URL: optionalText.pipe(z.url().optional()),
   OIDC_ISSUER: optionalText.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
@@ -157,16 +160,16 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 function requireProviderMode(env: z.infer<typeof schema>): "simulator" | "live" {
   if (!env.PROVIDER_MODE) {
     throw new EnvError(
-      'PROVIDER_MODE is required outside demo mode: "live" (any of REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY) or "simulator" (SIMULATOR_URL and SIMULATOR_TOKEN)',
+      'PROVIDER_MODE is required outside demo mode: "live" (any of REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY, LUMAAI_API_KEY) or "simulator" (SIMULATOR_URL and SIMULATOR_TOKEN)',
     );
   }
   if (env.PROVIDER_MODE === "simulator" && (!env.SIMULATOR_URL || !env.SIMULATOR_TOKEN)) {
     throw new EnvError("PROVIDER_MODE=simulator outside demo mode needs SIMULATOR_URL and SIMULATOR_TOKEN");
   }
-  const keys = [env.REPLICATE_API_TOKEN, env.FAL_KEY, env.RUNWAYML_API_SECRET, env.GEMINI_API_KEY];
+  const keys = [env.REPLICATE_API_TOKEN, env.FAL_KEY, env.RUNWAYML_API_SECRET, env.GEMINI_API_KEY, env.LUMAAI_API_KEY];
   if (env.PROVIDER_MODE === "live" && !keys.some(Boolean)) {
     throw new EnvError(
-      "PROVIDER_MODE=live needs REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET or GEMINI_API_KEY (any of them)",
+      "PROVIDER_MODE=live needs REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY or LUMAAI_API_KEY (any of them)",
     );
   }
   return env.PROVIDER_MODE;

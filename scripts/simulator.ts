@@ -35,6 +35,7 @@ process.send?.({ kind: "listening", url: simulator.url });
 console.log(
   `[simulator] Replicate base URL ${simulator.url}/replicate, fal base URL ${simulator.url}/fal, Runway base URL ${simulator.url}/runway, Veo (Gemini API) base URL ${simulator.url}/veo/v1beta`,
 );
+console.log(`[simulator] Luma base URL ${simulator.url}/luma/dream-machine/v1`);
 console.log(`[simulator] admin: ${simulator.url}/__admin/stats, POST /__admin/faults, /__admin/jobs, /__admin/reset`);
 console.log(
   `[simulator] signed webhooks: fal keys at ${simulator.webhooks.falJwksUrl}, POST /__admin/webhooks for faults`,

@@ -8,6 +8,8 @@ import {
   type DownloadOptions,
   type DownloadResult,
   type JobStatus,
+  type ListedJob,
+  type ListWindow,
   type OutputRef,
   ProviderConfigError,
   type RetryPolicy,
@@ -86,4 +88,11 @@ export function withAttempts(status: JobStatus, attempts: number): JobStatus {
 
 export function authHeaders(scheme: "Bearer" | "Key", apiKey: string | undefined): Record<string, string> {
   return apiKey ? { authorization: `${scheme} ${apiKey}` } : {};
+}
+
+/** A listed job created inside the window (and of its model, when the window names one). */
+export function createdWithin(job: ListedJob, window: ListWindow): boolean {
+  const created = Date.parse(job.createdAt);
+  if (Number.isNaN(created) || created < window.from.getTime() || created >= window.to.getTime()) return false;
+  return window.model === undefined || job.model === window.model;
 }

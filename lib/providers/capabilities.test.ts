@@ -30,4 +30,12 @@ describe("provider capabilities in words", () => {
     expect(providerCapabilityView("replicate").notes.join(" ")).not.toContain("billing");
     expect(providerCapabilityView("kling")).toMatchObject({ known: false });
   });
+
+  it("say that Luma's list is searched by time, model and request, with no output lifetime stated", () => {
+    expect(providerCapabilityView("luma")).toEqual({
+      provider: "luma",
+      known: true,
+      notes: ["no client reference: jobs are matched by time, model and request"],
+    });
+  });
 });

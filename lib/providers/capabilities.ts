@@ -1,4 +1,5 @@
 import { FAL_CAPABILITIES } from "./fal/adapter";
+import { LUMA_CAPABILITIES } from "./luma/adapter";
 import { REPLICATE_CAPABILITIES } from "./replicate/adapter";
 import { RUNWAY_CAPABILITIES } from "./runway/adapter";
 import type { ProviderCapabilities, ProviderName } from "./types";
@@ -10,6 +11,7 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderName, ProviderCapabi
   fal: FAL_CAPABILITIES,
   runway: RUNWAY_CAPABILITIES,
   veo: VEO_CAPABILITIES,
+  luma: LUMA_CAPABILITIES,
 };
 
 export type ProviderCapabilityView = { provider: string; known: boolean; notes: string[] };

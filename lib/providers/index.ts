@@ -1,8 +1,9 @@
 /**
- * Provider layer: read-only adapters for Replicate, fal, Runway and Veo. Nothing exported here can create a
+ * Provider layer: read-only adapters for Replicate, fal, Runway, Veo and Luma. Nothing exported here can create a
  * provider job; the simulator (./simulator) is the only code in this folder that even accepts one.
  */
 export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId } from "./fal/adapter";
+export { createLumaAdapter, LUMA_DELIVERY_HOSTS } from "./luma/adapter";
 export {
   type ConfiguredAdapters,
   DEFAULT_SIMULATOR_URL,

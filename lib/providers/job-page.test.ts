@@ -30,6 +30,10 @@ describe("a provider job's own page", () => {
         mode: "live",
       }),
     ).toEqual({ url: null, why: "Veo has no page for one operation" });
+    expect(providerJobPage({ provider: "luma", providerJobId: "7c1c7c6e", mode: "live" })).toEqual({
+      url: null,
+      why: "Luma has no page for one generation",
+    });
   });
 
   it("is none for a simulated job (whatever provider it imitates) or a provider it does not know", () => {

@@ -11,6 +11,8 @@ export type JobPage = { url: string } | { url: null; why: string };
  * - Runway: its documentation names no page for one task (the API reference has only the task's API
  *   address, which needs the key), so none is guessed.
  * - Veo: an operation is an API resource read with the key; the guide names no page for one.
+ * - Luma: its documentation names no page for one generation (only the API address, which needs the
+ *   key), so none is guessed.
  * - the simulator: its jobs exist only on this machine; a link to the real provider would open a
  *   page about somebody else's job, or none.
  * Pure, so the console and its tests can call it.
@@ -21,5 +23,6 @@ export function providerJobPage(job: { provider: string; providerJobId: string; 
   if (job.provider === "fal") return { url: null, why: "fal has no page for one request" };
   if (job.provider === "runway") return { url: null, why: "Runway has no page for one task" };
   if (job.provider === "veo") return { url: null, why: "Veo has no page for one operation" };
+  if (job.provider === "luma") return { url: null, why: "Luma has no page for one generation" };
   return { url: null, why: `no known page at ${job.provider}` };
 }

@@ -1,4 +1,5 @@
 import { createFalAdapter, FAL_PLATFORM_BASE_URL, FAL_QUEUE_BASE_URL } from "./fal/adapter";
+import { createLumaAdapter, LUMA_BASE_URL } from "./luma/adapter";
 import { createReplicateAdapter, REPLICATE_BASE_URL } from "./replicate/adapter";
 import { createRunwayAdapter, RUNWAY_BASE_URL } from "./runway/adapter";
 import { type AdapterConfig, type ProviderAdapter, ProviderConfigError, type ProviderName } from "./types";
@@ -11,7 +12,13 @@ type Shared = Omit<AdapterConfig, "baseUrl" | "apiKey">;
 
 export const DEFAULT_SIMULATOR_URL = "http://127.0.0.1:4010";
 /** The variable that turns each provider on in live mode; any subset of them will do. */
-export const LIVE_PROVIDER_KEYS = ["REPLICATE_API_TOKEN", "FAL_KEY", "RUNWAYML_API_SECRET", "GEMINI_API_KEY"] as const;
+export const LIVE_PROVIDER_KEYS = [
+  "REPLICATE_API_TOKEN",
+  "FAL_KEY",
+  "RUNWAYML_API_SECRET",
+  "GEMINI_API_KEY",
+  "LUMAAI_API_KEY",
+] as const;
 
 /** Every adapter pointed at a running simulator, exactly as it would be at the real API. */
 export function simulatorAdapters(simulatorUrl: string, shared: Shared = {}, token?: string): ProviderAdapters {
@@ -26,6 +33,7 @@ export function simulatorAdapters(simulatorUrl: string, shared: Shared = {}, tok
     }),
     runway: createRunwayAdapter({ ...shared, baseUrl: `${base}/runway`, apiKey: token }),
     veo: createVeoAdapter({ ...shared, baseUrl: `${base}/veo/v1beta`, apiKey: token }),
+    luma: createLumaAdapter({ ...shared, baseUrl: `${base}/luma/dream-machine/v1`, apiKey: token }),
   };
 }
 
@@ -73,6 +81,13 @@ export function providerAdaptersFromEnv(
       ...shared,
       baseUrl: env.GEMINI_BASE_URL || VEO_BASE_URL,
       apiKey: env.GEMINI_API_KEY,
+    });
+  }
+  if (env.LUMAAI_API_KEY) {
+    adapters.luma = createLumaAdapter({
+      ...shared,
+      baseUrl: env.LUMAAI_BASE_URL || LUMA_BASE_URL,
+      apiKey: env.LUMAAI_API_KEY,
     });
   }
   if (Object.keys(adapters).length === 0) {

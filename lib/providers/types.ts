@@ -5,7 +5,7 @@ import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-sta
  * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
  * be able to start a paid generation, so the type that the worker receives cannot express one.
  */
-export type ProviderName = "replicate" | "fal" | "runway" | "veo";
+export type ProviderName = "replicate" | "fal" | "runway" | "veo" | "luma";
 
 /**
  * No provider documents how late a job can appear in its list; 15 minutes is what the
@@ -18,6 +18,7 @@ export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, numb
   fal: 15 * 60,
   runway: 15 * 60,
   veo: 15 * 60,
+  luma: 15 * 60,
 };
 
 export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";

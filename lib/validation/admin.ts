@@ -129,7 +129,7 @@ export const priceIdSchema = z.strictObject({ priceId: uuid });
 
 /** Minutes in the form (what an operator thinks in), whole seconds in the service and the table. */
 export const saveProviderSettingSchema = z.strictObject({
-  provider: z.enum(["replicate", "fal", "runway", "veo"]),
+  provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]),
   // Text, not a coerced number: an empty field must be an error, not 0 minutes.
   settlingMinutes: z
     .string()

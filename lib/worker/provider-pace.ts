@@ -83,7 +83,7 @@ export function pacedAdapters(
 }
 
 /**
- * Every provider's pace, shared through `db`. REPLICATE_ / FAL_ / RUNWAY_ / VEO_REQUESTS_PER_SECOND
+ * Every provider's pace, shared through `db`. REPLICATE_ / FAL_ / RUNWAY_ / VEO_ / LUMA_REQUESTS_PER_SECOND
  * give the rate the provider allows the whole deployment (every worker process together): it is
  * stored for a provider that has no rate in the database yet; after that the database's rate, set
  * by an admin, is the one every process uses. Unset: unpaced until an admin sets a rate, with

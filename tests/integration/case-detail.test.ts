@@ -92,3 +92,16 @@ describe("case detail: what the provider's API allows", () => {
     expect(notes.some((note) => note.includes("billing"))).toBe(false);
   });
 });
+
+describe("case detail: a Luma submission", () => {
+  it("says Luma's list is searched by time, model and request, with no call for billing evidence", async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const luma = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "luma", model: "ray-2" }));
+    const detail = await getCase(db, reviewer, luma.caseId);
+    expect(detail.providerCapabilities).toEqual({
+      provider: "luma",
+      known: true,
+      notes: ["no client reference: jobs are matched by time, model and request"],
+    });
+  });
+});

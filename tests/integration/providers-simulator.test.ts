@@ -52,6 +52,59 @@ describe("listing for reconciliation", () => {
   });
 });
 
+describe("listing Luma generations for reconciliation", () => {
+  it("reads every page by offset until Luma says no more follow, keeping the window's generations", async () => {
+    sim.state.listPageSize = 2;
+    const t0 = clock.now() - 20 * 60 * 60 * 1_000;
+    const ids = [0, 1, 2, 3, 4].map(
+      (i) => seed({ provider: "luma", createdAt: t0 + i * 60_000, input: { prompt: `fox ${i}` } }).id,
+    );
+    const window = { from: new Date(t0 + 60_000), to: new Date(t0 + 4 * 60_000) };
+    const found = await providers.luma.listJobs?.(window);
+    expect(found).toMatchObject({ kind: "ok", complete: true });
+    expect(found?.jobs.map((j) => j.providerJobId).sort()).toEqual([ids[1], ids[2], ids[3]].sort());
+    expect(found?.jobs.find((j) => j.providerJobId === ids[2])).toMatchObject({
+      model: "ray-2",
+      input: { prompt: "fox 2" },
+      status: "completed",
+    });
+    const partial = await providers.luma.listJobs?.({ ...window, maxPages: 1 });
+    expect(partial).toMatchObject({ kind: "ok", complete: false, pages: 1 });
+    sim.state.listPageSize = 100;
+  });
+
+  it("hides a generation the lagging list does not show yet, and a faulted page is unknown, never empty", async () => {
+    const from = new Date(clock.now() - 1);
+    const job = seed({ provider: "luma", notFoundForMs: 60_000 });
+    const window = () => ({ from, to: new Date(clock.now() + 1) });
+    const hidden = await providers.luma.listJobs?.(window());
+    expect(hidden).toMatchObject({ kind: "ok", complete: true });
+    expect(hidden?.jobs.map((j) => j.providerJobId)).not.toContain(job.id);
+    clock.advance(60_000);
+    const shown = await providers.luma.listJobs?.(window());
+    expect(shown?.jobs.map((j) => j.providerJobId)).toContain(job.id);
+    sim.state.faults.add({ match: { provider: "luma", route: "list" }, fault: { type: "http_error", status: 502 } });
+    expect(await providers.luma.listJobs?.(window())).toMatchObject({ kind: "unknown" });
+    sim.state.faults.clear();
+  });
+
+  it("count a generation create, on either create path", async () => {
+    const create = (path: string) =>
+      fetch(`${sim.url}/luma/dream-machine/v1/${path}`, {
+        method: "POST",
+        headers: { authorization: "Bearer x", "content-type": "application/json" },
+        body: JSON.stringify({ model: "ray-2", prompt: "a fox", duration: "5s" }),
+      });
+    expect((await create("generations/video")).status).toBe(201);
+    const answer = await create("generations");
+    expect(answer.status).toBe(201);
+    const { id } = (await answer.json()) as { id: string };
+    expect(sim.state.createCount("luma")).toBe(2);
+    expect(await providers.luma.getJob({ providerJobId: id })).toMatchObject({ kind: "running" });
+    sim.state.reset();
+  });
+});
+
 describe("the create counter", () => {
   it("counts every create call the demo traffic makes, and an unknown token is refused, on admin routes too", async () => {
     const other = await startSimulator({ port: 0, token: "sim-token" });

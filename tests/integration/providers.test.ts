@@ -26,6 +26,7 @@ const falJob = (id: string, model: string) => providers.fal.getJob({ providerJob
 const runwayTask = (id: string) => providers.runway.getJob({ providerJobId: id });
 const veoOperation = (job: { id: string; model: string }) =>
   providers.veo.getJob({ providerJobId: `models/${job.model}/operations/${job.id}` });
+const lumaGeneration = (id: string) => providers.luma.getJob({ providerJobId: id });
 const hits = (fragment: string) => sim.state.requests({ pathIncludes: fragment });
 
 describe("normalised statuses", () => {
@@ -115,6 +116,22 @@ describe("normalised statuses", () => {
     await expect(providers.veo.getJob({ providerJobId: "models/../../replicate" })).rejects.toThrow(/operation name/);
   });
 
+  it("Luma: queued and dreaming are running, completed is completed with the video, failed keeps the reason", async () => {
+    const job = seed({ provider: "luma" });
+    expect(await lumaGeneration(job.id)).toEqual({ kind: "running", providerStatus: "queued" });
+    clock.advance(1_000);
+    expect(await lumaGeneration(job.id)).toEqual({ kind: "running", providerStatus: "dreaming" });
+    clock.advance(5_000);
+    expect(await lumaGeneration(job.id)).toEqual({
+      kind: "completed",
+      providerStatus: "completed",
+      outputsRemoved: false,
+      outputs: [{ url: `${sim.url}/delivery/luma/${job.id}/output.mp4` }],
+    });
+    const failed = seed({ provider: "luma", outcome: "failed", error: "blocked words", queuedMs: 0, runningMs: 0 });
+    expect(await lumaGeneration(failed.id)).toMatchObject({ kind: "failed", reason: "blocked words", canceled: false });
+  });
+
   it("a job that stays running is reported running hours later", async () => {
     const job = seed({ provider: "replicate", outcome: "stuck" });
     clock.advance(6 * 60 * 60 * 1_000);
@@ -137,6 +154,16 @@ describe("not found", () => {
       httpStatus: 404,
     });
     expect(hits("nosuchop0000")).toHaveLength(1);
+  });
+
+  it("is unknown for Luma, whose 404 has no documented meaning, and is not retried", async () => {
+    expect(await lumaGeneration("00000000-0000-4000-8000-00000000beef")).toEqual({
+      kind: "unknown",
+      reason: "http_404",
+      attempts: 1,
+      httpStatus: 404,
+    });
+    expect(hits("00000000beef")).toHaveLength(1);
   });
 
   it("stays not_found while a new job is not yet visible, then shows it", async () => {

@@ -149,7 +149,7 @@ describe("reconciliation suggestions", () => {
 
     // The provider's copy of the request is only fingerprinted, never stored.
     expect(await dumpAllRows(db)).not.toContain("a lighthouse at dusk");
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
 
     // The detail the case page reads carries them.
     const reviewer = await makeUser(db, ["reviewer"]);

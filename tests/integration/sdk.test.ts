@@ -86,6 +86,17 @@ describe("recovery.submit", () => {
     expect(urls).toEqual([undefined]);
   });
 
+  it("gives a Luma create no webhook URL: Luma's callbacks are unsigned", async () => {
+    const order = { ...send(), provider: "luma", model: "ray-2" };
+    const urls: (string | undefined)[] = [];
+    const result = await recovery.submit(order, async ({ webhookUrl }) => {
+      urls.push(webhookUrl);
+      return { providerJobId: "7c1c7c6e-3a53-4c8e-9f0b-2b0f3c1d9e41" };
+    });
+    expect(result).toMatchObject({ sent: true, outcome: "accepted", reported: true });
+    expect(urls).toEqual([undefined]);
+  });
+
   it("20 concurrent submits of one operation call the create once", async () => {
     const order = send("fal");
     let creates = 0;

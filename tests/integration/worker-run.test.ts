@@ -245,6 +245,7 @@ function guardedAdapters(
     fal: wrap(inner.fal),
     runway: wrap(inner.runway),
     veo: wrap(inner.veo),
+    luma: wrap(inner.luma),
   };
 }
 
@@ -373,7 +374,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
     expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
 
     // 1. The recovery path bought nothing.
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
 
     // 2. No action was executed by two workers at once.
     expect(overlaps).toEqual([]);

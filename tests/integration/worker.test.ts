@@ -78,7 +78,7 @@ describe("resume_poll", () => {
     const bytes = await readFile(path.join(assetDir, asset.storageKey));
     expect(bytes.length).toBe(Number(asset.sizeBytes));
     expect(asset.storageKey).toContain(`/claim-${asset.fencingToken}/`);
-    expect(creates()).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, total: 0 });
+    expect(creates()).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
   });
 
   it("still running: schedules the next check and resolves nothing", async () => {

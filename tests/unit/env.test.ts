@@ -59,11 +59,14 @@ describe("environment", () => {
 
   it("accepts live mode with any one provider's key, and refuses it with none", () => {
     const production = { DEMO: "0", AUTH_SECRET: secret, PROVIDER_MODE: "live" };
-    expect(() => parseEnv(production)).toThrow(/REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET or GEMINI_API_KEY/);
+    expect(() => parseEnv(production)).toThrow(
+      /REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY or LUMAAI_API_KEY/,
+    );
     expect(parseEnv({ ...production, REPLICATE_API_TOKEN: "r8_key" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, FAL_KEY: "fal-key" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, RUNWAYML_API_SECRET: "key_0123" }).providerMode).toBe("live");
     expect(parseEnv({ ...production, GEMINI_API_KEY: "AIza0123" }).providerMode).toBe("live");
+    expect(parseEnv({ ...production, LUMAAI_API_KEY: "luma-0123" }).providerMode).toBe("live");
   });
 
   it("enables single sign-on only when issuer, client id and secret are all present", () => {

@@ -12,6 +12,7 @@ describe("provider adapters from configuration", () => {
       "runway",
     ]);
     expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", GEMINI_API_KEY: "AIza0" }))).toEqual(["veo"]);
+    expect(Object.keys(providerAdaptersFromEnv({ PROVIDER_MODE: "live", LUMAAI_API_KEY: "luma-0" }))).toEqual(["luma"]);
     const some = providerAdaptersFromEnv({ PROVIDER_MODE: "live", FAL_KEY: "k", RUNWAYML_API_SECRET: "key_0" });
     expect(Object.keys(some).sort()).toEqual(["fal", "runway"]);
     const others = providerAdaptersFromEnv({
@@ -27,6 +28,6 @@ describe("provider adapters from configuration", () => {
     expect(() => providerAdaptersFromEnv({})).toThrow(ProviderConfigError);
     expect(() => providerAdaptersFromEnv({ PROVIDER_MODE: "simulator" })).toThrow(/SIMULATOR_URL/);
     const sim = providerAdaptersFromEnv({ PROVIDER_MODE: "simulator", SIMULATOR_URL: "http://127.0.0.1:4010" });
-    expect(Object.keys(sim).sort()).toEqual(["fal", "replicate", "runway", "veo"]);
+    expect(Object.keys(sim).sort()).toEqual(["fal", "luma", "replicate", "runway", "veo"]);
   });
 });

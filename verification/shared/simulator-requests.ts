@@ -19,6 +19,7 @@ export function classifyRequest(method: string, path: string): { call: ProviderC
   if (prefix === "veo" && parts[2] === "files" && parts.length === 4) {
     return { call: "download", jobId: parts[3]?.replace(/:download$/, "") };
   }
+  if (prefix === "luma" && parts[3] === "generations" && parts.length === 5) return { call: "status", jobId: parts[4] };
   if (prefix === "delivery" && parts.length === 4) return { call: "download", jobId: parts[2] };
   return { call: "other" };
 }

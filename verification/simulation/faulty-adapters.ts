@@ -103,5 +103,11 @@ export function faultyAdapters(
       return adapter.listJobs(window, options);
     },
   });
-  return { replicate: wrap(inner.replicate), fal: wrap(inner.fal), runway: wrap(inner.runway), veo: wrap(inner.veo) };
+  return {
+    replicate: wrap(inner.replicate),
+    fal: wrap(inner.fal),
+    runway: wrap(inner.runway),
+    veo: wrap(inner.veo),
+    luma: wrap(inner.luma),
+  };
 }

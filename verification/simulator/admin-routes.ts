@@ -19,7 +19,7 @@ const faultsBody = z.object({
 
 const nonNegative = z.number().int().min(0).optional();
 const jobBody = z.object({
-  provider: z.enum(["replicate", "fal", "runway", "veo"]),
+  provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]),
   id: z
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/)

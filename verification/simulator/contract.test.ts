@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { recordedResult, recordedStatus } from "../../lib/providers/fal/recorded";
 import { resultToStatus, statusToStep } from "../../lib/providers/fal/transform";
+import { recordedGeneration } from "../../lib/providers/luma/recorded";
+import { generationToStatus } from "../../lib/providers/luma/transform";
 import { recordedPrediction } from "../../lib/providers/replicate/recorded";
 import { predictionToStatus } from "../../lib/providers/replicate/transform";
 import { recordedTask } from "../../lib/providers/runway/recorded";
@@ -10,6 +12,7 @@ import { operationToStatus } from "../../lib/providers/veo/transform";
 import { manualClock } from "./clock";
 import { falResultAnswer, falStatusAnswer } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobSpec } from "./jobs";
+import { generationJson } from "./luma-routes";
 import { predictionJson } from "./replicate-routes";
 import { taskJson } from "./runway-routes";
 import { SimulatorState } from "./state";
@@ -137,5 +140,27 @@ describe("simulated Veo operations", () => {
     const failed = operationJson(seed({ provider: "veo", outcome: "failed", queuedMs: 0, runningMs: 0 }), site);
     expect(keys(failed)).toEqual(keys(recordedOperation.failed));
     expect(operationToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
+  });
+});
+
+describe("simulated Luma generations", () => {
+  it("have the recorded fields of each state and map like the recordings", () => {
+    const job = seed({ provider: "luma" });
+    const queued = generationJson(job, site);
+    expect(keys(queued)).toEqual(keys(recordedGeneration.queued));
+    expect(generationToStatus(200, queued)).toEqual(generationToStatus(200, recordedGeneration.queued));
+    clock.advance(1_000);
+    const dreaming = generationJson(job, site);
+    expect(generationToStatus(200, dreaming)).toEqual(generationToStatus(200, recordedGeneration.dreaming));
+    clock.advance(1_000);
+    const done = generationJson(job, site);
+    expect(keys(done)).toEqual(keys(recordedGeneration.completed));
+    expect(generationToStatus(200, done)).toMatchObject({ kind: "completed", outputs: [{ url: expect.any(String) }] });
+  });
+
+  it("fail like the recordings", () => {
+    const failed = generationJson(seed({ provider: "luma", outcome: "failed", queuedMs: 0, runningMs: 0 }), site);
+    expect(keys(failed)).toEqual(keys(recordedGeneration.failed));
+    expect(generationToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
   });
 });

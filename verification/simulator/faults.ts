@@ -26,7 +26,7 @@ export type Fault = z.infer<typeof faultSchema>;
 export const ruleSchema = z.object({
   match: z
     .object({
-      provider: z.enum(["replicate", "fal", "runway", "veo"]).optional(),
+      provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]).optional(),
       route: z.enum(SIM_ROUTES).optional(),
       jobId: z.string().min(1).optional(),
     })

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
-export type SimProvider = "replicate" | "fal" | "runway" | "veo";
+export type SimProvider = "replicate" | "fal" | "runway" | "veo" | "luma";
 /** `stuck` never leaves the running phase, like a job whose worker hangs at the provider. */
 export type SimOutcome = "succeeded" | "failed" | "canceled" | "stuck";
 
@@ -54,14 +54,16 @@ const DEFAULT_MODEL: Record<SimProvider, string> = {
   fal: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
   runway: "gen4_turbo",
   veo: "veo-3.1-generate-preview",
+  luma: "ray-2",
 };
 
 /**
- * Replicate ids are 26 lowercase base-32 characters; fal request ids and Runway task ids are UUIDs;
- * a Veo operation's last name segment is a short lowercase token (the full name adds the model).
+ * Replicate ids are 26 lowercase base-32 characters; fal request ids, Runway task ids and Luma
+ * generation ids are UUIDs; a Veo operation's last name segment is a short lowercase token (the full
+ * name adds the model).
  */
 export function newJobId(provider: SimProvider): string {
-  if (provider === "fal" || provider === "runway") return randomUUID();
+  if (provider === "fal" || provider === "runway" || provider === "luma") return randomUUID();
   const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
   return Array.from(randomBytes(provider === "veo" ? 12 : 26), (b) => alphabet[b % alphabet.length]).join("");
 }

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "./clock";
 import { deliveryRoute } from "./delivery-routes";
 import { falPlatformRoute, falRoute } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
+import { lumaRoute } from "./luma-routes";
 import { replicateRoute } from "./replicate-routes";
 import { applyFault, type RouteContext, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
@@ -40,7 +41,7 @@ export type RunningSimulator = {
   stop(): Promise<void>;
 };
 
-/** The local stand-in for Replicate, fal, Runway and Veo, on plain node:http. */
+/** The local stand-in for Replicate, fal, Runway, Veo and Luma, on plain node:http. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const state = new SimulatorState(
     options.clock ?? systemClock,
@@ -103,6 +104,7 @@ function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
   if (prefix === "fal-platform") return falPlatformRoute(method, rest);
   if (prefix === "runway") return runwayRoute(method, rest);
   if (prefix === "veo") return veoRoute(method, rest);
+  if (prefix === "luma") return lumaRoute(method, rest);
   if (prefix === "delivery") return deliveryRoute(method, rest);
   return undefined;
 }
@@ -145,7 +147,7 @@ async function handle(
 }
 
 /**
- * Replicate and Runway send `Bearer` (Replicate formerly `Token`), fal sends `Key`, the Gemini API
+ * Replicate, Runway and Luma send `Bearer` (Replicate formerly `Token`), fal sends `Key`, the Gemini API
  * its `x-goog-api-key` header; any of them carries the token.
  */
 export function authorised(req: IncomingMessage, token: string): boolean {

@@ -21,7 +21,7 @@ export class SimulatorState {
   rateLimit: RateLimiter | undefined;
   /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
   listPageSize = 100;
-  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0, runway: 0, veo: 0 };
+  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0 };
   private log: RequestLogEntry[] = [];
   private outputs = new Map<string, Buffer>();
 
@@ -127,7 +127,7 @@ export class SimulatorState {
     this.outputs.clear();
     this.faults.clear();
     this.rateLimit = undefined;
-    this.creates = { replicate: 0, fal: 0, runway: 0, veo: 0 };
+    this.creates = { replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0 };
     this.log = [];
   }
 }

@@ -1,4 +1,4 @@
-import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-kit";
+import { adapterKit, authHeaders, createdWithin, unknownFrom, withAttempts } from "../adapter-kit";
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
@@ -50,7 +50,7 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
       if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason, jobs, pages };
       const page = answer.status === 200 ? listPage(answer.body) : undefined;
       if (!page) return { kind: "unknown", reason: `unreadable_page:http_${answer.status}`, jobs, pages };
-      const inWindow = page.jobs.filter((job) => within(job, window));
+      const inWindow = page.jobs.filter((job) => createdWithin(job, window));
       jobs.push(...inWindow);
       // Newest first: once a page reaches past the window's start there is nothing older to see.
       const reachedStart = page.jobs.some((job) => Date.parse(job.createdAt) < window.from.getTime());
@@ -72,10 +72,4 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
     downloadOutput: kit.downloadOutput,
     listJobs,
   };
-}
-
-function within(job: ListedJob, window: ListWindow): boolean {
-  const created = Date.parse(job.createdAt);
-  if (Number.isNaN(created) || created < window.from.getTime() || created >= window.to.getTime()) return false;
-  return window.model === undefined || job.model === window.model;
 }
