@@ -14,6 +14,15 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderName, ProviderCapabi
   luma: LUMA_CAPABILITIES,
 };
 
+/**
+ * Whether the original job can be looked for before paying again (rule 14): a list or a lookup by
+ * client reference. A provider without an adapter cannot be searched either.
+ */
+export function canBeSearched(provider: string): boolean {
+  const capabilities = (PROVIDER_CAPABILITIES as Partial<Record<string, ProviderCapabilities>>)[provider];
+  return capabilities !== undefined && (capabilities.listJobs || capabilities.findByClientReference);
+}
+
 export type ProviderCapabilityView = { provider: string; known: boolean; notes: string[] };
 
 /**

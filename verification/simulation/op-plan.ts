@@ -1,4 +1,6 @@
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { RUNWAY_API_VERSION } from "@/lib/providers/runway/adapter";
+import type { ProviderName } from "@/lib/providers/types";
 import { quanta } from "./logical-clock";
 import { Rng, seedOf } from "./random";
 
@@ -27,7 +29,15 @@ export type JobBehaviour = {
   errorOnStatus: boolean;
 };
 
-export type ModelChoice = { provider: "replicate" | "fal"; model: string; createPath: string };
+/** `headers`: what the provider's create route requires beside the body (Runway's API version). */
+export type ModelChoice = {
+  provider: ProviderName;
+  model: string;
+  createPath: string;
+  headers?: Record<string, string>;
+};
+
+const RUNWAY_VERSION = { "x-runway-version": RUNWAY_API_VERSION };
 
 const MODELS: ModelChoice[] = [
   {
@@ -42,6 +52,9 @@ const MODELS: ModelChoice[] = [
   },
   { provider: "fal", model: "fal-ai/kling-video/v2.5-turbo/pro", createPath: "/fal/fal-ai/kling-video/v2.5-turbo/pro" },
   { provider: "fal", model: "fal-ai/minimax/video-01-live", createPath: "/fal/fal-ai/minimax/video-01-live" },
+  // No job list, no client reference, no webhooks: uncertain submissions rest on people and billing.
+  { provider: "runway", model: "gen4_turbo", createPath: "/runway/v1/image_to_video", headers: RUNWAY_VERSION },
+  { provider: "runway", model: "gen3a_turbo", createPath: "/runway/v1/image_to_video", headers: RUNWAY_VERSION },
 ];
 
 /** How the product's local storage treats this operation's copies: fine, refusing twice, or refusing every time. */

@@ -1,5 +1,5 @@
 import type { SimJob } from "@/verification/simulator";
-import type { CreateFault, Trouble } from "./op-plan";
+import type { CreateFault, ModelChoice, OpPlan, Trouble } from "./op-plan";
 import { type AttemptRecord, count, type OpRecord, resetFaultRules, type World } from "./world";
 
 /**
@@ -79,23 +79,13 @@ export class ProviderCreates {
       simulator.state.faults.add({ match: { route: "create" }, fault: { type: "reset" }, times: 1 });
     }
     this.world.producerCreates += 1;
-    const { webhookUrl } = options;
-    const body =
-      model.provider === "fal"
-        ? op.plan.input
-        : {
-            input: op.plan.input,
-            ...(webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {}),
-          };
-    const path =
-      model.provider === "fal" && webhookUrl
-        ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}`
-        : model.createPath;
+    count(this.world, `producer creates at ${model.provider}`);
+    const { path, body } = createRequest(model, op.plan.input, options.webhookUrl);
     let status: number | null = null;
     try {
       const response = await fetch(`${simulator.url}${path}`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...model.headers },
         body: JSON.stringify(body),
       });
       status = response.status;
@@ -125,4 +115,19 @@ export class ProviderCreates {
     }
     return fresh;
   }
+}
+
+/**
+ * The create request each provider's API takes. Runway's names the model in the body and has no
+ * webhook (the SDK gives its creates no URL); the request's fields stay as they are, so that the
+ * job keeps the operation and shop the auditor counts paid generations by.
+ */
+function createRequest(model: ModelChoice, input: OpPlan["input"], webhookUrl: string | undefined) {
+  if (model.provider === "fal") {
+    const path = webhookUrl ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}` : model.createPath;
+    return { path, body: input };
+  }
+  if (model.provider === "runway") return { path: model.createPath, body: { model: model.model, ...input } };
+  const webhook = webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {};
+  return { path: model.createPath, body: { input, ...webhook } };
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { availableCaseActions } from "@/lib/domain/available-actions";
 import { ROLES } from "@/lib/domain/roles";
 import type { CaseState, Stage } from "@/lib/domain/stages";
+import { canBeSearched } from "@/lib/providers/capabilities";
 import { outputAvailable } from "@/verification/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
@@ -28,9 +29,9 @@ const FINISHES = new Set([
 
 /**
  * The promise at the seams, checked from the database and the simulator's world model: files
- * intact, one hold per provider job, no replacement paid while the original was visible, a next
- * step for every open case, held money on closed cases flagged, the ledger's totals balanced,
- * and no action that loops.
+ * intact, one hold per provider job, no replacement paid while the original was visible or on "no
+ * job exists" where it could not be looked for, a next step for every open case, held money on
+ * closed cases flagged, the ledger's totals balanced, and no action that loops.
  */
 export class PromiseChecks {
   private readonly claimsInARow = new Map<string, number>();
@@ -93,17 +94,55 @@ export class PromiseChecks {
   }
 
   async final(views: CaseView[]): Promise<void> {
+    const noJob = await this.noJobEpisodes();
     for (const view of views) {
       this.afterView(view);
-      if (view.state === "parked") this.checkNextStep(view);
+      if (view.state === "parked") this.checkNextStep(view, noJob.has(`${view.id}:${view.episode}`));
     }
+    await this.checkUnsearchableReplacements();
     await this.checkFiles();
     await this.checkJobsOnHolds();
     await this.checkLedgerTotals();
   }
 
-  /** A parked case must offer some person a decision that can move it on (or wait for one already asked). */
-  private checkNextStep(view: CaseView): void {
+  /** `caseId:episode` of every episode a "no job exists" verdict was recorded in. */
+  private async noJobEpisodes(): Promise<Set<string>> {
+    const { rows } = await this.world.sql.query<{ key: string }>(
+      `SELECT DISTINCT case_id::text || ':' || episode AS key FROM audit_events WHERE kind = 'reconciled_no_job'`,
+    );
+    return new Set(rows.map((row) => row.key));
+  }
+
+  /**
+   * Rule 14 looks for the original job before paying again on "no job exists"; where the provider
+   * cannot be searched no look can be made, so no replacement may be authorised on such a verdict.
+   */
+  private async checkUnsearchableReplacements(): Promise<void> {
+    const { rows } = await this.world.sql.query<{ caseId: string; provider: string; episode: number }>(
+      `SELECT a.case_id::text AS "caseId", c.provider, a.episode
+       FROM audit_events a JOIN cases c ON c.id = a.case_id
+       WHERE a.kind = 'replacement_authorized'
+         AND EXISTS (SELECT 1 FROM audit_events n WHERE n.case_id = a.case_id AND n.episode = a.episode
+                     AND n.kind = 'reconciled_no_job' AND n.id < a.id)
+       ORDER BY c.operation_id, c.producer, a.episode`,
+    );
+    for (const row of rows) {
+      if (canBeSearched(row.provider)) continue;
+      this.report(
+        `unsearchable:${row.caseId}:${row.episode}`,
+        "unsearchableReplacements",
+        opOfCase(this.world, row.caseId),
+        `replacement authorised on "no job exists" although ${row.provider} cannot be searched for the original`,
+      );
+    }
+  }
+
+  /**
+   * A parked case must offer some person a decision that can move it on (or wait for one already
+   * asked). A replacement cannot be one where it would rest on "no job exists" at a provider that
+   * cannot be searched: the product refuses it, so accepting the failure must remain.
+   */
+  private checkNextStep(view: CaseView, restsOnNoJob: boolean): void {
     const index = opOfCase(this.world, view.id);
     const op = index === null ? undefined : this.world.ops[index];
     if (view.pendingRequests.some((request) => !op?.expiredRequests.has(request.id))) return;
@@ -123,14 +162,18 @@ export class PromiseChecks {
     const shown = view.providerJobId ? this.world.lossShownAt.has(view.providerJobId) : false;
     const futile =
       view.stage === "delivery" && job !== undefined && !outputAvailable(job, this.world.clock.now()) && shown;
-    const useful = decisions.filter((name) => !(futile && name === "approve"));
+    const refused = restsOnNoJob && !canBeSearched(view.provider);
+    const useful = decisions.filter(
+      (name) => !(futile && name === "approve") && !(refused && name === "request_replacement"),
+    );
     if (useful.length > 0) return;
+    const why = futile ? "only a retry that cannot succeed" : refused ? "only a refused replacement" : "no decision";
     count(this.world, `open cases without a next step: ${view.stage}${futile ? " (outputs gone)" : ""}`);
     this.report(
       `nextStep:${view.id}`,
       "openWithoutNextStep",
       index,
-      `parked in ${view.stage} with ${futile ? "only a retry that cannot succeed" : "no decision"} and nothing scheduled`,
+      `parked in ${view.stage} with ${why} and nothing scheduled`,
     );
   }
 

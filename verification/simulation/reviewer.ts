@@ -1,9 +1,11 @@
+import { canBeSearched } from "@/lib/providers/capabilities";
 import { DEFAULT_NO_JOB_SETTLING_SECONDS } from "@/lib/providers/types";
 import type { UserActor } from "@/lib/services/access/actor";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
+import { restsOnNoJob } from "@/lib/services/case/look-for-original-job";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reviewCase } from "@/lib/services/case/review-case";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
@@ -118,7 +120,12 @@ export class Reviewer extends CaseDesk {
           db,
           who,
           view.id,
-          { verdict: "no_job", evidence: "provider list searched past the settling period" },
+          {
+            verdict: "no_job",
+            evidence: canBeSearched(view.provider)
+              ? "provider list searched past the settling period"
+              : "no charge in the provider's usage export for the submission window",
+          },
           { now: new Date(now) },
         ),
       // The provider's own settling period may be longer than the default the reviewer waited for.
@@ -254,7 +261,20 @@ export class Reviewer extends CaseDesk {
     const db = this.world.db;
     const rng = op.plan.rng;
     if (view.pendingRequests.some((request) => !op.expiredRequests.has(request.id))) return;
-    if (op.replacementsRequested < MAX_REPLACEMENTS && rng.chance(0.55)) {
+    // Rule 14 cannot be met where the original job cannot be looked for: the failure is accepted.
+    const unsearchable = !canBeSearched(view.provider) && (await restsOnNoJob(db, view.id, view.episode));
+    if (unsearchable) {
+      count(this.world, "unsearchable 'no job exists' failures: accepted, no replacement");
+      if (rng.chance(0.2)) {
+        await this.steps.call(
+          index,
+          as,
+          "asks for a replacement of a job that cannot be looked for",
+          () => requestReplacement(db, who, view.id, { evidence: "nothing in the usage export" }),
+          ["provider_cannot_be_searched"],
+        );
+      }
+    } else if (op.replacementsRequested < MAX_REPLACEMENTS && rng.chance(0.55)) {
       const requester = rng.chance(0.15) ? this.world.people.dual : who;
       const requested = await this.steps.call(index, traceName(requester, as), "requests a replacement", () =>
         requestReplacement(db, requester, view.id, { evidence: "provider reports the generation failed" }),
@@ -262,8 +282,9 @@ export class Reviewer extends CaseDesk {
       if (requested.ok) op.replacementsRequested += 1;
       return;
     }
-    await this.steps.call(index, as, "accepts the failure", () =>
-      acceptFailure(db, who, view.id, { evidence: "provider reports the generation failed" }),
-    );
+    const evidence = unsearchable
+      ? "no job found; the provider cannot be searched before paying again"
+      : "provider reports the generation failed";
+    await this.steps.call(index, as, "accepts the failure", () => acceptFailure(db, who, view.id, { evidence }));
   }
 }

@@ -69,6 +69,7 @@ export const FIGURES = {
   overwrittenFiles: "published files whose bytes differ from their recorded SHA-256",
   jobsOnTwoHolds: "provider jobs settled on more than one hold",
   replacementsWhileVisible: "replacements authorised while the original job was visible at the provider",
+  unsearchableReplacements: "replacements authorised on 'no job exists' for a provider that cannot be searched",
   openWithoutNextStep: "open cases without a permitted decision or a scheduled action",
   resolvedHeldUnflagged: "resolved cases with a held hold that nobody flagged for finance",
   ledgerUnbalanced: "ledgers whose totals differ from the holds by a micro-unit or more",

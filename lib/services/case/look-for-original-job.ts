@@ -4,8 +4,7 @@ import { isStrongMatch, type ScoredJob, scoreListedJob } from "@/lib/domain/reco
 import { sanitise } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
-import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
-import type { ProviderCapabilities } from "@/lib/providers/types";
+import { canBeSearched } from "@/lib/providers/capabilities";
 import { type Lookup, lookUp } from "./provider-lookup";
 import { SUGGESTION_WINDOW_MS } from "./suggest-reconciliations";
 
@@ -46,8 +45,7 @@ export async function restsOnNoJob(db: Db, caseId: string, episode: number): Pro
  * a check that could never succeed.
  */
 export async function refuseUnsearchableNoJob(db: Db, row: { id: string; episode: number; provider: string }) {
-  const capabilities = (PROVIDER_CAPABILITIES as Partial<Record<string, ProviderCapabilities>>)[row.provider];
-  if (capabilities && (capabilities.listJobs || capabilities.findByClientReference)) return;
+  if (canBeSearched(row.provider)) return;
   if (!(await restsOnNoJob(db, row.id, row.episode))) return;
   throw new AppError(
     "provider_cannot_be_searched",
