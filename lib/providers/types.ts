@@ -90,6 +90,12 @@ export type ProviderCapabilities = {
    * can be recorded: the default until an admin stores the provider's own value.
    */
   noJobSettlingSeconds: number;
+  /**
+   * The provider's copy of a listed job's request may carry what the producer did not send (its own
+   * defaults, a callback URL), so a copy that fingerprints differently does not show the job is
+   * someone else's: before paying again such a job, of the model and the minute, still counts.
+   */
+  requestCopyMayDiffer?: true;
 };
 
 export interface ProviderAdapter {

@@ -55,7 +55,17 @@ const MODELS: ModelChoice[] = [
   // No job list, no client reference, no webhooks: uncertain submissions rest on people and billing.
   { provider: "runway", model: "gen4_turbo", createPath: "/runway/v1/image_to_video", headers: RUNWAY_VERSION },
   { provider: "runway", model: "gen3a_turbo", createPath: "/runway/v1/image_to_video", headers: RUNWAY_VERSION },
+  // A job list read whole (no time filter), unsigned callbacks the product does not accept.
+  { provider: "luma", model: "ray-2", createPath: "/luma/dream-machine/v1/generations" },
 ];
+
+/**
+ * The request a create carries, which the shop fingerprints exactly as sent: Runway and Luma take
+ * the model in the body, the others in the URL.
+ */
+export function requestSent(model: ModelChoice, input: OpPlan["input"]): Record<string, unknown> {
+  return model.provider === "runway" || model.provider === "luma" ? { model: model.model, ...input } : input;
+}
 
 /** How the product's local storage treats this operation's copies: fine, refusing twice, or refusing every time. */
 export type StorageTrouble = "none" | "repeated" | "always";
@@ -180,7 +190,7 @@ export function planOperation(seed: number, index: number): OpPlan {
     seams: own.rng,
     model,
     input,
-    fingerprint: requestFingerprint(input),
+    fingerprint: requestFingerprint(requestSent(model, input)),
     amountMicros: rng.pick([350_000, 500_000, 1_400_000]),
     createFault,
     trouble,

@@ -1,5 +1,5 @@
 import type { SimJob } from "@/verification/simulator";
-import type { CreateFault, ModelChoice, OpPlan, Trouble } from "./op-plan";
+import { type CreateFault, type ModelChoice, type OpPlan, requestSent, type Trouble } from "./op-plan";
 import { type AttemptRecord, count, type OpRecord, resetFaultRules, type World } from "./world";
 
 /**
@@ -127,7 +127,8 @@ function createRequest(model: ModelChoice, input: OpPlan["input"], webhookUrl: s
     const path = webhookUrl ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}` : model.createPath;
     return { path, body: input };
   }
-  if (model.provider === "runway") return { path: model.createPath, body: { model: model.model, ...input } };
+  if (model.provider === "runway" || model.provider === "luma")
+    return { path: model.createPath, body: requestSent(model, input) };
   const webhook = webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {};
   return { path: model.createPath, body: { input, ...webhook } };
 }

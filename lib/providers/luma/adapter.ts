@@ -28,6 +28,9 @@ export const LUMA_CAPABILITIES: ProviderCapabilities = {
   listJobs: true,
   listJobsRequiresModel: false,
   noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.luma,
+  // Luma's `request` echo is its own record of the generation (its defaults, the callback URL), not
+  // the producer's body byte for byte: a copy that differs proves nothing.
+  requestCopyMayDiffer: true,
 };
 
 /**

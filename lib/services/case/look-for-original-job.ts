@@ -127,7 +127,9 @@ export async function lookForOriginalJob(
     .filter(
       (m): m is OriginalJobMatch =>
         m.score !== null &&
-        (isStrongMatch(m.score) || (weakAllowed.has(m.job.providerJobId) && cannotBeRuledOut(m.job, m.score))),
+        (isStrongMatch(m.score) ||
+          (weakAllowed.has(m.job.providerJobId) &&
+            cannotBeRuledOut(m.job, m.score, adapter.capabilities.requestCopyMayDiffer === true))),
     )
     .sort((a, b) => b.score.confidence - a.score.confidence);
   return matches.length > 0 ? { kind: "found", lookups, matches } : { kind: "nothing_found", lookups };
@@ -146,8 +148,8 @@ export type CheckMode = { kind: "before_paying"; episode: number } | { kind: "wa
  * cannot be told apart from the original, even when another operation recorded it: a shop that
  * copied the wrong job ID would otherwise make this one pay again.
  */
-function cannotBeRuledOut(job: ListedJob, score: ScoredJob): boolean {
-  if (requestKept(job.input)) return false;
+function cannotBeRuledOut(job: ListedJob, score: ScoredJob, copyMayDiffer: boolean): boolean {
+  if (requestKept(job.input) && !copyMayDiffer) return false;
   return score.matched.includes("model") && score.matched.includes("submitted_within_60s");
 }
 
