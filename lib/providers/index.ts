@@ -6,6 +6,7 @@ export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId }
 export { createLumaAdapter, LUMA_DELIVERY_HOSTS } from "./luma/adapter";
 export type { ProviderModule } from "./module";
 export {
+  byProvider,
   type ConfiguredAdapters,
   DEFAULT_SIMULATOR_URL,
   LIVE_PROVIDER_KEYS,
