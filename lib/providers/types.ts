@@ -2,12 +2,10 @@ import type { Writable } from "node:stream";
 import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-status";
 import type { PROVIDERS } from "./registry";
 
-/**
- * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
- * be able to start a paid generation, so the type that the worker receives cannot express one.
- */
+// The provider layer's contract. There is deliberately no `create` here: the recovery path must not
+// be able to start a paid generation, so the type that the worker receives cannot express one.
 
-/** The providers in lib/providers/registry.ts, by name. */
+/** The providers listed in lib/providers/registry.ts, by name. */
 export type ProviderName = (typeof PROVIDERS)[number]["name"];
 
 /**

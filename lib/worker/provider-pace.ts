@@ -84,10 +84,10 @@ export function pacedAdapters(
 
 /**
  * Every provider's pace, shared through `db`. Each provider's pace variable (its module's
- * `paceEnvVar`, e.g. REPLICATE_REQUESTS_PER_SECOND) gives the rate the provider allows the whole deployment (every worker process together): it is
- * stored for a provider that has no rate in the database yet; after that the database's rate, set
- * by an admin, is the one every process uses. Unset: unpaced until an admin sets a rate, with
- * Retry-After still honoured by every process.
+ * `paceEnvVar`, e.g. REPLICATE_REQUESTS_PER_SECOND) gives the rate the provider allows the whole
+ * deployment (every worker process together): it is stored for a provider that has no rate in the
+ * database yet; after that the database's rate, set by an admin, is the one every process uses.
+ * Unset: unpaced until an admin sets a rate, with Retry-After still honoured by every process.
  */
 export function providerPacesFromEnv(
   db: Db,
