@@ -1,13 +1,10 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
+import { optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
+import { LIVE_PROVIDER_KEYS, PROVIDERS } from "./providers/registry";
 
-const optionalText = z
-  .string()
-  .trim()
-  .transform((value) => (value === "" ? undefined : value))
-  .optional();
 const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).default(fallback);
 
 const nodeEnv = z.enum(["development", "production", "test"]).default("development");
@@ -20,12 +17,20 @@ const logSchema = z.object({
   LOG_FORMAT: optionalText.pipe(z.enum(["json", "plain"]).optional()),
 });
 
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type ProviderSettings = UnionToIntersection<(typeof PROVIDERS)[number]["env"]>;
+
+/** Each provider's own settings (its key, base-URL override, webhook secret), declared in its folder. */
+function providerSettings(): ProviderSettings {
+  return Object.assign({}, ...PROVIDERS.map((provider) => provider.env));
+}
+
 const schema = z.object({
   ...logSchema.shape,
   /** The app's runtime role: owns nothing, may only append to audit_events and ledger_entries. */
-  DATABASE_URL: optionalText.pipe(z.url().optional()),
+  DATABASE_URL: optionalUrl,
   /** The owner of the tables, for migrations only; unset means DATABASE_URL (a single-role deployment). */
-  MIGRATION_DATABASE_URL: optionalText.pipe(z.url().optional()),
+  MIGRATION_DATABASE_URL: optionalUrl,
   PORT: integer(3000),
   /** A client gets this long to send a request's headers, and this long for the whole request (slow-body defence). */
   HTTP_HEADERS_TIMEOUT_MS: integer(15_000, 100),
@@ -36,7 +41,7 @@ const schema = z.object({
   EMBEDDED_PG_PORT: integer(54329),
   DEMO: z.enum(["auto", "1", "0"]).default("auto"),
   AUTH_SECRET: optionalText.pipe(z.string().min(32).optional()),
-  AUTH_URL: optionalText.pipe(z.url().optional()),
+  AUTH_URL: optionalUrl,
   SESSION_MAX_AGE_SECONDS: integer(8 * 60 * 60, 60),
   LOGIN_MAX_ATTEMPTS_PER_ACCOUNT: integer(5),
   LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
@@ -82,30 +87,10 @@ const schema = z.object({
       .optional(),
   ),
   PROVIDER_MODE: optionalText.pipe(z.enum(["simulator", "live"]).optional()),
-  SIMULATOR_URL: optionalText.pipe(z.url().optional()),
+  SIMULATOR_URL: optionalUrl,
   SIMULATOR_TOKEN: optionalText,
-  REPLICATE_API_TOKEN: optionalText,
-  REPLICATE_BASE_URL: optionalText.pipe(z.url().optional()),
-  /** Replicate's webhook signing secret; unset with REPLICATE_API_TOKEN set, it is read once from Replicate. */
-  REPLICATE_WEBHOOK_SECRET: optionalText.pipe(
-    z
-      .string()
-      .regex(/^whsec_[A-Za-z0-9+/=]+$/, 'the "whsec_…" secret from Replicate')
-      .optional(),
-  ),
-  FAL_KEY: optionalText,
-  /** Where fal publishes the keys that sign its webhooks. */
-  FAL_JWKS_URL: optionalText.pipe(z.url().optional()),
-  /** Runway's API key (the name its own SDKs read); Runway signs no callbacks, so there is no secret beside it. */
-  RUNWAYML_API_SECRET: optionalText,
-  RUNWAYML_BASE_URL: optionalText.pipe(z.url().optional()),
-  /** The Gemini API key that reads Veo operations (the name Google's SDKs read); Veo sends no callbacks. */
-  GEMINI_API_KEY: optionalText,
-  GEMINI_BASE_URL: optionalText.pipe(z.url().optional()),
-  /** Luma's API key (the name its own SDKs read); Luma signs no callbacks, so there is no secret beside it. */
-  LUMAAI_API_KEY: optionalText,
-  LUMAAI_BASE_URL: optionalText.pipe(z.url().optional()),
-  OIDC_ISSUER: optionalText.pipe(z.url().optional()),
+  ...providerSettings(),
+  OIDC_ISSUER: optionalUrl,
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_NAME: z.string().default("Single sign-on"),
@@ -160,17 +145,16 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 function requireProviderMode(env: z.infer<typeof schema>): "simulator" | "live" {
   if (!env.PROVIDER_MODE) {
     throw new EnvError(
-      'PROVIDER_MODE is required outside demo mode: "live" (any of REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY, LUMAAI_API_KEY) or "simulator" (SIMULATOR_URL and SIMULATOR_TOKEN)',
+      `PROVIDER_MODE is required outside demo mode: "live" (any of ${LIVE_PROVIDER_KEYS.join(", ")}) or "simulator" (SIMULATOR_URL and SIMULATOR_TOKEN)`,
     );
   }
   if (env.PROVIDER_MODE === "simulator" && (!env.SIMULATOR_URL || !env.SIMULATOR_TOKEN)) {
     throw new EnvError("PROVIDER_MODE=simulator outside demo mode needs SIMULATOR_URL and SIMULATOR_TOKEN");
   }
-  const keys = [env.REPLICATE_API_TOKEN, env.FAL_KEY, env.RUNWAYML_API_SECRET, env.GEMINI_API_KEY, env.LUMAAI_API_KEY];
-  if (env.PROVIDER_MODE === "live" && !keys.some(Boolean)) {
-    throw new EnvError(
-      "PROVIDER_MODE=live needs REPLICATE_API_TOKEN, FAL_KEY, RUNWAYML_API_SECRET, GEMINI_API_KEY or LUMAAI_API_KEY (any of them)",
-    );
+  const settings: Partial<Record<string, unknown>> = env;
+  if (env.PROVIDER_MODE === "live" && !LIVE_PROVIDER_KEYS.some((key) => settings[key])) {
+    const [last, ...others] = [...LIVE_PROVIDER_KEYS].reverse();
+    throw new EnvError(`PROVIDER_MODE=live needs ${others.reverse().join(", ")} or ${last} (any of them)`);
   }
   return env.PROVIDER_MODE;
 }

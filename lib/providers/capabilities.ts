@@ -1,18 +1,8 @@
-import { FAL_CAPABILITIES } from "./fal/adapter";
-import { LUMA_CAPABILITIES } from "./luma/adapter";
-import { REPLICATE_CAPABILITIES } from "./replicate/adapter";
-import { RUNWAY_CAPABILITIES } from "./runway/adapter";
-import type { ProviderCapabilities, ProviderName } from "./types";
-import { VEO_CAPABILITIES } from "./veo/adapter";
+import { byProvider } from "./registry";
+import type { ProviderCapabilities } from "./types";
 
 /** What each provider's adapter can do, known without building one (the console has no adapters). */
-export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderName, ProviderCapabilities>> = {
-  replicate: REPLICATE_CAPABILITIES,
-  fal: FAL_CAPABILITIES,
-  runway: RUNWAY_CAPABILITIES,
-  veo: VEO_CAPABILITIES,
-  luma: LUMA_CAPABILITIES,
-};
+export const PROVIDER_CAPABILITIES = byProvider((provider) => provider.capabilities);
 
 /**
  * Whether the original job can be looked for before paying again (rule 14): a list or a lookup by

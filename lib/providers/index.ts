@@ -4,10 +4,14 @@
  */
 export { createFalAdapter, FAL_DELIVERY_HOSTS, type FalAdapterConfig, falAppId } from "./fal/adapter";
 export { createLumaAdapter, LUMA_DELIVERY_HOSTS } from "./luma/adapter";
+export type { ProviderModule } from "./module";
 export {
+  byProvider,
   type ConfiguredAdapters,
   DEFAULT_SIMULATOR_URL,
   LIVE_PROVIDER_KEYS,
+  PROVIDER_NAMES,
+  PROVIDERS,
   type ProviderAdapters,
   providerAdaptersFromEnv,
   simulatorAdapters,

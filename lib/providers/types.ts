@@ -1,25 +1,20 @@
 import type { Writable } from "node:stream";
 import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-status";
+import type { PROVIDERS } from "./registry";
 
-/**
- * The provider layer's contract. There is deliberately no `create` here: the recovery path must not
- * be able to start a paid generation, so the type that the worker receives cannot express one.
- */
-export type ProviderName = "replicate" | "fal" | "runway" | "veo" | "luma";
+// The provider layer's contract. There is deliberately no `create` here: the recovery path must not
+// be able to start a paid generation, so the type that the worker receives cannot express one.
+
+/** The providers listed in lib/providers/registry.ts, by name. */
+export type ProviderName = (typeof PROVIDERS)[number]["name"];
 
 /**
  * No provider documents how late a job can appear in its list; 15 minutes is what the
- * reconciliation rule used before it became per provider, so it stays the starting point. Runway
- * and Veo have no list at all, so their period only bounds how early a reviewer may record the
- * verdict, which rests on the provider's billing (docs/providers.md).
+ * reconciliation rule used before it became per provider, so it stays every provider's starting
+ * point. Runway and Veo have no list at all, so their period only bounds how early a reviewer may
+ * record the verdict, which rests on the provider's billing (docs/providers.md).
  */
-export const DEFAULT_NO_JOB_SETTLING_SECONDS: Readonly<Record<ProviderName, number>> = {
-  replicate: 15 * 60,
-  fal: 15 * 60,
-  runway: 15 * 60,
-  veo: 15 * 60,
-  luma: 15 * 60,
-};
+export const UNLISTED_JOB_SETTLING_SECONDS = 15 * 60;
 
 export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 

@@ -4,6 +4,7 @@ import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 import { ROLES } from "@/lib/domain/roles";
 import type { WebhookAllowList } from "@/lib/notify/webhook-allow-list";
 import { webhookUrlProblem } from "@/lib/notify/webhook-target";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { currency } from "./common";
 
 /** Shared by the console forms and the services, so a service refuses what a form would. */
@@ -129,7 +130,7 @@ export const priceIdSchema = z.strictObject({ priceId: uuid });
 
 /** Minutes in the form (what an operator thinks in), whole seconds in the service and the table. */
 export const saveProviderSettingSchema = z.strictObject({
-  provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]),
+  provider: z.enum(PROVIDER_NAMES),
   // Text, not a coerced number: an empty field must be an error, not 0 minutes.
   settlingMinutes: z
     .string()

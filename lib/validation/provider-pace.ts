@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { ProviderName } from "@/lib/providers/types";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 
-export const PACED_PROVIDERS = ["replicate", "fal", "runway", "veo", "luma"] as const satisfies readonly ProviderName[];
+export const PACED_PROVIDERS = PROVIDER_NAMES;
 /** Far above any provider's published limit: a slip of a few zeros is refused rather than obeyed. */
 export const MAX_REQUESTS_PER_SECOND = 10_000;
 

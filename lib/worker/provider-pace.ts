@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { sleep } from "@/lib/providers/http/errors";
-import type { ConfiguredAdapters } from "@/lib/providers/registry";
+import { byProvider, type ConfiguredAdapters } from "@/lib/providers/registry";
 import {
   type CallOptions,
   type ProviderAdapter,
@@ -83,11 +83,11 @@ export function pacedAdapters(
 }
 
 /**
- * Every provider's pace, shared through `db`. REPLICATE_ / FAL_ / RUNWAY_ / VEO_ / LUMA_REQUESTS_PER_SECOND
- * give the rate the provider allows the whole deployment (every worker process together): it is
- * stored for a provider that has no rate in the database yet; after that the database's rate, set
- * by an admin, is the one every process uses. Unset: unpaced until an admin sets a rate, with
- * Retry-After still honoured by every process.
+ * Every provider's pace, shared through `db`. Each provider's pace variable (its module's
+ * `paceEnvVar`, e.g. REPLICATE_REQUESTS_PER_SECOND) gives the rate the provider allows the whole
+ * deployment (every worker process together): it is stored for a provider that has no rate in the
+ * database yet; after that the database's rate, set by an admin, is the one every process uses.
+ * Unset: unpaced until an admin sets a rate, with Retry-After still honoured by every process.
  */
 export function providerPacesFromEnv(
   db: Db,
@@ -102,11 +102,13 @@ export function providerPacesFromEnv(
   return paces;
 }
 
+const PROVIDER_PACE_ENV_VARS = byProvider((provider) => provider.paceEnvVar);
+
 export function requestsPerSecondFromEnv(
   raw: Record<string, string | undefined>,
   provider: ProviderName,
 ): number | undefined {
-  const key = `${provider.toUpperCase()}_REQUESTS_PER_SECOND`;
+  const key = PROVIDER_PACE_ENV_VARS[provider];
   const value = raw[key];
   if (value === undefined || value === "") return undefined;
   const rate = Number(value);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { AppError } from "@/lib/errors";
-import { simulatorAdapters } from "@/lib/providers";
+import { byProvider, simulatorAdapters } from "@/lib/providers";
 import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -149,7 +149,7 @@ describe("reconciliation suggestions", () => {
 
     // The provider's copy of the request is only fingerprinted, never stored.
     expect(await dumpAllRows(db)).not.toContain("a lighthouse at dusk");
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ ...byProvider(() => 0), total: 0 });
 
     // The detail the case page reads carries them.
     const reviewer = await makeUser(db, ["reviewer"]);

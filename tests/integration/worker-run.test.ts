@@ -5,14 +5,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
-import { type ProviderAdapter, type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
+import { byProvider, type ProviderAdapter, type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type FaultRuleInput, type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { type JobSpec, newJobId } from "@/verification/simulator/jobs";
+import type { JobSpec } from "@/verification/simulator/jobs";
+import { newJobId } from "@/verification/simulator/providers";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
 import { TEST_RECEIVERS } from "./helpers/worker-context";
@@ -374,7 +375,7 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
     expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
 
     // 1. The recovery path bought nothing.
-    expect(sim.state.stats().creates).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
+    expect(sim.state.stats().creates).toEqual({ ...byProvider(() => 0), total: 0 });
 
     // 2. No action was executed by two workers at once.
     expect(overlaps).toEqual([]);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulatorAdapters } from "@/lib/providers";
+import { byProvider, simulatorAdapters } from "@/lib/providers";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { localStorage } from "@/lib/storage/local-storage";
@@ -78,7 +78,7 @@ describe("resume_poll", () => {
     const bytes = await readFile(path.join(assetDir, asset.storageKey));
     expect(bytes.length).toBe(Number(asset.sizeBytes));
     expect(asset.storageKey).toContain(`/claim-${asset.fencingToken}/`);
-    expect(creates()).toEqual({ replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0, total: 0 });
+    expect(creates()).toEqual({ ...byProvider(() => 0), total: 0 });
   });
 
   it("still running: schedules the next check and resolves nothing", async () => {

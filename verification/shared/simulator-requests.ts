@@ -1,5 +1,12 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { SIMULATOR_PROVIDERS } from "../simulator/providers";
+
+const BY_PREFIX = new Map(
+  Object.values(SIMULATOR_PROVIDERS).flatMap((provider) =>
+    Object.keys(provider.routes).map((prefix) => [prefix, provider]),
+  ),
+);
 
 export type ProviderCall = "status" | "result" | "download" | "create" | "other";
 export type JobCalls = { status: number[]; result: number[]; download: number[] };
@@ -9,17 +16,9 @@ export function classifyRequest(method: string, path: string): { call: ProviderC
   const parts = path.split("/").filter(Boolean);
   const [prefix] = parts;
   if (method === "POST") return { call: prefix === "__admin" ? "other" : "create" };
-  if (prefix === "replicate" && parts[2] === "predictions" && parts.length === 4) {
-    return { call: "status", jobId: parts[3] };
-  }
-  if (prefix === "fal" && parts.at(-3) === "requests") return { call: "status", jobId: parts.at(-2) };
-  if (prefix === "fal" && parts.at(-2) === "requests") return { call: "result", jobId: parts.at(-1) };
-  if (prefix === "runway" && parts[2] === "tasks" && parts.length === 4) return { call: "status", jobId: parts[3] };
-  if (prefix === "veo" && parts[4] === "operations" && parts.length === 6) return { call: "status", jobId: parts[5] };
-  if (prefix === "veo" && parts[2] === "files" && parts.length === 4) {
-    return { call: "download", jobId: parts[3]?.replace(/:download$/, "") };
-  }
-  if (prefix === "luma" && parts[3] === "generations" && parts.length === 5) return { call: "status", jobId: parts[4] };
+  const provider = prefix === undefined ? undefined : BY_PREFIX.get(prefix);
+  const read = provider?.classify(parts);
+  if (read) return read;
   if (prefix === "delivery" && parts.length === 4) return { call: "download", jobId: parts[2] };
   return { call: "other" };
 }

@@ -1,4 +1,5 @@
 import type { JobStatus, OutputRef, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
+import { byProvider } from "@/lib/providers/registry";
 import type { SimJob } from "@/verification/simulator";
 import type { SimWorker } from "./sim-worker";
 import { type CallPlan, planDownload, planStatusCall } from "./worker-faults";
@@ -103,11 +104,5 @@ export function faultyAdapters(
       return adapter.listJobs(window, options);
     },
   });
-  return {
-    replicate: wrap(inner.replicate),
-    fal: wrap(inner.fal),
-    runway: wrap(inner.runway),
-    veo: wrap(inner.veo),
-    luma: wrap(inner.luma),
-  };
+  return { ...byProvider((provider) => wrap(inner[provider.name])) };
 }

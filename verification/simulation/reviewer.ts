@@ -1,5 +1,5 @@
 import { canBeSearched } from "@/lib/providers/capabilities";
-import { DEFAULT_NO_JOB_SETTLING_SECONDS } from "@/lib/providers/types";
+import { DEFAULT_NO_JOB_SETTLING_SECONDS } from "@/lib/providers/registry";
 import type { UserActor } from "@/lib/services/access/actor";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "../../lib/providers/registry";
 import { RateLimiter, ruleSchema } from "./faults";
 import { completedAt, phaseOf, type SimJob } from "./jobs";
 import { type RouteContext, readJson, sendJson } from "./respond";
@@ -19,7 +20,7 @@ const faultsBody = z.object({
 
 const nonNegative = z.number().int().min(0).optional();
 const jobBody = z.object({
-  provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]),
+  provider: z.enum(PROVIDER_NAMES),
   id: z
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/)

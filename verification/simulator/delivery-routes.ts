@@ -6,13 +6,18 @@ import { applyFault, type RouteContext } from "./respond";
 import type { RouteMatch } from "./routes";
 
 /**
- * `/delivery/{provider}/{jobId}/{file}`: the stand-in for replicate.delivery, fal.media, Runway's CDN and Luma's asset URLs. Serves
+ * `/delivery/{provider}/{jobId}/{file}`: the stand-in for the CDNs of the providers that use one (`cdnDelivery`). Serves
  * the job's deterministic bytes with Content-Length and a Repr-Digest, until the output expires.
  */
-export function deliveryRoute(method: string, parts: string[]): RouteMatch | undefined {
-  const [provider, jobId, file] = parts;
-  if (method !== "GET" || parts.length !== 3 || !jobId || !file) return undefined;
-  if (provider !== "replicate" && provider !== "fal" && provider !== "runway" && provider !== "luma") return undefined;
+export function deliveryRoute(
+  method: string,
+  parts: string[],
+  delivered: ReadonlySet<SimProvider>,
+): RouteMatch | undefined {
+  const [name, jobId, file] = parts;
+  if (method !== "GET" || parts.length !== 3 || !name || !jobId || !file) return undefined;
+  const provider = name as SimProvider;
+  if (!delivered.has(provider)) return undefined;
   return { provider, route: "download", jobId, handle: (ctx, fault) => serve(ctx, fault, provider, jobId) };
 }
 

@@ -1,7 +1,26 @@
+import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch } from "./routes";
+import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch, type SimulatorProvider } from "./routes";
+
+/** fal request IDs are UUIDs; its request log lives in the platform API, under a prefix of its own. */
+export const falSimulator: SimulatorProvider = {
+  name: "fal",
+  routes: {
+    fal: (method, parts) => falRoute(method, parts),
+    "fal-platform": (method, parts) => falPlatformRoute(method, parts),
+  },
+  classify(parts) {
+    if (parts[0] !== "fal") return undefined;
+    if (parts.at(-3) === "requests") return { call: "status", jobId: parts.at(-2) };
+    if (parts.at(-2) === "requests") return { call: "result", jobId: parts.at(-1) };
+    return undefined;
+  },
+  cdnDelivery: true,
+  defaultModel: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
+  newJobId: () => randomUUID(),
+};
 
 /**
  * Routes under /fal that mirror queue.fal.run: submit to `{owner}/{app}[/path]`, then status and

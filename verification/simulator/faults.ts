@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "../../lib/providers/registry";
 import type { SimProvider } from "./jobs";
 
 /**
@@ -26,7 +27,7 @@ export type Fault = z.infer<typeof faultSchema>;
 export const ruleSchema = z.object({
   match: z
     .object({
-      provider: z.enum(["replicate", "fal", "runway", "veo", "luma"]).optional(),
+      provider: z.enum(PROVIDER_NAMES).optional(),
       route: z.enum(SIM_ROUTES).optional(),
       jobId: z.string().min(1).optional(),
     })

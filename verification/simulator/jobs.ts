@@ -1,6 +1,7 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import type { ProviderName } from "../../lib/providers/types";
 
-export type SimProvider = "replicate" | "fal" | "runway" | "veo" | "luma";
+export type SimProvider = ProviderName;
 /** `stuck` never leaves the running phase, like a job whose worker hangs at the provider. */
 export type SimOutcome = "succeeded" | "failed" | "canceled" | "stuck";
 
@@ -49,35 +50,31 @@ export const DEFAULT_TIMINGS: JobTimings = {
   resultTtlMs: 60 * 60 * 1000,
 };
 
-const DEFAULT_MODEL: Record<SimProvider, string> = {
-  replicate: "minimax/video-01",
-  fal: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
-  runway: "gen4_turbo",
-  veo: "veo-3.1-generate-preview",
-  luma: "ray-2",
-};
-
-/**
- * Replicate ids are 26 lowercase base-32 characters; fal request ids, Runway task ids and Luma
- * generation ids are UUIDs; a Veo operation's last name segment is a short lowercase token (the full
- * name adds the model).
- */
-export function newJobId(provider: SimProvider): string {
-  if (provider === "fal" || provider === "runway" || provider === "luma") return randomUUID();
+/** `length` lowercase letters and digits, as Replicate's prediction IDs and Veo's operation names are. */
+export function lowercaseId(length: number): string {
   const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  return Array.from(randomBytes(provider === "veo" ? 12 : 26), (b) => alphabet[b % alphabet.length]).join("");
+  return Array.from(randomBytes(length), (b) => alphabet[b % alphabet.length]).join("");
 }
 
-export function buildJob(spec: JobSpec, defaults: JobTimings, now: number, createdByApi: boolean): SimJob {
+/** What a seeded job takes from its provider when the seed does not say. */
+export type ProviderDefaults = { defaultModel: string; newJobId(): string };
+
+export function buildJob(
+  spec: JobSpec,
+  provider: ProviderDefaults,
+  defaults: JobTimings,
+  now: number,
+  createdByApi: boolean,
+): SimJob {
   return {
     queuedMs: spec.queuedMs ?? defaults.queuedMs,
     runningMs: spec.runningMs ?? defaults.runningMs,
     outputBytes: spec.outputBytes ?? defaults.outputBytes,
     outputTtlMs: spec.outputTtlMs ?? defaults.outputTtlMs,
     resultTtlMs: spec.resultTtlMs ?? defaults.resultTtlMs,
-    id: spec.id ?? newJobId(spec.provider),
+    id: spec.id ?? provider.newJobId(),
     provider: spec.provider,
-    model: spec.model ?? DEFAULT_MODEL[spec.provider],
+    model: spec.model ?? provider.defaultModel,
     input: spec.input ?? { prompt: "a red fox running through snow" },
     outcome: spec.outcome ?? "succeeded",
     notFoundForMs: spec.notFoundForMs ?? 0,

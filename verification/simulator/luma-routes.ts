@@ -1,7 +1,19 @@
+import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { phaseOf, type SimJob } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, type RouteMatch } from "./routes";
+import { iso, type RouteMatch, type SimulatorProvider } from "./routes";
+
+/** Luma generation IDs are UUIDs. */
+export const lumaSimulator: SimulatorProvider = {
+  name: "luma",
+  routes: { luma: (method, parts) => lumaRoute(method, parts) },
+  classify: (parts) =>
+    parts[3] === "generations" && parts.length === 5 ? { call: "status", jobId: parts[4] } : undefined,
+  cdnDelivery: true,
+  defaultModel: "ray-2",
+  newJobId: () => randomUUID(),
+};
 
 /**
  * Routes under /luma that mirror api.lumalabs.ai: `GET /dream-machine/v1/generations/{id}`, the list

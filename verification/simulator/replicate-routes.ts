@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto";
 import type { Fault } from "./faults";
-import { completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
+import { completedAt, lowercaseId, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch } from "./routes";
+import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch, type SimulatorProvider } from "./routes";
+
+/** Replicate prediction IDs are 26 lowercase base-32 characters. */
+export const replicateSimulator: SimulatorProvider = {
+  name: "replicate",
+  routes: { replicate: (method, parts) => replicateRoute(method, parts) },
+  classify: (parts) =>
+    parts[2] === "predictions" && parts.length === 4 ? { call: "status", jobId: parts[3] } : undefined,
+  cdnDelivery: true,
+  defaultModel: "minimax/video-01",
+  newJobId: () => lowercaseId(26),
+};
 
 /** Routes under /replicate that mirror api.replicate.com/v1 (predictions.get, .list, .create). */
 export function replicateRoute(method: string, parts: string[]): RouteMatch | undefined {

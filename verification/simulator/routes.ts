@@ -1,3 +1,4 @@
+import type { ProviderName } from "../../lib/providers/types";
 import type { Fault, SimRoute } from "./faults";
 import type { SimProvider } from "./jobs";
 import type { RouteContext } from "./respond";
@@ -25,3 +26,24 @@ export function parseTime(value: string | null, fallback: number): number {
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? fallback : ms;
 }
+
+/** What the request log says a provider call was: the job it was about, and which kind of read. */
+export type LoggedCall = { call: "status" | "result" | "download"; jobId?: string };
+
+/**
+ * One provider's simulated API, listed once in ./providers.ts: the server routes, the request log,
+ * job seeding, fault matching and create counts are derived from that list.
+ */
+export type SimulatorProvider = {
+  readonly name: ProviderName;
+  /** First path segments its API answers under (fal has two: the queue and the platform API), each with its routes. */
+  readonly routes: Readonly<Record<string, (method: string, parts: string[]) => RouteMatch | undefined>>;
+  /** Which job a logged GET under one of its prefixes (whole path, prefix first) read, if any. */
+  classify(parts: string[]): LoggedCall | undefined;
+  /** Its outputs are handed out under /delivery/{name}/, the stand-in for its CDN. */
+  readonly cdnDelivery: boolean;
+  /** The model a seeded job gets when the seed names none. */
+  readonly defaultModel: string;
+  /** A job ID of the provider's own shape. */
+  newJobId(): string;
+};

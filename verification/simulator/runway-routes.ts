@@ -1,10 +1,21 @@
+import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, type RouteMatch } from "./routes";
+import { iso, type RouteMatch, type SimulatorProvider } from "./routes";
 
 /** The video creates of Runway's API (demo traffic; the recovery path must never reach them). */
 const CREATE_KINDS = new Set(["text_to_video", "image_to_video", "video_to_video"]);
+
+/** Runway task IDs are UUIDs. */
+export const runwaySimulator: SimulatorProvider = {
+  name: "runway",
+  routes: { runway: (method, parts) => runwayRoute(method, parts) },
+  classify: (parts) => (parts[2] === "tasks" && parts.length === 4 ? { call: "status", jobId: parts[3] } : undefined),
+  cdnDelivery: true,
+  defaultModel: "gen4_turbo",
+  newJobId: () => randomUUID(),
+};
 
 /**
  * Routes under /runway that mirror api.dev.runwayml.com: `GET /v1/tasks/{id}` and the creates. Runway

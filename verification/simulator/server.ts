@@ -3,15 +3,11 @@ import type { AddressInfo } from "node:net";
 import { handleAdmin } from "./admin-routes";
 import { type Clock, systemClock } from "./clock";
 import { deliveryRoute } from "./delivery-routes";
-import { falPlatformRoute, falRoute } from "./fal-routes";
 import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
-import { lumaRoute } from "./luma-routes";
-import { replicateRoute } from "./replicate-routes";
+import { SIMULATOR_PROVIDERS } from "./providers";
 import { applyFault, type RouteContext, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
-import { runwayRoute } from "./runway-routes";
 import { SimulatorState } from "./state";
-import { veoRoute } from "./veo-routes";
 
 export type SimulatorOptions = {
   /** 0 picks a free port (tests); the script uses SIMULATOR_PORT, default 4010. */
@@ -97,16 +93,14 @@ async function listenFrom(server: Server, host: string, first: number, attempts:
   }
 }
 
+const providers = Object.values(SIMULATOR_PROVIDERS);
+const ROUTES = new Map(providers.flatMap((provider) => Object.entries(provider.routes)));
+const CDN_DELIVERED = new Set(providers.filter((provider) => provider.cdnDelivery).map((provider) => provider.name));
+
 function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
   const [prefix, ...rest] = parts;
-  if (prefix === "replicate") return replicateRoute(method, rest);
-  if (prefix === "fal") return falRoute(method, rest);
-  if (prefix === "fal-platform") return falPlatformRoute(method, rest);
-  if (prefix === "runway") return runwayRoute(method, rest);
-  if (prefix === "veo") return veoRoute(method, rest);
-  if (prefix === "luma") return lumaRoute(method, rest);
-  if (prefix === "delivery") return deliveryRoute(method, rest);
-  return undefined;
+  if (prefix === "delivery") return deliveryRoute(method, rest, CDN_DELIVERED);
+  return prefix === undefined ? undefined : ROUTES.get(prefix)?.(method, rest);
 }
 
 async function handle(

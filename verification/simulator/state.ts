@@ -2,6 +2,7 @@ import { outputBytes, sha256Hex } from "./bytes";
 import type { Clock } from "./clock";
 import { FaultBook, type RateLimiter } from "./faults";
 import { buildJob, type JobSpec, type JobTimings, phaseOf, type SimJob, type SimProvider } from "./jobs";
+import { SIMULATOR_PROVIDERS } from "./providers";
 import { WebhookSender } from "./webhooks";
 
 export type RequestLogEntry = { method: string; path: string; query: string; at: string; atMs: number };
@@ -9,6 +10,9 @@ export type RequestLogEntry = { method: string; path: string; query: string; at:
 const MAX_LOG = 5_000;
 /** How many outputs stay in memory (the most recently served); the rest are regenerated on demand. */
 export const MAX_CACHED_OUTPUTS = 16;
+
+const noCreates = () =>
+  Object.fromEntries(Object.keys(SIMULATOR_PROVIDERS).map((name) => [name, 0])) as Record<SimProvider, number>;
 
 /**
  * Everything the simulator knows, shared by its routes and exposed to in-process tests. Jobs added
@@ -21,7 +25,7 @@ export class SimulatorState {
   rateLimit: RateLimiter | undefined;
   /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
   listPageSize = 100;
-  private creates: Record<SimProvider, number> = { replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0 };
+  private creates = noCreates();
   private log: RequestLogEntry[] = [];
   private outputs = new Map<string, Buffer>();
 
@@ -37,7 +41,7 @@ export class SimulatorState {
   }
 
   seedJob(spec: JobSpec): SimJob {
-    return this.store(buildJob(spec, this.timings, this.clock.now(), false));
+    return this.store(buildJob(spec, SIMULATOR_PROVIDERS[spec.provider], this.timings, this.clock.now(), false));
   }
 
   /** Counted before anything else happens to the call, so even a create that then fails shows up. */
@@ -46,7 +50,7 @@ export class SimulatorState {
   }
 
   createJob(spec: JobSpec): SimJob {
-    return this.store(buildJob(spec, this.timings, this.clock.now(), true));
+    return this.store(buildJob(spec, SIMULATOR_PROVIDERS[spec.provider], this.timings, this.clock.now(), true));
   }
 
   private store(job: SimJob): SimJob {
@@ -127,7 +131,7 @@ export class SimulatorState {
     this.outputs.clear();
     this.faults.clear();
     this.rateLimit = undefined;
-    this.creates = { replicate: 0, fal: 0, runway: 0, veo: 0, luma: 0 };
+    this.creates = noCreates();
     this.log = [];
   }
 }

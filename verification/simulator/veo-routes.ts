@@ -1,11 +1,29 @@
 import { serve } from "./delivery-routes";
 import type { Fault } from "./faults";
-import { phaseOf, type SimJob } from "./jobs";
+import { lowercaseId, phaseOf, type SimJob } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import type { RouteMatch } from "./routes";
+import type { RouteMatch, SimulatorProvider } from "./routes";
 
 const CREATE = /^(.+):predictLongRunning$/;
 const DOWNLOAD = /^(.+):download$/;
+
+/**
+ * A Veo operation's last name segment is a short lowercase token (the full name adds the model).
+ * Its video is read from the API's own files route with the key, never from a CDN.
+ */
+export const veoSimulator: SimulatorProvider = {
+  name: "veo",
+  routes: { veo: (method, parts) => veoRoute(method, parts) },
+  classify(parts) {
+    if (parts[4] === "operations" && parts.length === 6) return { call: "status", jobId: parts[5] };
+    if (parts[2] === "files" && parts.length === 4)
+      return { call: "download", jobId: parts[3]?.replace(/:download$/, "") };
+    return undefined;
+  },
+  cdnDelivery: false,
+  defaultModel: "veo-3.1-generate-preview",
+  newJobId: () => lowercaseId(12),
+};
 
 /**
  * Routes under /veo that mirror the Gemini API (`/v1beta`): the operation read

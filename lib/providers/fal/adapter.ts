@@ -3,13 +3,13 @@ import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
-  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
   type ProviderAdapter,
   type ProviderCapabilities,
   ProviderConfigError,
+  UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
 import { FAL_RESULT_RETENTION_SECONDS, requestsPage, resultToStatus, statusToStep } from "./transform";
 
@@ -24,7 +24,7 @@ export const FAL_CAPABILITIES: ProviderCapabilities = {
   listJobs: true,
   listJobsRequiresModel: true,
   outputRetentionSeconds: FAL_RESULT_RETENTION_SECONDS,
-  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.fal,
+  noJobSettlingSeconds: UNLISTED_JOB_SETTLING_SECONDS,
 };
 
 export type FalAdapterConfig = AdapterConfig & { platformBaseUrl?: string };

@@ -3,12 +3,12 @@ import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
-  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
   type ProviderAdapter,
   type ProviderCapabilities,
+  UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
 import { generationToStatus, listPage } from "./transform";
 
@@ -27,7 +27,7 @@ export const LUMA_CAPABILITIES: ProviderCapabilities = {
   findByClientReference: false,
   listJobs: true,
   listJobsRequiresModel: false,
-  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.luma,
+  noJobSettlingSeconds: UNLISTED_JOB_SETTLING_SECONDS,
   // Luma's `request` echo is its own record of the generation (its defaults, the callback URL), not
   // the producer's body byte for byte: a copy that differs proves nothing.
   requestCopyMayDiffer: true,

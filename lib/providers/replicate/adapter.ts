@@ -3,12 +3,12 @@ import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
-  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
   type ProviderAdapter,
   type ProviderCapabilities,
+  UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
 import { listPage, predictionToStatus, REPLICATE_OUTPUT_RETENTION_SECONDS } from "./transform";
 
@@ -22,7 +22,7 @@ export const REPLICATE_CAPABILITIES: ProviderCapabilities = {
   listJobs: true,
   listJobsRequiresModel: false,
   outputRetentionSeconds: REPLICATE_OUTPUT_RETENTION_SECONDS,
-  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.replicate,
+  noJobSettlingSeconds: UNLISTED_JOB_SETTLING_SECONDS,
 };
 
 /**

@@ -2,9 +2,9 @@ import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-k
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
-  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ProviderAdapter,
   type ProviderCapabilities,
+  UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
 import { RUNWAY_OUTPUT_RETENTION_SECONDS, taskToStatus } from "./transform";
 
@@ -26,7 +26,7 @@ export const RUNWAY_CAPABILITIES: ProviderCapabilities = {
   listJobs: false,
   listJobsRequiresModel: false,
   outputRetentionSeconds: RUNWAY_OUTPUT_RETENTION_SECONDS,
-  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.runway,
+  noJobSettlingSeconds: UNLISTED_JOB_SETTLING_SECONDS,
 };
 
 /**

@@ -2,10 +2,10 @@ import { adapterKit, unknownFrom, withAttempts } from "../adapter-kit";
 import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
-  DEFAULT_NO_JOB_SETTLING_SECONDS,
   type ProviderAdapter,
   type ProviderCapabilities,
   ProviderConfigError,
+  UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
 import { operationToStatus, VEO_OUTPUT_RETENTION_SECONDS } from "./transform";
 
@@ -28,7 +28,7 @@ export const VEO_CAPABILITIES: ProviderCapabilities = {
   listJobs: false,
   listJobsRequiresModel: false,
   outputRetentionSeconds: VEO_OUTPUT_RETENTION_SECONDS,
-  noJobSettlingSeconds: DEFAULT_NO_JOB_SETTLING_SECONDS.veo,
+  noJobSettlingSeconds: UNLISTED_JOB_SETTLING_SECONDS,
 };
 
 /** Segments as Google names them (`models/veo-3.1-generate-preview/operations/k3tq9x1cvb7m`). */

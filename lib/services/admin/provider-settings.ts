@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { DEFAULT_NO_JOB_SETTLING_SECONDS, type ProviderName } from "@/lib/providers/types";
+import { DEFAULT_NO_JOB_SETTLING_SECONDS } from "@/lib/providers/registry";
+import type { ProviderName } from "@/lib/providers/types";
 import { requirePermission } from "../access/actor";
 
 export const SETTLED_PROVIDERS = Object.keys(DEFAULT_NO_JOB_SETTLING_SECONDS) as ProviderName[];
