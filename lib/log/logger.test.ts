@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { logSettings } from "@/lib/env";
-import { createLogger } from "./logger";
+import { LIVE_PROVIDER_KEYS } from "@/lib/providers/registry";
+import { createLogger, SECRET_KEY_NAMES } from "./logger";
 
 const captured = () => {
   const lines: string[] = [];
@@ -34,6 +35,19 @@ describe("structured logs", () => {
       expect(text, format).toContain("notify");
       expect(text, format).toMatch(/fencingToken"?[:=]7/);
     }
+  });
+
+  it("redact every provider's live key, whatever the provider, and the Gemini API's key header", () => {
+    expect(SECRET_KEY_NAMES).toEqual(expect.arrayContaining([...LIVE_PROVIDER_KEYS]));
+    const { lines, destination } = captured();
+    const keys = Object.fromEntries(LIVE_PROVIDER_KEYS.map((name) => [name, `${name.toLowerCase()}_value_secret`]));
+    createLogger({ level: "info", format: "json" }, destination).info({
+      env: keys,
+      ...keys,
+      headers: { "x-goog-api-key": "goog_header_secret" },
+    });
+    const text = lines.join("");
+    expect(text).not.toMatch(/_value_secret|goog_header_secret/);
   });
 
   it("are JSON objects with an ISO time and a level name in production, plain lines for people otherwise", () => {

@@ -42,17 +42,22 @@ const SECRET_KEYS = [
   "EVIDENCE_SIGNING_KEY",
   "WORKER_TOKEN",
   "SIMULATOR_TOKEN",
+  // Every provider's live key (tests/unit hold this list to the registry's LIVE_PROVIDER_KEYS).
   "REPLICATE_API_TOKEN",
   "FAL_KEY",
+  "RUNWAYML_API_SECRET",
+  "GEMINI_API_KEY",
+  "LUMAAI_API_KEY",
   "REPLICATE_WEBHOOK_SECRET",
   "DATABASE_URL",
   "MIGRATION_DATABASE_URL",
 ];
-const HEADER_KEYS = ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key"];
+const HEADER_KEYS = ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-goog-api-key"];
 const HEADER_HOLDERS = ["headers", "req.headers", "request.headers", "res.headers", "response.headers"];
 const SECRET_HOLDERS = ["producer", "user", "body", "config", "env", "options", "credentials"];
 
 const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `["${name}"]`);
+export const SECRET_KEY_NAMES: readonly string[] = SECRET_KEYS;
 export const REDACT_PATHS = [
   ...SECRET_KEYS.map((name) => key(name).replace(/^\./, "")),
   ...HEADER_HOLDERS.flatMap((holder) => HEADER_KEYS.map((name) => `${holder}${key(name)}`)),
