@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
-import { byProvider, type ProviderAdapter, type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
+import {
+  byProvider,
+  PROVIDER_NAMES,
+  type ProviderAdapter,
+  type ProviderAdapters,
+  type ProviderName,
+  simulatorAdapters,
+} from "@/lib/providers";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { localStorage } from "@/lib/storage/local-storage";
@@ -54,7 +61,7 @@ type FaultKind =
   | "truncate";
 type Plan = {
   index: number;
-  provider: "replicate" | "fal" | "runway" | "veo";
+  provider: ProviderName;
   model: string;
   stage: "polling" | "delivery";
   kind: JobKind;
@@ -68,7 +75,14 @@ const REPLICATE_MODELS = ["minimax/video-01", "kwaivgi/kling-v2.1", "google/veo-
 const FAL_MODELS = ["fal-ai/kling-video/v2.5-turbo", "fal-ai/minimax/video-01-live", "fal-ai/veo3/fast"];
 const RUNWAY_MODELS = ["gen4_turbo", "gen4.5", "veo3.1_fast"];
 const VEO_MODELS = ["veo-3.1-generate-preview", "veo-3.1-fast-generate-preview", "veo-2.0-generate-001"];
-const MODELS = { replicate: REPLICATE_MODELS, fal: FAL_MODELS, runway: RUNWAY_MODELS, veo: VEO_MODELS };
+const LUMA_MODELS = ["ray-2", "ray-flash-2"];
+const MODELS: Record<ProviderName, string[]> = {
+  replicate: REPLICATE_MODELS,
+  fal: FAL_MODELS,
+  runway: RUNWAY_MODELS,
+  veo: VEO_MODELS,
+  luma: LUMA_MODELS,
+};
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -97,7 +111,7 @@ function allowedFinals(kind: JobKind, stage: Plan["stage"], fault: FaultKind): F
 function buildPlan(random: () => number): Plan[] {
   const plans: Plan[] = [];
   for (let index = 0; index < CASES; index++) {
-    const provider = pick(random, ["replicate", "fal", "runway", "veo"] as const);
+    const provider = pick(random, PROVIDER_NAMES);
     const model = pick(random, MODELS[provider]);
     const roll = random();
     const kind: JobKind =
