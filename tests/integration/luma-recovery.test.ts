@@ -1,9 +1,7 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
-import { simulatorAdapters } from "@/lib/providers";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { FRESH_CHECK_KIND } from "@/lib/services/case/look-for-original-job";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -11,13 +9,9 @@ import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { suggestReconciliations } from "@/lib/services/case/suggest-reconciliations";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { localStorage } from "@/lib/storage/local-storage";
-import { runTick } from "@/lib/worker/run-tick";
-import type { WorkerContext } from "@/lib/worker/worker-context";
-import { type JobSpec, type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { type ManualClock, manualClock } from "@/verification/simulator/clock";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
-import { TEST_RECEIVERS } from "./helpers/worker-context";
+import { providerRecovery } from "./helpers/provider-recovery";
 import { openTestDb } from "./setup/test-db";
 
 // A Luma generation recovered end to end through the simulator, and an uncertain Luma submission
@@ -26,68 +20,24 @@ process.env.WORKER_LOG = "0";
 const { db } = openTestDb();
 const MINUTE = 60_000;
 const MODEL = "ray-2";
-let sim: RunningSimulator;
-let clock: ManualClock;
-let ctx: WorkerContext;
-let assetDir: string;
+const clock: ManualClock = manualClock(Date.now());
 const shop = producer("luma-shop");
-
-beforeAll(async () => {
-  // Provider time stands still unless a test moves it, so a lagging list can be shown catching up.
-  clock = manualClock(Date.now());
-  sim = await startSimulator({
-    port: 0,
-    clock,
-    token: "sim-token",
-    timings: { queuedMs: 0, runningMs: 0, outputBytes: 32 * 1024, outputTtlMs: 48 * 60 * MINUTE },
-  });
-  assetDir = await mkdtemp(path.join(tmpdir(), "luma-assets-"));
-  ctx = {
-    db,
-    adapters: simulatorAdapters(
-      sim.url,
-      { retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200, perAttemptTimeoutMs: 2_000 } },
-      "sim-token",
-    ),
-    storage: localStorage(assetDir),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 2,
-    maxDownloadBytes: 10 * 1024 * 1024,
-    random: () => 0.5,
-    webhookAllowList: TEST_RECEIVERS,
-  };
+const h = providerRecovery(db, {
+  provider: "luma",
+  model: MODEL,
+  evidence: "generation id confirmed in Luma's generation list",
+  clock,
+  outputTtlMs: 48 * 60 * MINUTE,
 });
-afterAll(() => sim.stop());
 afterEach(() => {
-  sim.state.faults.clear();
-  expect(sim.state.stats().creates).toMatchObject({ luma: 0, total: 0 });
+  h.sim.state.faults.clear();
+  expect(h.sim.state.stats().creates).toMatchObject({ luma: 0, total: 0 });
 });
-
-async function approvedCase(stage: "polling" | "delivery", job: Omit<JobSpec, "provider">) {
-  const seeded = sim.state.seedJob({ provider: "luma", model: MODEL, ...job });
-  const reviewer = await makeUser(db, ["reviewer"]);
-  const { caseId } = await parkCase(
-    db,
-    shop,
-    parkInput(stage, { provider: "luma", model: seeded.model, providerJobId: seeded.id }),
-  );
-  await approveCase(db, reviewer, caseId, {
-    action: stage === "polling" ? "resume_poll" : "retry_delivery",
-    evidence: "generation id confirmed in Luma's generation list",
-  });
-  return { caseId, jobId: seeded.id };
-}
-
-const outcomeOf = async (caseId: string) =>
-  (await runTick(ctx, worker(), { maxTasks: 10 })).results.find((r) => r.caseId === caseId)?.outcome;
 
 describe("a Luma generation, recovered through the simulator", () => {
   it("resume_poll: a completed generation is copied, the hold settled and the case resolved, creating nothing", async () => {
-    const { caseId, jobId } = await approvedCase("polling", { outcome: "succeeded" });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    const { caseId, jobId } = await h.approvedCase("polling", { outcome: "succeeded" });
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "delivery",
       state: "resolved",
@@ -97,22 +47,22 @@ describe("a Luma generation, recovered through the simulator", () => {
     const observation = await db.providerObservation.findFirstOrThrow({ where: { caseId } });
     expect(observation).toMatchObject({ kind: "completed", providerStatus: "completed" });
     const asset = await db.asset.findFirstOrThrow({ where: { caseId } });
-    expect((await readFile(path.join(assetDir, asset.storageKey))).length).toBe(32 * 1024);
-    expect(sim.state.requests({ pathIncludes: `/luma/dream-machine/v1/generations/${jobId}` }).length).toBeGreaterThan(
-      0,
-    );
+    expect((await readFile(path.join(h.assetDir, asset.storageKey))).length).toBe(32 * 1024);
+    expect(
+      h.sim.state.requests({ pathIncludes: `/luma/dream-machine/v1/generations/${jobId}` }).length,
+    ).toBeGreaterThan(0);
   });
 
   it("resume_poll: a generation still queued is checked again later", async () => {
-    const { caseId } = await approvedCase("polling", { outcome: "stuck", queuedMs: 3_600_000 });
-    expect(await outcomeOf(caseId)).toBe("rescheduled");
+    const { caseId } = await h.approvedCase("polling", { outcome: "stuck", queuedMs: 3_600_000 });
+    expect(await h.outcomeOf(caseId)).toBe("rescheduled");
     const observation = await db.providerObservation.findFirstOrThrow({ where: { caseId } });
     expect(observation).toMatchObject({ kind: "running", providerStatus: "queued" });
   });
 
   it("resume_poll: a failed generation parks as generation_failed with Luma's failure_reason", async () => {
-    const { caseId } = await approvedCase("polling", { outcome: "failed", error: "blocked words in the prompt" });
-    await outcomeOf(caseId);
+    const { caseId } = await h.approvedCase("polling", { outcome: "failed", error: "blocked words in the prompt" });
+    await h.outcomeOf(caseId);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "generation_failed",
       state: "parked",
@@ -120,14 +70,18 @@ describe("a Luma generation, recovered through the simulator", () => {
   });
 
   it("resume_poll: a 500 then a 429 with Retry-After are ridden out, the answer still read", async () => {
-    const { caseId, jobId } = await approvedCase("polling", { outcome: "succeeded" });
-    sim.state.faults.add({ match: { provider: "luma", jobId }, fault: { type: "http_error", status: 500 }, times: 1 });
-    sim.state.faults.add({
+    const { caseId, jobId } = await h.approvedCase("polling", { outcome: "succeeded" });
+    h.sim.state.faults.add({
+      match: { provider: "luma", jobId },
+      fault: { type: "http_error", status: 500 },
+      times: 1,
+    });
+    h.sim.state.faults.add({
       match: { jobId, route: "status" },
       fault: { type: "rate_limit", retryAfterSeconds: 1 },
       times: 1,
     });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
   });
 
   it("resume_poll: a generation id Luma answers 404 for is parked with that answer, never taken as a failure", async () => {
@@ -138,7 +92,7 @@ describe("a Luma generation, recovered through the simulator", () => {
       parkInput("polling", { provider: "luma", model: MODEL, providerJobId: "00000000-0000-4000-8000-000000000000" }),
     );
     await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "go" });
-    await outcomeOf(caseId);
+    await h.outcomeOf(caseId);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "polling",
       state: "parked",
@@ -148,16 +102,16 @@ describe("a Luma generation, recovered through the simulator", () => {
   });
 
   it("retry_delivery: the output is copied from the generation's video URL and published, creating nothing", async () => {
-    const { caseId } = await approvedCase("delivery", { outcome: "succeeded" });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    const { caseId } = await h.approvedCase("delivery", { outcome: "succeeded" });
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
     const published = await db.asset.findMany({ where: { caseId, publishedAt: { not: null } } });
     expect(published).toHaveLength(1);
   });
 
   it("retry_delivery: a truncated download is caught and nothing is published", async () => {
-    const { caseId, jobId } = await approvedCase("delivery", { outcome: "succeeded" });
-    sim.state.faults.add({ match: { jobId, route: "download" }, fault: { type: "truncate" }, times: 1 });
-    expect(await outcomeOf(caseId)).toBe("parked");
+    const { caseId, jobId } = await h.approvedCase("delivery", { outcome: "succeeded" });
+    h.sim.state.faults.add({ match: { jobId, route: "download" }, fault: { type: "truncate" }, times: 1 });
+    expect(await h.outcomeOf(caseId)).toBe("parked");
     expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(0);
   });
 });
@@ -187,16 +141,21 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
   it("the worker's search suggests the generation whose request matches, attaching nothing", async () => {
     let jobId = "";
     const { caseId } = await uncertainCase((submittedAt, input) => {
-      jobId = sim.state.seedJob({ provider: "luma", model: MODEL, input, createdAt: submittedAt.getTime() + 5_000 }).id;
+      jobId = h.sim.state.seedJob({
+        provider: "luma",
+        model: MODEL,
+        input,
+        createdAt: submittedAt.getTime() + 5_000,
+      }).id;
       // Another customer's generation in the same minute: same model, another request.
-      sim.state.seedJob({
+      h.sim.state.seedJob({
         provider: "luma",
         model: MODEL,
         input: { prompt: "someone else's request" },
         createdAt: submittedAt.getTime() + 20_000,
       });
     });
-    await suggestReconciliations(ctx, worker(), { max: 50 });
+    await suggestReconciliations(h.ctx, worker(), { max: 50 });
     const rows = await db.reconciliationSuggestion.findMany({ where: { caseId }, orderBy: { confidence: "desc" } });
     expect(rows[0]).toMatchObject({
       providerJobId: jobId,
@@ -210,7 +169,7 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
       state: "parked",
       providerJobId: null,
     });
-    expect(sim.state.requests({ pathIncludes: "/luma/dream-machine/v1/generations" }).length).toBeGreaterThan(0);
+    expect(h.sim.state.requests({ pathIncludes: "/luma/dream-machine/v1/generations" }).length).toBeGreaterThan(0);
   });
 
   it("a replacement resting on 'no job exists' is refused when the lagging list now shows the original", async () => {
@@ -218,7 +177,7 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
     const { caseId } = await uncertainCase((submittedAt, input) => {
       const createdAt = submittedAt.getTime() + 4_000;
       // The generation exists all along, but the list shows it only half an hour after the verdict.
-      jobId = sim.state.seedJob({
+      jobId = h.sim.state.seedJob({
         provider: "luma",
         model: MODEL,
         input,
@@ -234,7 +193,7 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
     const holds = await db.hold.count();
 
     await expect(
-      authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters: ctx.adapters }),
+      authorizeReplacement(db, finance, requestId, { evidence: "ok" }, { adapters: h.ctx.adapters }),
     ).rejects.toMatchObject({ code: "original_job_found" });
 
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
@@ -260,7 +219,7 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
       finance,
       requestId,
       { evidence: "budget ok" },
-      { adapters: ctx.adapters },
+      { adapters: h.ctx.adapters },
     );
     expect(authorised.holdId).toBe(`replacement-${requestId}`);
     const check = await db.providerObservation.findFirstOrThrow({ where: { caseId, kind: FRESH_CHECK_KIND } });

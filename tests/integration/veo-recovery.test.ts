@@ -1,20 +1,14 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulatorAdapters } from "@/lib/providers";
+import { describe, expect, it } from "vitest";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { localStorage } from "@/lib/storage/local-storage";
-import { runTick } from "@/lib/worker/run-tick";
-import type { WorkerContext } from "@/lib/worker/worker-context";
-import { type JobSpec, type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { makeUser, parkInput, producer } from "./fixtures";
+import { providerRecovery } from "./helpers/provider-recovery";
 import { tableCounts } from "./helpers/table-counts";
-import { TEST_RECEIVERS } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 // A Veo operation recovered end to end: the worker reads the operation by its full name through the
@@ -22,62 +16,19 @@ import { openTestDb } from "./setup/test-db";
 process.env.WORKER_LOG = "0";
 const { db } = openTestDb();
 const MODEL = "veo-3.1-generate-preview";
-let sim: RunningSimulator;
-let ctx: WorkerContext;
-let assetDir: string;
 const shop = producer("veo-shop");
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    token: "sim-token",
-    timings: { queuedMs: 0, runningMs: 0, outputBytes: 32 * 1024 },
-  });
-  assetDir = await mkdtemp(path.join(tmpdir(), "veo-assets-"));
-  ctx = {
-    db,
-    adapters: simulatorAdapters(
-      sim.url,
-      { retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200, perAttemptTimeoutMs: 2_000 } },
-      "sim-token",
-    ),
-    storage: localStorage(assetDir),
-    budgetMs: 15_000,
-    leaseSeconds: 30,
-    pollBaseSeconds: 30,
-    pollMaxSeconds: 600,
-    concurrency: 2,
-    maxDownloadBytes: 10 * 1024 * 1024,
-    random: () => 0.5,
-    webhookAllowList: TEST_RECEIVERS,
-  };
-});
-afterAll(() => sim.stop());
-
 const operationName = (id: string) => `models/${MODEL}/operations/${id}`;
-
-async function approvedCase(stage: "polling" | "delivery", job: Omit<JobSpec, "provider">) {
-  const seeded = sim.state.seedJob({ provider: "veo", model: MODEL, ...job });
-  const reviewer = await makeUser(db, ["reviewer"]);
-  const { caseId } = await parkCase(
-    db,
-    shop,
-    parkInput(stage, { provider: "veo", model: MODEL, providerJobId: operationName(seeded.id) }),
-  );
-  await approveCase(db, reviewer, caseId, {
-    action: stage === "polling" ? "resume_poll" : "retry_delivery",
-    evidence: "operation name confirmed in the producer's logs",
-  });
-  return { caseId, jobId: seeded.id };
-}
-
-const outcomeOf = async (caseId: string) =>
-  (await runTick(ctx, worker(), { maxTasks: 10 })).results.find((r) => r.caseId === caseId)?.outcome;
+const h = providerRecovery(db, {
+  provider: "veo",
+  model: MODEL,
+  evidence: "operation name confirmed in the producer's logs",
+  jobIdOf: operationName,
+});
 
 describe("a Veo operation, recovered through the simulator", () => {
   it("resume_poll: a done operation's video is copied with the key, the hold settled and the case resolved, creating nothing", async () => {
-    const { caseId, jobId } = await approvedCase("polling", { outcome: "succeeded" });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    const { caseId, jobId } = await h.approvedCase("polling", { outcome: "succeeded" });
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "delivery",
       state: "resolved",
@@ -87,22 +38,22 @@ describe("a Veo operation, recovered through the simulator", () => {
     const observation = await db.providerObservation.findFirstOrThrow({ where: { caseId } });
     expect(observation).toMatchObject({ kind: "completed", providerStatus: "DONE" });
     const asset = await db.asset.findFirstOrThrow({ where: { caseId } });
-    expect((await readFile(path.join(assetDir, asset.storageKey))).length).toBe(32 * 1024);
-    expect(sim.state.requests({ pathIncludes: `/veo/v1beta/${operationName(jobId)}` }).length).toBeGreaterThan(0);
-    expect(sim.state.requests({ pathIncludes: `/veo/v1beta/files/${jobId}:download` })).toHaveLength(1);
-    expect(sim.state.stats().creates).toMatchObject({ veo: 0, total: 0 });
+    expect((await readFile(path.join(h.assetDir, asset.storageKey))).length).toBe(32 * 1024);
+    expect(h.sim.state.requests({ pathIncludes: `/veo/v1beta/${operationName(jobId)}` }).length).toBeGreaterThan(0);
+    expect(h.sim.state.requests({ pathIncludes: `/veo/v1beta/files/${jobId}:download` })).toHaveLength(1);
+    expect(h.sim.state.stats().creates).toMatchObject({ veo: 0, total: 0 });
   });
 
   it("resume_poll: an operation not yet done is checked again later", async () => {
-    const { caseId } = await approvedCase("polling", { outcome: "stuck", queuedMs: 3_600_000 });
-    expect(await outcomeOf(caseId)).toBe("rescheduled");
+    const { caseId } = await h.approvedCase("polling", { outcome: "stuck", queuedMs: 3_600_000 });
+    expect(await h.outcomeOf(caseId)).toBe("rescheduled");
     const observation = await db.providerObservation.findFirstOrThrow({ where: { caseId } });
     expect(observation).toMatchObject({ kind: "running", providerStatus: "RUNNING" });
   });
 
   it("resume_poll: an operation done with an error parks as generation_failed", async () => {
-    const { caseId } = await approvedCase("polling", { outcome: "failed", error: "The prompt was blocked." });
-    await outcomeOf(caseId);
+    const { caseId } = await h.approvedCase("polling", { outcome: "failed", error: "The prompt was blocked." });
+    await h.outcomeOf(caseId);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "generation_failed",
       state: "parked",
@@ -110,20 +61,20 @@ describe("a Veo operation, recovered through the simulator", () => {
   });
 
   it("resume_poll: a 500 then a 429 with Retry-After are ridden out, the answer still read", async () => {
-    const { caseId, jobId } = await approvedCase("polling", { outcome: "succeeded" });
-    sim.state.faults.add({ match: { provider: "veo", jobId }, fault: { type: "http_error", status: 500 }, times: 1 });
-    sim.state.faults.add({
+    const { caseId, jobId } = await h.approvedCase("polling", { outcome: "succeeded" });
+    h.sim.state.faults.add({ match: { provider: "veo", jobId }, fault: { type: "http_error", status: 500 }, times: 1 });
+    h.sim.state.faults.add({
       match: { jobId, route: "status" },
       fault: { type: "rate_limit", retryAfterSeconds: 1 },
       times: 1,
     });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
   });
 
   it("resume_poll: a connection reset on every attempt is unknown, parked, never taken as a failure", async () => {
-    const { caseId, jobId } = await approvedCase("polling", { outcome: "succeeded" });
-    sim.state.faults.add({ match: { jobId, route: "status" }, fault: { type: "reset" }, times: 3 });
-    await outcomeOf(caseId);
+    const { caseId, jobId } = await h.approvedCase("polling", { outcome: "succeeded" });
+    h.sim.state.faults.add({ match: { jobId, route: "status" }, fault: { type: "reset" }, times: 3 });
+    await h.outcomeOf(caseId);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "polling",
       state: "parked",
@@ -138,7 +89,7 @@ describe("a Veo operation, recovered through the simulator", () => {
       parkInput("polling", { provider: "veo", model: MODEL, providerJobId: operationName("nosuchop0000") }),
     );
     await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "go" });
-    await outcomeOf(caseId);
+    await h.outcomeOf(caseId);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       stage: "polling",
       state: "parked",
@@ -146,21 +97,21 @@ describe("a Veo operation, recovered through the simulator", () => {
   });
 
   it("retry_delivery: the video is copied from the API host and published, creating nothing", async () => {
-    const { caseId } = await approvedCase("delivery", { outcome: "succeeded" });
-    expect(await outcomeOf(caseId)).toBe("resolved");
+    const { caseId } = await h.approvedCase("delivery", { outcome: "succeeded" });
+    expect(await h.outcomeOf(caseId)).toBe("resolved");
     const published = await db.asset.findMany({ where: { caseId, publishedAt: { not: null } } });
     expect(published).toHaveLength(1);
-    expect(sim.state.stats().creates).toMatchObject({ veo: 0, total: 0 });
+    expect(h.sim.state.stats().creates).toMatchObject({ veo: 0, total: 0 });
   });
 
   it("retry_delivery: a truncated or corrupted video is caught and nothing is published", async () => {
     for (const type of ["truncate", "corrupt"] as const) {
-      const { caseId, jobId } = await approvedCase("delivery", { outcome: "succeeded" });
-      sim.state.faults.add({ match: { jobId, route: "download" }, fault: { type }, times: 1 });
-      expect(await outcomeOf(caseId)).toBe("parked");
+      const { caseId, jobId } = await h.approvedCase("delivery", { outcome: "succeeded" });
+      h.sim.state.faults.add({ match: { jobId, route: "download" }, fault: { type }, times: 1 });
+      expect(await h.outcomeOf(caseId)).toBe("parked");
       expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(0);
     }
-    expect(sim.state.stats().creates.total).toBe(0);
+    expect(h.sim.state.stats().creates.total).toBe(0);
   });
 
   it("a 'no job exists' verdict cannot lead to a replacement: Veo cannot be searched before paying again", async () => {
@@ -185,6 +136,6 @@ describe("a Veo operation, recovered through the simulator", () => {
     expect(await tableCounts(db)).toEqual(before);
     await acceptFailure(db, reviewer, caseId, { evidence: "no replacement without a search" });
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).state).toBe("resolved");
-    expect(sim.state.stats().creates.total).toBe(0);
+    expect(h.sim.state.stats().creates.total).toBe(0);
   });
 });
