@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { PROVIDERS } from "@/lib/providers/registry";
 import { parkCase } from "@/lib/services/case/park-case";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
@@ -78,6 +79,9 @@ describe("deterministic fault simulation", () => {
     expect(seen("provider webhooks: delivered")).toBeGreaterThan(0);
     expect(seen("provider webhook: ")).toBeGreaterThan(0);
     expect(seen("permit sweep: send permit deadline")).toBeGreaterThan(0);
+    // Every provider in the registry had operations sent to it.
+    for (const provider of PROVIDERS)
+      expect(seen(`producer creates at ${provider.name}`), provider.name).toBeGreaterThan(0);
     const [first, second] = results.slice(3);
     expect(first?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(second?.digest, "the same seed must replay the same logical trace").toBe(first?.digest);

@@ -1,9 +1,10 @@
 import type { JobStatus, OutputRef, ProviderAdapter, ProviderAdapters } from "@/lib/providers";
 import { byProvider } from "@/lib/providers/registry";
+import { classifyRequest } from "@/verification/shared/simulator-requests";
 import type { SimJob } from "@/verification/simulator";
 import type { SimWorker } from "./sim-worker";
 import { type CallPlan, planDownload, planStatusCall } from "./worker-faults";
-import { resetFaultRules, type World } from "./world";
+import { reportedJobId, resetFaultRules, type World } from "./world";
 
 /** Lets another worker run while `stalled` is stuck in a call for operation `op`. */
 export type Interleave = (stalled: SimWorker, op: number) => Promise<void>;
@@ -11,9 +12,10 @@ export type Interleave = (stalled: SimWorker, op: number) => Promise<void>;
 const summary = (status: JobStatus) =>
   status.kind === "unknown" ? `unknown${status.retryAfterMs ? " (throttled)" : ""}` : status.kind;
 
+/** The simulator's job an output URL serves (a CDN path, or Veo's files route), as its request log reads it. */
 function jobIdOfOutput(output: OutputRef | string): string {
   const url = new URL(typeof output === "string" ? output : output.url);
-  return url.pathname.split("/").filter(Boolean)[2] ?? "";
+  return classifyRequest("GET", url.pathname).jobId ?? "";
 }
 
 /** A read from a lagging replica: the job briefly looks queued again, or unknown. Undone after the call. */
@@ -48,14 +50,16 @@ export function faultyAdapters(
     provider: adapter.provider,
     capabilities: adapter.capabilities,
     async getJob(ref, options) {
-      const index = world.byJob.get(ref.providerJobId);
-      const op = index === undefined ? undefined : world.ops[index];
-      if (index === undefined || !op) return adapter.getJob(ref, options);
+      const known = world.byJob.get(ref.providerJobId);
+      const op = known === undefined ? undefined : world.ops[known.index];
+      if (known === undefined || !op) return adapter.getJob(ref, options);
+      const { index, jobId } = known;
       worker.lastOperation = index;
-      const plan = planStatusCall(world, op, ref.providerJobId, worker.nested);
+      // Fault rules match the simulator's own key, which is not always the ID the product holds.
+      const plan = planStatusCall(world, op, jobId, worker.nested);
       if (plan.crash === "before") return worker.crash(index, "before the status check");
       if (plan.interleave === "before") await interleave(worker, index);
-      const job = world.simulator.state.jobs.get(ref.providerJobId);
+      const job = world.simulator.state.jobs.get(jobId);
       for (const rule of plan.rules) world.simulator.state.faults.add(rule);
       const undo = staleRead(world, job, plan.stale);
       let status: JobStatus;
@@ -78,10 +82,10 @@ export function faultyAdapters(
       return status;
     },
     async downloadOutput(output, sink, options) {
-      const jobId = jobIdOfOutput(output);
-      const index = world.byJob.get(jobId);
-      const op = index === undefined ? undefined : world.ops[index];
-      if (index === undefined || !op) return adapter.downloadOutput(output, sink, options);
+      const known = world.byJob.get(jobIdOfOutput(output));
+      const op = known === undefined ? undefined : world.ops[known.index];
+      if (known === undefined || !op) return adapter.downloadOutput(output, sink, options);
+      const { index, jobId } = known;
       const plan = planDownload(world, op, jobId, worker.nested);
       if (plan.crash === "before") return worker.crash(index, "before downloading");
       if (plan.interleave === "before") await interleave(worker, index);
@@ -93,7 +97,8 @@ export function faultyAdapters(
         resetFaultRules(world);
       }
       world.trace.record(index, `${worker.label} download [${plan.label}] -> ${result.ok ? "ok" : result.reason}`);
-      if (!result.ok && result.reason === "not_available") world.lossShownAt.set(jobId, world.clock.now());
+      if (!result.ok && result.reason === "not_available")
+        world.lossShownAt.set(reportedJobId(world, jobId), world.clock.now());
       if (plan.interleave === "after") await interleave(worker, index);
       if (plan.crash === "after") return worker.crash(index, "after downloading, before storing");
       return result;

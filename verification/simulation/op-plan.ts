@@ -57,13 +57,20 @@ const MODELS: ModelChoice[] = [
   { provider: "runway", model: "gen3a_turbo", createPath: "/runway/v1/image_to_video", headers: RUNWAY_VERSION },
   // A job list read whole (no time filter), unsigned callbacks the product does not accept.
   { provider: "luma", model: "ray-2", createPath: "/luma/dream-machine/v1/generations" },
+  // Read one operation at a time by its full name: no list, no callbacks, the files behind the key.
+  {
+    provider: "veo",
+    model: "veo-3.1-generate-preview",
+    createPath: "/veo/v1beta/models/veo-3.1-generate-preview:predictLongRunning",
+  },
 ];
 
 /**
  * The request a create carries, which the shop fingerprints exactly as sent: Runway and Luma take
- * the model in the body, the others in the URL.
+ * the model in the body, the others in the URL; Veo wants the prompt as one of its `instances`.
  */
 export function requestSent(model: ModelChoice, input: OpPlan["input"]): Record<string, unknown> {
+  if (model.provider === "veo") return { ...input, instances: [{ prompt: input.prompt }] };
   return model.provider === "runway" || model.provider === "luma" ? { model: model.model, ...input } : input;
 }
 

@@ -5,7 +5,7 @@ import type { CreateFault } from "./op-plan";
 import type { ProviderCreates } from "./producer-submit";
 import type { ProviderWebhookDesk } from "./provider-webhooks";
 import type { Steps } from "./steps";
-import { type AttemptRecord, count, type OpRecord, producerOf, type World, wrongAnswer } from "./world";
+import { type AttemptRecord, count, type OpRecord, producerOf, reportedJobId, type World, wrongAnswer } from "./world";
 
 const MINUTE = 60_000;
 
@@ -60,7 +60,7 @@ export class PermitProducer {
         const sent = await this.creates.send(index, op, attempt, "none", { webhookUrl });
         op.permitSends += 1;
         this.webhooks.collect(index, op, this.plan(op));
-        return { providerJobId: attempt.jobId ?? `lost-${sent.status}` };
+        return { providerJobId: attempt.jobId ? reportedJobId(this.world, attempt.jobId) : `lost-${sent.status}` };
       }),
     );
     if (!answer.ok) return;
@@ -79,6 +79,7 @@ export class PermitProducer {
     const attempt = this.lastPermitted(op);
     const job = attempt?.jobId ? this.world.simulator.state.jobs.get(attempt.jobId) : undefined;
     if (!attempt?.permitToken || !attempt.jobId || !job) return;
+    const providerJobId = reportedJobId(this.world, attempt.jobId);
     if (phaseOf(job, this.world.clock.now()) !== "done") {
       this.world.schedule.add(this.steps.later(5 * MINUTE), index, "permit_poll");
       return;
@@ -94,7 +95,7 @@ export class PermitProducer {
         operationId: op.plan.operationId,
         token: attempt.permitToken ?? 0,
         outcome,
-        ...(outcome === "unknown" ? {} : { providerJobId: attempt.jobId ?? undefined }),
+        ...(outcome === "unknown" ? {} : { providerJobId }),
         evidence: { summary, observedAt: this.world.clock.iso() },
       }),
     );
@@ -128,7 +129,7 @@ export class PermitProducer {
         if (sent.status === 422) throw new ProviderRejected("the provider refused the request (422)");
         if (!sent.keptJob || !attempt.jobId)
           throw new Error(`no answer the shop could keep (${sent.status ?? "reset"})`);
-        return { providerJobId: attempt.jobId };
+        return { providerJobId: reportedJobId(this.world, attempt.jobId) };
       }),
     );
     count(this.world, `permit sends: ${label}`);

@@ -1,6 +1,6 @@
 import type { SimJob } from "@/verification/simulator";
 import { type CreateFault, type ModelChoice, type OpPlan, requestSent, type Trouble } from "./op-plan";
-import { type AttemptRecord, count, type OpRecord, resetFaultRules, type World } from "./world";
+import { type AttemptRecord, count, type OpRecord, recordJob, resetFaultRules, type World } from "./world";
 
 /**
  * The producer's own create call, over real HTTP to the simulator's create route, broken where the
@@ -99,7 +99,7 @@ export class ProviderCreates {
     if (job && attempt.job) {
       Object.assign(job, attempt.job);
       attempt.jobId = job.id;
-      this.world.byJob.set(job.id, index);
+      recordJob(this.world, index, job);
     }
     const answered = status !== null && status >= 200 && status < 300;
     return { keptJob: answered && fault === "none" && job !== undefined, status };
@@ -118,16 +118,16 @@ export class ProviderCreates {
 }
 
 /**
- * The create request each provider's API takes. Runway's names the model in the body and has no
- * webhook (the SDK gives its creates no URL); the request's fields stay as they are, so that the
- * job keeps the operation and shop the auditor counts paid generations by.
+ * The create request each provider's API takes. Runway, Luma and Veo get no webhook URL (the SDK
+ * gives their creates none) and take the body `requestSent` fingerprints; the request's fields stay
+ * as they are, so that the job keeps the operation and shop the auditor counts paid generations by.
  */
 function createRequest(model: ModelChoice, input: OpPlan["input"], webhookUrl: string | undefined) {
   if (model.provider === "fal") {
     const path = webhookUrl ? `${model.createPath}?fal_webhook=${encodeURIComponent(webhookUrl)}` : model.createPath;
     return { path, body: input };
   }
-  if (model.provider === "runway" || model.provider === "luma")
+  if (model.provider === "runway" || model.provider === "luma" || model.provider === "veo")
     return { path: model.createPath, body: requestSent(model, input) };
   const webhook = webhookUrl ? { webhook: webhookUrl, webhook_events_filter: ["completed"] } : {};
   return { path: model.createPath, body: { input, ...webhook } };

@@ -11,6 +11,7 @@ import {
   type OpRecord,
   opOfOperationId,
   producerOf,
+  reportedJobId,
   type ShopProducer,
   violate,
   type World,
@@ -164,7 +165,7 @@ export class Producer {
       const candidate = this.world.ops[other];
       if (!candidate || candidate.plan.producer === op.plan.producer) continue;
       const job = candidate.attempts.find((a) => a.jobId !== null)?.jobId;
-      if (job) return job;
+      if (job) return reportedJobId(this.world, job);
     }
     return null;
   }
@@ -275,7 +276,9 @@ export class Producer {
       stage,
       provider: op.plan.model.provider,
       model: op.plan.model.model,
-      ...(knows && stage !== "submission_uncertain" && attempt.jobId ? { providerJobId: attempt.jobId } : {}),
+      ...(knows && stage !== "submission_uncertain" && attempt.jobId
+        ? { providerJobId: reportedJobId(this.world, attempt.jobId) }
+        : {}),
       requestFingerprint: op.plan.fingerprint,
       request: { model: op.plan.model.model, seconds: op.plan.input.seconds },
       evidence: { summary: reason, observedAt: this.world.clock.iso(), source: "sim-shop" },

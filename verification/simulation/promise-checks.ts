@@ -8,7 +8,7 @@ import { canBeSearched } from "@/lib/providers/capabilities";
 import { outputAvailable } from "@/verification/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
-import { count, type Figure, opOfCase, type World } from "./world";
+import { count, type Figure, opOfCase, simJobOf, type World } from "./world";
 
 type Report = (key: string, figure: Figure, operation: number | null, detail: string) => void;
 
@@ -156,7 +156,7 @@ export class PromiseChecks {
       ROLES,
     );
     const decisions = [...offered].filter((name) => !NOT_DECISIONS.has(name));
-    const job = view.providerJobId ? this.world.simulator.state.jobs.get(view.providerJobId) : undefined;
+    const job = view.providerJobId ? simJobOf(this.world, view.providerJobId) : undefined;
     // Retrying a delivery whose files the provider deleted cannot succeed, whatever the console offers,
     // once the provider has shown the product the loss (until then, a retry is how it finds out).
     const shown = view.providerJobId ? this.world.lossShownAt.has(view.providerJobId) : false;

@@ -13,7 +13,7 @@ import { phaseOf } from "@/verification/simulator/jobs";
 import { CaseDesk, traceName } from "./case-desk";
 import type { CaseView } from "./case-views";
 import { RETRY_DEADLINE } from "./producer";
-import { count, type OpRecord, violate, wrongAnswer } from "./world";
+import { count, type OpRecord, reportedJobId, violate, wrongAnswer } from "./world";
 
 const MINUTE = 60_000;
 const SETTLING_MS = Math.max(...Object.values(DEFAULT_NO_JOB_SETTLING_SECONDS)) * 1000;
@@ -44,11 +44,12 @@ export class Reviewer extends CaseDesk {
     if (op.plan.seams.chance(0.04) && (await this.attachAnotherOperationsJob(index, view, who, as))) return;
     const attempt = op.attempts.find((a) => a.attemptId === view.attemptId);
     const jobId = attempt?.jobId ?? null;
-    const { rows } = jobId
+    const reported = jobId ? reportedJobId(this.world, jobId) : null;
+    const { rows } = reported
       ? await this.world.sql.query<{ id: string; matched: unknown }>(
           `SELECT id::text, matched FROM reconciliation_suggestions
            WHERE case_id = $1::uuid AND episode = $2 AND status = 'open' AND provider_job_id = $3`,
-          [view.id, view.episode, jobId],
+          [view.id, view.episode, reported],
         )
       : { rows: [] };
     const suggestion = rows[0];
@@ -71,7 +72,7 @@ export class Reviewer extends CaseDesk {
     }
     const job = jobId ? this.world.simulator.state.jobs.get(jobId) : undefined;
     const now = this.world.clock.now();
-    if (job && jobId && phaseOf(job, now) !== "hidden" && op.plan.reviewerFindsJob) {
+    if (job && reported && phaseOf(job, now) !== "hidden" && op.plan.reviewerFindsJob) {
       await this.steps.call(
         index,
         as,
@@ -79,7 +80,7 @@ export class Reviewer extends CaseDesk {
         () =>
           reconcileCase(db, who, view.id, {
             verdict: "attach",
-            providerJobId: jobId,
+            providerJobId: reported,
             evidence: "job id in the app log",
           }),
         ["provider_job_in_use"],

@@ -2,7 +2,8 @@ import type pg from "pg";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { UserActor } from "@/lib/services/access/actor";
-import type { FaultRuleInput, RunningSimulator } from "@/verification/simulator";
+import type { FaultRuleInput, RunningSimulator, SimJob } from "@/verification/simulator";
+import { providerJobIdOf } from "@/verification/simulator/providers";
 import type { DbTime } from "./db-time";
 import type { LogicalClock } from "./logical-clock";
 import type { JobBehaviour, OpPlan, Trouble } from "./op-plan";
@@ -12,7 +13,10 @@ import type { Trace } from "./trace";
 
 export type AttemptRecord = {
   attemptId: string;
-  /** The provider job this attempt created, if any (ground truth, whether or not anyone knows it). */
+  /**
+   * The provider job this attempt created, if any (ground truth, whether or not anyone knows it), by
+   * the simulator's own key; what the shop reports and the product records is `reportedJobId` of it.
+   */
   jobId: string | null;
   replacement: boolean;
   trouble: Trouble;
@@ -110,8 +114,9 @@ export type World = {
   schedule: Schedule;
   rng: Rng;
   ops: OpRecord[];
-  byJob: Map<string, number>;
-  /** When the provider last showed the product that a job's outputs are gone (logical time). */
+  /** Each created job, under both its simulator key and its reported ID: its operation and simulator key. */
+  byJob: Map<string, { index: number; jobId: string }>;
+  /** When the provider last showed the product that a job's outputs are gone (logical time), by reported ID. */
   lossShownAt: Map<string, number>;
   byCase: Map<string, number>;
   byOperationId: Map<string, number>;
@@ -127,6 +132,25 @@ export type World = {
   figures: Record<Figure, number>;
   violations: Violation[];
 };
+
+/** Records a job the simulator created for operation `index`, findable by either of its IDs. */
+export function recordJob(world: World, index: number, job: SimJob): void {
+  const entry = { index, jobId: job.id };
+  world.byJob.set(job.id, entry);
+  world.byJob.set(providerJobIdOf(job), entry);
+}
+
+/** The ID the shop reports and the product records for the simulator's job `jobId` (Veo: the operation's name). */
+export function reportedJobId(world: World, jobId: string): string {
+  const job = world.simulator.state.jobs.get(jobId);
+  return job ? providerJobIdOf(job) : jobId;
+}
+
+/** The simulator's job that an ID the product holds names, or the simulator key, whichever is given. */
+export function simJobOf(world: World, id: string): SimJob | undefined {
+  const known = world.byJob.get(id);
+  return world.simulator.state.jobs.get(known?.jobId ?? id);
+}
 
 export function count(world: World, key: string, by = 1): void {
   world.counters.set(key, (world.counters.get(key) ?? 0) + by);

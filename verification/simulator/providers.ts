@@ -1,5 +1,6 @@
 import type { ProviderName } from "../../lib/providers/types";
 import { falSimulator } from "./fal-routes";
+import type { SimJob } from "./jobs";
 import { lumaSimulator } from "./luma-routes";
 import { replicateSimulator } from "./replicate-routes";
 import type { SimulatorProvider } from "./routes";
@@ -21,3 +22,7 @@ export const SIMULATOR_PROVIDERS: Readonly<Record<ProviderName, SimulatorProvide
 
 /** A fresh job ID of `provider`'s own shape. */
 export const newJobId = (provider: ProviderName): string => SIMULATOR_PROVIDERS[provider].newJobId();
+
+/** The ID `job`'s provider hands the caller for it, which may differ from the simulator's own key. */
+export const providerJobIdOf = (job: SimJob): string =>
+  SIMULATOR_PROVIDERS[job.provider].providerJobId?.(job) ?? job.id;

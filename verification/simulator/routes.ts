@@ -1,6 +1,6 @@
 import type { ProviderName } from "../../lib/providers/types";
 import type { Fault, SimRoute } from "./faults";
-import type { SimProvider } from "./jobs";
+import type { SimJob, SimProvider } from "./jobs";
 import type { RouteContext } from "./respond";
 
 /** One resolved provider-facing route. Create and download routes apply their faults themselves. */
@@ -46,4 +46,9 @@ export type SimulatorProvider = {
   readonly defaultModel: string;
   /** A job ID of the provider's own shape. */
   newJobId(): string;
+  /**
+   * The ID its API hands the caller for a job, when it is not the simulator's own key (Veo names the
+   * whole operation, `models/{model}/operations/{id}`); the product records and looks up this one.
+   */
+  providerJobId?(job: SimJob): string;
 };

@@ -23,6 +23,7 @@ export const veoSimulator: SimulatorProvider = {
   cdnDelivery: false,
   defaultModel: "veo-3.1-generate-preview",
   newJobId: () => lowercaseId(12),
+  providerJobId: (job) => veoOperationName(job),
 };
 
 /**
