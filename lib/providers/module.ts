@@ -26,4 +26,9 @@ export type ProviderModule<N extends string = string, E extends z.ZodRawShape = 
   jobPage(providerJobId: string): JobPage;
   /** The setting that gives the request rate the provider allows the whole deployment (decision 030). */
   readonly paceEnvVar: string;
+  /**
+   * Why a job ID cannot be one of this provider's, when its IDs have a shape the adapter needs (Veo's
+   * operation names); checked where an ID enters, so a case never holds one its worker cannot read.
+   */
+  jobIdProblem?(providerJobId: string): string | null;
 };

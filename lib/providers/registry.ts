@@ -36,6 +36,11 @@ export function providerModule(name: string): KnownProvider | undefined {
   return PROVIDERS.find((provider) => provider.name === name);
 }
 
+/** Why `providerJobId` cannot name one of `provider`'s jobs, or null (a provider without a shape takes any). */
+export function providerJobIdProblem(provider: string, providerJobId: string): string | null {
+  return providerModule(provider)?.jobIdProblem?.(providerJobId) ?? null;
+}
+
 /** A table with one entry per provider, in the registry's order. */
 export function byProvider<T>(value: (provider: KnownProvider) => T): Readonly<Record<ProviderName, T>> {
   return Object.fromEntries(PROVIDERS.map((provider) => [provider.name, value(provider)])) as Record<ProviderName, T>;

@@ -5,8 +5,10 @@ import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { makeUser, outcomeInput, parkInput, permitInput, producer } from "./fixtures";
 import { providerRecovery } from "./helpers/provider-recovery";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -137,5 +139,35 @@ describe("a Veo operation, recovered through the simulator", () => {
     await acceptFailure(db, reviewer, caseId, { evidence: "no replacement without a search" });
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).state).toBe("resolved");
     expect(h.sim.state.stats().creates.total).toBe(0);
+  });
+
+  it("a Veo job named by anything but its operation name is refused where it enters, so no case holds an ID its worker cannot read", async () => {
+    const before = await tableCounts(db);
+    const short = parkInput("polling", { provider: "veo", model: MODEL, providerJobId: "k3tq9x1cvb7m" });
+    await expect(parkCase(db, shop, short)).rejects.toMatchObject({
+      code: "invalid_request",
+      extra: {
+        issues: [{ path: "providerJobId", message: expect.stringContaining("models/{model}/operations/{id}") }],
+      },
+    });
+    expect(await tableCounts(db)).toEqual(before);
+
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { caseId } = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "veo", model: MODEL }));
+    const attach = (providerJobId: string) =>
+      reconcileCase(db, reviewer, caseId, { verdict: "attach", providerJobId, evidence: "found in the logs" });
+    await expect(attach("k3tq9x1cvb7m")).rejects.toMatchObject({ code: "invalid_request" });
+    await attach(operationName("k3tq9x1cvb7m"));
+    // A producer's report of its send, too.
+    const { operationId, input } = permitInput({ provider: "veo", model: MODEL });
+    const answer = await requestPermit(db, shop, operationId, input);
+    if (answer.status !== "permitted") throw new Error(`no permit: ${answer.status}`);
+    const report = (id: string) =>
+      reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, answer.permit.token, "accepted", id));
+    await expect(report("op-short")).rejects.toMatchObject({ code: "invalid_request" });
+    await report(operationName("op-full"));
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).providerJobId).toBe(
+      operationName("k3tq9x1cvb7m"),
+    );
   });
 });

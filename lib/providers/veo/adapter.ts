@@ -34,13 +34,20 @@ export const VEO_CAPABILITIES: ProviderCapabilities = {
 /** Segments as Google names them (`models/veo-3.1-generate-preview/operations/k3tq9x1cvb7m`). */
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** The operation's path under the base URL; anything that could step outside it is refused. */
-export function operationPath(name: string): string {
+/** Why `name` is not an operation name this adapter can read, or null when it is. */
+export function operationNameProblem(name: string): string | null {
   const segments = name.split("/");
   if (segments.length < 2 || segments.length > 8 || !segments.every((s) => SEGMENT.test(s) && s.length <= 128)) {
-    throw new ProviderConfigError(`Veo operation name must look like models/{model}/operations/{id}: ${name}`);
+    return "a Veo job ID is the operation's full name, models/{model}/operations/{id}";
   }
-  return segments.join("/");
+  return null;
+}
+
+/** The operation's path under the base URL; anything that could step outside it is refused. */
+export function operationPath(name: string): string {
+  const problem = operationNameProblem(name);
+  if (problem) throw new ProviderConfigError(`${problem}: ${name}`);
+  return name;
 }
 
 /**

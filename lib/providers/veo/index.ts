@@ -1,6 +1,6 @@
 import { optionalText, optionalUrl } from "@/lib/env-fields";
 import type { ProviderModule } from "../module";
-import { createVeoAdapter, VEO_BASE_URL, VEO_CAPABILITIES } from "./adapter";
+import { createVeoAdapter, operationNameProblem, VEO_BASE_URL, VEO_CAPABILITIES } from "./adapter";
 
 const env = {
   /** The Gemini API key that reads Veo operations (the name Google's SDKs read); Veo sends no callbacks. */
@@ -20,4 +20,5 @@ export const veoProvider: ProviderModule<"veo", typeof env> = {
   // An operation is an API resource read with the key; the guide names no page for one.
   jobPage: () => ({ url: null, why: "Veo has no page for one operation" }),
   paceEnvVar: "VEO_REQUESTS_PER_SECOND",
+  jobIdProblem: operationNameProblem,
 };

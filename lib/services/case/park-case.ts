@@ -11,6 +11,7 @@ import { type ProducerActor, requireProducer } from "../access/actor";
 import { reserveHold } from "../hold/reserve-hold";
 import { parkFirstEpisode } from "./park-case-first-episode";
 import { type CaseRow, transitionCase } from "./transition-case";
+import { requireReadableJobId } from "./provider-job-id";
 
 export type ParkCaseResult = { caseId: string; created: boolean; stage: CaseRow["stage"]; state: CaseRow["state"] };
 
@@ -40,6 +41,7 @@ export async function parkCase(
   options: ParkOptions = {},
 ): Promise<ParkCaseResult> {
   const producer = requireProducer(actor);
+  requireReadableJobId(input.provider, input.providerJobId);
   const facts = factsOf(input);
   const valid = decideRegistration(null, facts);
   if (!valid.ok) throw new AppError("invalid_request", valid.error.message);

@@ -8,6 +8,7 @@ import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "./job-owner";
 import { recordDecision } from "./record-decision";
 import { loadCase, transitionCase } from "./transition-case";
+import { requireReadableJobId } from "./provider-job-id";
 
 /**
  * An uncertain submission leaves only through evidence: a discovered job ID (-> polling) or proof
@@ -25,6 +26,7 @@ export async function reconcileCase(
   const user = requirePermission(actor, "case:reconcile");
   return inTransaction(db, async (tx) => {
     const row = await loadCase(tx, caseId, user);
+    if (input.verdict === "attach") requireReadableJobId(row.provider, input.providerJobId);
     if (input.verdict === "no_job") {
       const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
       const earliest = deadline.getTime() + (await noJobSettlingSeconds(tx, row.provider)) * 1000;

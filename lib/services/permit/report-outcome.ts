@@ -7,6 +7,7 @@ import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { actorColumns, requireProducer } from "../access/actor";
 import { recordJobOnAttempt } from "../case/job-owner";
+import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
 import { settleInFull } from "../hold/settle-in-full";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
@@ -50,13 +51,14 @@ export async function reportOutcome(
 ): Promise<OutcomeResult> {
   const producer = requireProducer(actor);
   return inTransaction(db, async (tx) => {
-    const [locked] = await tx.$queryRaw<LockedPermit[]>`
-      SELECT p.id, (SELECT max(l.token) FROM send_permits l WHERE l.operation_ref = p.operation_ref) AS latest
+    const [locked] = await tx.$queryRaw<(LockedPermit & { provider: string })[]>`
+      SELECT p.id, a.provider, (SELECT max(l.token) FROM send_permits l WHERE l.operation_ref = p.operation_ref) AS latest
       FROM send_permits p
       JOIN operations o ON o.id = p.operation_ref JOIN attempts a ON a.id = p.attempt_ref
       WHERE o.producer = ${producer.name} AND o.operation_id = ${input.operationId} AND a.attempt_id = ${attemptId}
       FOR UPDATE OF p`;
     if (!locked) throw new AppError("not_found", "No permit was issued for this operation and attempt.");
+    requireReadableJobId(locked.provider, input.providerJobId);
     const evidence = { ...input.evidence, outcome: input.outcome, token: input.token };
     return applyPermitReport(tx, producer, locked, {
       token: input.token,
