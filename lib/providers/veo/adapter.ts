@@ -38,7 +38,7 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export function operationNameProblem(name: string): string | null {
   const segments = name.split("/");
   if (segments.length < 2 || segments.length > 8 || !segments.every((s) => SEGMENT.test(s) && s.length <= 128)) {
-    return "a Veo job ID is the operation's full name, models/{model}/operations/{id}";
+    return "a Veo job ID is the Veo operation name in full, models/{model}/operations/{id}";
   }
   return null;
 }
