@@ -127,7 +127,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
     const answer = await permit(send);
     if (answer.status !== "permitted" || !answer.created) return { sent: false, answer };
     const { attemptId, token, operationId } = answer.permit;
-    // Only providers that sign their webhooks get a URL; Runway and Luma sign none, so their creates get none.
+    // Only providers that sign their webhooks get a URL; Runway, Veo and Luma sign none, so their creates get none.
     const provider = send.provider === "fal" || send.provider === "replicate" ? send.provider : undefined;
     const outcome = (kind: OutcomeReportInput["outcome"], summary: string, providerJobId?: string) =>
       report(attemptId, {
