@@ -208,6 +208,37 @@ describe("an uncertain Luma submission, searched through Luma's generation list"
     expect(JSON.stringify(check.detail)).not.toContain("harbour at dawn");
   });
 
+  it("a lagging generation whose copy of the request carries Luma's own fields still blocks the replacement", async () => {
+    const { caseId } = await uncertainCase((submittedAt, input) => {
+      const createdAt = submittedAt.getTime() + 4_000;
+      // Luma's record of the request adds its defaults and the callback: it fingerprints differently.
+      const copy = { ...input, aspect_ratio: "16:9", loop: false, callback_url: "https://shop.example/hooks/luma" };
+      h.sim.state.seedJob({
+        provider: "luma",
+        model: MODEL,
+        input: copy,
+        createdAt,
+        notFoundForMs: clock.now() - createdAt + 30 * MINUTE,
+      });
+    });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await reconcileCase(db, reviewer, caseId, { verdict: "no_job", evidence: "nothing in Luma's generation list" });
+    const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "customer still waiting" });
+    clock.advance(31 * MINUTE);
+    await expect(
+      authorizeReplacement(
+        db,
+        await makeUser(db, ["finance"]),
+        requestId,
+        { evidence: "ok" },
+        { adapters: h.ctx.adapters },
+      ),
+    ).rejects.toMatchObject({ code: "original_job_found" });
+    expect(await db.replacementRequest.findUniqueOrThrow({ where: { id: requestId } })).toMatchObject({
+      newAttemptRef: null,
+    });
+  });
+
   it("a replacement is authorised when the fresh look through the list finds nothing", async () => {
     const { caseId } = await uncertainCase();
     const reviewer = await makeUser(db, ["reviewer"]);
