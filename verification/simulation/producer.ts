@@ -163,7 +163,9 @@ export class Producer {
   private recentJobOfAnotherShop(index: number, op: OpRecord): string | null {
     for (let other = index - 1; other >= Math.max(0, index - 30); other--) {
       const candidate = this.world.ops[other];
+      // Another shop on the same provider account: a job of another provider is no job of this one.
       if (!candidate || candidate.plan.producer === op.plan.producer) continue;
+      if (candidate.plan.model.provider !== op.plan.model.provider) continue;
       const job = candidate.attempts.find((a) => a.jobId !== null)?.jobId;
       if (job) return reportedJobId(this.world, job);
     }
