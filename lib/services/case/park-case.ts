@@ -10,8 +10,8 @@ import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
 import { reserveHold } from "../hold/reserve-hold";
 import { parkFirstEpisode } from "./park-case-first-episode";
-import { type CaseRow, transitionCase } from "./transition-case";
 import { requireReadableJobId } from "./provider-job-id";
+import { type CaseRow, transitionCase } from "./transition-case";
 
 export type ParkCaseResult = { caseId: string; created: boolean; stage: CaseRow["stage"]; state: CaseRow["state"] };
 

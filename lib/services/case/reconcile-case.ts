@@ -6,9 +6,9 @@ import type { ReconcileInput } from "@/lib/validation/review";
 import { requirePermission } from "../access/actor";
 import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "./job-owner";
+import { requireReadableJobId } from "./provider-job-id";
 import { recordDecision } from "./record-decision";
 import { loadCase, transitionCase } from "./transition-case";
-import { requireReadableJobId } from "./provider-job-id";
 
 /**
  * An uncertain submission leaves only through evidence: a discovered job ID (-> polling) or proof
