@@ -2,9 +2,10 @@ import type { Writable } from "node:stream";
 import { downloadToSink } from "./download/download";
 import { hostPolicy } from "./download/hosts";
 import { retryPolicy } from "./http/backoff";
-import type { HttpAnswer } from "./http/get-with-retry";
+import { type GetRequest, getWithRetry, type HttpAnswer } from "./http/get-with-retry";
 import {
   type AdapterConfig,
+  type CallOptions,
   type DownloadOptions,
   type DownloadResult,
   type JobStatus,
@@ -22,6 +23,8 @@ export type AdapterKit = {
   baseUrl: string;
   policy: RetryPolicy;
   random: () => number;
+  /** A read from the provider's API with the adapter's retry policy, the call's pace and its signal. */
+  get(request: Pick<GetRequest, "url" | "headers" | "isFinal">, options: CallOptions): Promise<HttpAnswer>;
   downloadOutput(output: OutputRef | string, sink: Writable, options?: DownloadOptions): Promise<DownloadResult>;
 };
 
@@ -40,10 +43,13 @@ export function adapterKit(
     downloadCredential && Object.keys(downloadCredential).length > 0
       ? { headers: downloadCredential, hosts: [new URL(baseUrl).host] }
       : undefined;
+  const policy = retryPolicy(config.retry);
+  const random = config.random ?? Math.random;
   return {
     baseUrl,
-    policy: retryPolicy(config.retry),
-    random: config.random ?? Math.random,
+    policy,
+    random,
+    get: (request, options) => getWithRetry({ ...request, policy, random, signal: options.signal, pace: options.pace }),
     downloadOutput(output, sink, options = {}) {
       const ref = typeof output === "string" ? { url: output } : output;
       return downloadToSink({

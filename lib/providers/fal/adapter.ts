@@ -1,5 +1,4 @@
 import { adapterKit, authHeaders, normaliseBaseUrl, unknownFrom, withAttempts } from "../adapter-kit";
-import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
@@ -50,28 +49,23 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
   const kit = adapterKit(config, FAL_DELIVERY_HOSTS);
   const platformBaseUrl = normaliseBaseUrl(config.platformBaseUrl ?? FAL_PLATFORM_BASE_URL);
   const headers = authHeaders("Key", config.apiKey);
-  const common = { headers, policy: kit.policy, random: kit.random };
 
   async function getJob(ref: { providerJobId: string; model?: string }, options: CallOptions = {}) {
     if (!ref.model) throw new ProviderConfigError("fal needs the model (endpoint id) to read a request");
     const requestUrl = `${kit.baseUrl}/${falAppId(ref.model)}/requests/${encodeURIComponent(ref.providerJobId)}`;
-    const status = await getWithRetry({
-      ...common,
-      url: `${requestUrl}/status`,
-      signal: options.signal,
-      pace: options.pace,
-    });
+    const status = await kit.get({ url: `${requestUrl}/status`, headers }, options);
     if (status.kind === "unknown") return unknownFrom(status);
     const step = statusToStep(status.status, status.body);
     if (step.kind !== "fetch_result") return withAttempts(step, status.attempts);
-    const result = await getWithRetry({
-      ...common,
-      url: requestUrl,
-      signal: options.signal,
-      pace: options.pace,
-      // A response carrying fal's error type is the stored outcome; asking again returns the same.
-      isFinal: (_code, responseHeaders) => responseHeaders.has("x-fal-error-type"),
-    });
+    const result = await kit.get(
+      {
+        url: requestUrl,
+        headers,
+        // A response carrying fal's error type is the stored outcome; asking again returns the same.
+        isFinal: (_code, responseHeaders) => responseHeaders.has("x-fal-error-type"),
+      },
+      options,
+    );
     const attempts = status.attempts + result.attempts;
     if (result.kind === "unknown") return withAttempts(unknownFrom(result), attempts);
     return withAttempts(resultToStatus(result.status, result.body, result.headers.get("x-fal-error-type")), attempts);
@@ -91,12 +85,10 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
         expand: "payloads",
       });
       if (cursor) query.set("cursor", cursor);
-      const answer = await getWithRetry({
-        ...common,
-        url: `${platformBaseUrl}/models/requests/by-endpoint?${query}`,
-        signal: options.signal,
-        pace: options.pace,
-      });
+      const answer = await kit.get(
+        { url: `${platformBaseUrl}/models/requests/by-endpoint?${query}`, headers },
+        options,
+      );
       if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason, jobs, pages };
       const page = answer.status === 200 ? requestsPage(answer.body) : undefined;
       if (!page) return { kind: "unknown", reason: `unreadable_page:http_${answer.status}`, jobs, pages };

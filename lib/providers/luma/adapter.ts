@@ -1,5 +1,4 @@
 import { adapterKit, authHeaders, createdWithin, unknownFrom, withAttempts } from "../adapter-kit";
-import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
@@ -42,8 +41,7 @@ export const LUMA_CAPABILITIES: ProviderCapabilities = {
 export function createLumaAdapter(config: AdapterConfig): ProviderAdapter {
   const kit = adapterKit(config, LUMA_DELIVERY_HOSTS);
   const headers = authHeaders("Bearer", config.apiKey);
-  const get = (url: string, options: CallOptions) =>
-    getWithRetry({ url, headers, policy: kit.policy, random: kit.random, signal: options.signal, pace: options.pace });
+  const get = (url: string, options: CallOptions) => kit.get({ url, headers }, options);
 
   async function listJobs(window: ListWindow, options: CallOptions = {}): Promise<ListJobsResult> {
     const found = new Map<string, ListedJob>();

@@ -1,5 +1,4 @@
 import { adapterKit, authHeaders, createdWithin, unknownFrom, withAttempts } from "../adapter-kit";
-import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type CallOptions,
@@ -33,8 +32,7 @@ export const REPLICATE_CAPABILITIES: ProviderCapabilities = {
 export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
   const kit = adapterKit(config, REPLICATE_DELIVERY_HOSTS);
   const headers = authHeaders("Bearer", config.apiKey);
-  const get = (url: string, options: CallOptions) =>
-    getWithRetry({ url, headers, policy: kit.policy, random: kit.random, signal: options.signal, pace: options.pace });
+  const get = (url: string, options: CallOptions) => kit.get({ url, headers }, options);
 
   async function listJobs(window: ListWindow, options: CallOptions = {}): Promise<ListJobsResult> {
     const jobs: ListedJob[] = [];

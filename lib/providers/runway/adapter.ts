@@ -1,5 +1,4 @@
 import { adapterKit, authHeaders, unknownFrom, withAttempts } from "../adapter-kit";
-import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type ProviderAdapter,
@@ -41,14 +40,10 @@ export function createRunwayAdapter(config: AdapterConfig): ProviderAdapter {
     provider: "runway",
     capabilities: RUNWAY_CAPABILITIES,
     async getJob(ref, options = {}) {
-      const answer = await getWithRetry({
-        url: `${kit.baseUrl}/v1/tasks/${encodeURIComponent(ref.providerJobId)}`,
-        headers,
-        policy: kit.policy,
-        random: kit.random,
-        signal: options.signal,
-        pace: options.pace,
-      });
+      const answer = await kit.get(
+        { url: `${kit.baseUrl}/v1/tasks/${encodeURIComponent(ref.providerJobId)}`, headers },
+        options,
+      );
       if (answer.kind === "unknown") return unknownFrom(answer);
       return withAttempts(taskToStatus(answer.status, answer.body), answer.attempts);
     },

@@ -1,5 +1,4 @@
 import { adapterKit, unknownFrom, withAttempts } from "../adapter-kit";
-import { getWithRetry } from "../http/get-with-retry";
 import {
   type AdapterConfig,
   type ProviderAdapter,
@@ -62,14 +61,10 @@ export function createVeoAdapter(config: AdapterConfig): ProviderAdapter {
     provider: "veo",
     capabilities: VEO_CAPABILITIES,
     async getJob(ref, options = {}) {
-      const answer = await getWithRetry({
-        url: `${kit.baseUrl}/${operationPath(ref.providerJobId)}`,
-        headers: keyHeaders,
-        policy: kit.policy,
-        random: kit.random,
-        signal: options.signal,
-        pace: options.pace,
-      });
+      const answer = await kit.get(
+        { url: `${kit.baseUrl}/${operationPath(ref.providerJobId)}`, headers: keyHeaders },
+        options,
+      );
       if (answer.kind === "unknown") return unknownFrom(answer);
       return withAttempts(operationToStatus(answer.status, answer.body), answer.attempts);
     },
