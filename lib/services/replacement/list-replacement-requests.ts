@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { isReplacementExpired } from "@/lib/domain/replacement";
 import { requirePermission, scopeOf } from "../access/actor";
-import { describeBreach, firstSpendBreach } from "../spend-limit/enforce-spend-limit";
+import { describeBreach, firstBreach, type LimitInUse, limitsInUse } from "../spend-limit/enforce-spend-limit";
 
 const LIMIT = 100;
 
@@ -21,18 +21,21 @@ export async function listPendingReplacementRequests(db: Db, actor: Principal, n
     include: { case: { select: { operationId: true, provider: true, model: true, stage: true, producer: true } } },
   });
   const page = rows.slice(0, LIMIT);
-  // What authorising each would meet now, so finance is warned before pressing the button.
+  // What authorising each would meet now, so finance is warned before pressing the button: the
+  // limits and their use are read once per currency and producer, however many requests share them.
+  const limits = new Map<string, Promise<LimitInUse[]>>();
+  const limitsOf = (currency: string, producer: string) => {
+    const key = JSON.stringify([currency, producer]);
+    const known = limits.get(key) ?? limitsInUse(db, { currency, producer, now }, { lock: false });
+    limits.set(key, known);
+    return known;
+  };
   const breaches = await Promise.all(
-    page.map((request) =>
-      firstSpendBreach(
-        db,
-        {
-          currency: request.currency,
-          producer: request.case.producer,
-          amountMicros: Number(request.amountMicros),
-          now,
-        },
-        { lock: false },
+    page.map(async (request) =>
+      firstBreach(
+        await limitsOf(request.currency, request.case.producer),
+        request.currency,
+        Number(request.amountMicros),
       ),
     ),
   );

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { formatMicros } from "@/lib/domain/money";
-import { type SpendBreach, spendBreach } from "@/lib/domain/spend-limits";
+import { type SpendBreach, type SpendLimitFigures, type SpendUse, spendBreach } from "@/lib/domain/spend-limits";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
 import { toMicros } from "../finance/finance-micros";
@@ -15,26 +15,44 @@ export type LimitBreach = SpendBreach & { currency: string; producer: string | n
 
 type Ask = { currency: string; producer: string; amountMicros: number; now: Date };
 
+/** A limit that applies to a producer's replacements in one currency, with what it has used so far. */
+export type LimitInUse = { producer: string | null; figures: SpendLimitFigures; used: SpendUse };
+
 /**
- * The first spend limit the ask would pass, or null. `lock` takes the limits that apply FOR UPDATE,
- * so two authorisations against one limit are taken in turn (the authorisation's own check); the
- * finance page asks without it, to warn before anyone presses the button.
+ * The limits of `currency` that apply to `producer`'s replacements (every producer's first, then its
+ * own) with their use. `lock` takes them FOR UPDATE, so two authorisations against one limit are
+ * taken in turn (the authorisation's own check); the finance page reads without it, to warn.
  */
-export async function firstSpendBreach(db: Db, ask: Ask, { lock }: { lock: boolean }): Promise<LimitBreach | null> {
+export async function limitsInUse(
+  db: Db,
+  at: { currency: string; producer: string; now: Date },
+  { lock }: { lock: boolean },
+): Promise<LimitInUse[]> {
   const limits = await sqlRows<LimitRow>(
     db,
     Prisma.sql`SELECT producer, per_hour_micros, per_day_micros FROM spend_limits
-    WHERE currency = ${ask.currency} AND (producer IS NULL OR producer = ${ask.producer})
+    WHERE currency = ${at.currency} AND (producer IS NULL OR producer = ${at.producer})
     ORDER BY producer NULLS FIRST ${lock ? Prisma.sql`FOR UPDATE` : Prisma.empty}`,
   );
+  const inUse: LimitInUse[] = [];
   for (const limit of limits) {
-    const used = await spendUse(db, ask.currency, limit.producer, ask.now);
-    const figures = {
-      perHourMicros: limit.per_hour_micros === null ? null : toMicros(limit.per_hour_micros),
-      perDayMicros: limit.per_day_micros === null ? null : toMicros(limit.per_day_micros),
-    };
-    const breach = spendBreach(figures, used, ask.amountMicros);
-    if (breach) return { ...breach, currency: ask.currency, producer: limit.producer };
+    inUse.push({
+      producer: limit.producer,
+      figures: {
+        perHourMicros: limit.per_hour_micros === null ? null : toMicros(limit.per_hour_micros),
+        perDayMicros: limit.per_day_micros === null ? null : toMicros(limit.per_day_micros),
+      },
+      used: await spendUse(db, at.currency, limit.producer, at.now),
+    });
+  }
+  return inUse;
+}
+
+/** The first of the limits that `amountMicros` more would pass, or null. Pure. */
+export function firstBreach(limits: LimitInUse[], currency: string, amountMicros: number): LimitBreach | null {
+  for (const limit of limits) {
+    const breach = spendBreach(limit.figures, limit.used, amountMicros);
+    if (breach) return { ...breach, currency, producer: limit.producer };
   }
   return null;
 }
@@ -66,7 +84,7 @@ export async function enforceSpendLimit(
   tx: Prisma.TransactionClient,
   ask: Ask & { everyProducer: boolean },
 ): Promise<void> {
-  const breach = await firstSpendBreach(tx, ask, { lock: true });
+  const breach = firstBreach(await limitsInUse(tx, ask, { lock: true }), ask.currency, ask.amountMicros);
   if (!breach) return;
   // A refusal writes no row (the transaction rolls back), so it is counted here.
   increment("recovery_spend_limit_refusals_total", { currency: ask.currency, window: breach.window });
