@@ -28,7 +28,7 @@ import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
 import { evidenceQueryString } from "@/lib/validation/evidence";
-import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { makeUser, parkInput, producer, publishedAsset, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
@@ -212,19 +212,7 @@ describe("evidence packet of a case the retention policy redacted", () => {
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
     await resolveHold(db, finance, hold.id, { kind: "release", note: "refund per ticket 7", evidence: "ticket 7" });
     const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
-    await db.asset.create({
-      data: {
-        caseId,
-        attemptRef: kase.attemptRef,
-        actionId: crypto.randomUUID(),
-        fencingToken: 1n,
-        outputIndex: 0,
-        storageKey: `videos/${caseId}/0.mp4`,
-        sha256: "cd".repeat(32),
-        sizeBytes: 4096n,
-        publishedAt: new Date(),
-      },
-    });
+    await publishedAsset(db, kase, { storageKey: `videos/${caseId}/0.mp4`, sizeBytes: 4096, sha256: "cd".repeat(32) });
     await db.$executeRaw`UPDATE cases SET resolved_at = now() - make_interval(days => 31) WHERE id = ${caseId}::uuid`;
     const storage = localStorage(await mkdtemp(path.join(tmpdir(), "evidence-retention-")));
     const retention = await runRetention(db, storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });

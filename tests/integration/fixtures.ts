@@ -73,3 +73,24 @@ export function outcomeInput(
     evidence: { summary: `the create call ended: ${outcome}`, observedAt: "2026-12-02T10:00:00Z" },
   };
 }
+
+/** A delivered video's row, as the worker publishes it for the case's attempt (the file is the caller's). */
+export function publishedAsset(
+  db: PrismaClient,
+  kase: { id: string; attemptRef: string },
+  file: { storageKey: string; sizeBytes: number; sha256: string },
+) {
+  return db.asset.create({
+    data: {
+      caseId: kase.id,
+      attemptRef: kase.attemptRef,
+      actionId: randomUUID(),
+      fencingToken: 1n,
+      outputIndex: 0,
+      storageKey: file.storageKey,
+      sha256: file.sha256,
+      sizeBytes: BigInt(file.sizeBytes),
+      publishedAt: new Date(),
+    },
+  });
+}

@@ -18,7 +18,7 @@ import { runRetention, runRetentionIfDue } from "@/lib/services/retention/run-re
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import { startSimulator } from "@/verification/simulator";
-import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { makeUser, parkInput, producer, publishedAsset, worker } from "./fixtures";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
@@ -55,19 +55,7 @@ async function resolvedCase(options: { producer?: string; daysAgo: number; keepH
     const write = await storage.begin(key);
     write.sink.end(Buffer.alloc(2048, 1));
     await write.commit();
-    await db.asset.create({
-      data: {
-        caseId,
-        attemptRef: kase.attemptRef,
-        actionId: crypto.randomUUID(),
-        fencingToken: 1n,
-        outputIndex: 0,
-        storageKey: key,
-        sha256: "ab".repeat(32),
-        sizeBytes: 2048n,
-        publishedAt: new Date(),
-      },
-    });
+    await publishedAsset(db, kase, { storageKey: key, sizeBytes: 2048, sha256: "ab".repeat(32) });
   }
   return { caseId, key };
 }
