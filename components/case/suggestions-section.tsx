@@ -82,12 +82,16 @@ function SuggestionItem({
         <dt className="text-slate-700">Created at</dt>
         <dd>{suggestion.jobCreatedAt}</dd>
       </dl>
-      {suggestion.ownerCaseId ? (
+      {suggestion.ownedElsewhere ? (
         <p className="mt-2 text-red-900" data-testid="suggestion-owned">
           Already recorded for{" "}
-          <Link href={`/cases/${suggestion.ownerCaseId}`} className="underline">
-            case {suggestion.ownerCaseId}
-          </Link>
+          {suggestion.ownerCaseId ? (
+            <Link href={`/cases/${suggestion.ownerCaseId}`} className="underline">
+              case {suggestion.ownerCaseId}
+            </Link>
+          ) : (
+            "another producer's operation"
+          )}
           : one provider job belongs to one operation, so it cannot be used here.
         </p>
       ) : (

@@ -16,6 +16,7 @@ import { getCase } from "@/lib/services/case/get-case";
 import { listCases } from "@/lib/services/case/list-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
+import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { exportCaseEvidence, exportFilterEvidence } from "@/lib/services/evidence/export-evidence";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
@@ -183,6 +184,37 @@ describe("a person limited to some producers", () => {
     const limits = (await listSpendLimits(db, agency)).filter((limit) => limit.currency === "SEK");
     expect(limits.map((limit) => limit.producer)).toEqual([mine.name]);
     await expect(listAlertFirings(db, agency)).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("is never shown another producer's case through a provider job both name", async () => {
+    // One provider account, two shops: shop B's delivery records a job; shop A's uncertain case is
+    // suggested, and a reviewer tries to attach, that same job.
+    const owned = parkInput("delivery", { operationId: `op-${run}-job` });
+    const ownerCase = String((await parkCase(db, theirs, owned)).caseId);
+    const job = owned.providerJobId ?? "";
+    const { caseId } = await parkCase(db, mine, parkInput("submission_uncertain", { operationId: `op-${run}-3` }));
+    await db.reconciliationSuggestion.create({
+      data: {
+        caseId: String(caseId),
+        episode: 1,
+        providerJobId: job,
+        confidence: 90,
+        matched: ["model"],
+        providerStatus: "succeeded",
+        jobCreatedAt: new Date(),
+      },
+    });
+    const [seen] = (await getCase(db, agency, String(caseId))).suggestions;
+    expect(seen).toMatchObject({ ownedElsewhere: true, ownerCaseId: null });
+    const [seenByAll] = (await getCase(db, everyone, String(caseId))).suggestions;
+    expect(seenByAll).toMatchObject({ ownedElsewhere: true, ownerCaseId: ownerCase });
+
+    const attach = { verdict: "attach", providerJobId: job, evidence: "found in the dashboard" } as const;
+    const refused = await reconcileCase(db, agency, String(caseId), attach).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "provider_job_in_use" });
+    expect((refused as Error).message).not.toContain(ownerCase);
+    const named = await reconcileCase(db, everyone, String(caseId), attach).catch((e: unknown) => e);
+    expect((named as Error).message).toContain(ownerCase);
   });
 
   it("is not offered, and cannot be given, another producer's case", async () => {

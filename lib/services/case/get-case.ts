@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
-import { ownersOfJobs } from "./job-owner";
+import { mayNameOwner, ownersOfJobs } from "./job-owner";
 
 const TIMELINE_LIMIT = 500;
 
@@ -33,7 +33,7 @@ export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
 
 /** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
 export async function getCase(db: Db, actor: Principal, caseId: string) {
-  requirePermission(actor, "case:read");
+  const user = requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
     where: { id: caseId },
     include: {
@@ -188,16 +188,21 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
       fencingToken: Number(a.fencingToken),
       publishedAt: a.publishedAt?.toISOString() ?? null,
     })),
-    suggestions: suggestions.map((s) => ({
-      id: s.id,
-      providerJobId: s.providerJobId,
-      confidence: s.confidence,
-      matched: Array.isArray(s.matched) ? s.matched.filter((m): m is string => typeof m === "string") : [],
-      providerStatus: s.providerStatus,
-      jobCreatedAt: s.jobCreatedAt.toISOString(),
-      status: s.status,
-      ownerCaseId: owners.get(s.providerJobId) ?? null,
-    })),
+    suggestions: suggestions.map((s) => {
+      const owner = owners.get(s.providerJobId) ?? null;
+      return {
+        id: s.id,
+        providerJobId: s.providerJobId,
+        confidence: s.confidence,
+        matched: Array.isArray(s.matched) ? s.matched.filter((m): m is string => typeof m === "string") : [],
+        providerStatus: s.providerStatus,
+        jobCreatedAt: s.jobCreatedAt.toISOString(),
+        status: s.status,
+        /** Whether another operation records this job; its case is named only to those who may see it. */
+        ownedElsewhere: owner !== null,
+        ownerCaseId: mayNameOwner(user, owner) ? owner.caseId : null,
+      };
+    }),
     timeline: timeline.map((e) => ({
       id: e.id.toString(),
       at: e.createdAt.toISOString(),
