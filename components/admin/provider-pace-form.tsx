@@ -1,8 +1,7 @@
 "use client";
 
 import { type FormEvent, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
-import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { fieldError, InlineSaveControls, TextField, useServerAction } from "@/components/ui/form";
 import { saveProviderPaceAction } from "@/lib/actions/admin-actions";
 
 /** One provider's request rate, shared by every worker process; blank leaves it unpaced. */
@@ -43,13 +42,7 @@ export function ProviderPaceForm({
         hint="The provider's limit for the account. Blank: unpaced."
         error={fieldError(result, "requestsPerSecond")}
       />
-      <Button type="submit" disabled={pending}>
-        {pending ? "Saving…" : "Save rate"}
-      </Button>
-      <p role="status" className="text-sm text-slate-700">
-        {saved ?? ""}
-      </p>
-      <FormError result={result} />
+      <InlineSaveControls label="Save rate" pending={pending} saved={saved} result={result} />
     </form>
   );
 }

@@ -1,8 +1,7 @@
 "use client";
 
 import { type FormEvent, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
-import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { fieldError, InlineSaveControls, TextField, useServerAction } from "@/components/ui/form";
 import { saveProviderSettingAction } from "@/lib/actions/admin-actions";
 
 /** One provider's settling period, edited in minutes. */
@@ -32,13 +31,7 @@ export function ProviderSettingForm({ provider, minutes }: { provider: string; m
         defaultValue={String(minutes)}
         error={fieldError(result, "settlingMinutes")}
       />
-      <Button type="submit" disabled={pending}>
-        {pending ? "Saving…" : "Save"}
-      </Button>
-      <p role="status" className="text-sm text-slate-700">
-        {saved ?? ""}
-      </p>
-      <FormError result={result} />
+      <InlineSaveControls label="Save" pending={pending} saved={saved} result={result} />
     </form>
   );
 }

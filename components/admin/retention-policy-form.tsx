@@ -1,8 +1,7 @@
 "use client";
 
 import { type FormEvent, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
-import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { fieldError, InlineSaveControls, TextField, useServerAction } from "@/components/ui/form";
 import { saveRetentionPolicyAction } from "@/lib/actions/admin-actions";
 
 /** The global retention policy (producer blank) or one producer's own: days, "off", or "global". */
@@ -53,13 +52,7 @@ export function RetentionPolicyForm() {
         hint='A number of days, "off", or (for a producer) "global".'
         error={fieldError(result, "days")}
       />
-      <Button type="submit" disabled={pending}>
-        {pending ? "Saving…" : "Save policy"}
-      </Button>
-      <p role="status" className="text-sm text-slate-700">
-        {saved ?? ""}
-      </p>
-      <FormError result={result} />
+      <InlineSaveControls label="Save policy" pending={pending} saved={saved} result={result} />
     </form>
   );
 }

@@ -12,6 +12,9 @@ import {
 } from "react";
 import type { ActionResult } from "@/lib/actions/safe-action";
 
+import { Button } from "./button";
+import { FormError } from "./form-error";
+
 export { ErrorBox, FormError } from "./form-error";
 
 export type ServerAction<T> = (raw: unknown) => Promise<ActionResult<T>>;
@@ -178,5 +181,30 @@ export function SelectField({
         </select>
       )}
     />
+  );
+}
+
+/** A one-line form's end: its save button, the "saved" line screen readers hear, and its error. */
+export function InlineSaveControls({
+  label,
+  pending,
+  saved,
+  result,
+}: {
+  label: string;
+  pending: boolean;
+  saved: string | null | undefined;
+  result: ActionResult<unknown> | null;
+}) {
+  return (
+    <>
+      <Button type="submit" disabled={pending}>
+        {pending ? "Saving…" : label}
+      </Button>
+      <p role="status" className="text-sm text-slate-700">
+        {saved ?? ""}
+      </p>
+      <FormError result={result} />
+    </>
   );
 }
