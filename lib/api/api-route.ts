@@ -10,7 +10,8 @@ import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 import { zodIssues } from "@/lib/validation/zod-issues";
 import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
-import { parseJsonBody, readJsonBody, readJsonText } from "./read-json-body";
+import { PROVIDER_WEBHOOK_MAX_BYTES, parseJsonBody, readJsonBody, readJsonText } from "./read-json-body";
+import { admitWebhook, countWebhookRefusal } from "./webhook-throttle";
 
 export type Method = "GET" | "POST" | "PUT";
 
@@ -106,12 +107,20 @@ export function apiRoute<
     enforceRateLimit(rateLimit ?? (await consumeRateLimit(db(), rateLimitKey(actor), window.limit, WINDOW)));
     return { actor, body: (spec.body ? await readJsonBody(req, spec.body) : undefined) as B };
   };
-  // A provider's webhook: the raw body is read (byte-limited) and its signature checked before it is parsed.
+  // A provider's webhook: its address admitted, the raw body read (byte-limited) and its signature
+  // checked before it is parsed; a refusal counts against the address (webhook-throttle.ts).
   const signed = async (req: ApiRequest) => {
-    if (!spec.signature) throw new AppError("internal", "A provider route needs a signature check.");
-    const text = await readJsonText(req);
-    const actor = await spec.signature(req, text);
-    return { actor, body: (spec.body ? parseJsonBody(text, spec.body) : undefined) as B };
+    const verify = spec.signature;
+    if (!verify) throw new AppError("internal", "A provider route needs a signature check.");
+    const address = admitWebhook(req);
+    const { text, actor } = await (async () => {
+      const raw = await readJsonText(req, PROVIDER_WEBHOOK_MAX_BYTES);
+      return { text: raw, actor: await verify(req, raw) };
+    })().catch((error: unknown) => {
+      countWebhookRefusal(address);
+      throw error;
+    });
+    return { actor, body: (spec.body ? parseJsonBody(text, spec.body, "replace") : undefined) as B };
   };
   const handle: RouteHandler = async (req, context) =>
     replyResponse(await serve(fromFetchRequest(req), await context.params));

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { falSignedHeaders, falSignedMessage, verifyFalSignature } from "./fal/webhook";
-import { falWebhookKeys, replicateWebhookSecret } from "./webhook-keys";
+import { falWebhookKeys, KEY_REFETCH_INTERVAL_MS, replicateWebhookSecret } from "./webhook-keys";
 
 // The keys the webhook checks need, fetched over real HTTP from a local stand-in: fal's JWKS is
 // fetched again when a key rotates (no cached key verifies), and Replicate's secret is read once.
@@ -88,5 +88,38 @@ describe("webhook signing keys", () => {
     expect(read).toBe("whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=");
     expect(await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: base })).toBe(read);
     expect(hits["/v1/webhooks/default/secret"]).toBe(1);
+  });
+});
+
+describe("a flood of webhooks never becomes a flood of key fetches", () => {
+  it("asks a key source once for many concurrent callers, and not again within the interval after a failure", async () => {
+    down.add("/v1/webhooks/default/secret");
+    const floodBase = `${base}/flood`;
+    const path = "/flood/v1/webhooks/default/secret";
+    down.add(path);
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase })),
+    );
+    expect(answers.every((answer) => answer === null)).toBe(true);
+    expect(hits[path]).toBe(1);
+    expect(await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase })).toBeNull();
+    expect(hits[path]).toBe(1);
+    // Past the interval it asks again, and a source that is back is read.
+    down.delete(path);
+    const later = Date.now() + KEY_REFETCH_INTERVAL_MS + 1;
+    expect(hits[path]).toBe(1);
+    await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase, now: later });
+    expect(hits[path]).toBe(2);
+    down.delete("/v1/webhooks/default/secret");
+  });
+
+  it("refreshes fal's JWKS once for a burst of unknown keys while it is down", async () => {
+    const url = `${base}/jwks-burst`;
+    down.add("/jwks-burst");
+    const first = await Promise.all(Array.from({ length: 200 }, () => falWebhookKeys(url, { refresh: true })));
+    expect(first.every((keys) => keys.length === 0)).toBe(true);
+    expect(hits["/jwks-burst"]).toBe(1);
+    expect(await falWebhookKeys(url)).toEqual([]);
+    expect(hits["/jwks-burst"]).toBe(1);
   });
 });
