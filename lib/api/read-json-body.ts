@@ -1,10 +1,16 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { inspectJson, MAX_JSON_DEPTH, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
+import { inspectJson, MAX_JSON_DEPTH, replaceUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
 import { zodIssues } from "@/lib/validation/zod-issues";
 import type { ApiRequest } from "./api-request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * A provider's webhook carries what the provider keeps of the job: Replicate's prediction echoes its
+ * input and its logs, so a real one outgrows a producer's 64 KB. Refusing it would lose the event
+ * after the provider's retries, so provider routes read up to 2 MiB (docs/providers.md, "Webhook sizes").
+ */
+export const PROVIDER_WEBHOOK_MAX_BYTES = 2 * 1024 * 1024;
 
 /** JSON only, 64 KB at most (checked while reading, not only from Content-Length), then the schema. */
 export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema: S): Promise<z.infer<S>> {
@@ -12,17 +18,32 @@ export async function readJsonBody<S extends z.ZodType>(req: ApiRequest, schema:
 }
 
 /** The body's text, as sent: what a provider's signature covers, read before anything parses it. */
-export async function readJsonText(req: ApiRequest): Promise<string> {
+export async function readJsonText(req: ApiRequest, limit = MAX_BODY_BYTES): Promise<string> {
   const type = req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError("unsupported_media_type", "Send the body as application/json.");
   }
   const declared = Number(req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large", "The body is larger than 64 KB.");
-  return readLimited(req, MAX_BODY_BYTES);
+  if (declared > limit) throw tooLarge(limit);
+  return readLimited(req, limit);
 }
 
-export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
+const tooLarge = (limit: number) =>
+  new AppError(
+    "payload_too_large",
+    `The body is larger than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KB`}.`,
+  );
+
+/**
+ * Parses and validates a body. Text PostgreSQL cannot store is refused (`refuse`, what a producer
+ * sends: it can send again without it) or replaced by U+FFFD (`replace`, a provider's signed webhook,
+ * which cannot be sent differently and whose odd bytes sit in fields the product does not keep).
+ */
+export function parseJsonBody<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  unstorable: "refuse" | "replace" = "refuse",
+): z.infer<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -31,8 +52,8 @@ export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.i
   }
   const found = inspectJson(value);
   if (found.tooDeep) throw new AppError("invalid_request", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-  if (found.unstorable) throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
-  const parsed = schema.safeParse(value);
+  if (found.unstorable && unstorable === "refuse") throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
+  const parsed = schema.safeParse(found.unstorable ? replaceUnstorable(value) : value);
   if (!parsed.success) {
     throw new AppError("invalid_request", "The request does not match the schema.", {
       issues: zodIssues(parsed.error),
@@ -64,7 +85,7 @@ async function readLimited(req: ApiRequest, limit: number): Promise<string> {
   const bytes = await readLimitedBody(req.body(), limit).catch(() => {
     throw new AppError("invalid_request", "The body could not be read.");
   });
-  if (bytes === "too_large") throw new AppError("payload_too_large", "The body is larger than 64 KB.");
+  if (bytes === "too_large") throw tooLarge(limit);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

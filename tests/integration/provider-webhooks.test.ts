@@ -86,11 +86,12 @@ function replicateCall(body: object, options: { id?: string; at?: Date; secret?:
 
 function falCall(
   body: { request_id: string; [key: string]: unknown },
-  options: { at?: Date; key?: typeof falKeys.privateKey; ref?: string } = {},
+  options: { at?: Date; key?: typeof falKeys.privateKey; ref?: string; account?: string } = {},
 ) {
   const raw = JSON.stringify(body);
+  const account = options.account ?? "fal-user-1";
   const timestamp = String(Math.floor((options.at ?? new Date()).getTime() / 1000));
-  const message = falSignedMessage(body.request_id, "fal-user-1", timestamp, raw);
+  const message = falSignedMessage(body.request_id, account, timestamp, raw);
   const signature = sign(null, message, options.key ?? falKeys.privateKey).toString("hex");
   return callRoute(falRoute, {
     rawBody: raw,
@@ -98,7 +99,7 @@ function falCall(
     ...(options.ref ? { query: { ref: options.ref } } : {}),
     headers: {
       "x-fal-webhook-request-id": body.request_id,
-      "x-fal-webhook-user-id": "fal-user-1",
+      "x-fal-webhook-user-id": account,
       "x-fal-webhook-timestamp": timestamp,
       "x-fal-webhook-signature": signature,
     },
@@ -220,6 +221,33 @@ describe("a verified webhook is an observation", () => {
       stage: "generation_failed",
       state: "parked",
     });
+  });
+
+  it("takes a 900 KB Replicate webhook whose logs carry NUL and a lone surrogate, as Replicate echoes them", async () => {
+    const { caseId, jobId } = await parkedPolling();
+    const logs = `frame 1\u0000 decoded \ud800 ${"x".repeat(900 * 1024)}`;
+    const answer = await replicateCall({ ...(await prediction(jobId)), logs });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ outcome: "converged", caseId });
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ stage: "delivery" });
+  });
+
+  it("refuses a fal webhook from another fal account, though fal's own keys signed it", async () => {
+    const ours = sim.state.seedJob({ provider: "fal", outcome: "failed" });
+    const theirs = sim.state.seedJob({ provider: "fal", outcome: "failed" });
+    for (const job of [ours, theirs]) {
+      await parkCase(db, shop, parkInput("polling", { provider: "fal", model: job.model, providerJobId: job.id }));
+    }
+    const failed = (id: string) => ({ request_id: id, status: "ERROR", error: "refused", payload: {} });
+    expect((await falCall(failed(ours.id))).status).toBe(200);
+    const foreign = await falCall(failed(theirs.id), { account: "someone-elses-fal-account" });
+    expect(foreign.status).toBe(401);
+    expect(await db.providerWebhook.count({ where: { providerJobId: theirs.id } })).toBe(0);
+    expect(await db.providerAccount.findUniqueOrThrow({ where: { provider: "fal" } })).toMatchObject({
+      accountId: "fal-user-1",
+    });
+    // The pin is the database's: the app role cannot move it to another account.
+    await expect(db.providerAccount.update({ where: { provider: "fal" }, data: { accountId: "x" } })).rejects.toThrow();
   });
 
   it("racing a worker's status check on the same case ends in one outcome", async () => {
