@@ -1,3 +1,5 @@
+import { verifyWebhookReference } from "@/lib/auth/webhook-reference";
+import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { FAL_JWKS_URL, falSignedHeaders, verifyFalSignature } from "@/lib/providers/fal/webhook";
@@ -5,6 +7,7 @@ import { REPLICATE_BASE_URL } from "@/lib/providers/replicate/adapter";
 import { verifyReplicateWebhook } from "@/lib/providers/replicate/webhook";
 import { falWebhookKeys, replicateWebhookSecret } from "@/lib/providers/webhook-keys";
 import type { ProviderActor } from "@/lib/services/access/actor";
+import { isOwnProviderAccount } from "@/lib/services/provider-webhook/provider-account";
 import type { ApiRequest } from "./api-request";
 
 const refused = () => new AppError("unauthenticated", "The webhook's signature did not verify.");
@@ -38,6 +41,18 @@ export async function authenticateFal(req: ApiRequest, rawBody: string): Promise
     verifyFalSignature(await falWebhookKeys(url), rawBody, signed) ??
     verifyFalSignature(await falWebhookKeys(url, { refresh: true }), rawBody, signed);
   if (!verified) throw refused();
+  // fal's keys sign every fal customer's webhooks: the signature alone does not make one ours.
+  const config = env();
+  const ref = new URL(req.url, "http://localhost").searchParams.get("ref");
+  const own = await isOwnProviderAccount(db(), {
+    provider: "fal",
+    accountId: signed.userId,
+    providerJobId: signed.requestId,
+    referenced: config.AUTH_SECRET ? verifyWebhookReference(config.AUTH_SECRET, ref) !== null : false,
+    configured: config.FAL_USER_ID,
+  });
+  if (!own)
+    throw new AppError("unauthenticated", "The webhook comes from a fal account that is not this deployment's.");
   return {
     kind: "provider",
     provider: "fal",

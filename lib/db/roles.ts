@@ -10,6 +10,8 @@ export const RESTRICTED_TABLES: Readonly<Record<string, readonly TablePrivilege[
   // History and money are written once: the app appends and reads, never rewrites.
   audit_events: ["SELECT", "INSERT"],
   ledger_entries: ["SELECT", "INSERT"],
+  // Which provider account's webhooks are ours: learned once, then changed only by the owner.
+  provider_accounts: ["SELECT", "INSERT"],
   // Kept by a SECURITY DEFINER trigger on audit_events; the app only reads it.
   audit_chain_heads: ["SELECT"],
   // The migration runner's bookkeeping: readable (to see what is applied), never writable.

@@ -128,7 +128,8 @@ export class ProviderConfigError extends Error {
 }
 
 /** A provider webhook whose signature checked out: the provider's own event ID and signing time. */
-export type VerifiedWebhook = { webhookId: string; signedAt: Date };
+/** `accountId`: the provider account the signature vouches for, where the provider says (fal's user ID). */
+export type VerifiedWebhook = { webhookId: string; signedAt: Date; accountId?: string };
 
 /** What a verified webhook says about one job, in the same terms as a status check. */
 export type WebhookReport = {

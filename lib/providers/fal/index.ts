@@ -6,6 +6,11 @@ const env = {
   FAL_KEY: optionalText,
   /** Where fal publishes the keys that sign its webhooks. */
   FAL_JWKS_URL: optionalUrl,
+  /**
+   * The fal account (user ID) whose webhooks are this deployment's; unset, the first verified
+   * webhook about a recorded job pins it. fal's keys sign every customer's webhooks.
+   */
+  FAL_USER_ID: optionalText,
 };
 
 export const falProvider: ProviderModule<"fal", typeof env> = {

@@ -64,5 +64,9 @@ export function verifyFalSignature(
     }
   });
   if (!matched) return null;
-  return { webhookId: `${signed.requestId}@${signed.timestamp}`, signedAt: new Date(Number(signed.timestamp) * 1000) };
+  return {
+    webhookId: `${signed.requestId}@${signed.timestamp}`,
+    signedAt: new Date(Number(signed.timestamp) * 1000),
+    accountId: signed.userId,
+  };
 }
