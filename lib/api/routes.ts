@@ -29,6 +29,12 @@ import {
 } from "@/lib/services/evidence/export-evidence";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { getOwnNotificationEndpoint } from "@/lib/services/notification/get-own-notification-endpoint";
+import { endpointView } from "@/lib/services/notification/list-notification-endpoints";
+import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
+import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
+import { sendTestNotification } from "@/lib/services/notification/send-test-notification";
+import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
@@ -39,6 +45,7 @@ import { requestReplacement } from "@/lib/services/replacement/request-replaceme
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { ownEndpointBody } from "@/lib/validation/admin";
 import { alertDestinationBody, alertRuleBody, listAlertFiringsSchema } from "@/lib/validation/alerts";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
@@ -195,6 +202,71 @@ export const API_ROUTES = [
     handler: ({ actor, params }) => acknowledgeReplacement(db(), actor, params.id),
   }),
 
+  // A producer's own notification endpoint: the same services as the console's admin form, limited
+  // to the key's producer. The signing secret is answered only on creation and rotation. Called now
+  // and then, not in bursts, so Next.js serves them (not `direct`, decision 009).
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/notification-endpoint",
+    audience: "producer",
+    summary: "Your notification endpoint (URL, enabled, dates; never the secret), or null",
+    success: [200],
+    handler: ({ actor }) => getOwnNotificationEndpoint(db(), actor),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/notification-endpoint",
+    audience: "producer",
+    summary: "Register your notification endpoint (its whsec_ signing secret is returned this once) or change its URL",
+    body: ownEndpointBody,
+    success: [201, 200],
+    handler: async ({ actor, body }) => {
+      const saved = await saveNotificationEndpoint(db(), actor, body, { allow: webhookAllowListFromEnv(env()) });
+      return { endpoint: endpointView(saved.endpoint), signingSecret: saved.signingSecret };
+    },
+    status: (result) => (result.signingSecret ? 201 : 200),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/notification-endpoint/rotate-secret",
+    audience: "producer",
+    summary: "Replace your endpoint's signing secret (returned this once); the old one stops signing at once",
+    success: [200],
+    handler: async ({ actor }) => {
+      const rotated = await rotateEndpointSecret(db(), actor);
+      return { endpoint: endpointView(rotated.endpoint), signingSecret: rotated.signingSecret };
+    },
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/notification-endpoint/disable",
+    audience: "producer",
+    summary: "Stop sending to your endpoint (it keeps its URL and secret; idempotent)",
+    success: [200],
+    handler: async ({ actor }) => ({
+      endpoint: endpointView(await setEndpointDisabled(db(), actor, { disabled: true })),
+    }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/notification-endpoint/enable",
+    audience: "producer",
+    summary: "Send to your endpoint again (idempotent)",
+    success: [200],
+    handler: async ({ actor }) => ({
+      endpoint: endpointView(await setEndpointDisabled(db(), actor, { disabled: false })),
+    }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/notification-endpoint/test",
+    audience: "producer",
+    summary:
+      "Send your endpoint a signed endpoint.test event now, with the same address checks as every notification, " +
+      "and say whether it was delivered (its HTTP status) or why not; a few a minute",
+    success: [200],
+    handler: ({ actor }) => sendTestNotification(db(), actor, { allow: webhookAllowListFromEnv(env()) }),
+  }),
   // People (a personal token, or the console's session): reading, reviewing, deciding money.
   apiRoute({
     method: "GET",

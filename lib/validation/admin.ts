@@ -99,6 +99,11 @@ export function saveEndpointSchema(options: EndpointUrlOptions) {
   return z.strictObject({ producer: machineName, url: endpointUrl(options) });
 }
 export const endpointIdSchema = z.strictObject({ endpointId: uuid });
+/**
+ * A producer's own endpoint through the API: the producer is the key's name, so only the URL. Its
+ * rules depend on the deployment (the allow-list), so the service checks it with `endpointUrl`.
+ */
+export const ownEndpointBody = z.strictObject({ url: z.string().max(4096, "at most 2048 characters") });
 export const setEndpointDisabledSchema = z.strictObject({ endpointId: uuid, disabled: z.boolean() });
 
 export const PRICE_UNITS = ["per_generation", "per_second"] as const;

@@ -1,10 +1,8 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import { afterFailedSend, isDelivered } from "@/lib/domain/webhook-retry";
 import { increment } from "@/lib/metrics/counters";
-import { postWebhook } from "@/lib/notify/post-webhook";
+import { sendWebhook } from "@/lib/notify/send-webhook";
 import { webhookHeaders } from "@/lib/notify/sign-webhook";
 import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
-import { vetWebhookTarget, type WebhookLookup } from "@/lib/notify/webhook-target";
 import {
   claimNotificationDeliveries,
   type DueNotification,
@@ -14,13 +12,11 @@ import { recordDeliveryOutcome } from "@/lib/services/notification/record-delive
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
 
-const SEND_TIMEOUT_MS = 10_000;
 /** While a worker sends a message, nobody else picks it up (a crash makes it due again later). */
 const SEND_LEASE_SECONDS = 60;
 
 /** No exceptions: public https addresses only, unless the context brings an allow-list. */
 const PUBLIC_ONLY = parseWebhookAllowList("");
-const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
  * Sends due webhooks from the outbox, signed per Standard Webhooks, to the producer's configured
@@ -61,23 +57,22 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
   let error: string | null = null;
   let refused = false;
   try {
-    const vetting = await withTimeout(
-      vetWebhookTarget(endpoint.url, ctx.webhookAllowList ?? PUBLIC_ONLY, ctx.webhookLookup ?? systemLookup),
-      SEND_TIMEOUT_MS,
-    );
     // A Slack-compatible destination verifies nothing: its URL is the secret.
     const headers: Record<string, string> = endpoint.signingSecret
       ? webhookHeaders(endpoint.signingSecret, message.id, body)
       : { "content-type": "application/json" };
-    if (!vetting.ok) {
+    const attempt = await sendWebhook(endpoint.url, headers, body, {
+      allow: ctx.webhookAllowList ?? PUBLIC_ONLY,
+      ...(ctx.webhookLookup ? { lookup: ctx.webhookLookup } : {}),
+      ...(ctx.fetchImpl ? { fetchImpl: ctx.fetchImpl } : {}),
+    });
+    if (attempt.kind === "refused") {
       refused = true;
-      error = `refused: ${vetting.reason}`;
-    } else if (ctx.fetchImpl) {
-      const response = await ctx.fetchImpl(endpoint.url, { method: "POST", headers, body, redirect: "manual" });
-      status = response.status;
-      await response.body?.cancel();
+      error = `refused: ${attempt.reason}`;
+    } else if (attempt.kind === "answered") {
+      status = attempt.status;
     } else {
-      status = await postWebhook(vetting.target, headers, body, SEND_TIMEOUT_MS);
+      error = attempt.error;
     }
   } catch (cause) {
     error = cause instanceof Error ? cause.message : String(cause);
@@ -110,12 +105,3 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
 
 const recipientOf = (message: DueNotification) =>
   message.producer ? { producer: message.producer } : { alertDestinationId: message.alertDestinationId };
-
-/** A lookup cannot be cancelled; a hung resolver must still not hold the tick. */
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}

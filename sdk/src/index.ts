@@ -76,7 +76,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
   const base = config.baseUrl.replace(/\/+$/, "");
   const fetcher = config.fetch ?? fetch;
 
-  async function call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
     const response = await fetcher(`${base}${path}`, {
       method,
       headers: {
@@ -171,10 +171,71 @@ export function createRecoveryClient(config: RecoveryConfig) {
     /** The webhook URL to give `provider`'s create call, from a permit's answer. */
     webhookUrl: (answer: PermitAnswer, provider: "replicate" | "fal") =>
       answer.status === "permitted" ? (answer.webhook?.urls[provider] ?? null) : null,
+    notificationEndpoint: notificationEndpointCalls(call),
   };
 }
 
 export type RecoveryClient = ReturnType<typeof createRecoveryClient>;
+
+// ---------------------------------------------------------------------------------------------
+// Notification endpoint: where the product sends this producer's signed notifications.
+// ---------------------------------------------------------------------------------------------
+
+/** Your endpoint as the API shows it: never its signing secret. Dates are ISO 8601 strings. */
+export type NotificationEndpoint = {
+  id: string;
+  producer: string;
+  url: string;
+  enabled: boolean;
+  disabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** When the signing secret was last replaced; null while it is the one issued at registration. */
+  secretRotatedAt: string | null;
+};
+
+/**
+ * `signingSecret` (whsec_…) is present only when one was issued by this call: on registration
+ * and on rotation. Store it then; it is never shown again. Null when a call only changed the URL.
+ */
+export type NotificationEndpointSecret = { endpoint: NotificationEndpoint; signingSecret: string | null };
+
+export type NotificationTestResult =
+  | { delivered: true; webhookId: string; status: number }
+  | {
+      delivered: false;
+      webhookId: string;
+      /** The endpoint's HTTP status when it answered (not 2xx), otherwise null. */
+      status: number | null;
+      /** http_status: it answered, not 2xx; address_refused: not a public https address; no_answer: no connection, TLS or timeout. */
+      failure: "http_status" | "address_refused" | "no_answer";
+      message: string;
+    };
+
+type Call = <T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown) => Promise<T>;
+
+function notificationEndpointCalls(call: Call) {
+  const path = "/api/v1/notification-endpoint";
+  const endpointOnly = (action: string) =>
+    call<{ endpoint: NotificationEndpoint }>("POST", `${path}/${action}`).then((answer) => answer.endpoint);
+  return {
+    /** Your endpoint, or null when none is registered. */
+    get: () => call<{ endpoint: NotificationEndpoint | null }>("GET", path).then((answer) => answer.endpoint),
+    /** Registers your endpoint (the answer carries its signing secret, this once) or changes its URL. */
+    register: (url: string) => call<NotificationEndpointSecret>("PUT", path, { url }),
+    /** A new signing secret, returned this once; the old one stops signing at once. */
+    rotate: () => call<{ endpoint: NotificationEndpoint; signingSecret: string }>("POST", `${path}/rotate-secret`),
+    /** Nothing is sent while disabled; the URL and secret are kept. Idempotent. */
+    disable: () => endpointOnly("disable"),
+    enable: () => endpointOnly("enable"),
+    /**
+     * Has the product send your endpoint a signed `endpoint.test` event now and says what came of
+     * it; a disabled endpoint is refused (`RecoveryApiError` code `endpoint_disabled`), and only a
+     * few tests a minute are allowed (`rate_limited`).
+     */
+    test: () => call<NotificationTestResult>("POST", `${path}/test`),
+  };
+}
 
 /**
  * Checks one of the product's own notifications (Standard Webhooks, with the endpoint's `whsec_`

@@ -8,6 +8,7 @@ import type { ProducerActor, UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
+import { generateSigningSecret } from "@/lib/services/notification/notification-endpoint-signature";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
@@ -77,6 +78,13 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/provider-webhooks/fal": [U, U, U, U, U, U, U, U, U, U, U, U],
   "GET /api/v1/replacements": [U, F, F, F, F, U, U, A, U, F, F, F],
   "POST /api/v1/replacements/{id}/ack": [U, F, F, F, F, U, U, A, U, F, F, F],
+  // A producer's own endpoint: its key only; admins keep the console's form for every producer.
+  "GET /api/v1/notification-endpoint": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "PUT /api/v1/notification-endpoint": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/notification-endpoint/rotate-secret": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/notification-endpoint/disable": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/notification-endpoint/enable": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/notification-endpoint/test": [U, F, F, F, F, U, U, A, U, F, F, F],
   "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A, A],
   "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A, N],
   // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
@@ -256,6 +264,19 @@ async function heldHold() {
   return (await db.hold.findFirstOrThrow({ where: { caseId } })).id;
 }
 
+/**
+ * matrix-shop's endpoint, enabled, at `url`: written directly, since a private address is refused
+ * when saved (it is the send-time check the test route's cell is about).
+ */
+async function ownEndpoint(url = "https://hooks.example.com/matrix"): Promise<CallInput> {
+  await db.notificationEndpoint.upsert({
+    where: { producer: "matrix-shop" },
+    create: { producer: "matrix-shop", url, signingSecret: generateSigningSecret() },
+    update: { url, disabledAt: null },
+  });
+  return {};
+}
+
 /** A proven failure with a replacement request waiting, asked for by a reviewer (not the caller). */
 async function pendingReplacement() {
   const caseId = await parked("generation_failed");
@@ -283,6 +304,13 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/provider-webhooks/fal": async () => ({ body: { request_id: "job-matrix", status: "OK" } }),
   "GET /api/v1/replacements": async () => ({ query: { status: "authorized" } }),
   "POST /api/v1/replacements/{id}/ack": async () => ({ params: { id: authorisedReplacementId } }),
+  "GET /api/v1/notification-endpoint": async () => ({}),
+  "PUT /api/v1/notification-endpoint": async () => ({ body: { url: "https://hooks.example.com/matrix" } }),
+  "POST /api/v1/notification-endpoint/rotate-secret": ownEndpoint,
+  "POST /api/v1/notification-endpoint/disable": ownEndpoint,
+  "POST /api/v1/notification-endpoint/enable": ownEndpoint,
+  // A literal private address: the test send is refused before any connection (a 200 saying so).
+  "POST /api/v1/notification-endpoint/test": () => ownEndpoint("https://10.255.255.1/matrix"),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),

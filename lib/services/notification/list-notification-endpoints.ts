@@ -10,7 +10,23 @@ export const ENDPOINT_PUBLIC_FIELDS = {
   disabledAt: true,
   createdAt: true,
   updatedAt: true,
+  secretRotatedAt: true,
 } as const;
+
+type PublicEndpoint = {
+  id: string;
+  producer: string;
+  url: string;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  secretRotatedAt: Date | null;
+};
+
+/** What the API answers about an endpoint: its public columns, and whether it is sent anything. */
+export function endpointView(endpoint: PublicEndpoint) {
+  return { ...endpoint, enabled: endpoint.disabledAt === null };
+}
 
 export async function listNotificationEndpoints(db: Db, actor: Principal) {
   requirePermission(actor, "admin:api_keys");

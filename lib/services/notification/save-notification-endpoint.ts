@@ -4,26 +4,27 @@ import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { type EndpointUrlOptions, saveEndpointSchema } from "@/lib/validation/admin";
-import { requirePermission } from "../access/actor";
 import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
+import { endpointManager } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
 
 /**
- * Sets a producer's notification URL. The first time, a signing secret is generated and returned
- * (the only time it is ever returned); later saves change the URL and keep the secret.
+ * Sets a producer's notification URL, from the console (an admin, naming the producer) or the API
+ * (a producer's key, for its own endpoint only). The first time, a signing secret is generated and
+ * returned (the only time it is ever returned); later saves change the URL and keep the secret.
  * `allow` lists the hosts that may be private or plain http (WEBHOOK_ALLOWED_HOSTS; in demo mode
  * this machine, for trying the product out with a local receiver).
  */
 export async function saveNotificationEndpoint(
   db: Db,
   actor: Principal,
-  raw: { producer: string; url: string },
+  raw: { producer?: string; url: string },
   options: EndpointUrlOptions,
 ) {
-  const admin = requirePermission(actor, "admin:api_keys");
-  const input = parseInput(saveEndpointSchema(options), raw);
+  const { actor: admin, ownProducer } = endpointManager(actor);
+  const input = parseInput(saveEndpointSchema(options), ownProducer ? { ...raw, producer: ownProducer } : raw);
   try {
     return await inTransaction(db, async (tx) => {
       const key = await tx.accessToken.findFirst({ where: { kind: "api_key", name: input.producer } });
@@ -65,7 +66,7 @@ export async function saveNotificationEndpoint(
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new AppError("conflict", "Another admin configured this producer's endpoint at the same moment.");
+      throw new AppError("conflict", "Someone else configured this producer's endpoint at the same moment.");
     }
     throw error;
   }

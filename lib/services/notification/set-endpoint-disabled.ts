@@ -1,34 +1,51 @@
+import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { setEndpointDisabledSchema } from "@/lib/validation/admin";
-import { requirePermission } from "../access/actor";
 import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
+import { endpointManager, NO_OWN_ENDPOINT } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 
-/** A disabled endpoint keeps its URL and secret but is sent nothing. Idempotent. */
-export async function setEndpointDisabled(db: Db, actor: Principal, raw: { endpointId: string; disabled: boolean }) {
-  const admin = requirePermission(actor, "admin:api_keys");
-  const input = parseInput(setEndpointDisabledSchema, raw);
+const ownEndpointDisabledSchema = z.strictObject({ disabled: z.boolean() });
+
+/**
+ * A disabled endpoint keeps its URL and secret but is sent nothing. Idempotent. An admin names
+ * the endpoint (`endpointId`); a producer's key disables or enables its own.
+ */
+export async function setEndpointDisabled(db: Db, actor: Principal, raw: { endpointId?: string; disabled: boolean }) {
+  const { actor: manager, ownProducer } = endpointManager(actor);
+  const { where, disabled } = targetOf(ownProducer, raw);
   return inTransaction(db, async (tx) => {
-    const existing = await tx.notificationEndpoint.findUnique({
-      where: { id: input.endpointId },
-      select: ENDPOINT_PUBLIC_FIELDS,
-    });
-    if (!existing) throw new AppError("not_found", "No such notification endpoint.");
-    if ((existing.disabledAt !== null) === input.disabled) return existing;
+    const existing = await tx.notificationEndpoint.findUnique({ where, select: ENDPOINT_PUBLIC_FIELDS });
+    if (!existing) throw new AppError("not_found", ownProducer ? NO_OWN_ENDPOINT : "No such notification endpoint.");
+    if ((existing.disabledAt !== null) === disabled) return existing;
     const endpoint = await tx.notificationEndpoint.update({
       where: { id: existing.id },
-      data: { disabledAt: input.disabled ? new Date() : null },
+      data: { disabledAt: disabled ? new Date() : null },
       select: ENDPOINT_PUBLIC_FIELDS,
     });
     await recordAudit(tx, {
-      actor: admin,
-      kind: input.disabled ? "endpoint_disabled" : "endpoint_enabled",
+      actor: manager,
+      kind: disabled ? "endpoint_disabled" : "endpoint_enabled",
       after: { id: endpoint.id, producer: endpoint.producer },
     });
     return endpoint;
   });
+}
+
+type EndpointWhere = { id: string } | { producer: string };
+
+function targetOf(
+  ownProducer: string | null,
+  raw: { endpointId?: string; disabled: boolean },
+): { where: EndpointWhere; disabled: boolean } {
+  if (ownProducer) {
+    const { disabled } = parseInput(ownEndpointDisabledSchema, { disabled: raw.disabled });
+    return { where: { producer: ownProducer }, disabled };
+  }
+  const input = parseInput(setEndpointDisabledSchema, raw);
+  return { where: { id: input.endpointId }, disabled: input.disabled };
 }

@@ -11,6 +11,9 @@ export type ReceivedWebhook = {
   receivedAt: number;
   /** The Host header: the endpoint's name, even when the sender connected to an address it resolved itself. */
   host: string;
+  /** The raw body and the Standard Webhooks headers, for a check with another secret (the SDK's, a rotated one). */
+  body: string;
+  signatureHeaders: Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string>;
 };
 
 export type WebhookReceiver = {
@@ -29,12 +32,14 @@ const headerValue = (headers: IncomingHttpHeaders, name: string) => {
 /**
  * A producer's endpoint: verifies every delivery against the signing secret with the Standard
  * Webhooks algorithm and records it. `answer` picks the HTTP status (200 unless told otherwise).
+ * Without a secret (one not issued yet when the URL is needed) nothing verifies here; the records
+ * keep the raw body and headers for the test to check.
  */
 export async function startWebhookReceiver(
-  secret: string,
+  secret: string | null,
   answer: (webhookId: string, verified: boolean) => number = () => 200,
 ): Promise<WebhookReceiver> {
-  const verifier = new Webhook(secret);
+  const verifier = secret ? new Webhook(secret) : null;
   const received: ReceivedWebhook[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -42,20 +47,24 @@ export async function startWebhookReceiver(
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const webhookId = headerValue(req.headers, "webhook-id");
+      const signatureHeaders = {
+        "webhook-id": webhookId,
+        "webhook-timestamp": headerValue(req.headers, "webhook-timestamp"),
+        "webhook-signature": headerValue(req.headers, "webhook-signature"),
+      };
       let payload: unknown;
       let verified = false;
       try {
-        payload = verifier.verify(body, {
-          "webhook-id": webhookId,
-          "webhook-timestamp": headerValue(req.headers, "webhook-timestamp"),
-          "webhook-signature": headerValue(req.headers, "webhook-signature"),
-        });
-        verified = true;
+        if (verifier) {
+          payload = verifier.verify(body, signatureHeaders);
+          verified = true;
+        }
       } catch {
         payload = undefined;
       }
       const status = answer(webhookId, verified);
-      received.push({ webhookId, verified, payload, status, receivedAt: Date.now(), host: req.headers.host ?? "" });
+      const host = req.headers.host ?? "";
+      received.push({ webhookId, verified, payload, status, receivedAt: Date.now(), host, body, signatureHeaders });
       res.statusCode = status;
       res.end();
     });
