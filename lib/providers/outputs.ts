@@ -77,6 +77,7 @@ export function outputUrlForEvidence(url: string): string {
   const comma = url.indexOf(",");
   const header = url.slice(5, comma);
   const encoded = url.length - comma - 1;
-  const bytes = /;base64/i.test(header) ? Math.floor((encoded * 3) / 4) : encoded;
+  const padding = url.endsWith("==") ? 2 : url.endsWith("=") ? 1 : 0;
+  const bytes = /;base64/i.test(header) ? Math.floor((encoded * 3) / 4) - padding : encoded;
   return `data:${header.split(";")[0] || "text/plain"} (about ${bytes} bytes given inline)`;
 }

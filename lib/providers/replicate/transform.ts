@@ -1,6 +1,6 @@
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { isObject as isRecord, nonEmptyText as text } from "../json";
-import { isDataUri, isOutputUrl, stringsWithin, unreadableAnswer } from "../outputs";
+import { isOutputUrl, stringsWithin, unreadableAnswer } from "../outputs";
 import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
 /** Replicate deletes API predictions' outputs after an hour (docs: "Data retention"). */
@@ -56,9 +56,8 @@ function expiryOf(completedAt: unknown): string | undefined {
  * Every such string is an output, in document order; text and numbers are not files to copy.
  */
 export function extractOutputs(output: unknown, expiresAt?: string): OutputRef[] {
-  const urls = stringsWithin(output, isOutputUrl);
-  // A data: URI is the file itself: it cannot expire.
-  return urls.map((url) => (expiresAt && !isDataUri(url) ? { url, expiresAt } : { url }));
+  // A data: URI expires too: the prediction holding it loses its output with the rest.
+  return stringsWithin(output, isOutputUrl).map((url) => (expiresAt ? { url, expiresAt } : { url }));
 }
 
 export type ReplicateListPage = { jobs: ListedJob[]; nextCursor?: string };
