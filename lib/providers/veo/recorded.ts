@@ -33,8 +33,8 @@ export const recordedOperation = {
     error: { code: 3, message: "The prompt could not be submitted: it violates the usage guidelines." },
   },
   /**
-   * Finished, with neither samples nor an error: the guide does not say what this means (a safety
-   * filter is one guess), so it is not read as a failure.
+   * Finished, with neither samples nor an error, and no filter count saying the content filter
+   * withheld them: the guide does not say what this means, so it is not read as a failure.
    */
   doneWithoutSamples: { name, done: true, response: { generateVideoResponse: {} } },
   /**
