@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { DownloadFailure, JobKind, JobStatus } from "./job-status";
 import {
   type AnswerContext,
+  completionEvidence,
   earlierChecksNeeded,
   meaningOf,
   meaningOfCopyFailure,
+  unreadableCompletion,
   type Verdict,
   verdictBeforeAsking,
   verdictWhenCheckFailed,
@@ -31,6 +33,16 @@ const ANSWERS: Row[] = [
   {
     name: "completed without outputs",
     answer: { kind: "completed", providerStatus: "succeeded", outputs: [], outputsRemoved: false },
+  },
+  {
+    name: "completed, but its answer holds no output this product can read",
+    answer: {
+      kind: "completed",
+      providerStatus: "succeeded",
+      outputs: [],
+      outputsRemoved: false,
+      evidence: { unreadableAnswer: { output: { seed: 42 } } },
+    },
   },
   { name: "failed", answer: { kind: "failed", providerStatus: "failed", reason: "nsfw", canceled: false } },
   { name: "not found, first time", answer: { kind: "not_found", httpStatus: 404 } },
@@ -68,6 +80,7 @@ const EXPECTED: Record<string, { polling: Verdict["kind"]; delivery: Verdict["ki
   "completed with outputs": { polling: "deliver", delivery: "deliver" },
   "completed, outputs removed": { polling: "outputs_unavailable", delivery: "outputs_unavailable" },
   "completed without outputs": { polling: "park", delivery: "park" },
+  "completed, but its answer holds no output this product can read": { polling: "park", delivery: "park" },
   failed: { polling: "record_failed", delivery: "park" },
   "not found, first time": { polling: "park", delivery: "park" },
   "not found, also on an earlier claim": { polling: "park", delivery: "outputs_unavailable" },
@@ -140,7 +153,8 @@ describe("what a provider's answer means", () => {
     });
     expect(at("completed without outputs")).toEqual({
       kind: "park",
-      evidence: "the provider reported no outputs to deliver",
+      evidence:
+        "the provider reports the job completed (succeeded), but its answer holds no output this product can read: the charge stands, and a person decides whether to retry the delivery or mark the outputs unavailable",
     });
     expect(at("failed")).toEqual({
       kind: "record_failed",
@@ -189,6 +203,36 @@ describe("what a provider's answer means", () => {
       base,
     );
     expect(verdict).toEqual({ kind: "park", evidence: "status unknown after 1 attempts: throttled" });
+  });
+});
+
+describe("a completion whose answer holds no output this product can read", () => {
+  const unreadable = ANSWERS.find((r) => r.name.startsWith("completed, but"))?.answer as Extract<
+    JobStatus,
+    { kind: "completed" }
+  >;
+
+  it.each([
+    ["polling", "resume_poll"],
+    ["delivery", "retry_delivery"],
+    ["delivery", "resume_poll"],
+  ] as const)(
+    "%s + %s parks for a person, saying so and where the answer is kept, never delivering nothing",
+    (stage, action) => {
+      expect(meaningOf(stage, action, unreadable, base)).toEqual({
+        kind: "park",
+        evidence:
+          "the provider reports the job completed (succeeded), but its answer holds no output this product can read; its answer is kept on the observation: the charge stands, and a person decides whether to retry the delivery or mark the outputs unavailable",
+      });
+    },
+  );
+
+  it("records the move to delivery (and the settlement, rule 18) in the same words, not as a plain completion", () => {
+    expect(completionEvidence(unreadable)).toBe(unreadableCompletion(unreadable));
+    const readable = ANSWERS.find((r) => r.name === "completed with outputs")?.answer as typeof unreadable;
+    expect(completionEvidence(readable)).toBe("provider reports succeeded");
+    const removed = ANSWERS.find((r) => r.name === "completed, outputs removed")?.answer as typeof unreadable;
+    expect(completionEvidence(removed)).toBe("provider reports succeeded");
   });
 });
 
@@ -250,6 +294,7 @@ describe("what a failed copy means", () => {
     timeout: "park",
     transport_error: "park",
     sink_error: "park",
+    malformed_inline: "park",
   };
 
   it.each(Object.entries(FAILURES))("%s -> %s", (reason, kind) => {

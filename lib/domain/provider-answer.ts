@@ -139,7 +139,7 @@ export function meaningOf(
         };
       }
       const [first, ...rest] = answer.outputs;
-      if (!first) return { kind: "park", evidence: "the provider reported no outputs to deliver" };
+      if (!first) return { kind: "park", evidence: unreadableCompletion(answer) };
       return { kind: "deliver", outputs: [first, ...rest] };
     }
     case "failed": {
@@ -179,6 +179,30 @@ export function meaningOf(
         evidence: `the provider does not know job ${context.providerJobId} (HTTP ${answer.httpStatus})`,
       };
   }
+}
+
+/**
+ * A completion whose answer names no output this product can read. The provider completed the job,
+ * so its charge is certain and the hold settles with the observation (docs/design.md rule 18: every
+ * paid video has a charge record); but nothing says the video is missing, so the case must not read
+ * as "nothing to deliver". It parks in delivery for a person, with the provider's answer kept on the
+ * observation, and its next step is theirs (rule 13): a retry of the delivery once the answer can be
+ * read, or marking the outputs unavailable, which opens the way to a replacement.
+ */
+export function unreadableCompletion(answer: Extract<JobStatus, { kind: "completed" }>): string {
+  return `${unreadableAnswerWords(answer)}: the charge stands, and a person decides whether to retry the delivery or mark the outputs unavailable`;
+}
+
+/** The finding itself, in words, and where its evidence is. */
+export function unreadableAnswerWords(answer: Extract<JobStatus, { kind: "completed" }>): string {
+  const kept = answer.evidence?.unreadableAnswer !== undefined ? "; its answer is kept on the observation" : "";
+  return `the provider reports the job completed (${answer.providerStatus}), but its answer holds no output this product can read${kept}`;
+}
+
+/** The words a completion's move to delivery is recorded with. */
+export function completionEvidence(answer: Extract<JobStatus, { kind: "completed" }>): string {
+  if (answer.outputs.length === 0 && !answer.outputsRemoved) return unreadableCompletion(answer);
+  return `provider reports ${answer.providerStatus}`;
 }
 
 /** What a failed copy of output `outputIndex` means: a file the host no longer serves cannot be copied later either. */

@@ -1,4 +1,5 @@
 import type { JobStatus } from "./job-status";
+import { unreadableAnswerWords } from "./provider-answer";
 import type { PermitStatus } from "./send-permits";
 import type { CaseState, Stage } from "./stages";
 
@@ -73,7 +74,9 @@ function forCase(stage: Stage, state: CaseState, answer: JobStatus): WebhookVerd
   switch (answer.kind) {
     case "completed":
       if (answer.outputsRemoved) return observe("the provider reports the outputs already removed");
-      if (answer.outputs.length === 0) return observe("the provider reported no outputs to deliver");
+      // Nothing is settled or moved on a webhook that names nothing to copy: the status check a
+      // reviewer approves settles it and parks the case for a person (provider-answer.ts).
+      if (answer.outputs.length === 0) return observe(unreadableAnswerWords(answer));
       return {
         kind: "converge",
         stage: "delivery",

@@ -18,13 +18,22 @@ import {
 
 export const DEFAULT_MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * The largest status answer read where a provider may put the video itself in it (Veo's
+ * `encodedVideo`, a Replicate or fal `data:` URI): base64 of a clip of about 48 MB. A larger answer
+ * is `response_too_large`, unknown, and parks with that evidence rather than being held in memory.
+ */
+export const INLINE_ANSWER_MAX_BYTES = 64 * 1024 * 1024;
 
 export type AdapterKit = {
   baseUrl: string;
   policy: RetryPolicy;
   random: () => number;
   /** A read from the provider's API with the adapter's retry policy, the call's pace and its signal. */
-  get(request: Pick<GetRequest, "url" | "headers" | "isFinal">, options: CallOptions): Promise<HttpAnswer>;
+  get(
+    request: Pick<GetRequest, "url" | "headers" | "isFinal" | "maxBodyBytes">,
+    options: CallOptions,
+  ): Promise<HttpAnswer>;
   downloadOutput(output: OutputRef | string, sink: Writable, options?: DownloadOptions): Promise<DownloadResult>;
 };
 

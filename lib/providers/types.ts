@@ -16,7 +16,7 @@ export type ProviderName = (typeof PROVIDERS)[number]["name"];
  */
 export const UNLISTED_JOB_SETTLING_SECONDS = 15 * 60;
 
-export type { JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
+export type { AnswerEvidence, JobKind, JobStatus, OutputRef } from "@/lib/domain/job-status";
 
 /** fal needs the model (endpoint id) to address a request; the others ignore it (Veo's operation name holds it). */
 export type JobRef = { providerJobId: string; model?: string };

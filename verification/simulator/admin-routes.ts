@@ -41,6 +41,7 @@ const jobBody = z.object({
   resultTtlMs: nonNegative,
   error: z.string().max(500).optional(),
   errorOnStatus: z.boolean().optional(),
+  outputShape: z.enum(["url", "nested", "inline", "unreadable"]).optional(),
 });
 
 const webhookFaultsBody = z.strictObject({

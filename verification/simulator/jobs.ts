@@ -4,6 +4,12 @@ import type { ProviderName } from "../../lib/providers/types";
 export type SimProvider = ProviderName;
 /** `stuck` never leaves the running phase, like a job whose worker hangs at the provider. */
 export type SimOutcome = "succeeded" | "failed" | "canceled" | "stuck";
+/**
+ * How a succeeded job's answer names its output (Replicate and Veo only): `url` as usual; `nested`
+ * deep inside lists and objects (Replicate `[[url]]`); `inline` as the bytes themselves (Replicate a
+ * data: URI, Veo `encodedVideo`); `unreadable` naming nothing a client would take as a file.
+ */
+export type SimOutputShape = "url" | "nested" | "inline" | "unreadable";
 
 export type JobTimings = {
   queuedMs: number;
@@ -27,6 +33,7 @@ export type JobSpec = Partial<JobTimings> & {
   /** fal only: report the failure on the status answer too, not only on the result. */
   errorOnStatus?: boolean;
   createdAt?: number;
+  outputShape?: SimOutputShape;
 };
 
 export type SimJob = JobTimings & {
@@ -40,6 +47,7 @@ export type SimJob = JobTimings & {
   errorOnStatus: boolean;
   createdAt: number;
   createdByApi: boolean;
+  outputShape: SimOutputShape;
 };
 
 export const DEFAULT_TIMINGS: JobTimings = {
@@ -82,6 +90,7 @@ export function buildJob(
     errorOnStatus: spec.errorOnStatus ?? false,
     createdAt: spec.createdAt ?? now,
     createdByApi,
+    outputShape: spec.outputShape ?? "url",
   };
 }
 

@@ -48,8 +48,7 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
     version: createHash("sha256").update(job.model).digest("hex"),
     input: removed ? {} : job.input,
     logs: phase === "queued" || removed ? null : "Simulated run\n",
-    output:
-      done && job.outcome === "succeeded" && !removed ? `${ctx.origin}/delivery/replicate/${job.id}/output.mp4` : null,
+    output: done && job.outcome === "succeeded" && !removed ? outputOf(job, ctx) : null,
     data_removed: removed,
     error: done && job.outcome === "failed" ? job.error : null,
     status,
@@ -60,6 +59,21 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
     metrics: done ? { predict_time: job.runningMs / 1000, total_time: (job.queuedMs + job.runningMs) / 1000 } : {},
     urls: { get: self, cancel: `${self}/cancel`, web: `${ctx.origin}/replicate/p/${job.id}` },
   };
+}
+
+/** The prediction's `output` in the job's shape (typed `any` by Replicate's client). */
+function outputOf(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">): unknown {
+  const url = `${ctx.origin}/delivery/replicate/${job.id}/output.mp4`;
+  switch (job.outputShape) {
+    case "nested":
+      return [[url]];
+    case "inline":
+      return `data:video/mp4;base64,${ctx.state.output(job).toString("base64")}`;
+    case "unreadable":
+      return { seed: 42, message: "done" };
+    default:
+      return url;
+  }
 }
 
 const notFound = (ctx: RouteContext) =>

@@ -60,13 +60,21 @@ export function operationJson(job: SimJob, ctx: Pick<RouteContext, "state" | "or
   const name = veoOperationName(job);
   if (phaseOf(job, ctx.state.clock.now()) !== "done") return { name };
   if (job.outcome === "succeeded") {
-    const uri = `${ctx.origin}/veo/v1beta/files/${job.id}:download?alt=media`;
-    return { name, done: true, response: { generateVideoResponse: { generatedSamples: [{ video: { uri } }] } } };
+    return { name, done: true, response: { generateVideoResponse: { generatedSamples: [sampleOf(job, ctx)] } } };
   }
   // google.rpc.Code 1 is CANCELLED; the guide documents no cancel, but a status can still say so.
   const error =
     job.outcome === "canceled" ? { code: 1, message: "Operation cancelled." } : { code: 3, message: job.error };
   return { name, done: true, error };
+}
+
+/** A generated sample in the job's shape: its file's URI, its bytes inline (`encodedVideo`), or neither. */
+function sampleOf(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">) {
+  if (job.outputShape === "inline") {
+    return { video: { encodedVideo: ctx.state.output(job).toString("base64"), encoding: "video/mp4" } };
+  }
+  if (job.outputShape === "unreadable") return { video: {} };
+  return { video: { uri: `${ctx.origin}/veo/v1beta/files/${job.id}:download?alt=media` } };
 }
 
 const notFound = { error: { code: 404, message: "Operation not found.", status: "NOT_FOUND" } };

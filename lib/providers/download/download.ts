@@ -4,9 +4,11 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { chunksOf } from "../http/chunks";
 import { describeFetchError } from "../http/errors";
+import { isDataUri } from "../outputs";
 import type { DownloadFailure, DownloadResult } from "../types";
 import { declaredSha256 } from "./digest";
 import { checkDownloadUrl, type HostPolicy } from "./hosts";
+import { decodeDataUri } from "./inline";
 
 export type DownloadRequest = {
   url: string;
@@ -25,6 +27,8 @@ export type DownloadRequest = {
 };
 
 const MAX_REDIRECTS = 3;
+/** Inline bytes are handed to the sink in pieces of this size, as a fetched body would be. */
+const INLINE_CHUNK_BYTES = 64 * 1024;
 
 class Refusal extends Error {
   constructor(
@@ -41,7 +45,9 @@ class Refusal extends Error {
  * limit is enforced before and during the transfer, and the sink is only ended once length and
  * checksums have been verified, so a storage layer that commits on `finish` never commits a bad copy.
  * No credentials are sent unless the request names a credential, and then only to its own hosts:
- * delivery URLs are public, and a key must not reach a CDN host.
+ * delivery URLs are public, and a key must not reach a CDN host. A `data:` URI (bytes the provider
+ * answered with) is decoded instead of fetched: no host is contacted, so the allow-list, which
+ * governs fetches, does not apply to it; the size limit, the hash and every check still do.
  */
 export async function downloadToSink(request: DownloadRequest): Promise<DownloadResult> {
   const timeout = AbortSignal.timeout(request.timeoutMs);
@@ -71,6 +77,7 @@ async function transfer(
   progress: Progress,
   sinkErrors: unknown[],
 ): Promise<Extract<DownloadResult, { ok: true }>> {
+  if (isDataUri(request.url)) return inlineTransfer(request, signal, progress, sinkErrors);
   const response = await fetchAllowed(request, signal);
   const length = response.headers.get("content-length");
   progress.contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
@@ -90,6 +97,28 @@ async function transfer(
   const verifiedBy = verify(sha256, progress, request, response.headers);
   const contentType = response.headers.get("content-type") ?? undefined;
   return { ok: true, size: progress.bytes, sha256, contentType, verifiedBy };
+}
+
+/** The decoded bytes of a `data:` URI, written and checked as a fetched body is. */
+async function inlineTransfer(
+  request: DownloadRequest,
+  signal: AbortSignal,
+  progress: Progress,
+  sinkErrors: unknown[],
+): Promise<Extract<DownloadResult, { ok: true }>> {
+  const body = decodeDataUri(request.url, request.maxBytes);
+  if (!body.ok) throw new Refusal(body.reason, body.detail);
+  const hash = createHash("sha256");
+  for (let at = 0; at < body.bytes.length; at += INLINE_CHUNK_BYTES) {
+    const chunk = body.bytes.subarray(at, at + INLINE_CHUNK_BYTES);
+    progress.bytes += chunk.byteLength;
+    hash.update(chunk);
+    if (sinkErrors.length > 0 || request.sink.destroyed) throw new Refusal("sink_error", "sink failed");
+    if (!request.sink.write(chunk)) await once(request.sink, "drain", { signal });
+  }
+  const sha256 = hash.digest("hex");
+  const verifiedBy = ["inline", ...verify(sha256, progress, request, new Headers())];
+  return { ok: true, size: progress.bytes, sha256, contentType: body.contentType, verifiedBy };
 }
 
 function verify(sha256: string, progress: Progress, request: DownloadRequest, headers: Headers): string[] {

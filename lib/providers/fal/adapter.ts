@@ -1,4 +1,11 @@
-import { adapterKit, authHeaders, normaliseBaseUrl, unknownFrom, withAttempts } from "../adapter-kit";
+import {
+  adapterKit,
+  authHeaders,
+  INLINE_ANSWER_MAX_BYTES,
+  normaliseBaseUrl,
+  unknownFrom,
+  withAttempts,
+} from "../adapter-kit";
 import {
   type AdapterConfig,
   type CallOptions,
@@ -61,6 +68,8 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
       {
         url: requestUrl,
         headers,
+        // A File may carry its bytes (a data: URI or `file_data`), so a result may be large.
+        maxBodyBytes: INLINE_ANSWER_MAX_BYTES,
         // A response carrying fal's error type is the stored outcome; asking again returns the same.
         isFinal: (_code, responseHeaders) => responseHeaders.has("x-fal-error-type"),
       },

@@ -57,6 +57,31 @@ export const recordedResult = {
       },
     ],
   },
+  /**
+   * `File` in @fal-ai/client@1.10.1 (src/types/endpoints.d.ts) is `{ url, content_type?, file_name?,
+   * file_size?, file_data? }`; outputs hold one under a model's own key, or lists of them.
+   */
+  videosList: {
+    videos: [
+      { url: "https://v3.fal.media/files/koala/a_0.mp4", content_type: "video/mp4", file_name: "a_0.mp4" },
+      { url: "https://v3.fal.media/files/koala/a_1.mp4", content_type: "video/mp4", file_name: "a_1.mp4" },
+    ],
+    seed: 1,
+  },
+  /** A `VideoFile` five levels down, under keys no other model uses. */
+  deeplyNested: {
+    output: { clips: { final: { render: { url: "https://v3.fal.media/files/lion/deep.mp4", file_size: 2048 } } } },
+  },
+  /** Sync mode: the File's url is a data: URI. */
+  dataUriFile: {
+    video: { url: "data:video/mp4;base64,AAAAGGZ0eXBtcDQy", content_type: "video/mp4", file_name: "output.mp4" },
+  },
+  /** A File carrying its bytes in `file_data` (base64) with no fetchable url. */
+  fileData: {
+    video: { url: "", file_data: "AAAAGGZ0eXBtcDQy", content_type: "video/mp4", file_name: "output.mp4" },
+  },
+  /** A result with no File at all. */
+  noFile: { seed: 314159, has_nsfw_concepts: [false], prompt: "a red fox" },
   stillRunning: { detail: "Request is still in progress" },
   notFound: { detail: "Request not found" },
 };

@@ -92,3 +92,47 @@ describe("requestsPage", () => {
     expect(requestsPage({ detail: "Unauthorized" })).toBeUndefined();
   });
 });
+
+describe("every File shape fal's client types allow", () => {
+  const outputsOf = (body: unknown) => {
+    const status = resultToStatus(200, body);
+    return status.kind === "completed" ? status.outputs : status;
+  };
+
+  it("reads lists of Files and a File nested deep under any key", () => {
+    expect(outputsOf(r.videosList)).toEqual([
+      { url: "https://v3.fal.media/files/koala/a_0.mp4", contentType: "video/mp4" },
+      { url: "https://v3.fal.media/files/koala/a_1.mp4", contentType: "video/mp4" },
+    ]);
+    expect(outputsOf(r.deeplyNested)).toEqual([{ url: "https://v3.fal.media/files/lion/deep.mp4", size: 2048 }]);
+    expect(extractFiles({ grid: [[{ url: "https://v3.fal.media/g.mp4" }]] })).toEqual([
+      { url: "https://v3.fal.media/g.mp4" },
+    ]);
+  });
+
+  it("reads a File whose url is a data: URI, or whose bytes are in file_data", () => {
+    expect(outputsOf(r.dataUriFile)).toEqual([
+      { url: "data:video/mp4;base64,AAAAGGZ0eXBtcDQy", contentType: "video/mp4" },
+    ]);
+    expect(outputsOf(r.fileData)).toEqual([
+      { url: "data:video/mp4;base64,AAAAGGZ0eXBtcDQy", contentType: "video/mp4" },
+    ]);
+  });
+
+  it("keeps a result with no File as evidence, without its prompt", () => {
+    expect(resultToStatus(200, r.noFile)).toEqual({
+      kind: "completed",
+      providerStatus: "COMPLETED",
+      outputs: [],
+      outputsRemoved: false,
+      evidence: { unreadableAnswer: { seed: 314159, has_nsfw_concepts: [false] } },
+    });
+  });
+
+  it("strips a signed query and secrets from the answer it keeps", () => {
+    const status = resultToStatus(200, { page: "https://x.example/a?sig=secret", api_key: "k-123" });
+    expect(status).toMatchObject({
+      evidence: { unreadableAnswer: { page: "https://x.example/a?[redacted]", api_key: "[redacted]" } },
+    });
+  });
+});

@@ -1,4 +1,5 @@
-import { isHttpUrl, isObject, type JsonObject, nonEmptyText } from "../json";
+import { isObject, type JsonObject, nonEmptyText } from "../json";
+import { inlineOutputUrl, isOutputUrl, MAX_OUTPUT_DEPTH, unreadableAnswer } from "../outputs";
 import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
 /**
@@ -43,7 +44,7 @@ export function resultToStatus(httpStatus: number, body: unknown, errorTypeHeade
   const providerStatus = "COMPLETED";
   if (httpStatus >= 200 && httpStatus <= 299) {
     if (!isObject(body)) return unknown("malformed_response", httpStatus);
-    return { kind: "completed", providerStatus, outputs: extractFiles(body), outputsRemoved: false };
+    return completedWith(providerStatus, body);
   }
   const errorType = nonEmptyText(errorTypeHeader) ?? (isObject(body) ? nonEmptyText(body.error_type) : undefined);
   if (errorType)
@@ -69,19 +70,42 @@ function detailOf(body: unknown): string | undefined {
   return [nonEmptyText(first.type), nonEmptyText(first.msg)].filter(Boolean).join(": ").slice(0, 500) || undefined;
 }
 
-/** fal outputs are File objects (`{ url, content_type, file_size }`) anywhere in the model's payload. */
-export function extractFiles(payload: JsonObject, depth = 0): OutputRef[] {
-  if (depth > 3) return [];
-  if (isHttpUrl(payload.url)) {
-    const file: OutputRef = { url: payload.url };
-    if (typeof payload.content_type === "string") file.contentType = payload.content_type;
-    if (typeof payload.file_size === "number" && Number.isInteger(payload.file_size)) file.size = payload.file_size;
-    return [file];
-  }
+/** A completion naming the payload's files; a payload with none keeps itself as evidence. */
+function completedWith(providerStatus: string, payload: JsonObject): JobStatus {
+  const outputs = extractFiles(payload);
+  if (outputs.length > 0) return { kind: "completed", providerStatus, outputs, outputsRemoved: false };
+  const evidence = { unreadableAnswer: unreadableAnswer(payload) };
+  return { kind: "completed", providerStatus, outputs, outputsRemoved: false, evidence };
+}
+
+/**
+ * fal outputs are `File` objects (`{ url, content_type?, file_name?, file_size?, file_data? }` in
+ * `@fal-ai/client`; `VideoFile` and `Image` add dimensions) anywhere in the model's payload, under
+ * any key (`video`, `videos`, `images`, `audio`, `output`...) and at any depth up to the bound. The
+ * `url` may be a `data:` URI (sync mode); a File with no readable `url` but `file_data` (base64)
+ * carries its bytes. A File's `content_type` and `file_size` are kept, to check the copy against.
+ */
+export function extractFiles(payload: JsonObject, depth = 0, budget = { values: 5000 }): OutputRef[] {
+  budget.values -= 1;
+  if (depth > MAX_OUTPUT_DEPTH || budget.values < 0) return [];
+  const file = fileOf(payload);
+  if (file) return [file];
   return Object.values(payload)
     .flatMap((value) => (Array.isArray(value) ? value : [value]))
+    .flatMap((child) => (Array.isArray(child) ? child : [child]))
     .filter(isObject)
-    .flatMap((child) => extractFiles(child, depth + 1));
+    .flatMap((child) => extractFiles(child, depth + 1, budget));
+}
+
+function fileOf(payload: JsonObject): OutputRef | undefined {
+  const contentType = nonEmptyText(payload.content_type);
+  const inline = nonEmptyText(payload.file_data);
+  const url = isOutputUrl(payload.url) ? payload.url : inline ? inlineOutputUrl(inline, contentType) : undefined;
+  if (!url) return undefined;
+  const file: OutputRef = { url };
+  if (contentType) file.contentType = contentType;
+  if (typeof payload.file_size === "number" && Number.isInteger(payload.file_size)) file.size = payload.file_size;
+  return file;
 }
 
 export type FalListPage = { jobs: ListedJob[]; nextCursor?: string };
@@ -128,10 +152,7 @@ export function webhookReport(body: unknown): WebhookReport | null {
   if (!providerJobId) return null;
   const providerStatus = typeof body.status === "string" ? body.status : "";
   if (providerStatus === "OK" && isObject(body.payload)) {
-    return {
-      providerJobId,
-      status: { kind: "completed", providerStatus, outputs: extractFiles(body.payload), outputsRemoved: false },
-    };
+    return { providerJobId, status: completedWith(providerStatus, body.payload) };
   }
   if (providerStatus === "ERROR") {
     const reason = reasonOf(undefined, nonEmptyText(body.error) ?? "error");

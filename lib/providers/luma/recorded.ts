@@ -30,6 +30,14 @@ export const recordedGeneration = {
     failure_reason: null,
     assets: { video: videoUrl, image: "https://storage.cdn-luma.com/dream_machine/5f3b1c2e/7c1c7c6e_thumb.jpg" },
   },
+  /** `generation_type: "image"` (lumaai@1.19.1 `Generation`): the result is `assets.image`. */
+  completedImage: {
+    ...base,
+    generation_type: "image",
+    state: "completed",
+    failure_reason: null,
+    assets: { image: "https://storage.cdn-luma.com/dream_machine/5f3b1c2e/7c1c7c6e_image0.jpg" },
+  },
   failed: {
     ...base,
     state: "failed",

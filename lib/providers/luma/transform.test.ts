@@ -80,3 +80,16 @@ describe("listPage", () => {
     expect(listPage({ generations: [withoutModel] })?.jobs[0]?.model).toBe("ray-2");
   });
 });
+
+describe("every asset a Generation may carry", () => {
+  it("reads an image generation's image, and never takes the preview for the result", () => {
+    expect(generationToStatus(200, g.completedImage)).toEqual({
+      kind: "completed",
+      providerStatus: "completed",
+      outputs: [{ url: g.completedImage.assets.image }],
+      outputsRemoved: false,
+    });
+    const preview = { ...g.completed, assets: { progress_video: "https://storage.cdn-luma.com/p.mp4" } };
+    expect(generationToStatus(200, preview)).toMatchObject({ kind: "unknown", reason: "malformed_response" });
+  });
+});

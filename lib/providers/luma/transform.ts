@@ -23,10 +23,13 @@ export function generationToStatus(httpStatus: number, body: unknown): JobStatus
     case "dreaming":
       return { kind: "running", providerStatus };
     case "completed": {
-      // A completion without a video URL is not something the reference describes: not asserted either way.
-      const video = isObject(body.assets) ? body.assets.video : undefined;
-      if (!isHttpUrl(video)) return unknown("malformed_response", httpStatus);
-      return { kind: "completed", providerStatus, outputs: [{ url: video }], outputsRemoved: false };
+      // `Generation.assets` (lumaai): `video` for a video generation, `image` for an image one
+      // (`generation_type`); `progress_video` is a preview, never the result. A completion with
+      // neither is not something the reference describes: not asserted either way.
+      const assets = isObject(body.assets) ? body.assets : {};
+      const asset = body.generation_type === "image" ? assets.image : (assets.video ?? assets.image);
+      if (!isHttpUrl(asset)) return unknown("malformed_response", httpStatus);
+      return { kind: "completed", providerStatus, outputs: [{ url: asset }], outputsRemoved: false };
     }
     case "failed": {
       const reason = nonEmptyText(body.failure_reason)?.slice(0, 500) ?? "failed";

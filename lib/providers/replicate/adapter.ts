@@ -1,4 +1,11 @@
-import { adapterKit, authHeaders, createdWithin, unknownFrom, withAttempts } from "../adapter-kit";
+import {
+  adapterKit,
+  authHeaders,
+  createdWithin,
+  INLINE_ANSWER_MAX_BYTES,
+  unknownFrom,
+  withAttempts,
+} from "../adapter-kit";
 import {
   type AdapterConfig,
   type CallOptions,
@@ -63,7 +70,9 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
     provider: "replicate",
     capabilities: REPLICATE_CAPABILITIES,
     async getJob(ref, options = {}) {
-      const answer = await get(`${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`, options);
+      // A prediction's output may be a data: URI (the file itself), so its answer may be large.
+      const url = `${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`;
+      const answer = await kit.get({ url, headers, maxBodyBytes: INLINE_ANSWER_MAX_BYTES }, options);
       if (answer.kind === "unknown") return unknownFrom(answer);
       return withAttempts(predictionToStatus(answer.status, answer.body), answer.attempts);
     },

@@ -75,6 +75,35 @@ export const recordedPrediction = {
   canceled: { ...base, status: "canceled", output: null, error: null, completed_at: "2026-11-06T12:00:10.000000Z" },
 };
 
+/**
+ * `Prediction.output` is typed `any` in Replicate's client (replicate@1.4.0, index.d.ts), which walks
+ * it to any depth and takes every string starting `https:` or `data:` as a file (index.js, `run`).
+ * These are the shapes that allows, as models publish them; each must name its file.
+ */
+const succeededWith = (output: unknown) => ({
+  ...base,
+  status: "succeeded",
+  output,
+  error: null,
+  completed_at: "2026-11-06T12:01:34.500000Z",
+});
+/** The bytes of a (tiny) file as Replicate's sync mode hands them back. */
+export const recordedDataUriBytes = Buffer.from("a tiny simulated mp4");
+const dataUri = `data:video/mp4;base64,${recordedDataUriBytes.toString("base64")}`;
+
+export const recordedOutputShapes = {
+  /** A list of lists (a model returning one list of clips per input). */
+  nestedLists: succeededWith([["https://replicate.delivery/xezq/a/out-0.mp4"]]),
+  /** An object of lists of objects. */
+  objectOfFiles: succeededWith({ videos: [{ url: "https://replicate.delivery/xezq/b/out-0.mp4" }], seed: 7 }),
+  /** An object whose value is the URL itself. */
+  namedVideo: succeededWith({ video: "https://replicate.delivery/xezq/c/out.mp4", duration: 5.04 }),
+  /** Sync mode (`Prefer: wait`) may answer with the file itself. */
+  dataUri: succeededWith(dataUri),
+  /** A prediction that "succeeded" with nothing any client would take as a file. */
+  noFile: succeededWith({ seed: 42, message: "done", prompt: "a red fox running through snow" }),
+};
+
 export const recordedNotFound = { title: "Not found", detail: "Not found.", status: 404 };
 export const recordedThrottled = { detail: "Request was throttled. Expected available in 1 second.", status: 429 };
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { recordedPrediction as p, recordedList, recordedNotFound, recordedThrottled } from "./recorded";
+import {
+  recordedPrediction as p,
+  recordedDataUriBytes,
+  recordedList,
+  recordedNotFound,
+  recordedThrottled,
+  recordedOutputShapes as shapes,
+} from "./recorded";
 import { extractOutputs, listPage, predictionToStatus } from "./transform";
 
 describe("predictionToStatus", () => {
@@ -78,5 +85,42 @@ describe("listPage", () => {
   it("has no next cursor on the last page and refuses a body without results", () => {
     expect(listPage({ ...recordedList, next: null })?.nextCursor).toBeUndefined();
     expect(listPage({ detail: "nope" })).toBeUndefined();
+  });
+});
+
+describe("every output shape Replicate's client allows", () => {
+  const expiresAt = "2026-11-06T13:01:34.500Z";
+  const outputsOf = (body: unknown) => {
+    const status = predictionToStatus(200, body);
+    return status.kind === "completed" ? status.outputs : status;
+  };
+
+  it("reads a list of lists, an object of files and a named URL, in document order", () => {
+    expect(outputsOf(shapes.nestedLists)).toEqual([{ url: "https://replicate.delivery/xezq/a/out-0.mp4", expiresAt }]);
+    expect(outputsOf(shapes.objectOfFiles)).toEqual([
+      { url: "https://replicate.delivery/xezq/b/out-0.mp4", expiresAt },
+    ]);
+    expect(outputsOf(shapes.namedVideo)).toEqual([{ url: "https://replicate.delivery/xezq/c/out.mp4", expiresAt }]);
+    expect(
+      extractOutputs({ a: [[["https://a/1.mp4"]], { b: { c: "https://a/2.mp4" } }], d: "https://a/3.mp4" }),
+    ).toEqual([{ url: "https://a/1.mp4" }, { url: "https://a/2.mp4" }, { url: "https://a/3.mp4" }]);
+  });
+
+  it("reads a data: URI as the file itself, gone with the prediction's output after the retention hour", () => {
+    expect(outputsOf(shapes.dataUri)).toEqual([
+      { url: `data:video/mp4;base64,${recordedDataUriBytes.toString("base64")}`, expiresAt },
+    ]);
+  });
+
+  it("keeps an answer with no file as bounded evidence without its prompt, never as a silent empty completion", () => {
+    expect(predictionToStatus(200, shapes.noFile)).toEqual({
+      kind: "completed",
+      providerStatus: "succeeded",
+      outputs: [],
+      outputsRemoved: false,
+      evidence: { unreadableAnswer: { output: { seed: 42, message: "done" } } },
+    });
+    // Removed outputs are a different finding (retention passed), not an unreadable answer.
+    expect(predictionToStatus(200, p.succeededRemoved)).not.toHaveProperty("evidence");
   });
 });

@@ -1,5 +1,6 @@
 import { requestFingerprint } from "@/lib/domain/fingerprint";
-import { isHttpUrl, isObject as isRecord, nonEmptyText as text } from "../json";
+import { isObject as isRecord, nonEmptyText as text } from "../json";
+import { isOutputUrl, stringsWithin, unreadableAnswer } from "../outputs";
 import type { JobStatus, ListedJob, OutputRef, WebhookReport } from "../types";
 
 /** Replicate deletes API predictions' outputs after an hour (docs: "Data retention"). */
@@ -19,7 +20,15 @@ export function predictionToStatus(httpStatus: number, body: unknown): JobStatus
     case "succeeded": {
       // data_removed: the retention period has passed and the output files are gone for good.
       const outputs = extractOutputs(body.output, expiryOf(body.completed_at));
-      return { kind: "completed", providerStatus, outputs, outputsRemoved: body.data_removed === true };
+      const outputsRemoved = body.data_removed === true;
+      const unreadable = outputs.length === 0 && !outputsRemoved;
+      return {
+        kind: "completed",
+        providerStatus,
+        outputs,
+        outputsRemoved,
+        ...(unreadable ? { evidence: { unreadableAnswer: unreadableAnswer({ output: body.output ?? null }) } } : {}),
+      };
     }
     case "failed":
       return { kind: "failed", providerStatus, reason: text(body.error) ?? "failed", canceled: false };
@@ -41,13 +50,14 @@ function expiryOf(completedAt: unknown): string | undefined {
 }
 
 /**
- * Output is model-specific: a URL string (most video models), a list of URLs, or an object whose
- * values are URLs or lists of URLs. Non-URL values (text, numbers) are not outputs to copy.
+ * Output is model-specific and typed `any` in Replicate's client, which walks it to any depth and
+ * treats every string starting `https:` or `data:` as a file: a URL (most video models), a list of
+ * URLs, a list of lists, an object of any of these (`{ video: url }`, `{ videos: [{ url }] }`).
+ * Every such string is an output, in document order; text and numbers are not files to copy.
  */
 export function extractOutputs(output: unknown, expiresAt?: string): OutputRef[] {
-  const values = isRecord(output) ? Object.values(output) : [output];
-  const urls = values.flatMap((value) => (Array.isArray(value) ? value : [value])).filter(isHttpUrl);
-  return urls.map((url) => (expiresAt ? { url, expiresAt } : { url }));
+  // A data: URI expires too: the prediction holding it loses its output with the rest.
+  return stringsWithin(output, isOutputUrl).map((url) => (expiresAt ? { url, expiresAt } : { url }));
 }
 
 export type ReplicateListPage = { jobs: ListedJob[]; nextCursor?: string };

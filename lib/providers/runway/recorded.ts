@@ -36,6 +36,20 @@ export const recordedTask = {
 };
 
 /**
+ * The same statuses as `TaskRetrieveResponse` types them in @runwayml/sdk@4.20.1
+ * (resources/tasks.d.ts): every ending carries `cost: { credits }` and the open statuses
+ * `estimatedCost: { credits }`, the billing evidence a failed or cancelled task still has.
+ */
+export const recordedTaskWithCost = {
+  running: { ...recordedTask.running, estimatedCost: { credits: 50 } },
+  succeeded: { ...recordedTask.succeeded, cost: { credits: 50 } },
+  failed: { ...recordedTask.failed, cost: { credits: 0 } },
+  cancelled: { ...recordedTask.cancelled, cost: { credits: 25 } },
+  /** A success whose output list names nothing fetchable. */
+  succeededWithoutUrl: { ...recordedTask.succeeded, output: [], cost: { credits: 50 } },
+};
+
+/**
  * 404: "the referenced resource is not available" (also a deleted or aborted task, which cannot be
  * fetched again). 401: "The provided API key is not valid." Neither body is documented (only a 400's
  * `error` member is); the transform reads the status code alone.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordedNotFound, recordedUnauthorised, recordedTask as t } from "./recorded";
+import { recordedTaskWithCost as c, recordedNotFound, recordedUnauthorised, recordedTask as t } from "./recorded";
 import { outputsOf, taskToStatus } from "./transform";
 
 describe("taskToStatus", () => {
@@ -57,5 +57,43 @@ describe("outputsOf", () => {
       { url: "https://a/v.mp4" },
       { url: "http://b/w.mp4" },
     ]);
+  });
+});
+
+describe("the billing a task reports (TaskRetrieveResponse)", () => {
+  it("keeps cost.credits on a failed and a cancelled task, which stays cancelled", () => {
+    expect(taskToStatus(200, c.failed)).toEqual({
+      kind: "failed",
+      providerStatus: "FAILED",
+      reason: "SAFETY.INPUT.TEXT: The input text was flagged by our content moderation system.",
+      canceled: false,
+      evidence: { credits: 0 },
+    });
+    expect(taskToStatus(200, c.cancelled)).toEqual({
+      kind: "failed",
+      providerStatus: "CANCELLED",
+      reason: "cancelled",
+      canceled: true,
+      evidence: { credits: 25 },
+    });
+  });
+
+  it("keeps the credits of a success, and an estimate where that is all a task gives", () => {
+    expect(taskToStatus(200, c.succeeded)).toMatchObject({ kind: "completed", evidence: { credits: 50 } });
+    expect(taskToStatus(200, { ...c.failed, cost: undefined, estimatedCost: { credits: 40 } })).toMatchObject({
+      evidence: { estimatedCredits: 40 },
+    });
+    expect(taskToStatus(200, c.running)).toEqual({ kind: "running", providerStatus: "RUNNING" });
+    expect(taskToStatus(200, { ...c.failed, cost: { credits: "lots" } })).not.toHaveProperty("evidence");
+  });
+
+  it("keeps a success whose output names nothing fetchable as evidence", () => {
+    expect(taskToStatus(200, c.succeededWithoutUrl)).toEqual({
+      kind: "completed",
+      providerStatus: "SUCCEEDED",
+      outputs: [],
+      outputsRemoved: false,
+      evidence: { credits: 50, unreadableAnswer: { output: [] } },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { adapterKit, unknownFrom, withAttempts } from "../adapter-kit";
+import { adapterKit, INLINE_ANSWER_MAX_BYTES, unknownFrom, withAttempts } from "../adapter-kit";
 import {
   type AdapterConfig,
   type ProviderAdapter,
@@ -62,7 +62,11 @@ export function createVeoAdapter(config: AdapterConfig): ProviderAdapter {
     capabilities: VEO_CAPABILITIES,
     async getJob(ref, options = {}) {
       const answer = await kit.get(
-        { url: `${kit.baseUrl}/${operationPath(ref.providerJobId)}`, headers: keyHeaders },
+        {
+          url: `${kit.baseUrl}/${operationPath(ref.providerJobId)}`,
+          headers: keyHeaders,
+          maxBodyBytes: INLINE_ANSWER_MAX_BYTES,
+        },
         options,
       );
       if (answer.kind === "unknown") return unknownFrom(answer);

@@ -33,10 +33,60 @@ export const recordedOperation = {
     error: { code: 3, message: "The prompt could not be submitted: it violates the usage guidelines." },
   },
   /**
-   * Finished, with neither samples nor an error: the guide does not say what this means (a safety
-   * filter is one guess), so it is not read as a failure.
+   * Finished, with neither samples nor an error, and no filter count saying the content filter
+   * withheld them: the guide does not say what this means, so it is not read as a failure.
    */
   doneWithoutSamples: { name, done: true, response: { generateVideoResponse: {} } },
+  /**
+   * A sample carrying its video inline: on the wire `video.encodedVideo` (base64) with `encoding`,
+   * which @google/genai (`Video { uri?, videoBytes?, mimeType? }`) reads as `videoBytes`/`mimeType`.
+   */
+  doneInline: {
+    name,
+    done: true,
+    response: {
+      generateVideoResponse: {
+        generatedSamples: [{ video: { encodedVideo: "AAAAGGZ0eXBtcDQy", encoding: "video/mp4" } }],
+      },
+    },
+  },
+  /** Some samples withheld by the content filter (`raiMediaFilteredCount`, `raiMediaFilteredReasons`). */
+  donePartlyFiltered: {
+    name,
+    done: true,
+    response: {
+      generateVideoResponse: {
+        generatedSamples: [{ video: { uri: "https://generativelanguage.googleapis.com/v1beta/files/a:download" } }],
+        raiMediaFilteredCount: 1,
+        raiMediaFilteredReasons: ["The video could not be generated because it may violate the usage guidelines."],
+      },
+    },
+  },
+  /** Every sample withheld: Google says why, and there is no video. */
+  doneAllFiltered: {
+    name,
+    done: true,
+    response: {
+      generateVideoResponse: {
+        raiMediaFilteredCount: 2,
+        raiMediaFilteredReasons: ["Celebrity or public figure", "Unsafe content"],
+      },
+    },
+  },
+  /** Samples without a readable video (an empty `video`). */
+  doneUnreadable: {
+    name,
+    done: true,
+    response: { generateVideoResponse: { generatedSamples: [{ video: {} }] } },
+  },
+  /** Cancelled: google.rpc.Code 1, CANCELLED. */
+  cancelled: { name, done: true, error: { code: 1, message: "Operation cancelled." } },
+  /** The @google/genai client's own `GenerateVideosOperation`, `response.generatedVideos[].video`. */
+  clientShape: {
+    name,
+    done: true,
+    response: { generatedVideos: [{ video: { videoBytes: "AAAAGGZ0eXBtcDQy", mimeType: "video/mp4" } }] },
+  },
 };
 
 /**

@@ -78,3 +78,58 @@ describe("operationPath", () => {
     }
   });
 });
+
+describe("every shape of a done operation (GenerateVideosOperation)", () => {
+  it("reads a sample's inline bytes as a data: URI, on the wire and in the client's shape", () => {
+    const inline = { url: "data:video/mp4;base64,AAAAGGZ0eXBtcDQy", contentType: "video/mp4" };
+    expect(operationToStatus(200, op.doneInline)).toEqual({
+      kind: "completed",
+      providerStatus: "DONE",
+      outputs: [inline],
+      outputsRemoved: false,
+    });
+    expect(operationToStatus(200, op.clientShape)).toMatchObject({ kind: "completed", outputs: [inline] });
+  });
+
+  it("keeps the content filter's count and reasons beside the videos it let through", () => {
+    expect(operationToStatus(200, op.donePartlyFiltered)).toEqual({
+      kind: "completed",
+      providerStatus: "DONE",
+      outputs: [{ url: "https://generativelanguage.googleapis.com/v1beta/files/a:download" }],
+      outputsRemoved: false,
+      evidence: {
+        filteredCount: 1,
+        filteredReasons: ["The video could not be generated because it may violate the usage guidelines."],
+      },
+    });
+  });
+
+  it("reports every video withheld by the filter as a failure saying why, with the evidence kept", () => {
+    expect(operationToStatus(200, op.doneAllFiltered)).toEqual({
+      kind: "failed",
+      providerStatus: "FILTERED",
+      reason: "the content filter withheld 2 video(s): Celebrity or public figure; Unsafe content",
+      canceled: false,
+      evidence: { filteredCount: 2, filteredReasons: ["Celebrity or public figure", "Unsafe content"] },
+    });
+  });
+
+  it("keeps samples it cannot read as evidence", () => {
+    expect(operationToStatus(200, op.doneUnreadable)).toEqual({
+      kind: "completed",
+      providerStatus: "DONE",
+      outputs: [],
+      outputsRemoved: false,
+      evidence: { unreadableAnswer: { generateVideoResponse: { generatedSamples: [{ video: {} }] } } },
+    });
+  });
+
+  it("reports google.rpc.Code CANCELLED as cancelled, as Replicate's canceled and Runway's CANCELLED are", () => {
+    expect(operationToStatus(200, op.cancelled)).toEqual({
+      kind: "failed",
+      providerStatus: "ERROR",
+      reason: "code 1: Operation cancelled.",
+      canceled: true,
+    });
+  });
+});

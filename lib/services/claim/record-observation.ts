@@ -3,9 +3,11 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { planSettle } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
+import { completionEvidence } from "@/lib/domain/provider-answer";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
+import { outputUrlForEvidence } from "@/lib/providers/outputs";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
@@ -55,17 +57,29 @@ export async function recordObservation(
   });
 }
 
-/** A completion's outputs as an observation keeps them: URLs without their query strings (signed parameters are credentials). */
+/**
+ * A completion's outputs as an observation keeps them: URLs without their query strings (signed
+ * parameters are credentials), and bytes given inline named by type and size, not copied.
+ */
 export function observedOutputs(status: JobStatus): string | null {
   if (status.kind !== "completed") return null;
   const outputs = status.outputs.map((o, index) => ({
     index,
-    url: o.url,
+    url: outputUrlForEvidence(o.url),
     contentType: o.contentType,
     size: o.size,
     expiresAt: o.expiresAt,
   }));
   return JSON.stringify(sanitise(outputs));
+}
+
+/**
+ * The answer as the observation's detail keeps it, evidence included (filter reasons, credits, an
+ * answer whose outputs could not be read); inline bytes are described, not stored.
+ */
+function detailOf(status: JobStatus): JobStatus {
+  if (status.kind !== "completed") return status;
+  return { ...status, outputs: status.outputs.map((o) => ({ ...o, url: outputUrlForEvidence(o.url) })) };
 }
 
 /** The observation row, one for each row of `source` (the claim's case: its `id` and `attempt_ref`). */
@@ -75,7 +89,7 @@ function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStat
       (case_id, attempt_ref, action_id, fencing_token, kind, provider_status, outputs, detail)
     SELECT s.id, s.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, ${status.kind},
            ${"providerStatus" in status ? status.providerStatus : null}, ${outputs}::jsonb,
-           ${JSON.stringify(sanitise(status))}::jsonb
+           ${JSON.stringify(sanitise(detailOf(status)))}::jsonb
     FROM ${source} s`;
 }
 
@@ -108,7 +122,7 @@ async function observeCompletion(
   locked: boolean,
 ): Promise<boolean | "stale"> {
   const before = snapshotOf(seen);
-  const evidence = `provider reports ${status.providerStatus}`;
+  const evidence = completionEvidence(status);
   const move = decide(before, { type: "move_stage", stage: "delivery", evidence });
   if (!move.ok) return refuse(move.error, locked);
   const settling = seen.holdStatus === "held" && seen.holdMicros !== null;
