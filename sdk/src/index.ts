@@ -81,7 +81,8 @@ export type SubmitResult =
   /** The provider definitely refused (the create threw ProviderRejected): nothing was bought. */
   | { sent: true; outcome: "rejected"; error: unknown; reported: boolean; permit: Permit }
   /**
-   * Anything else (a timeout, a lost answer): the send is parked for people; never resent from here.
+   * Anything else (a timeout, a lost answer, an answer without a job ID): the send is parked for
+   * people; never resent from here.
    * After a timeout `lateReport` settles once the create's own promise does: with its job, reported
    * `accepted` (the parked case is given its job), or with its error. It never rejects, holds no
    * timer (the process may exit without it) and stays pending for as long as the create does, so a
@@ -194,6 +195,14 @@ export function createRecoveryClient(config: RecoveryConfig) {
         () => true,
         () => false, // the permit's deadline parks the send if this report is lost
       );
+    // The create threw (or answered without a job): a definite refusal, or unknown.
+    const ended = async (error: unknown): Promise<SubmitResult> => {
+      const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
+      const reported = await outcome(kind, `the create call ended: ${describe(error)}`);
+      return kind === "rejected"
+        ? { sent: true, outcome: kind, error, reported, permit: answer.permit }
+        : { sent: true, outcome: kind, error, reported, permit: answer.permit, lateReport: null };
+    };
     const controller = new AbortController();
     const webhookUrl = isWebhookProvider(send.provider) ? answer.webhook?.urls[send.provider] : undefined;
     let work: Promise<{ providerJobId: string }>;
@@ -209,27 +218,19 @@ export function createRecoveryClient(config: RecoveryConfig) {
       const reported = await outcome("unknown", `the create call ended: ${describe(settled.error)}`);
       // Whatever the create comes to now is reported after the `unknown` above, never before it.
       const lateReport = work.then(
-        async (late): Promise<LateReport> => ({
-          outcome: "accepted",
-          providerJobId: late.providerJobId,
-          reported: await outcome(
-            "accepted",
-            "the provider answered after the create had timed out",
-            late.providerJobId,
-          ),
-        }),
+        async (late): Promise<LateReport> => {
+          const providerJobId = jobIdOf(late);
+          if (providerJobId instanceof Error) return { outcome: "error", error: providerJobId };
+          const summary = "the provider answered after the create had timed out";
+          return { outcome: "accepted", providerJobId, reported: await outcome("accepted", summary, providerJobId) };
+        },
         (error: unknown): LateReport => ({ outcome: "error", error }),
       );
       return { sent: true, outcome: "unknown", error: settled.error, reported, permit: answer.permit, lateReport };
     }
-    if (settled.kind === "error") {
-      const kind = settled.error instanceof ProviderRejected ? "rejected" : "unknown";
-      const reported = await outcome(kind, `the create call ended: ${describe(settled.error)}`);
-      return kind === "rejected"
-        ? { sent: true, outcome: kind, error: settled.error, reported, permit: answer.permit }
-        : { sent: true, outcome: kind, error: settled.error, reported, permit: answer.permit, lateReport: null };
-    }
-    const { providerJobId } = settled.value;
+    if (settled.kind === "error") return ended(settled.error);
+    const providerJobId = jobIdOf(settled.value);
+    if (providerJobId instanceof Error) return ended(providerJobId);
     const reported = await outcome("accepted", "the provider accepted the create", providerJobId);
     return { sent: true, outcome: "accepted", providerJobId, reported, permit: answer.permit };
   }
@@ -294,6 +295,12 @@ function plainHeaders(headers: NotificationHeaders): Record<string, string> {
     out[name] = typeof value === "string" ? value : value.join(" ");
   }
   return out;
+}
+
+/** The job ID a create resolved with, or why there is none (which leaves the send unknown: it may exist). */
+function jobIdOf(value: unknown): string | Error {
+  const id = (value as { providerJobId?: unknown } | null | undefined)?.providerJobId;
+  return typeof id === "string" && id.trim() !== "" ? id : new TypeError("the create resolved without a providerJobId");
 }
 
 function isWebhookProvider(provider: string): provider is WebhookProvider {

@@ -233,6 +233,14 @@ describe("recovery.submit past its create timeout", () => {
     expect(permit).toMatchObject({ status: "uncertain", providerJobId: null });
   });
 
+  it("a create that resolves without a job ID is unknown and parked, not accepted", async () => {
+    const order = send();
+    const result = await recovery.submit(order, async () => ({}) as { providerJobId: string });
+    expect(result).toMatchObject({ sent: true, outcome: "unknown", reported: true, lateReport: null });
+    const parked = await db.case.findFirstOrThrow({ where: { operationId: order.operationId } });
+    expect(parked).toMatchObject({ stage: "submission_uncertain", state: "parked" });
+  });
+
   it("a create that throws at once is unknown with no late report to wait for", async () => {
     const order = send();
     const result = await recovery.submit(order, () => {
