@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 
 export const id = (max = 200) => z.string().trim().min(1).max(max);
 export const isoDateTime = z.iso.datetime({ offset: true });
@@ -6,3 +7,12 @@ export const micros = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const currency = z.string().regex(/^[A-Z]{3}$/, "a three-letter ISO 4217 code, e.g. USD");
 export const evidenceText = z.string().trim().min(1, "evidence is required").max(4000);
 export const jsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * A provider's name where one enters from outside (a permit, a park): one of the registry's names,
+ * exactly as it spells them. "Replicate" or "fal-ai" would open a case no adapter reads and no
+ * price or pace matches, so it is refused with the list of names instead.
+ */
+export const providerName = z.enum(PROVIDER_NAMES, {
+  error: () => `must be one of ${PROVIDER_NAMES.map((name) => `"${name}"`).join(", ")}, spelt exactly`,
+});

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { STAGES } from "@/lib/domain/stages";
-import { currency, id, isoDateTime, jsonObject, micros } from "./common";
+import { currency, id, isoDateTime, jsonObject, micros, providerName } from "./common";
 
 export const parkCaseSchema = z
   .strictObject({
     operationId: id(),
     attemptId: id(),
     stage: z.enum(STAGES),
-    provider: id(100),
+    provider: providerName,
     model: id(200),
     providerJobId: id(300).optional(),
     requestFingerprint: z

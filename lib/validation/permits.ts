@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PERMIT_OUTCOMES } from "@/lib/domain/send-permits";
-import { currency, id, isoDateTime, jsonObject, micros } from "./common";
+import { currency, id, isoDateTime, jsonObject, micros, providerName } from "./common";
 
 const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits');
 
@@ -8,7 +8,7 @@ const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:"
 export const permitRequestSchema = z.strictObject({
   attemptId: id(),
   requestFingerprint: fingerprint,
-  provider: id(100),
+  provider: providerName,
   model: id(200),
   hold: z.strictObject({ holdId: id(), amountMicros: micros, currency }),
   /** When the producer will have reported the send's outcome by; past it, the product parks the attempt. */

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Stage } from "@/lib/domain/stages";
+import type { ProviderName } from "@/lib/providers/types";
 import { DEMO_CASES_STEP, DEMO_PRODUCER } from "@/lib/services/admin/demo-producer";
 import { demoEmail } from "@/lib/services/admin/seed-demo-users";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { type DemoJob, demoJobOf } from "./demo-jobs";
 
-const MODELS = [
+const MODELS: { provider: ProviderName; model: string; micros: number }[] = [
   { provider: "replicate", model: "kling-v2-1080p", micros: 1_500_000 },
   { provider: "fal", model: "fal-ai/omni-flash/720p", micros: 100_000 },
   { provider: "fal", model: "fal-ai/omni-flash/1080p", micros: 150_000 },

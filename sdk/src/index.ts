@@ -1,11 +1,27 @@
 import { Webhook } from "standardwebhooks";
-import type { ParkCaseInput } from "../../lib/validation/park-case";
-import type { OutcomeReportInput, PermitRequestInput } from "../../lib/validation/permits";
+import type {
+  ApiErrorBody,
+  ApiErrorDetails,
+  ApiErrorIssue,
+  OperationStanding,
+  OutcomeAnswer,
+  OutcomeReportInput,
+  ParkAnswer,
+  ParkCaseInput,
+  Permit,
+  PermitAnswer,
+  PermitRequestInput,
+  ProviderName,
+  ReplacementAck,
+  ReplacementList,
+  WebhookProvider,
+} from "./types.js";
 
-// The producer's side of the recovery queue. Request bodies are the API's own zod types (one
-// definition, in lib/validation); the fingerprint is the server's own canonicalisation.
-export { canonicalJson, requestFingerprint } from "../../lib/domain/fingerprint";
-export type { OutcomeReportInput, ParkCaseInput, PermitRequestInput };
+// The producer's side of the recovery queue, as an installable package (ESM and CommonJS, built by
+// sdk/build.mjs). The fingerprint is the server's own canonicalisation, compiled in from the one
+// file that holds it (lib/domain/canonical-json.ts imports nothing of the app).
+export { CanonicalJsonError, canonicalJson, requestFingerprint } from "../../lib/domain/canonical-json.js";
+export * from "./types.js";
 
 export type RecoveryConfig = {
   /** The recovery app, e.g. "https://recovery.example.com". */
@@ -17,28 +33,41 @@ export type RecoveryConfig = {
   timeoutMs?: number;
 };
 
-export type Permit = { operationId: string; attemptId: string; token: number; sendDeadline: string; holdId: string };
-export type PermitAnswer =
-  | {
-      status: "permitted";
-      created: boolean;
-      permit: Permit;
-      webhook: { ref: string; urls: { replicate: string; fal: string } } | null;
-    }
-  | { status: "in_flight"; operationId: string; providerJobId: string }
-  | { status: "uncertain" | "done"; operationId: string; caseId: string | null };
-
-export type OutcomeAnswer = {
-  operationId: string;
-  attemptId: string;
-  status: string;
-  providerJobId: string | null;
-  caseId: string | null;
-  changed: boolean;
-};
-
 /** What to send: the permit request with the operation it is for; the deadline defaults to 10 minutes. */
 export type Send = Omit<PermitRequestInput, "sendDeadline"> & { operationId: string; sendWithinSeconds?: number };
+
+/**
+ * What `submit` gives the create callback. An object, so fields can be added without breaking a
+ * callback that reads only some of them.
+ */
+export type CreateContext = {
+  /** The app's webhook URL for this send, for a provider whose webhooks it verifies (Replicate, fal); else undefined. */
+  webhookUrl: string | undefined;
+  /**
+   * Aborted at `createTimeoutMs`: pass it to the provider call (`fetch(url, { signal })`) so a
+   * create that outlives the timeout is cut off rather than left running unobserved.
+   */
+  signal: AbortSignal;
+  provider: ProviderName;
+  permit: Permit;
+};
+
+export type CreateCallback = (context: CreateContext) => Promise<{ providerJobId: string }>;
+
+export type SubmitOptions = {
+  /**
+   * How long the create may take before it is aborted (its `signal`) and reported `unknown`, which
+   * parks the send for people. Unset: no limit of the SDK's own.
+   */
+  createTimeoutMs?: number;
+};
+
+/** What a create that had timed out came to after all (`lateReport`). */
+export type LateReport =
+  /** The provider's answer arrived after the timeout: reported `accepted`, so the parked case gets its job. */
+  | { outcome: "accepted"; providerJobId: string; reported: boolean }
+  /** The create failed after the timeout (often the abort itself): the send stays parked as unknown. */
+  | { outcome: "error"; error: unknown };
 
 export type SubmitResult =
   /**
@@ -51,22 +80,59 @@ export type SubmitResult =
   | { sent: true; outcome: "accepted"; providerJobId: string; reported: boolean; permit: Permit }
   /** The provider definitely refused (the create threw ProviderRejected): nothing was bought. */
   | { sent: true; outcome: "rejected"; error: unknown; reported: boolean; permit: Permit }
-  /** Anything else (a timeout, a lost answer): the send is parked for people; never resent from here. */
-  | { sent: true; outcome: "unknown"; error: unknown; reported: boolean; permit: Permit };
+  /**
+   * Anything else (a timeout, a lost answer, an answer without a job ID): the send is parked for
+   * people; never resent from here.
+   * After a timeout `lateReport` settles once the create's own promise does: with its job, reported
+   * `accepted` (the parked case is given its job), or with its error. It never rejects, holds no
+   * timer (the process may exit without it) and stays pending for as long as the create does, so a
+   * create that honours `signal` ends it promptly. Null when the create itself threw.
+   */
+  | {
+      sent: true;
+      outcome: "unknown";
+      error: unknown;
+      reported: boolean;
+      permit: Permit;
+      lateReport: Promise<LateReport> | null;
+    };
 
 /** Throw this from the create callback only when the provider definitely refused the request. */
 export class ProviderRejected extends Error {
   override name = "ProviderRejected";
 }
 
+/** The create did not answer within `createTimeoutMs`: the reason its signal was aborted with. */
+export class CreateTimeout extends Error {
+  override name = "CreateTimeout";
+  constructor(readonly timeoutMs: number) {
+    super(`the create gave no answer within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * The app refused a call. `code` is the API's stable code (`invalid_request`, `conflicting_registration`,
+ * `rate_limited`, …), `serverMessage` its explanation, `issues` the fields a refused body got wrong,
+ * `details` the figures a refusal is about; `message` says all of it in one line.
+ */
 export class RecoveryApiError extends Error {
   override name = "RecoveryApiError";
+  readonly issues: ApiErrorIssue[];
+  readonly details: ApiErrorDetails | undefined;
+  /** From a 429's Retry-After: wait this long before calling again. */
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    readonly serverMessage: string,
+    extra: { issues?: ApiErrorIssue[]; details?: ApiErrorDetails; retryAfterSeconds?: number } = {},
   ) {
-    super(message);
+    const issues = extra.issues ?? [];
+    const listed = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+    super(`${status} ${code}: ${serverMessage}${listed ? ` (${listed})` : ""}`);
+    this.issues = issues;
+    this.details = extra.details;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
   }
 }
 
@@ -84,22 +150,17 @@ export function createRecoveryClient(config: RecoveryConfig) {
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      // Node's timeout signal holds no reference on the process: it never delays exit.
       signal: AbortSignal.timeout(config.timeoutMs ?? 15_000),
     });
-    const json = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
-    if (!response.ok) {
-      throw new RecoveryApiError(
-        response.status,
-        json?.error?.code ?? "http_error",
-        json?.error?.message ?? response.statusText,
-      );
-    }
+    const json: unknown = await response.json().catch(() => null);
+    if (!response.ok) throw apiError(response, json);
     return json as T;
   }
 
   const enc = encodeURIComponent;
 
-  /** Asks before a paid create (DESIGN 6a): a permit, or where the operation stands. */
+  /** Asks before a paid create (docs/design.md 6a): a permit, or where the operation stands. */
   function permit(send: Send): Promise<PermitAnswer> {
     const { operationId, sendWithinSeconds, ...rest } = send;
     const sendDeadline = new Date(Date.now() + (sendWithinSeconds ?? DEFAULT_SEND_WINDOW_SECONDS) * 1000).toISOString();
@@ -113,23 +174,17 @@ export function createRecoveryClient(config: RecoveryConfig) {
 
   /**
    * The safe path in one call: ask for a permit and, only when this call created it, call `create`
-   * exactly once (with the webhook URL
-   * for `provider`, whose signed reference lets the provider's own webhook reach the case), report
-   * what happened. A throw or a timeout is reported as `unknown`, never retried: the product parks
-   * it, and a deadline parks it even if this report never arrives. Only `ProviderRejected` counts
-   * as a definite refusal.
+   * exactly once (with the webhook URL for `provider`, whose signed reference lets the provider's
+   * own webhook reach the case, and a signal aborted at `createTimeoutMs`), then report what
+   * happened. A throw or a timeout is reported as `unknown`, never retried: the product parks it,
+   * and a deadline parks it even if this report never arrives. Only `ProviderRejected` counts as a
+   * definite refusal. A job that answers after its timeout is still reported (see `lateReport`).
    */
-  async function submit(
-    send: Send,
-    create: (context: { webhookUrl: string | undefined }) => Promise<{ providerJobId: string }>,
-    options: { createTimeoutMs?: number } = {},
-  ): Promise<SubmitResult> {
+  async function submit(send: Send, create: CreateCallback, options: SubmitOptions = {}): Promise<SubmitResult> {
     const answer = await permit(send);
     if (answer.status !== "permitted" || !answer.created) return { sent: false, answer };
     const { attemptId, token, operationId } = answer.permit;
-    // Only providers that sign their webhooks get a URL; Runway, Veo and Luma sign none, so their creates get none.
-    const provider = send.provider === "fal" || send.provider === "replicate" ? send.provider : undefined;
-    const outcome = (kind: OutcomeReportInput["outcome"], summary: string, providerJobId?: string) =>
+    const outcome = (kind: "accepted" | "rejected" | "unknown", summary: string, providerJobId?: string) =>
       report(attemptId, {
         operationId,
         token,
@@ -140,36 +195,63 @@ export function createRecoveryClient(config: RecoveryConfig) {
         () => true,
         () => false, // the permit's deadline parks the send if this report is lost
       );
-    let created: { providerJobId: string };
-    try {
-      const webhookUrl = provider ? answer.webhook?.urls[provider] : undefined;
-      created = await withTimeout(create({ webhookUrl }), options.createTimeoutMs);
-    } catch (error) {
+    // The create threw (or answered without a job): a definite refusal, or unknown.
+    const ended = async (error: unknown): Promise<SubmitResult> => {
       const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
       const reported = await outcome(kind, `the create call ended: ${describe(error)}`);
-      return { sent: true, outcome: kind, error, reported, permit: answer.permit };
+      return kind === "rejected"
+        ? { sent: true, outcome: kind, error, reported, permit: answer.permit }
+        : { sent: true, outcome: kind, error, reported, permit: answer.permit, lateReport: null };
+    };
+    const controller = new AbortController();
+    const webhookUrl = isWebhookProvider(send.provider) ? answer.webhook?.urls[send.provider] : undefined;
+    let work: Promise<{ providerJobId: string }>;
+    try {
+      work = Promise.resolve(
+        create({ webhookUrl, signal: controller.signal, provider: send.provider, permit: answer.permit }),
+      );
+    } catch (error) {
+      work = Promise.reject(error);
     }
-    const reported = await outcome("accepted", "the provider accepted the create", created.providerJobId);
-    return { sent: true, outcome: "accepted", providerJobId: created.providerJobId, reported, permit: answer.permit };
+    const settled = await settleWithin(work, options.createTimeoutMs, controller);
+    if (settled.kind === "timeout") {
+      const reported = await outcome("unknown", `the create call ended: ${describe(settled.error)}`);
+      // Whatever the create comes to now is reported after the `unknown` above, never before it.
+      const lateReport = work.then(
+        async (late): Promise<LateReport> => {
+          const providerJobId = jobIdOf(late);
+          if (providerJobId instanceof Error) return { outcome: "error", error: providerJobId };
+          const summary = "the provider answered after the create had timed out";
+          return { outcome: "accepted", providerJobId, reported: await outcome("accepted", summary, providerJobId) };
+        },
+        (error: unknown): LateReport => ({ outcome: "error", error }),
+      );
+      return { sent: true, outcome: "unknown", error: settled.error, reported, permit: answer.permit, lateReport };
+    }
+    if (settled.kind === "error") return ended(settled.error);
+    const providerJobId = jobIdOf(settled.value);
+    if (providerJobId instanceof Error) return ended(providerJobId);
+    const reported = await outcome("accepted", "the provider accepted the create", providerJobId);
+    return { sent: true, outcome: "accepted", providerJobId, reported, permit: answer.permit };
   }
 
   return {
     permit,
     report,
     submit,
-    /** Parks an ambiguous job that was sent without a permit (idempotent). */
-    park: (input: ParkCaseInput) =>
-      call<{ caseId: string; created: boolean; stage: string; state: string }>("POST", "/api/v1/cases", input),
-    /** Where one of your operations stands. */
-    lookup: (operationId: string) =>
-      call<Record<string, unknown>>("GET", `/api/v1/cases/by-operation/${enc(operationId)}`),
+    /** Parks an ambiguous job that was sent without a permit (idempotent: the same registration again is `created: false`). */
+    park: (input: ParkCaseInput) => call<ParkAnswer>("POST", "/api/v1/cases", input),
+    /**
+     * Where one of your operations stands: its case, or for a send that never needed one (in flight,
+     * refused, completed) its latest permit with `caseId: null`. A 404 only for an operation the app never saw.
+     */
+    lookup: (operationId: string) => call<OperationStanding>("GET", `/api/v1/cases/by-operation/${enc(operationId)}`),
     /** Replacements finance authorised (or withdrew): submit authorised ones yourself, then ack. */
     replacements: (status: "authorized" | "withdrawn" = "authorized") =>
-      call<{ items: Record<string, unknown>[] }>("GET", `/api/v1/replacements?status=${status}`),
-    ack: (replacementId: string) =>
-      call<Record<string, unknown>>("POST", `/api/v1/replacements/${enc(replacementId)}/ack`),
+      call<ReplacementList>("GET", `/api/v1/replacements?status=${status}`),
+    ack: (replacementId: string) => call<ReplacementAck>("POST", `/api/v1/replacements/${enc(replacementId)}/ack`),
     /** The webhook URL to give `provider`'s create call, from a permit's answer. */
-    webhookUrl: (answer: PermitAnswer, provider: "replicate" | "fal") =>
+    webhookUrl: (answer: PermitAnswer, provider: WebhookProvider) =>
       answer.status === "permitted" ? (answer.webhook?.urls[provider] ?? null) : null,
     notificationEndpoint: notificationEndpointCalls(call),
   };
@@ -238,30 +320,92 @@ function notificationEndpointCalls(call: Call) {
 }
 
 /**
- * Checks one of the product's own notifications (Standard Webhooks, with the endpoint's `whsec_`
- * secret) on its raw body and returns the parsed event; throws when it does not verify.
+ * Request headers as the common servers hand them over: Node's `req.headers` (`IncomingHttpHeaders`,
+ * values string, string[] or undefined), a Fetch `Headers`, or a plain object.
  */
-export function verifyNotification(secret: string, rawBody: string, headers: Record<string, string>): unknown {
-  return new Webhook(secret).verify(rawBody, headers);
+export type NotificationHeaders =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Checks one of the product's own notifications (Standard Webhooks, with the endpoint's `whsec_`
+ * secret) on its raw body, exactly as received, and returns the parsed event; throws when it does
+ * not verify (wrong secret, changed body, a timestamp more than 5 minutes off).
+ */
+export function verifyNotification(secret: string, rawBody: string, headers: NotificationHeaders): unknown {
+  return new Webhook(secret).verify(rawBody, plainHeaders(headers));
+}
+
+const SIGNED_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
+
+function plainHeaders(headers: NotificationHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof headers.get === "function") {
+    const fetchHeaders = headers as { get(name: string): string | null };
+    for (const name of SIGNED_HEADERS) {
+      const value = fetchHeaders.get(name);
+      if (value !== null) out[name] = value;
+    }
+    return out;
+  }
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  for (const [key, value] of Object.entries(record)) {
+    const name = key.toLowerCase();
+    if (!(SIGNED_HEADERS as readonly string[]).includes(name) || value === undefined) continue;
+    // A header sent twice: its signatures are space-separated candidates, any of which may verify.
+    out[name] = typeof value === "string" ? value : value.join(" ");
+  }
+  return out;
+}
+
+/** The job ID a create resolved with, or why there is none (which leaves the send unknown: it may exist). */
+function jobIdOf(value: unknown): string | Error {
+  const id = (value as { providerJobId?: unknown } | null | undefined)?.providerJobId;
+  return typeof id === "string" && id.trim() !== "" ? id : new TypeError("the create resolved without a providerJobId");
+}
+
+function isWebhookProvider(provider: string): provider is WebhookProvider {
+  return provider === "replicate" || provider === "fal";
+}
+
+function apiError(response: Response, json: unknown): RecoveryApiError {
+  const body = (json as Partial<ApiErrorBody> | null)?.error;
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new RecoveryApiError(
+    response.status,
+    typeof body?.code === "string" ? body.code : "http_error",
+    typeof body?.message === "string" ? body.message : response.statusText || `HTTP ${response.status}`,
+    {
+      ...(Array.isArray(body?.issues) ? { issues: body.issues } : {}),
+      ...(body?.details && typeof body.details === "object" ? { details: body.details } : {}),
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    },
+  );
 }
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
-  if (!ms) return work;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+type Settled<T> =
+  | { kind: "value"; value: T }
+  | { kind: "error"; error: unknown }
+  | { kind: "timeout"; error: CreateTimeout };
+
+/** The create's own end, or its timeout (aborting its signal); the timer is cleared either way. */
+function settleWithin<T>(work: Promise<T>, ms: number | undefined, controller: AbortController): Promise<Settled<T>> {
+  const ended = work.then(
+    (value): Settled<T> => ({ kind: "value", value }),
+    (error: unknown): Settled<T> => ({ kind: "error", error }),
+  );
+  if (!ms) return ended;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<Settled<T>>((resolve) => {
+    timer = setTimeout(() => {
+      const error = new CreateTimeout(ms);
+      controller.abort(error);
+      resolve({ kind: "timeout", error });
+    }, ms);
   });
+  return Promise.race([ended, timedOut]).finally(() => clearTimeout(timer));
 }

@@ -13,20 +13,26 @@ describe("case detail: the duplicate cost a replacement would risk", () => {
     const operator = await makeUser(db, ["operator"]);
     await db.providerPrice.createMany({
       data: [
-        { provider: "acme", model: "omni-flash-1080p", unit: "per_generation", priceMicros: 150_000n, currency: "USD" },
-        { provider: "acme", model: "grok-1.5", unit: "per_second", priceMicros: 22_000n, currency: "USD" },
+        {
+          provider: "replicate",
+          model: "omni-flash-1080p",
+          unit: "per_generation",
+          priceMicros: 150_000n,
+          currency: "USD",
+        },
+        { provider: "replicate", model: "grok-1.5", unit: "per_second", priceMicros: 22_000n, currency: "USD" },
       ],
     });
     const perGeneration = await parkCase(
       db,
       shop,
-      parkInput("generation_failed", { provider: "acme", model: "omni-flash-1080p" }),
+      parkInput("generation_failed", { provider: "replicate", model: "omni-flash-1080p" }),
     );
     const perSecond = await parkCase(
       db,
       shop,
       parkInput("generation_failed", {
-        provider: "acme",
+        provider: "replicate",
         model: "grok-1.5",
         request: { prompt: "x", duration_seconds: 10 },
       }),
@@ -34,9 +40,13 @@ describe("case detail: the duplicate cost a replacement would risk", () => {
     const noDuration = await parkCase(
       db,
       shop,
-      parkInput("generation_failed", { provider: "acme", model: "grok-1.5" }),
+      parkInput("generation_failed", { provider: "replicate", model: "grok-1.5" }),
     );
-    const unpriced = await parkCase(db, shop, parkInput("generation_failed", { provider: "acme", model: "unlisted" }));
+    const unpriced = await parkCase(
+      db,
+      shop,
+      parkInput("generation_failed", { provider: "replicate", model: "unlisted" }),
+    );
 
     const a = await getCase(db, operator, perGeneration.caseId);
     expect(a.duplicateCost).toMatchObject({ micros: 150_000, currency: "USD" });

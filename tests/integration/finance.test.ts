@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Stage } from "@/lib/domain/stages";
+import type { ProviderName } from "@/lib/providers/types";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
@@ -35,7 +36,7 @@ const release: HoldDecision = { kind: "release", note: "no charge", evidence: "u
 async function park(
   stage: Stage,
   hold: { amountMicros: number; currency: string },
-  extra: { provider?: string; model?: string; operationId?: string } = {},
+  extra: { provider?: ProviderName; model?: string; operationId?: string } = {},
   who = shop,
 ) {
   const input = parkInput(stage, extra);
@@ -47,8 +48,8 @@ async function park(
 describe("finance totals", () => {
   it("adds up a mix of partial settle, overage, release and open holds per currency, provider and model", async () => {
     const finance = await makeUser(db, ["finance"]);
-    const a = { provider: "replicate", model: "m-one" };
-    const b = { provider: "fal", model: "m-two" };
+    const a = { provider: "replicate", model: "m-one" } as const;
+    const b = { provider: "fal", model: "m-two" } as const;
     const partial = await park("polling", { amountMicros: 100_000, currency: "USD" }, a);
     const over = await park("polling", { amountMicros: 100_000, currency: "USD" }, a);
     const released = await park("generation_failed", { amountMicros: 50_000, currency: "USD" }, b);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
 import type { Stage } from "@/lib/domain/stages";
+import type { ProviderName } from "@/lib/providers/types";
 import type { UserActor } from "@/lib/services/access/actor";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -124,7 +125,7 @@ describe("running totals behind the overview and finance pages", () => {
     await parkCase(db, case0.producer === studio.name ? studio : shop, {
       ...parkInput("submission_uncertain", {
         operationId: case0.operationId,
-        provider: case0.provider,
+        provider: case0.provider as ProviderName,
         model: case0.model,
       }),
       attemptId: `${case0.attemptId}-2`,
