@@ -109,6 +109,14 @@ async function readFigures(
       const providers = rows.map((r) => ({ provider: r.provider, checks: Number(r.checks), errors: Number(r.errors) }));
       return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
     }
+    case "provider_paused": {
+      // Breakers open at the round's `now` (decision 037): one row per configured provider.
+      const rows = await sqlRows<{ n: bigint }>(
+        db,
+        Prisma.sql`SELECT count(*) AS n FROM provider_breakers WHERE paused_until > ${now}`,
+      );
+      return { count: Number(rows[0]?.n ?? 0), held: [] };
+    }
     case "worker_silence": {
       const rows = await sqlRows<{ last: Date | null }>(
         db,

@@ -84,8 +84,20 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     { name: "recovery_escalated_open_cases", samples: one(flags.escalatedOpen) },
     { name: "recovery_deadline_escalations_total", samples: one(Number(escalations[0]?.n ?? 0)) },
   ];
-  families.push(await suspectedDuplicatesFamily(db));
+  families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now));
   return families;
+}
+
+/** Each configured provider's unknown-outcome breaker: 1 while it refuses new permits, else 0 (decision 037). */
+async function breakerFamily(db: Db, now: Date): Promise<Family> {
+  const rows = await db.providerBreaker.findMany({ select: { provider: true, pausedUntil: true } });
+  return {
+    name: "recovery_provider_paused",
+    samples: rows.map((r) => ({
+      labels: { provider: r.provider },
+      value: r.pausedUntil && r.pausedUntil > now ? 1 : 0,
+    })),
+  };
 }
 
 /** Time from each case episode's opening to its first decision: the review-latency histogram's observations. */
