@@ -89,7 +89,7 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
   },
   provider_paused: {
     label: "Provider paused",
-    counts: "providers whose unknown-outcome breaker refuses new sends",
+    counts: "pauses of a provider (or of one producer at it) by the unknown-outcome breaker",
     money: false,
     window: null,
     link: "/admin/providers",

@@ -46,8 +46,8 @@ const COUNTERS = {
     labelNames: ["reason", "provider"],
   },
   recovery_provider_breaker_trips_total: {
-    help: "Times a provider's unknown-outcome breaker opened (or stayed open for another window)",
-    labelNames: ["provider"],
+    help: "Times a provider's unknown-outcome breaker paused the provider, or one producer at it (or kept it paused for another window)",
+    labelNames: ["provider", "scope"],
   },
 } as const satisfies Record<string, { help: string; labelNames: readonly string[] }>;
 

@@ -62,8 +62,8 @@ const FIGURES = {
   },
   recovery_provider_paused: {
     type: "gauge",
-    help: "1 while a provider's unknown-outcome breaker refuses new send permits, 0 while it is closed",
-    labelNames: ["provider"],
+    help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",
+    labelNames: ["provider", "producer"],
   },
 } as const satisfies Record<string, { type: "gauge" | "counter"; help: string; labelNames: readonly string[] }>;
 

@@ -509,7 +509,7 @@ describe("provider paused", () => {
     expect(firing).not.toBeNull();
     const [message] = messagesOf(firing?.id ?? "");
     expect((message?.payload as { data: { summary: string } } | undefined)?.data.summary).toContain(
-      "1 provider is paused by the unknown-outcome breaker",
+      "1 pause by the unknown-outcome breaker",
     );
     await resumeProviderBreaker(db, admin, "luma");
     await round();

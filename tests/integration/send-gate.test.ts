@@ -234,6 +234,8 @@ describe("the unknown-outcome breaker", () => {
         FROM attempts a WHERE a.id = p.attempt_ref AND a.provider = ${provider} AND p.reported_at IS NOT NULL`,
       db.$executeRaw`UPDATE provider_breakers SET paused_until = paused_until - interval '10 minutes',
         tripped_at = tripped_at - interval '10 minutes' WHERE provider = ${provider}`,
+      db.$executeRaw`UPDATE producer_breaker_pauses SET paused_until = paused_until - interval '10 minutes',
+        tripped_at = tripped_at - interval '10 minutes' WHERE provider = ${provider}`,
     ]);
 
   it("trips at the threshold once the minimum is met, refuses with 503 and Retry-After, and spares other providers", async () => {
@@ -284,7 +286,7 @@ describe("the unknown-outcome breaker", () => {
     };
     expect(conditionHolds({ ...rule, windowMinutes: 60 }, figures, new Date())).toBe(true);
     const family = (await metricsSnapshot(db)).find((f) => f.name === "recovery_provider_paused");
-    expect(family?.samples).toContainEqual({ labels: { provider }, value: 1 });
+    expect(family?.samples).toContainEqual({ labels: { provider, producer: "" }, value: 1 });
   });
 
   it("closes when the window clears, and judges the next unknown on the outcomes still in the window", async () => {
@@ -294,7 +296,7 @@ describe("the unknown-outcome breaker", () => {
     await sendAndReport("unknown");
     expect((await breaker()).pausedUntil?.getTime() ?? 0).toBeLessThan(Date.now());
     const family = (await metricsSnapshot(db)).find((f) => f.name === "recovery_provider_paused");
-    expect(family?.samples).toContainEqual({ labels: { provider }, value: 0 });
+    expect(family?.samples).toContainEqual({ labels: { provider, producer: "" }, value: 0 });
     const figures = await alertFigures(db, { kind: "provider_paused", windowMinutes: 60 }, new Date());
     expect(figures.count).toBe(0);
   });
@@ -321,6 +323,43 @@ describe("the unknown-outcome breaker", () => {
       orderBy: { id: "asc" },
     });
     expect(audit.map((a) => a.kind)).toEqual(["provider_breaker_updated", "provider_breaker_resumed"]);
+  });
+
+  it("pauses one producer at the provider on its own outcomes, while the provider and other producers go on", async () => {
+    const at = "luma";
+    const failing = producer("breaker-failing");
+    const healthy = producer("breaker-healthy");
+    await saveProviderBreaker(db, admin, { provider: at, unknownPercent: 50, windowSeconds: 600, minOutcomes: 4 });
+    const report = async (shop: ReturnType<typeof producer>, outcome: "unknown" | "rejected") => {
+      const { operationId, input, send } = ask(shop, { provider: at, model: "ray-2" });
+      if ((await send()).status !== "permitted") throw new Error("expected a permit");
+      await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, outcome));
+    };
+    for (let i = 0; i < 6; i++) await report(healthy, "rejected");
+    await report(failing, "rejected");
+    for (let i = 0; i < 3; i++) await report(failing, "unknown");
+    // 3 unknown of 10 at the provider (30%), 3 of 4 for the failing producer (75%).
+    expect(await db.providerBreaker.findUniqueOrThrow({ where: { provider: at } })).toMatchObject({
+      pausedUntil: null,
+    });
+    const error = await refusal(ask(failing, { provider: at, model: "ray-2" }).send());
+    expect(error.code).toBe("provider_paused");
+    expect(error.status).toBe(503);
+    expect(error.extra.details).toMatchObject({ provider: at, scope: "producer", producer: failing.name });
+    expect(error.extra.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await ask(healthy, { provider: at, model: "ray-2" }).send()).status).toBe("permitted");
+    expect((await ask(failing, { provider: "veo", model: "veo-3" }).send()).status).toBe("permitted");
+
+    const stats = await overviewStats(db, admin, { alertWindowMinutes: 60, alertThreshold: 1000 });
+    expect(stats.pausedProviders).toContainEqual(expect.objectContaining({ provider: at, producer: failing.name }));
+    const family = (await metricsSnapshot(db)).find((f) => f.name === "recovery_provider_paused");
+    expect(family?.samples).toContainEqual({ labels: { provider: at, producer: failing.name }, value: 1 });
+    const [view] = (await listProviderBreakers(db, admin)).filter((b) => b.provider === at);
+    expect(view?.pausedProducers.map((p) => p.producer)).toEqual([failing.name]);
+
+    // The admin's resume of the provider reopens its paused producers too.
+    expect((await resumeProviderBreaker(db, admin, at)).producersResumed).toEqual([failing.name]);
+    expect((await ask(failing, { provider: at, model: "ray-2" }).send()).status).toBe("permitted");
   });
 
   it("lets only an admin set or resume a breaker", async () => {

@@ -110,10 +110,11 @@ async function readFigures(
       return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
     }
     case "provider_paused": {
-      // Breakers open at the round's `now` (decision 037): one row per configured provider.
+      // Pauses running at the round's `now` (decision 037): of a provider, or of one producer at it.
       const rows = await sqlRows<{ n: bigint }>(
         db,
-        Prisma.sql`SELECT count(*) AS n FROM provider_breakers WHERE paused_until > ${now}`,
+        Prisma.sql`SELECT (SELECT count(*) FROM provider_breakers WHERE paused_until > ${now})
+                        + (SELECT count(*) FROM producer_breaker_pauses WHERE paused_until > ${now}) AS n`,
       );
       return { count: Number(rows[0]?.n ?? 0), held: [] };
     }

@@ -88,15 +88,22 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
   return families;
 }
 
-/** Each configured provider's unknown-outcome breaker: 1 while it refuses new permits, else 0 (decision 037). */
+/**
+ * Each configured provider's unknown-outcome breaker (producer ""), and each producer paused at a
+ * provider on its own outcomes: 1 while it refuses new permits, else 0 (decision 037).
+ */
 async function breakerFamily(db: Db, now: Date): Promise<Family> {
-  const rows = await db.providerBreaker.findMany({ select: { provider: true, pausedUntil: true } });
+  const [whole, mine] = await Promise.all([
+    db.providerBreaker.findMany({ select: { provider: true, pausedUntil: true } }),
+    db.producerBreakerPause.findMany({ select: { provider: true, producer: true, pausedUntil: true } }),
+  ]);
+  const open = (until: Date | null) => (until && until > now ? 1 : 0);
   return {
     name: "recovery_provider_paused",
-    samples: rows.map((r) => ({
-      labels: { provider: r.provider },
-      value: r.pausedUntil && r.pausedUntil > now ? 1 : 0,
-    })),
+    samples: [
+      ...whole.map((r) => ({ labels: { provider: r.provider, producer: "" }, value: open(r.pausedUntil) })),
+      ...mine.map((r) => ({ labels: { provider: r.provider, producer: r.producer }, value: open(r.pausedUntil) })),
+    ],
   };
 }
 

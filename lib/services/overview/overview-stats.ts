@@ -127,7 +127,7 @@ export async function overviewStats(
       inFlightPermits(db, now, producers),
       outputsExpiringSoon(db, now, producers),
       retentionPolicyView(db),
-      pausedProviders(db, now),
+      pausedProviders(db, now, producers),
     ]);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
@@ -161,8 +161,12 @@ export async function overviewStats(
     outputsExpiringSoon: expiring,
     /** Sends under a permit that have not come back yet: not cases, but their money is held. */
     inFlight,
-    /** Providers whose unknown-outcome breaker refuses new permits (decision 037), with when it clears. */
-    pausedProviders: paused.map((p) => ({ provider: p.provider, pausedUntil: p.pausedUntil.toISOString() })),
+    /** Providers (or one producer at a provider) whose unknown-outcome breaker refuses new permits (decision 037). */
+    pausedProviders: paused.map((p) => ({
+      provider: p.provider,
+      producer: p.producer,
+      pausedUntil: p.pausedUntil.toISOString(),
+    })),
     alert:
       recent >= options.alertThreshold
         ? { recentUncertain: recent, windowMinutes: options.alertWindowMinutes, threshold: options.alertThreshold }

@@ -74,11 +74,11 @@ export async function issueFirstPermit(
     ), ${gateTake(ask, Prisma.sql`EXISTS (SELECT 1 FROM hold)`)}, audit AS (
       ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
     )
-    SELECT 'issued' AS outcome, NULL::int AS retry_after_seconds, NULL::text AS limit_model,
+    SELECT 'issued' AS outcome, NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
            NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day
     FROM permit
-    UNION ALL SELECT 'exists', NULL, NULL, NULL, NULL, NULL, NULL FROM existing
-    UNION ALL SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
+    UNION ALL SELECT 'exists', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM existing
+    UNION ALL SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
     ${gateOutcomes(isNew)}`,
   );
   const row = rows[0];

@@ -20,8 +20,8 @@ const DAY_START = Prisma.sql`(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIM
  * - `gate_limits` locks the sends limits that apply (the producer's, and its model's) FOR UPDATE.
  *   Under READ COMMITTED a locked row is re-read at its latest committed version, so a concurrent
  *   permit that took the limit first is seen, and the two cannot both pass.
- * - `gate_refused` is the limits the amount would pass; `gate_paused` the provider's breaker if it is
- *   open (one primary-key read).
+ * - `gate_refused` is the limits the amount would pass; `gate_paused` the breaker's pause of the
+ *   provider, or of this producer at it, if one is running (two primary-key reads).
  */
 export function gateCtes(ask: GateAsk): Prisma.Sql {
   return Prisma.sql`
@@ -38,7 +38,13 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
       SELECT * FROM gate_limits
       WHERE used_hour + ${ask.amountMicros} > per_hour_micros OR used_day + ${ask.amountMicros} > per_day_micros
     ), gate_paused AS (
-      SELECT paused_until FROM provider_breakers WHERE provider = ${ask.provider} AND paused_until > now()
+      SELECT max(paused_until) AS paused_until, bool_and(scope = 'producer') AS producer_only FROM (
+        SELECT paused_until, 'provider' AS scope FROM provider_breakers
+        WHERE provider = ${ask.provider} AND paused_until > now()
+        UNION ALL
+        SELECT paused_until, 'producer' FROM producer_breaker_pauses
+        WHERE provider = ${ask.provider} AND producer = ${ask.producer} AND paused_until > now()
+      ) pauses HAVING count(*) > 0
     )`;
 }
 
@@ -57,6 +63,8 @@ export function gateTake(ask: GateAsk, when: Prisma.Sql): Prisma.Sql {
 /** The columns a refusal is explained by, as the statements return them. */
 export type GateRefusal = {
   retry_after_seconds: number | null;
+  /** A pause of this producer alone (its own outcomes), not of the provider. */
+  producer_only: boolean | null;
   limit_model: string | null;
   per_hour_micros: bigint | null;
   per_day_micros: bigint | null;
@@ -68,10 +76,11 @@ export type GateRefusal = {
 export function gateOutcomes(guard: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     UNION ALL
-    SELECT 'paused', ceil(extract(epoch FROM (paused_until - now())))::int, NULL, NULL, NULL, NULL, NULL
+    SELECT 'paused', ceil(extract(epoch FROM (paused_until - now())))::int, producer_only,
+           NULL, NULL, NULL, NULL, NULL
     FROM gate_paused WHERE ${guard}
     UNION ALL
-    (SELECT 'refused', NULL, model, per_hour_micros, per_day_micros, used_hour, used_day
+    (SELECT 'refused', NULL, NULL, model, per_hour_micros, per_day_micros, used_hour, used_day
      FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused)
      ORDER BY model NULLS FIRST LIMIT 1)`;
 }
@@ -87,7 +96,7 @@ export async function passSendGate(tx: Db, ask: GateAsk): Promise<void> {
     tx,
     Prisma.sql`
     WITH ${gateCtes(ask)}, ${gateTake(ask, ok)}
-    SELECT 'passed' AS outcome, NULL::int AS retry_after_seconds, NULL::text AS limit_model,
+    SELECT 'passed' AS outcome, NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
            NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day
     WHERE ${ok}
     ${gateOutcomes(Prisma.sql`TRUE`)}`,
@@ -105,10 +114,21 @@ export function gateRefusal(ask: GateAsk, row: GateRefusal & { outcome: string }
   if (row.outcome === "paused") {
     const seconds = Math.max(1, row.retry_after_seconds ?? 1);
     increment("recovery_permit_refusals_total", { reason: "provider_paused", provider: ask.provider });
+    const mine = row.producer_only === true;
+    const whose = mine ? `Your sends to ${ask.provider} are` : `Sends to ${ask.provider} are`;
+    const which = mine ? "too many of your recent sends to it" : "too many recent sends to it";
     return new AppError(
       "provider_paused",
-      `Sends to ${ask.provider} are paused: too many recent sends ended with an unknown outcome. Ask again in ${seconds} s.`,
-      { retryAfterSeconds: seconds, details: { provider: ask.provider, retryAfterSeconds: seconds } },
+      `${whose} paused: ${which} ended with an unknown outcome. Ask again in ${seconds} s.`,
+      {
+        retryAfterSeconds: seconds,
+        details: {
+          provider: ask.provider,
+          scope: mine ? "producer" : "provider",
+          producer: mine ? ask.producer : null,
+          retryAfterSeconds: seconds,
+        },
+      },
     );
   }
   const requested = toMicros(ask.amountMicros);

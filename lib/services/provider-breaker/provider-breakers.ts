@@ -17,22 +17,46 @@ export type ProviderBreakerView = {
   /** Set while the breaker refuses new permits. */
   pausedUntil: Date | null;
   trippedAt: Date | null;
+  /** Producers paused at this provider on their own outcomes, while their pause runs. */
+  pausedProducers: { producer: string; pausedUntil: Date }[];
 };
 
-/** Breakers open at `now`: what the overview shows and the breaker metric counts. No permission: callers check theirs. */
-export async function pausedProviders(db: Db, now = new Date()): Promise<{ provider: string; pausedUntil: Date }[]> {
-  const rows = await db.providerBreaker.findMany({
-    where: { pausedUntil: { gt: now } },
-    select: { provider: true, pausedUntil: true },
-    orderBy: { provider: "asc" },
-  });
-  return rows.map((r) => ({ provider: r.provider, pausedUntil: r.pausedUntil as Date }));
+export type Pause = { provider: string /** null: the whole provider. */; producer: string | null; pausedUntil: Date };
+
+/**
+ * Pauses running at `now`, of a provider or of one producer at it: what the overview shows and the
+ * alert rule counts. `producers` limits the producer pauses to those (a provider's pause concerns
+ * everyone). No permission: callers check theirs.
+ */
+export async function pausedProviders(
+  db: Db,
+  now = new Date(),
+  producers: readonly string[] | null = null,
+): Promise<Pause[]> {
+  const [whole, mine] = await Promise.all([
+    db.providerBreaker.findMany({
+      where: { pausedUntil: { gt: now } },
+      select: { provider: true, pausedUntil: true },
+      orderBy: { provider: "asc" },
+    }),
+    db.producerBreakerPause.findMany({
+      where: { pausedUntil: { gt: now }, ...(producers ? { producer: { in: [...producers] } } : {}) },
+      select: { provider: true, producer: true, pausedUntil: true },
+      orderBy: [{ provider: "asc" }, { producer: "asc" }],
+    }),
+  ]);
+  return [
+    ...whole.map((r) => ({ provider: r.provider, producer: null, pausedUntil: r.pausedUntil as Date })),
+    ...mine.map((r) => ({ provider: r.provider, producer: r.producer, pausedUntil: r.pausedUntil as Date })),
+  ];
 }
 
 /** Every known provider with its breaker, if any, and whether it refuses sends now (admin). */
 export async function listProviderBreakers(db: Db, actor: Principal, now = new Date()): Promise<ProviderBreakerView[]> {
   requirePermission(actor, "admin:settings");
-  const rows = await db.providerBreaker.findMany();
+  const rows = await db.providerBreaker.findMany({
+    include: { producerPauses: { where: { pausedUntil: { gt: now } }, orderBy: { producer: "asc" } } },
+  });
   return PROVIDER_NAMES.map((provider) => {
     const row = rows.find((r) => r.provider === provider);
     const open = row?.pausedUntil && row.pausedUntil > now ? row.pausedUntil : null;
@@ -43,6 +67,10 @@ export async function listProviderBreakers(db: Db, actor: Principal, now = new D
         : null,
       pausedUntil: open,
       trippedAt: row?.trippedAt ?? null,
+      pausedProducers: (row?.producerPauses ?? []).map((p) => ({
+        producer: p.producer,
+        pausedUntil: p.pausedUntil as Date,
+      })),
     };
   });
 }
@@ -90,8 +118,9 @@ export async function saveProviderBreaker(db: Db, actor: Principal, input: Provi
 }
 
 /**
- * Reopens a paused provider (admin): the pause ends now, and the outcomes reported before now stop
- * counting, so the next unknown is judged on what happens after the resume, not on what tripped it.
+ * Reopens a paused provider (admin), and every producer paused at it: the pauses end now, and the
+ * outcomes reported before now stop counting, so the next unknown is judged on what happens after
+ * the resume, not on what tripped it.
  */
 export async function resumeProviderBreaker(db: Db, actor: Principal, provider: ProviderName) {
   const admin = requirePermission(actor, "admin:settings");
@@ -104,12 +133,27 @@ export async function resumeProviderBreaker(db: Db, actor: Principal, provider: 
       where: { provider },
       data: { pausedUntil: null, countsFrom: now, updatedById: admin.userId, updatedAt: now },
     });
+    const producers = await tx.producerBreakerPause.findMany({
+      where: { provider, pausedUntil: { gt: now } },
+      select: { producer: true },
+    });
+    await tx.producerBreakerPause.updateMany({ where: { provider }, data: { pausedUntil: null, countsFrom: now } });
     await recordAudit(tx, {
       actor: admin,
       kind: "provider_breaker_resumed",
       before: { provider, pausedUntil: row.paused_until?.toISOString() ?? null },
-      after: { provider, pausedUntil: null, countsFrom: now.toISOString() },
+      after: {
+        provider,
+        pausedUntil: null,
+        countsFrom: now.toISOString(),
+        producersResumed: producers.map((p) => p.producer),
+      },
     });
-    return { provider, resumedAt: now.toISOString(), wasPaused: row.paused_until !== null && row.paused_until > now };
+    return {
+      provider,
+      resumedAt: now.toISOString(),
+      wasPaused: row.paused_until !== null && row.paused_until > now,
+      producersResumed: producers.map((p) => p.producer),
+    };
   });
 }

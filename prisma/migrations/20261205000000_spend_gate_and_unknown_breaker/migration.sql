@@ -42,6 +42,20 @@ CREATE TABLE "provider_breakers" (
         "unknown_percent" BETWEEN 1 AND 100 AND "window_seconds" BETWEEN 60 AND 86400 AND "min_outcomes" >= 1)
 );
 
+-- A breaker also pauses one producer at the provider when that producer's own share passes the
+-- provider's threshold (its integration failing, not the provider): one row per paused pair.
+CREATE TABLE "producer_breaker_pauses" (
+    "provider" TEXT NOT NULL,
+    "producer" TEXT NOT NULL,
+    "paused_until" TIMESTAMPTZ(3),
+    "tripped_at" TIMESTAMPTZ(3),
+    "counts_from" TIMESTAMPTZ(3),
+
+    CONSTRAINT "producer_breaker_pauses_pkey" PRIMARY KEY ("provider", "producer"),
+    CONSTRAINT "producer_breaker_pauses_provider_fkey" FOREIGN KEY ("provider")
+        REFERENCES "provider_breakers"("provider") ON DELETE CASCADE
+);
+
 -- The breaker's count: permits reported in the window (their last report is their outcome).
 CREATE INDEX "send_permits_reported_at" ON "send_permits"("reported_at") WHERE "reported_at" IS NOT NULL;
 

@@ -100,9 +100,15 @@ function BreakerLine({ provider, breaker }: { provider: string; breaker: Provide
           : `pauses at ${settings.unknownPercent}% unknown of at least ${settings.minOutcomes} outcomes in ${settings.windowSeconds / 60} min`}
         {breaker?.pausedUntil ? ` · paused: new permits refused until ${formatWhen(breaker.pausedUntil)}` : ""}
       </p>
+      {breaker?.pausedProducers.length ? (
+        <p className="mt-1 text-sm text-red-900" data-testid={`breaker-producers-${provider}`}>
+          Paused on their own outcomes:{" "}
+          {breaker.pausedProducers.map((p) => `${p.producer} until ${formatWhen(p.pausedUntil)}`).join(", ")}
+        </p>
+      ) : null}
       <div className="mt-2 flex flex-wrap items-end gap-3">
         <ProviderBreakerForm provider={provider} settings={settings} />
-        {breaker?.pausedUntil && <ResumeProviderButton provider={provider} />}
+        {(breaker?.pausedUntil || breaker?.pausedProducers.length) && <ResumeProviderButton provider={provider} />}
       </div>
     </div>
   );
