@@ -139,6 +139,8 @@ export const API_ROUTES = [
     params: operationParams,
     body: permitRequestSchema,
     success: [201, 200],
+    // 409 spend_limit_reached and 503 provider_paused (with Retry-After) refuse a new send (decision 037).
+    errors: [503],
     handler: ({ actor, params, body }) => requestPermit(db(), actor, params.operationId, body),
     status: (result) => (result.status === "permitted" && result.created ? 201 : 200),
   }),
