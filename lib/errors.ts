@@ -32,6 +32,10 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   // Authorising would take replacements past a spend limit finance set; the figures say by how much.
   spend_limit_exceeded: 409,
+  // A permit would take a producer's sends past a spend limit (decision 037); nothing was written.
+  spend_limit_reached: 409,
+  // The provider's unknown-outcome breaker is open: no new permits until its window clears or an admin resumes it.
+  provider_paused: 503,
   too_early: 425,
   internal: 500,
 } as const;

@@ -21,24 +21,37 @@ function Use({ used, limit, currency }: { used: number; limit: number | null; cu
   );
 }
 
-/** Each limit with what replacements authorised in its rolling hour and day have used of it. */
+/**
+ * Each limit with its use: replacements authorised in the rolling hour and 24 hours, or the holds a
+ * producer's sends reserved in the calendar hour and the UTC day (decision 037).
+ */
 export function SpendLimitsTable({ rows, canSet }: { rows: SpendLimitView[]; canSet: boolean }) {
   return (
-    <Table caption="Spend limits on replacements, with their use" data-testid="spend-limits">
+    <Table caption="Spend limits, with their use" data-testid="spend-limits">
       <TableHead
         columns={[
+          "Applies to",
           "Currency",
           "Producer",
-          { label: "Last hour", align: "right" },
-          { label: "Last 24 hours", align: "right" },
+          { label: "Hour", align: "right" },
+          { label: "Day", align: "right" },
           ...(canSet ? [{ label: "Actions", hidden: true }] : []),
         ]}
       />
       <tbody>
         {rows.map((row) => (
-          <Row key={`${row.currency}:${row.producer ?? ""}`}>
-            <RowHeader>{row.currency}</RowHeader>
-            <Cell>{row.producer ?? "every producer"}</Cell>
+          <Row key={`${row.appliesTo}:${row.currency}:${row.producer ?? ""}:${row.model ?? ""}`}>
+            <RowHeader>
+              {row.appliesTo === "sends" ? "Sends" : "Replacements"}
+              <span className="block text-xs font-normal text-slate-600">
+                {row.appliesTo === "sends" ? "this hour, today (UTC)" : "last hour, last 24 hours"}
+              </span>
+            </RowHeader>
+            <Cell>{row.currency}</Cell>
+            <Cell>
+              {row.producer ?? "every producer"}
+              {row.model ? ` · model ${row.model}` : ""}
+            </Cell>
             <NumCell>
               <Use used={row.usedHourMicros} limit={row.perHourMicros} currency={row.currency} />
             </NumCell>
@@ -47,7 +60,12 @@ export function SpendLimitsTable({ rows, canSet }: { rows: SpendLimitView[]; can
             </NumCell>
             {canSet ? (
               <Cell>
-                <ClearSpendLimitButton currency={row.currency} producer={row.producer} />
+                <ClearSpendLimitButton
+                  appliesTo={row.appliesTo}
+                  currency={row.currency}
+                  producer={row.producer}
+                  model={row.model}
+                />
               </Cell>
             ) : null}
           </Row>

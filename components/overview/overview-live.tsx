@@ -53,6 +53,20 @@ export function OverviewLive({
           )}
         </p>
       )}
+      {stats.pausedProviders.map((p) => (
+        <p
+          key={p.provider}
+          role="alert"
+          className="rounded border border-red-400 bg-red-50 p-3 font-medium text-red-900"
+        >
+          Sends to {p.provider} are paused until {formatWhen(p.pausedUntil)}: too many recent sends ended with an
+          unknown outcome, so new permits are refused. Reconcile the uncertain submissions; an admin can resume it under{" "}
+          <a href="/admin/providers" className="underline">
+            Admin → Providers
+          </a>
+          .
+        </p>
+      ))}
       <CaseFlagsSummary stats={stats} />
       <h2 className="pt-2 font-semibold">Open cases by stage</h2>
       <Table caption="Open cases by stage">

@@ -21,6 +21,7 @@ import { setUserRoles } from "@/lib/services/admin/set-user-roles";
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
 import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
+import { resumeProviderBreaker, saveProviderBreaker } from "@/lib/services/provider-breaker/provider-breakers";
 import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import {
   createMachineTokenSchema,
@@ -39,6 +40,7 @@ import {
   tokenIdSchema,
   userIdSchema,
 } from "@/lib/validation/admin";
+import { providerBreakerFormSchema, providerParams } from "@/lib/validation/provider-breaker";
 import { providerPaceFormSchema } from "@/lib/validation/provider-pace";
 import { retentionPolicyFormSchema } from "@/lib/validation/retention";
 import { safeAction } from "./safe-action";
@@ -174,6 +176,24 @@ const saveProviderPaceRun = safeAction(providerPaceFormSchema, (input, actor) =>
 });
 export async function saveProviderPaceAction(raw: unknown) {
   return saveProviderPaceRun(raw);
+}
+
+const saveProviderBreakerRun = safeAction(
+  providerBreakerFormSchema,
+  (input, actor) => saveProviderBreaker(db(), actor, input),
+  { revalidate: () => ["/admin/providers", "/overview"] },
+);
+export async function saveProviderBreakerAction(raw: unknown) {
+  return saveProviderBreakerRun(raw);
+}
+
+const resumeProviderBreakerRun = safeAction(
+  providerParams,
+  (input, actor) => resumeProviderBreaker(db(), actor, input.provider),
+  { revalidate: () => ["/admin/providers", "/overview"] },
+);
+export async function resumeProviderBreakerAction(raw: unknown) {
+  return resumeProviderBreakerRun(raw);
 }
 
 const saveConsoleSettingsRun = safeAction(

@@ -38,6 +38,11 @@ import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-di
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import {
+  listProviderBreakers,
+  resumeProviderBreaker,
+  saveProviderBreaker,
+} from "@/lib/services/provider-breaker/provider-breakers";
 import { receiveSignedWebhook } from "@/lib/services/provider-webhook/receive-webhook";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
@@ -62,6 +67,7 @@ import {
   webhookQuery,
 } from "@/lib/validation/permits";
 import { overviewQuerySchema, producersOf } from "@/lib/validation/producer-filter";
+import { providerBreakerSchema, providerParams } from "@/lib/validation/provider-breaker";
 import { providerPaceSchema } from "@/lib/validation/provider-pace";
 import { retentionPolicySchema } from "@/lib/validation/retention";
 import {
@@ -140,6 +146,8 @@ export const API_ROUTES = [
     params: operationParams,
     body: permitRequestSchema,
     success: [201, 200],
+    // 409 spend_limit_reached and 503 provider_paused (with Retry-After) refuse a new send (decision 037).
+    errors: [503],
     handler: ({ actor, params, body }) => requestPermit(db(), actor, params.operationId, body),
     status: (result) => (result.status === "permitted" && result.created ? 201 : 200),
   }),
@@ -560,6 +568,33 @@ export const API_ROUTES = [
     body: providerPaceSchema,
     success: [200],
     handler: ({ actor, body }) => saveProviderPace(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/admin/provider-breakers",
+    audience: "user",
+    summary:
+      "Each provider's unknown-outcome breaker (threshold, window, minimum) and whether it pauses sends now (admin)",
+    success: [200],
+    handler: async ({ actor }) => ({ providers: await listProviderBreakers(db(), actor) }),
+  }),
+  apiRoute({
+    method: "PUT",
+    path: "/api/v1/admin/provider-breakers",
+    audience: "user",
+    summary: "Set a provider's unknown-outcome breaker, or remove it with `off: true` (admin)",
+    body: providerBreakerSchema,
+    success: [200],
+    handler: ({ actor, body }) => saveProviderBreaker(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/admin/provider-breakers/{provider}/resume",
+    audience: "user",
+    summary: "Reopen a provider its breaker paused; earlier outcomes stop counting (admin)",
+    params: providerParams,
+    success: [200],
+    handler: ({ actor, params }) => resumeProviderBreaker(db(), actor, params.provider),
   }),
   apiRoute({
     method: "GET",

@@ -8,6 +8,7 @@ export const ALERT_RULE_KINDS = [
   "poison_actions",
   "outputs_expiring",
   "provider_error_rate",
+  "provider_paused",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -85,6 +86,13 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     window: "looks back",
     percent: true,
     link: "/queue?state=parked",
+  },
+  provider_paused: {
+    label: "Provider paused",
+    counts: "pauses of a provider (or of one producer at it) by the unknown-outcome breaker",
+    money: false,
+    window: null,
+    link: "/admin/providers",
   },
 };
 

@@ -1,8 +1,12 @@
 /**
- * Spend limits on replacements (decision 030): the most that may be authorised in one currency in
- * a rolling hour and a rolling day, for every producer together or for one. Pure: the service
- * sums what was authorised in each window and asks here whether one more amount fits.
+ * Spend limits (decisions 030 and 037): the most that may be authorised in replacements in one
+ * currency in a rolling hour and a rolling day (every producer together or one), or the most a
+ * producer's sends (optionally one model's) may hold in a calendar hour and UTC day. Pure: the
+ * services find the use and ask here whether one more amount fits.
  */
+export const SPEND_LIMIT_TARGETS = ["replacements", "sends"] as const;
+export type SpendLimitTarget = (typeof SPEND_LIMIT_TARGETS)[number];
+
 export const SPEND_WINDOWS = ["hour", "day"] as const;
 export type SpendWindow = (typeof SPEND_WINDOWS)[number];
 
@@ -27,4 +31,21 @@ export function spendBreach(limit: SpendLimitFigures, used: SpendUse, requestedM
     }
   }
   return null;
+}
+
+/** The calendar window (UTC) a sends limit counts in at `now`: the hour's or the day's start. */
+export function calendarWindowStart(window: SpendWindow, now: Date): Date {
+  const start = new Date(now.getTime());
+  start.setUTCMinutes(0, 0, 0);
+  if (window === "day") start.setUTCHours(0);
+  return start;
+}
+
+/** A sends limit's counter as it reads at `now`: a counter kept for an earlier window is zero. */
+export function counterUse(
+  counter: { start: Date | null; usedMicros: number },
+  window: SpendWindow,
+  now: Date,
+): number {
+  return counter.start?.getTime() === calendarWindowStart(window, now).getTime() ? counter.usedMicros : 0;
 }

@@ -41,6 +41,14 @@ const COUNTERS = {
     help: "Replacement authorisations refused because they would pass a spend limit, by currency and window",
     labelNames: ["currency", "window"],
   },
+  recovery_permit_refusals_total: {
+    help: "Send permits refused before anything was written: a spend limit reached, or the provider's unknown-outcome breaker open",
+    labelNames: ["reason", "provider"],
+  },
+  recovery_provider_breaker_trips_total: {
+    help: "Times a provider's unknown-outcome breaker paused the provider, or one producer at it (or kept it paused for another window)",
+    labelNames: ["provider", "scope"],
+  },
 } as const satisfies Record<string, { help: string; labelNames: readonly string[] }>;
 
 export type CounterName = keyof typeof COUNTERS;

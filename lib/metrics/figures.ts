@@ -60,6 +60,11 @@ const FIGURES = {
     help: "Authorised replacements whose original job turned up afterwards, by whether it was withdrawn",
     labelNames: ["withdrawn"],
   },
+  recovery_provider_paused: {
+    type: "gauge",
+    help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",
+    labelNames: ["provider", "producer"],
+  },
 } as const satisfies Record<string, { type: "gauge" | "counter"; help: string; labelNames: readonly string[] }>;
 
 export type FigureName = keyof typeof FIGURES;

@@ -20,6 +20,7 @@ import { parkCase } from "@/lib/services/case/park-case";
 import { recordAudit } from "@/lib/services/case/writer/audit";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { webhookMessage } from "@/lib/services/notification/enqueue-notification";
+import { resumeProviderBreaker, saveProviderBreaker } from "@/lib/services/provider-breaker/provider-breakers";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { watchAlerts } from "@/lib/worker/alert-round";
@@ -488,6 +489,30 @@ describe("provider error rate", () => {
       "fal: 3 of 5 status checks got no answer (60%)",
     );
     await round(later(16));
+    expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing", "alert.resolved"]);
+  });
+});
+
+describe("provider paused", () => {
+  it("fires while a provider's unknown-outcome breaker refuses sends, and resolves when an admin resumes it", async () => {
+    const rule = await onlyRule("provider_paused", hooksId);
+    await saveProviderBreaker(db, admin, { provider: "luma", unknownPercent: 50, windowSeconds: 600, minOutcomes: 2 });
+    await round();
+    expect(await openFiring(rule.id)).toBeNull();
+    // Paused as a tripped breaker leaves it (the trip itself is driven in send-gate.test.ts).
+    await db.providerBreaker.update({
+      where: { provider: "luma" },
+      data: { pausedUntil: later(10), trippedAt: new Date() },
+    });
+    await round();
+    const firing = await openFiring(rule.id);
+    expect(firing).not.toBeNull();
+    const [message] = messagesOf(firing?.id ?? "");
+    expect((message?.payload as { data: { summary: string } } | undefined)?.data.summary).toContain(
+      "1 pause by the unknown-outcome breaker",
+    );
+    await resumeProviderBreaker(db, admin, "luma");
+    await round();
     expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing", "alert.resolved"]);
   });
 });

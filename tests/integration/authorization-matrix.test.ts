@@ -117,6 +117,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F, F],
   "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F],
   "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "GET /api/v1/admin/provider-breakers": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "PUT /api/v1/admin/provider-breakers": [U, F, F, F, A, U, U, F, U, F, F, F],
+  "POST /api/v1/admin/provider-breakers/{provider}/resume": [U, F, F, F, A, U, U, F, U, F, F, F],
   "GET /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F, F],
   "PUT /api/v1/admin/retention": [U, F, F, F, A, U, U, F, U, F, F, F],
   "POST /api/v1/admin/retention/dry-run": [U, F, F, F, A, U, U, F, U, F, F, F],
@@ -388,6 +391,24 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   }),
   "GET /api/v1/admin/provider-pace": async () => ({}),
   "PUT /api/v1/admin/provider-pace": async () => ({ body: { provider: "fal", requestsPerSecond: null } }),
+  "GET /api/v1/admin/provider-breakers": async () => ({}),
+  // Removing a breaker no cell has: no permit here is ever paused by it.
+  "PUT /api/v1/admin/provider-breakers": async () => ({ body: { provider: "fal", off: true } }),
+  // A closed breaker with a threshold no cell's sends can reach, so there is one to resume.
+  "POST /api/v1/admin/provider-breakers/{provider}/resume": async () => {
+    await db.providerBreaker.upsert({
+      where: { provider: "luma" },
+      create: {
+        provider: "luma",
+        unknownPercent: 100,
+        windowSeconds: 60,
+        minOutcomes: 1_000_000,
+        updatedById: randomUUID(),
+      },
+      update: {},
+    });
+    return { params: { provider: "luma" } };
+  },
   "GET /api/v1/admin/retention": async () => ({}),
   "PUT /api/v1/admin/retention": async () => ({ body: { producer: "matrix-shop", days: 90 } }),
   "POST /api/v1/admin/retention/dry-run": async () => ({}),

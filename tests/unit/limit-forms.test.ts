@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { providerBreakerFormSchema, providerBreakerSchema } from "@/lib/validation/provider-breaker";
 import { providerPaceFormSchema, providerPaceSchema } from "@/lib/validation/provider-pace";
 import { spendLimitFormSchema, spendLimitSchema } from "@/lib/validation/spend-limits";
 
@@ -11,17 +12,31 @@ const issuesOf = (result: { success: boolean; error?: { issues: { path: Property
 describe("the spend limit form", () => {
   it("reads amounts in the currency's own decimals, a blank producer as every producer, blanks as no limit", () => {
     expect(spendLimitFormSchema.parse({ currency: "usd", producer: " ", perHour: "250.00", perDay: "" })).toEqual({
+      appliesTo: "replacements",
       currency: "USD",
       producer: null,
+      model: null,
       perHourMicros: 250_000_000,
       perDayMicros: null,
     });
     expect(spendLimitFormSchema.parse({ currency: "JPY", producer: "shop-a", perHour: "", perDay: "5000" })).toEqual({
+      appliesTo: "replacements",
       currency: "JPY",
       producer: "shop-a",
+      model: null,
       perHourMicros: null,
       perDayMicros: 5_000_000_000,
     });
+  });
+
+  it("reads a limit on one producer's sends, optionally one model's, and refuses one without its producer", () => {
+    const form = { appliesTo: "sends", currency: "USD", producer: "shop-a", model: "veo-3", perHour: "10", perDay: "" };
+    expect(spendLimitFormSchema.parse(form)).toMatchObject({ appliesTo: "sends", producer: "shop-a", model: "veo-3" });
+    expect(issuesOf(spendLimitFormSchema.safeParse({ ...form, producer: "" }))).toEqual(["producer"]);
+    expect(issuesOf(spendLimitFormSchema.safeParse({ ...form, appliesTo: "replacements" }))).toEqual(["model"]);
+    const api = { appliesTo: "sends", currency: "USD", perHourMicros: 1, perDayMicros: null };
+    expect(issuesOf(spendLimitSchema.safeParse(api))).toEqual(["producer"]);
+    expect(spendLimitSchema.safeParse({ ...api, producer: "shop-a", model: "veo-3" }).success).toBe(true);
   });
 
   it("refuses amounts finer than the currency, with signs or symbols, at their fields", () => {
@@ -55,5 +70,36 @@ describe("the provider rate form", () => {
       ]);
     }
     expect(providerPaceSchema.safeParse({ provider: "kling", requestsPerSecond: 1 }).success).toBe(false);
+  });
+});
+
+describe("the provider breaker form", () => {
+  it("reads whole numbers, the window in minutes, and all blank as no breaker", () => {
+    const form = { provider: "fal", unknownPercent: "20", windowMinutes: "15", minOutcomes: "10" };
+    expect(providerBreakerFormSchema.parse(form)).toEqual({
+      provider: "fal",
+      unknownPercent: 20,
+      windowSeconds: 900,
+      minOutcomes: 10,
+    });
+    expect(
+      providerBreakerFormSchema.parse({ ...form, unknownPercent: "", windowMinutes: "", minOutcomes: "" }),
+    ).toEqual({ provider: "fal", off: true });
+  });
+
+  it("refuses a share past 100 %, a window past a day, no minimum, or a missing figure, at its field", () => {
+    const form = { provider: "fal", unknownPercent: "20", windowMinutes: "15", minOutcomes: "10" };
+    expect(issuesOf(providerBreakerFormSchema.safeParse({ ...form, unknownPercent: "101" }))).toEqual([
+      "unknownPercent",
+    ]);
+    expect(issuesOf(providerBreakerFormSchema.safeParse({ ...form, windowMinutes: "1441" }))).toEqual([
+      "windowMinutes",
+    ]);
+    expect(issuesOf(providerBreakerFormSchema.safeParse({ ...form, minOutcomes: "0" }))).toEqual(["minOutcomes"]);
+    expect(issuesOf(providerBreakerFormSchema.safeParse({ ...form, minOutcomes: "" }))).toEqual(["minOutcomes"]);
+    expect(issuesOf(providerBreakerFormSchema.safeParse({ ...form, unknownPercent: "ten" }))).toEqual([
+      "unknownPercent",
+    ]);
+    expect(providerBreakerSchema.safeParse({ provider: "nope", off: true }).success).toBe(false);
   });
 });

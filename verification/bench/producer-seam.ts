@@ -7,8 +7,11 @@ import type { BenchCheck, BenchPart, BenchRow } from "./lib/types";
 
 /**
  * The producer seam over HTTP against the app server (16 connections): send permits for new
- * operations, and signed provider webhooks of which half are duplicates, each next to the rows it
- * writes put there by one raw `INSERT … ON CONFLICT` statement per request over a pg pool of 16.
+ * operations, the producer's `accepted` report on each, and signed provider webhooks of which half
+ * are duplicates, each next to the rows it writes put there by one raw statement per request over a
+ * pg pool of 16. The send gate is on (decision 037): the producer has a spend limit on its sends,
+ * high enough never to refuse, and Replicate has an unknown-outcome breaker, so every permit locks
+ * and takes the limit and reads the breaker as in production.
  */
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 5_000);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10_000);
@@ -16,7 +19,7 @@ const CONNECTIONS = 16;
 const PRODUCER = "bench-seam-shop";
 
 type Request = LoadRequest;
-type Figures = Pick<LoadResult, "count" | "seconds" | "perSecond" | "statuses">;
+type Figures = Pick<LoadResult, "count" | "seconds" | "perSecond" | "p50Ms" | "p99Ms" | "statuses">;
 const fire = (url: string, requests: Request[]) => postLoad(url, requests, CONNECTIONS);
 
 async function rawRun<T>(
@@ -30,21 +33,33 @@ async function rawRun<T>(
     const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => pool.connect()));
     for (const client of clients) client.release();
     let next = 0;
+    const latencies: number[] = [];
     const started = performance.now();
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
         while (next < items.length) {
           const item = items[next++] as T;
+          const sent = performance.now();
           await pool.query({
             name: `raw_${createHash("sha1").update(text).digest("hex").slice(0, 8)}`,
             text,
             values: values(item),
           });
+          latencies.push(performance.now() - sent);
         }
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return { count: items.length, seconds, perSecond: items.length / seconds, statuses: {} };
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
+    return {
+      count: items.length,
+      seconds,
+      perSecond: items.length / seconds,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      statuses: {},
+    };
   } finally {
     await pool.end();
   }
@@ -70,6 +85,21 @@ WITH op AS (
 INSERT INTO audit_events (actor_kind, actor_id, actor_label, kind, after)
 SELECT 'api_key', $6, 'api key ' || $1, 'permit_issued', jsonb_build_object('operationId', $2::text, 'token', 1) FROM permit`;
 
+/** A report's writes: the permit accepted with its job, the attempt's job, the audit event. */
+const RAW_REPORT = `
+WITH p AS (
+  UPDATE send_permits sp SET status = 'accepted', provider_job_id = $3, reported_at = now(),
+         last_report = jsonb_build_object('outcome', 'accepted', 'token', 1)
+  FROM operations o, attempts a
+  WHERE o.producer = $1 AND o.operation_id = $2 AND sp.operation_ref = o.id AND a.id = sp.attempt_ref
+    AND sp.status = 'live' AND sp.token = 1
+  RETURNING sp.attempt_ref
+), att AS (
+  UPDATE attempts SET provider_job_id = $3 FROM p WHERE attempts.id = p.attempt_ref
+)
+INSERT INTO audit_events (actor_kind, actor_id, actor_label, kind, after)
+SELECT 'api_key', $4, 'api key ' || $1, 'permit_accepted', jsonb_build_object('providerJobId', $3::text) FROM p`;
+
 /** A webhook's row, once per event. */
 const RAW_WEBHOOK = `
 INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at, outcome, detail)
@@ -93,6 +123,45 @@ function permitRequests(run: string, secret: string): Request[] {
       }),
     };
   });
+}
+
+/** The producer's `accepted` report on each permit, with the job the provider returned. */
+function reportRequests(run: string, secret: string): Request[] {
+  return Array.from({ length: PERMITS }, (_, i) => {
+    const operationId = `${run}-op-${i}`;
+    return {
+      path: `/api/v1/attempts/${operationId}-a1/outcome`,
+      headers: { authorization: `Bearer ${secret}` },
+      body: JSON.stringify({
+        operationId,
+        token: 1,
+        outcome: "accepted",
+        providerJobId: `${run}-sent-${i}`,
+        evidence: { summary: "create returned 201", observedAt: new Date().toISOString() },
+      }),
+    };
+  });
+}
+
+/** The gate as production runs it: a sends limit far above the run's spend, and Replicate's breaker. */
+async function configureGate(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const by = "00000000-0000-4000-8000-000000000000";
+    await client.query(
+      `INSERT INTO spend_limits (applies_to, currency, producer, per_hour_micros, per_day_micros, updated_by_id)
+       VALUES ('sends', 'USD', $1, 1000000000000000, 1000000000000000, $2)`,
+      [PRODUCER, by],
+    );
+    await client.query(
+      `INSERT INTO provider_breakers (provider, unknown_percent, window_seconds, min_outcomes, updated_by_id)
+       VALUES ('replicate', 50, 600, 1000, $1)`,
+      [by],
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 /** Half the events are sent twice (a provider's retry keeps its webhook-id). */
@@ -122,11 +191,15 @@ const part: BenchPart = {
   async run(ctx) {
     const server = await appServer(ctx, "producer-seam");
     const key = await producerKey(server, PRODUCER);
+    await configureGate(server.databaseUrl);
     const rawUrl = await ctx.createDatabase("producer_seam_raw");
     const run = randomBytes(4).toString("hex");
+    const figures = (f: Figures) =>
+      `${f.perSecond.toFixed(0)}/s, p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms`;
 
     // Warm both sides before any clock runs.
     await fire(server.url, permitRequests(`${run}w`, key.secret).slice(0, 200));
+    await fire(server.url, reportRequests(`${run}w`, key.secret).slice(0, 200));
     const permits = permitRequests(run, key.secret);
     ctx.log(`producer-seam: ${PERMITS} permits over HTTP…`);
     const httpPermits = await fire(server.url, permits);
@@ -136,7 +209,18 @@ const part: BenchPart = {
       return [PRODUCER, operationId, body.requestFingerprint, body.attemptId, body.hold.holdId, key.id];
     });
     ctx.log(
-      `producer-seam: permits HTTP ${httpPermits.perSecond.toFixed(0)}/s ${JSON.stringify(httpPermits.statuses)}, raw ${rawPermits.perSecond.toFixed(0)}/s`,
+      `producer-seam: permits HTTP ${figures(httpPermits)} ${JSON.stringify(httpPermits.statuses)}; raw ${figures(rawPermits)}`,
+    );
+
+    const reports = reportRequests(run, key.secret);
+    ctx.log(`producer-seam: ${PERMITS} accepted reports over HTTP…`);
+    const httpReports = await fire(server.url, reports);
+    const rawReports = await rawRun(rawUrl, reports, RAW_REPORT, (r) => {
+      const body = JSON.parse(r.body) as { operationId: string; providerJobId: string };
+      return [PRODUCER, body.operationId, body.providerJobId, key.id];
+    });
+    ctx.log(
+      `producer-seam: reports HTTP ${figures(httpReports)} ${JSON.stringify(httpReports.statuses)}; raw ${figures(rawReports)}`,
     );
 
     const webhooks = webhookRequests(run);
@@ -153,16 +237,45 @@ const part: BenchPart = {
 
     const counted = await countRows(server.databaseUrl, run);
     const label = "raw INSERT … ON CONFLICT, pg pool of 16";
-    const rows: BenchRow[] = [
+    const seam = (what: string, http: Figures, raw: Figures): BenchRow[] => [
       {
         part: "producer-seam",
-        metric: `POST /api/v1/operations/{id}/attempts, ${PERMITS.toLocaleString("en-US")} new permits (16 connections)`,
-        value: httpPermits.perSecond,
+        metric: `${what} (16 connections, send gate on)`,
+        value: http.perSecond,
         unit: "req/s",
-        baseline: { label, value: rawPermits.perSecond },
+        baseline: { label, value: raw.perSecond },
         better: "higher",
-        target: ">= 0.5x raw",
+        target: ">= 0.8x raw",
       },
+      {
+        part: "producer-seam",
+        metric: `${what}, p50`,
+        value: http.p50Ms,
+        unit: "ms",
+        baseline: { label, value: raw.p50Ms },
+        better: "lower",
+      },
+      {
+        part: "producer-seam",
+        metric: `${what}, p99`,
+        value: http.p99Ms,
+        unit: "ms",
+        baseline: { label, value: raw.p99Ms },
+        better: "lower",
+        target: "<= 1.5x raw",
+      },
+    ];
+    const rows: BenchRow[] = [
+      ...seam(
+        `POST /api/v1/operations/{id}/attempts, ${PERMITS.toLocaleString("en-US")} new permits`,
+        httpPermits,
+        rawPermits,
+      ),
+      ...seam(
+        `POST /api/v1/attempts/{id}/outcome, ${PERMITS.toLocaleString("en-US")} accepted reports`,
+        httpReports,
+        rawReports,
+      ),
       {
         part: "producer-seam",
         metric: `POST /api/v1/provider-webhooks/replicate, ${WEBHOOKS.toLocaleString("en-US")} signed webhooks, half duplicates`,
@@ -182,6 +295,18 @@ const part: BenchPart = {
       },
       {
         part: "producer-seam",
+        name: "every report answered 200 and accepted its permit",
+        ok: httpReports.statuses["200"] === PERMITS && counted.accepted === PERMITS,
+        detail: `${JSON.stringify(httpReports.statuses)}; ${counted.accepted} permits accepted`,
+      },
+      {
+        part: "producer-seam",
+        name: "the spend limit counted every permit's hold today, and the breaker stayed closed",
+        ok: counted.limitDay === counted.heldToday && !counted.paused,
+        detail: `limit's day use ${counted.limitDay}, holds reserved today ${counted.heldToday}, paused ${counted.paused}`,
+      },
+      {
+        part: "producer-seam",
         name: "every webhook answered 200 and each event was kept once",
         ok: httpHooks.statuses["200"] === WEBHOOKS && counted.webhooks === WEBHOOKS / 2,
         detail: `${JSON.stringify(httpHooks.statuses)}; ${counted.webhooks} events kept`,
@@ -195,14 +320,30 @@ async function countRows(databaseUrl: string, run: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ permits: number; holds: number; webhooks: number }>(
+    const { rows } = await client.query<{
+      permits: number;
+      accepted: number;
+      holds: number;
+      webhooks: number;
+      limitDay: string;
+      heldToday: string;
+      paused: boolean;
+    }>(
       `SELECT (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
                 WHERE o.operation_id LIKE $1 || '-op-%') AS permits,
+              (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
+                WHERE o.operation_id LIKE $1 || '-op-%' AND p.status = 'accepted') AS accepted,
+              (SELECT day_used_micros::text FROM spend_limits WHERE applies_to = 'sends' AND producer = $2) AS "limitDay",
+              (SELECT coalesce(sum(amount_micros), 0)::text FROM holds h, spend_limits l
+                WHERE l.applies_to = 'sends' AND l.producer = $2 AND h.producer = $2 AND h.created_at >= l.day_start) AS "heldToday",
+              (SELECT coalesce(bool_or(paused_until > now()), false) FROM provider_breakers) AS paused,
               (SELECT count(*)::int FROM holds WHERE hold_id LIKE 'hold-' || $1 || '-op-%') AS holds,
               (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_%') AS webhooks`,
-      [run],
+      [run, PRODUCER],
     );
-    return rows[0] ?? { permits: 0, holds: 0, webhooks: 0 };
+    const row = rows[0];
+    if (!row) throw new Error("the count returned no row");
+    return row;
   } finally {
     await client.end();
   }

@@ -83,14 +83,14 @@ export async function FinanceContent({
       </FinanceSection>
       <FinanceSection
         id="spend-limits"
-        title="Spend limits on replacements"
-        description="The most replacements may authorise per currency in a rolling hour and 24 hours; an authorisation past a limit is refused."
+        title="Spend limits"
+        description="The most replacements may authorise per currency in a rolling hour and 24 hours, and the most a producer's sends (or one model's) may hold per calendar hour and UTC day; an authorisation or a send permit past a limit is refused."
       >
         {limits.length ? (
           <SpendLimitsTable rows={limits} canSet={canSetLimits} />
         ) : (
           <p className="rounded border border-dashed border-slate-400 bg-white px-4 py-3 text-sm text-slate-700">
-            No spend limits: replacements are limited only by finance's decisions.
+            No spend limits: replacements are limited only by finance's decisions, and sends by nothing.
           </p>
         )}
         {canSetLimits ? <SpendLimitForm /> : null}

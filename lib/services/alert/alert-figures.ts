@@ -109,6 +109,15 @@ async function readFigures(
       const providers = rows.map((r) => ({ provider: r.provider, checks: Number(r.checks), errors: Number(r.errors) }));
       return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
     }
+    case "provider_paused": {
+      // Pauses running at the round's `now` (decision 037): of a provider, or of one producer at it.
+      const rows = await sqlRows<{ n: bigint }>(
+        db,
+        Prisma.sql`SELECT (SELECT count(*) FROM provider_breakers WHERE paused_until > ${now})
+                        + (SELECT count(*) FROM producer_breaker_pauses WHERE paused_until > ${now}) AS n`,
+      );
+      return { count: Number(rows[0]?.n ?? 0), held: [] };
+    }
     case "worker_silence": {
       const rows = await sqlRows<{ last: Date | null }>(
         db,

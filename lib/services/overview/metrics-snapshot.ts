@@ -84,8 +84,27 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     { name: "recovery_escalated_open_cases", samples: one(flags.escalatedOpen) },
     { name: "recovery_deadline_escalations_total", samples: one(Number(escalations[0]?.n ?? 0)) },
   ];
-  families.push(await suspectedDuplicatesFamily(db));
+  families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now));
   return families;
+}
+
+/**
+ * Each configured provider's unknown-outcome breaker (producer ""), and each producer paused at a
+ * provider on its own outcomes: 1 while it refuses new permits, else 0 (decision 037).
+ */
+async function breakerFamily(db: Db, now: Date): Promise<Family> {
+  const [whole, mine] = await Promise.all([
+    db.providerBreaker.findMany({ select: { provider: true, pausedUntil: true } }),
+    db.producerBreakerPause.findMany({ select: { provider: true, producer: true, pausedUntil: true } }),
+  ]);
+  const open = (until: Date | null) => (until && until > now ? 1 : 0);
+  return {
+    name: "recovery_provider_paused",
+    samples: [
+      ...whole.map((r) => ({ labels: { provider: r.provider, producer: "" }, value: open(r.pausedUntil) })),
+      ...mine.map((r) => ({ labels: { provider: r.provider, producer: r.producer }, value: open(r.pausedUntil) })),
+    ],
+  };
 }
 
 /** Time from each case episode's opening to its first decision: the review-latency histogram's observations. */

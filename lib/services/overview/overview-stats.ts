@@ -6,6 +6,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
 import { inFlightPermits } from "../permit/in-flight";
+import { pausedProviders } from "../provider-breaker/provider-breakers";
 import { retentionPolicyView } from "../retention/retention-policy";
 import { outputsExpiringSoon } from "./overview-expiring";
 import {
@@ -49,7 +50,7 @@ export async function overviewStats(
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
   const ends = AGE_BUCKET_ENDS_SECONDS.map((s) => new Date(now.getTime() - s * 1000));
   const hours = ends.map(utcHourOf);
-  const [stages, money, latency, events, recentUncertain, series, flags, inFlight, expiring, retention] =
+  const [stages, money, latency, events, recentUncertain, series, flags, inFlight, expiring, retention, paused] =
     await Promise.all([
       sqlRows<StageRow>(
         db,
@@ -126,6 +127,7 @@ export async function overviewStats(
       inFlightPermits(db, now, producers),
       outputsExpiringSoon(db, now, producers),
       retentionPolicyView(db),
+      pausedProviders(db, now, producers),
     ]);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
@@ -159,6 +161,12 @@ export async function overviewStats(
     outputsExpiringSoon: expiring,
     /** Sends under a permit that have not come back yet: not cases, but their money is held. */
     inFlight,
+    /** Providers (or one producer at a provider) whose unknown-outcome breaker refuses new permits (decision 037). */
+    pausedProviders: paused.map((p) => ({
+      provider: p.provider,
+      producer: p.producer,
+      pausedUntil: p.pausedUntil.toISOString(),
+    })),
     alert:
       recent >= options.alertThreshold
         ? { recentUncertain: recent, windowMinutes: options.alertWindowMinutes, threshold: options.alertThreshold }

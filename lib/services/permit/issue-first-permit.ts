@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { insertCaselessAuditRow } from "../case/writer/audit";
+import { type GateRefusal, gateCtes, gateOutcomes, gateRefusal, gateTake } from "./send-gate";
 
 export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
 
@@ -15,7 +16,9 @@ export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
  * holdId free, everything a first permit writes (operation, attempt, hold, reserve entry, permit,
  * its audit row). Anything else writes nothing and says why: the operation exists (the caller
  * decides on it under a lock), the holdId belongs to another send, or a concurrent first request is
- * committing (`ON CONFLICT DO NOTHING` on the operation: the caller asks again).
+ * committing (`ON CONFLICT DO NOTHING` on the operation: the caller asks again). A new send also
+ * passes the send gate in the same statement (send-gate.ts, decision 037): the provider's breaker and
+ * the producer's spend limits, locked, checked and taken; a refusal writes nothing and is thrown.
  */
 export async function issueFirstPermit(
   db: Db,
@@ -37,17 +40,19 @@ export async function issueFirstPermit(
     amountMicros: Number(facts.amountMicros),
     currency: facts.currency,
   };
-  const rows = await sqlRows<{ outcome: FirstPermit }>(
+  const ask = { producer: producer.name, ...facts };
+  const isNew = Prisma.sql`NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)`;
+  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "paused" | "refused" }>(
     db,
     Prisma.sql`
     WITH existing AS (
       SELECT 1 FROM operations WHERE producer = ${producer.name} AND operation_id = ${operationId}
     ), taken AS (
       SELECT 1 FROM holds WHERE producer = ${producer.name} AND hold_id = ${facts.holdId}
-    ), op AS (
+    ), ${gateCtes(ask)}, op AS (
       INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
       SELECT ${producer.name}, ${operationId}, ${facts.provider}, ${facts.model}, ${facts.fingerprint}, ${request}::jsonb
-      WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
+      WHERE ${isNew} AND NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)
       ON CONFLICT (producer, operation_id) DO NOTHING
       RETURNING id
     ), att AS (
@@ -66,12 +71,17 @@ export async function issueFirstPermit(
       SELECT ${producer.name}, att.operation_ref, att.id, hold.id, 1, ${new Date(input.sendDeadline)}
       FROM att JOIN hold ON hold.attempt_ref = att.id
       RETURNING id
-    ), audit AS (
+    ), ${gateTake(ask, Prisma.sql`EXISTS (SELECT 1 FROM hold)`)}, audit AS (
       ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
     )
-    SELECT 'issued' AS outcome FROM permit
-    UNION ALL SELECT 'exists' FROM existing
-    UNION ALL SELECT 'hold_taken' FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)`,
+    SELECT 'issued' AS outcome, NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
+           NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day
+    FROM permit
+    UNION ALL SELECT 'exists', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM existing
+    UNION ALL SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
+    ${gateOutcomes(isNew)}`,
   );
-  return rows[0]?.outcome ?? "raced";
+  const row = rows[0];
+  if (row?.outcome === "paused" || row?.outcome === "refused") throw gateRefusal(ask, row);
+  return row?.outcome ?? "raced";
 }

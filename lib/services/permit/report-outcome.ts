@@ -10,6 +10,7 @@ import { recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
 import { settleInFull } from "../hold/settle-in-full";
+import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 
 export type OutcomeResult = {
@@ -127,6 +128,8 @@ export async function applyPermitReport(
         next: effect.next,
         evidence,
       });
+      // An unknown outcome may open the provider's breaker (decision 037); other outcomes cannot raise the share.
+      if (input.report.kind === "unknown") await tripBreakerIfDue(tx, permit.operation.provider, permit.producer);
       return result(effect.next, caseId, effect.providerJobId);
     }
     case "attach": {

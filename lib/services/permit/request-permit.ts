@@ -19,6 +19,7 @@ import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { issueFirstPermit } from "./issue-first-permit";
+import { passSendGate } from "./send-gate";
 
 export type PermitResult =
   | {
@@ -221,6 +222,8 @@ async function issue(
   token: number,
   existingRef: string | null,
 ): Promise<void> {
+  // A new attempt spends again: the breaker and the spend limits decide first, and refuse with nothing written.
+  await passSendGate(tx, { producer: producer.name, ...facts });
   const operationRef =
     existingRef ??
     (

@@ -31,7 +31,7 @@ export async function limitsInUse(
   const limits = await sqlRows<LimitRow>(
     db,
     Prisma.sql`SELECT producer, per_hour_micros, per_day_micros FROM spend_limits
-    WHERE currency = ${at.currency} AND (producer IS NULL OR producer = ${at.producer})
+    WHERE applies_to = 'replacements' AND currency = ${at.currency} AND (producer IS NULL OR producer = ${at.producer})
     ORDER BY producer NULLS FIRST ${lock ? Prisma.sql`FOR UPDATE` : Prisma.empty}`,
   );
   const inUse: LimitInUse[] = [];

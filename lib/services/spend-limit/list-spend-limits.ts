@@ -1,13 +1,18 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
+import { counterUse, type SpendLimitTarget } from "@/lib/domain/spend-limits";
 import { requirePermission, scopeOf } from "../access/actor";
 import { toMicros } from "../finance/finance-micros";
 import { spendUse } from "./spend-use";
 
 export type SpendLimitView = {
+  /** "replacements" (rolling windows) or "sends" (calendar hour and UTC day, decision 037). */
+  appliesTo: SpendLimitTarget;
   currency: string;
   /** null: the limit on every producer together. */
   producer: string | null;
+  /** Sends only: the one model it limits; null: every model. */
+  model: string | null;
   perHourMicros: number | null;
   perDayMicros: number | null;
   usedHourMicros: number;
@@ -16,7 +21,8 @@ export type SpendLimitView = {
 };
 
 /**
- * Every spend limit with what it has used in its rolling hour and day, as finance sees them. A
+ * Every spend limit with what it has used in its hour and day (rolling for replacements, the
+ * counters of the calendar hour and UTC day for sends), as finance sees them. A
  * person limited to some producers sees those producers' limits only: a limit on every producer
  * counts every producer's spend (decision 035).
  */
@@ -25,14 +31,23 @@ export async function listSpendLimits(db: Db, actor: Principal, now = new Date()
   const scope = scopeOf(actor);
   const rows = await db.spendLimit.findMany({
     where: scope ? { producer: { in: [...scope] } } : {},
-    orderBy: [{ currency: "asc" }, { producer: "asc" }],
+    orderBy: [{ appliesTo: "asc" }, { currency: "asc" }, { producer: "asc" }, { model: "asc" }],
   });
   return Promise.all(
     rows.map(async (row) => {
-      const used = await spendUse(db, row.currency, row.producer, now);
+      const appliesTo = row.appliesTo as SpendLimitTarget;
+      const used =
+        appliesTo === "sends"
+          ? {
+              hour: counterUse({ start: row.hourStart, usedMicros: toMicros(row.hourUsedMicros) }, "hour", now),
+              day: counterUse({ start: row.dayStart, usedMicros: toMicros(row.dayUsedMicros) }, "day", now),
+            }
+          : await spendUse(db, row.currency, row.producer, now);
       return {
+        appliesTo,
         currency: row.currency,
         producer: row.producer,
+        model: row.model,
         perHourMicros: row.perHourMicros === null ? null : toMicros(row.perHourMicros),
         perDayMicros: row.perDayMicros === null ? null : toMicros(row.perDayMicros),
         usedHourMicros: used.hour,

@@ -6,6 +6,7 @@ export type LoadResult = {
   count: number;
   seconds: number;
   perSecond: number;
+  p50Ms: number;
   p99Ms: number;
   statuses: Record<string, number>;
 };
@@ -44,5 +45,5 @@ export async function postLoad(url: string, requests: LoadRequest[], connections
   const seconds = (performance.now() - started) / 1000;
   const count = Object.values(statuses).reduce((a, b) => a + b, 0);
   if (result.errors > 0) statuses.connection_error = result.errors;
-  return { count, seconds, perSecond: count / seconds, p99Ms: result.latency.p99, statuses };
+  return { count, seconds, perSecond: count / seconds, p50Ms: result.latency.p50, p99Ms: result.latency.p99, statuses };
 }
