@@ -1,10 +1,12 @@
 import { Webhook } from "standardwebhooks";
 import type { ParkCaseInput } from "../../lib/validation/park-case";
 import type { OutcomeReportInput, PermitRequestInput } from "../../lib/validation/permits";
+import { createOneCreateFetch, describeSentCreate } from "./guard/one-create-fetch";
 
 // The producer's side of the recovery queue. Request bodies are the API's own zod types (one
 // definition, in lib/validation); the fingerprint is the server's own canonicalisation.
 export { canonicalJson, requestFingerprint } from "../../lib/domain/fingerprint";
+export * from "./guard";
 export type { OutcomeReportInput, ParkCaseInput, PermitRequestInput };
 
 export type RecoveryConfig = {
@@ -53,6 +55,13 @@ export type SubmitResult =
   | { sent: true; outcome: "rejected"; error: unknown; reported: boolean; permit: Permit }
   /** Anything else (a timeout, a lost answer): the send is parked for people; never resent from here. */
   | { sent: true; outcome: "unknown"; error: unknown; reported: boolean; permit: Permit };
+
+/**
+ * What `submit` gives its create callback: the webhook URL for providers that sign theirs; a signal
+ * aborted when the submit stops waiting (`createTimeoutMs`); and the one-create fetch, through which
+ * at most one create reaches the wire whatever a provider's client retries (./guard).
+ */
+export type CreateContext = { webhookUrl: string | undefined; signal: AbortSignal; fetch: typeof fetch };
 
 /** Throw this from the create callback only when the provider definitely refused the request. */
 export class ProviderRejected extends Error {
@@ -121,7 +130,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
    */
   async function submit(
     send: Send,
-    create: (context: { webhookUrl: string | undefined }) => Promise<{ providerJobId: string }>,
+    create: (context: CreateContext) => Promise<{ providerJobId: string }>,
     options: { createTimeoutMs?: number } = {},
   ): Promise<SubmitResult> {
     const answer = await permit(send);
@@ -141,14 +150,26 @@ export function createRecoveryClient(config: RecoveryConfig) {
         () => false, // the permit's deadline parks the send if this report is lost
       );
     let created: { providerJobId: string };
+    const stop = new AbortController();
+    const guard = createOneCreateFetch(stop.signal);
     try {
       const webhookUrl = provider ? answer.webhook?.urls[provider] : undefined;
-      created = await withTimeout(create({ webhookUrl }), options.createTimeoutMs);
+      created = await withTimeout(
+        create({ webhookUrl, signal: stop.signal, fetch: guard.fetch }),
+        options.createTimeoutMs,
+        stop,
+      );
     } catch (error) {
+      // A 429 or 503 on the create reads as a refusal, but the client's own error may come from a
+      // resend it tried, and only the producer can vouch for a refusal: anything but
+      // ProviderRejected is unknown, and the evidence says what the one create got.
+      guard.close();
       const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
-      const reported = await outcome(kind, `the create call ended: ${describe(error)}`);
+      const what = `the create call ended: ${describe(error)}; ${describeSentCreate(guard.sent(), guard.refused())}`;
+      const reported = await outcome(kind, what);
       return { sent: true, outcome: kind, error, reported, permit: answer.permit };
     }
+    guard.close();
     const reported = await outcome("accepted", "the provider accepted the create", created.providerJobId);
     return { sent: true, outcome: "accepted", providerJobId: created.providerJobId, reported, permit: answer.permit };
   }
@@ -188,10 +209,15 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
+/** Stops waiting after `ms`, and aborts `stop` so the create's requests end too. */
+function withTimeout<T>(work: Promise<T>, ms: number | undefined, stop: AbortController): Promise<T> {
   if (!ms) return work;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => {
+      const error = new Error(`no answer within ${ms} ms`);
+      stop.abort(error);
+      reject(error);
+    }, ms);
     work.then(
       (value) => {
         clearTimeout(timer);

@@ -1,0 +1,2 @@
+export * from "./official-clients";
+export * from "./one-create-fetch";
