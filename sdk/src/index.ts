@@ -1,4 +1,5 @@
 import { Webhook } from "standardwebhooks";
+import { createOneCreateFetch, describeSentCreate } from "./guard/one-create-fetch.js";
 import type {
   ApiErrorBody,
   ApiErrorDetails,
@@ -21,6 +22,7 @@ import type {
 // sdk/build.mjs). The fingerprint is the server's own canonicalisation, compiled in from the one
 // file that holds it (lib/domain/canonical-json.ts imports nothing of the app).
 export { CanonicalJsonError, canonicalJson, requestFingerprint } from "../../lib/domain/canonical-json.js";
+export * from "./guard/index.js";
 export * from "./types.js";
 
 export type RecoveryConfig = {
@@ -48,6 +50,13 @@ export type CreateContext = {
    * create that outlives the timeout is cut off rather than left running unobserved.
    */
   signal: AbortSignal;
+  /**
+   * The one-create fetch: the first request that is not GET or HEAD goes on the wire, every later
+   * one throws `CreateAlreadySent` before any network I/O. Give it to the provider's official
+   * client (`guardReplicate(ctx, …)` and its siblings, ./guard) so that whatever the client retries
+   * inside, at most one create reaches the provider per send.
+   */
+  fetch: typeof fetch;
   provider: ProviderName;
   permit: Permit;
 };
@@ -195,27 +204,40 @@ export function createRecoveryClient(config: RecoveryConfig) {
         () => true,
         () => false, // the permit's deadline parks the send if this report is lost
       );
-    // The create threw (or answered without a job): a definite refusal, or unknown.
+    const controller = new AbortController();
+    const guard = createOneCreateFetch(controller.signal);
+    // What the one create got, and how many resends of the client's own the guard refused.
+    const onWire = () => describeSentCreate(guard.sent(), guard.refused());
+    // The create threw (or answered without a job): a definite refusal, or unknown. A 429 or 503 on
+    // the create reads as a refusal, but the client's own error may come from a resend it tried, and
+    // only the producer can vouch for a refusal: anything but ProviderRejected is unknown.
     const ended = async (error: unknown): Promise<SubmitResult> => {
       const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
-      const reported = await outcome(kind, `the create call ended: ${describe(error)}`);
+      const reported = await outcome(kind, `the create call ended: ${describe(error)}; ${onWire()}`);
       return kind === "rejected"
         ? { sent: true, outcome: kind, error, reported, permit: answer.permit }
         : { sent: true, outcome: kind, error, reported, permit: answer.permit, lateReport: null };
     };
-    const controller = new AbortController();
     const webhookUrl = isWebhookProvider(send.provider) ? answer.webhook?.urls[send.provider] : undefined;
     let work: Promise<{ providerJobId: string }>;
     try {
       work = Promise.resolve(
-        create({ webhookUrl, signal: controller.signal, provider: send.provider, permit: answer.permit }),
+        create({
+          webhookUrl,
+          signal: controller.signal,
+          fetch: guard.fetch,
+          provider: send.provider,
+          permit: answer.permit,
+        }),
       );
     } catch (error) {
       work = Promise.reject(error);
     }
     const settled = await settleWithin(work, options.createTimeoutMs, controller);
+    // The submit's one create is spent: whatever the client still tries (a late resend) is refused.
+    guard.close();
     if (settled.kind === "timeout") {
-      const reported = await outcome("unknown", `the create call ended: ${describe(settled.error)}`);
+      const reported = await outcome("unknown", `the create call ended: ${describe(settled.error)}; ${onWire()}`);
       // Whatever the create comes to now is reported after the `unknown` above, never before it.
       const lateReport = work.then(
         async (late): Promise<LateReport> => {

@@ -4,6 +4,7 @@ import { createPrismaClient } from "@/lib/db/client";
 import { conditionHolds } from "@/lib/domain/alert-rules";
 import { AppError } from "@/lib/errors";
 import { counterSamples } from "@/lib/metrics/counters";
+import type { ProviderName } from "@/lib/providers/types";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
@@ -216,7 +217,7 @@ describe("spend limits at permit issue", () => {
 });
 
 describe("the unknown-outcome breaker", () => {
-  const provider = "runway";
+  const provider: ProviderName = "runway";
   const reporter = producer("breaker-shop");
 
   async function sendAndReport(outcome: "unknown" | "rejected", to = provider) {

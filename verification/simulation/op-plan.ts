@@ -95,6 +95,8 @@ export type PermitPlan = {
   /** The shop polls its job and reports how it ended; otherwise it leaves it to the webhook and the silence rule. */
   pollsItself: boolean;
   webhook: { lost: boolean; delayMs: number; duplicate: boolean; lateProcessing: boolean; badSignatureFirst: boolean };
+  /** The shop sends its creates with the provider's official client, built with the SDK's guard. */
+  officialClient: boolean;
 };
 
 /** Shops sharing the one provider account (index into the world's producers). */
@@ -232,6 +234,8 @@ function permitPlan(seed: number, index: number): PermitPlan | null {
       lateProcessing: rng.chance(0.2),
       badSignatureFirst: rng.chance(0.1),
     },
+    // Drawn last, so that every draw before it stays as it was.
+    officialClient: rng.chance(0.5),
   };
 }
 

@@ -58,7 +58,7 @@ export class PermitProducer {
       this.client(op, process).submit(this.sendOf(op, attempt), async ({ webhookUrl }) => {
         // Never reached while the product keeps its promise; if it is, the create really goes out.
         const sent = await this.creates.send(index, op, attempt, "none", { webhookUrl });
-        op.permitSends += 1;
+        op.permitSends += sent.wireCreates;
         this.webhooks.collect(index, op, this.plan(op));
         return { providerJobId: attempt.jobId ? reportedJobId(this.world, attempt.jobId) : `lost-${sent.status}` };
       }),
@@ -113,13 +113,20 @@ export class PermitProducer {
     const process = new ShopProcess();
     const label = how.refused ? "refused" : how.crashes ? `${how.fault}, then the shop dies` : how.fault;
     const submitted = await this.steps.call(index, "shop", `sends attempt ${number} through the SDK [${label}]`, () =>
-      this.client(op, process).submit(this.sendOf(op, attempt), async ({ webhookUrl }) => {
+      this.client(op, process).submit(this.sendOf(op, attempt), async ({ webhookUrl, signal, fetch }) => {
         if (how.fault === "before_send") {
           process.crash();
           throw new ShopCrashed("the shop died before the create left");
         }
-        const sent = await this.creates.send(index, op, attempt, how.fault, { webhookUrl, refused: how.refused });
-        op.permitSends += 1;
+        const officialClient = plan.officialClient ? { fetch, signal } : undefined;
+        const sent = await this.creates.send(index, op, attempt, how.fault, {
+          webhookUrl,
+          refused: how.refused,
+          officialClient,
+        });
+        // Counted at the provider: a client's own resend would show here and in "creates beyond permits".
+        op.permitSends += sent.wireCreates;
+        if (officialClient) count(this.world, `permit sends through ${op.plan.model.provider}'s official client`);
         attempt.producerKnowsJob = sent.keptJob;
         this.webhooks.collect(index, op, plan);
         if (how.crashes) {

@@ -1,4 +1,6 @@
+import { CreateAlreadySent, type GuardContext } from "@/sdk/src";
 import type { SimJob } from "@/verification/simulator";
+import { sendWithOfficialClient } from "./official-client-creates";
 import { type CreateFault, type ModelChoice, type OpPlan, requestSent, type Trouble } from "./op-plan";
 import { type AttemptRecord, count, type OpRecord, recordJob, resetFaultRules, type World } from "./world";
 
@@ -67,8 +69,8 @@ export class ProviderCreates {
     op: OpRecord,
     attempt: AttemptRecord,
     fault: Exclude<CreateFault, "before_send">,
-    options: { webhookUrl?: string; refused?: boolean } = {},
-  ): Promise<{ keptJob: boolean; status: number | null }> {
+    options: { webhookUrl?: string; refused?: boolean; officialClient?: GuardContext } = {},
+  ): Promise<{ keptJob: boolean; status: number | null; wireCreates: number }> {
     const { model } = op.plan;
     const simulator = this.world.simulator;
     if (options.refused) {
@@ -82,19 +84,39 @@ export class ProviderCreates {
     count(this.world, `producer creates at ${model.provider}`);
     const { path, body } = createRequest(model, op.plan.input, options.webhookUrl);
     let status: number | null = null;
+    const createsBefore = simulator.state.createCount();
     try {
-      const response = await fetch(`${simulator.url}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...model.headers },
-        body: JSON.stringify(body),
-      });
-      status = response.status;
-      await response.body?.cancel();
+      if (options.officialClient) {
+        const guard = options.officialClient;
+        // What the wire answered the one create, whatever the client makes of it.
+        const observed: typeof fetch = async (input, init) => {
+          const response = await guard.fetch(input, init).catch((error: unknown) => {
+            if (error instanceof CreateAlreadySent)
+              count(this.world, "official clients' own resends refused by the guard");
+            throw error;
+          });
+          if (init?.method && init.method.toUpperCase() !== "GET") status = response.status;
+          return response;
+        };
+        const request = { path, body, webhookUrl: options.webhookUrl };
+        await sendWithOfficialClient(simulator.url, model, request, { ...guard, fetch: observed });
+      } else {
+        const response = await fetch(`${simulator.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...model.headers },
+          body: JSON.stringify(body),
+        });
+        status = response.status;
+        await response.body?.cancel();
+      }
     } catch {
       status = null;
     } finally {
       resetFaultRules(this.world);
     }
+    // Creates that reached the provider in this send: one, unless a client resent on its own.
+    const wireCreates = simulator.state.createCount() - createsBefore;
+    if (wireCreates > 1) this.world.producerCreates += wireCreates - 1;
     const job = this.newJobs()[0];
     if (job && attempt.job) {
       Object.assign(job, attempt.job);
@@ -102,7 +124,7 @@ export class ProviderCreates {
       recordJob(this.world, index, job);
     }
     const answered = status !== null && status >= 200 && status < 300;
-    return { keptJob: answered && fault === "none" && job !== undefined, status };
+    return { keptJob: answered && fault === "none" && job !== undefined, status, wireCreates };
   }
 
   private newJobs(): SimJob[] {

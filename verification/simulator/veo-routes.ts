@@ -29,9 +29,9 @@ export const veoSimulator: SimulatorProvider = {
 /**
  * Routes under /veo that mirror the Gemini API (`/v1beta`): the operation read
  * (`GET models/{model}/operations/{id}`), the create (`POST models/{model}:predictLongRunning`) and
- * the video file (`GET files/{id}:download`). The file, like Google's, needs the API key: a download
- * without it is refused, so an adapter that forgets the key fails here, and one that sent it
- * elsewhere is caught by its own tests. There is no operation list, so no list route to fault.
+ * the video file (`GET files/{id}:download`); the create is also taken at Vertex AI's publisher path.
+ * The file, like Google's, needs the API key: a download without it is refused, so an adapter that
+ * forgets the key fails here, and one that sent it elsewhere is caught by its own tests. There is no operation list, so no list route to fault.
  */
 export function veoRoute(method: string, parts: string[]): RouteMatch | undefined {
   const [version, kind, third, fourth, id] = parts;
@@ -40,7 +40,11 @@ export function veoRoute(method: string, parts: string[]): RouteMatch | undefine
   if (method === "GET" && kind === "models" && fourth === "operations" && id && parts.length === 5) {
     return { provider, route: "status", jobId: id, handle: (ctx) => get(ctx, third, id) };
   }
-  const create = method === "POST" && kind === "models" && parts.length === 3 ? CREATE.exec(third) : null;
+  // @google/genai 3.x creates videos only through Vertex AI (with an API key, in express mode), whose
+  // path names the publisher: `publishers/google/models/{model}:predictLongRunning`. Same job, same answer.
+  const vertex = kind === "publishers" && third === "google" && fourth === "models" && parts.length === 5;
+  const createName = parts.length === 3 && kind === "models" ? third : vertex ? id : undefined;
+  const create = method === "POST" && createName ? CREATE.exec(createName) : null;
   if (create?.[1]) {
     const model = create[1];
     return { provider, route: "create", handle: (ctx, fault) => createOperation(ctx, fault, model) };

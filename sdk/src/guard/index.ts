@@ -1,0 +1,2 @@
+export * from "./official-clients.js";
+export * from "./one-create-fetch.js";
