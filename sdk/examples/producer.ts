@@ -1,4 +1,10 @@
-import { createRecoveryClient, ProviderRejected, requestFingerprint } from "@video-job-recovery/producer-sdk";
+import {
+  createRecoveryClient,
+  guardReplicate,
+  ProviderRejected,
+  requestFingerprint,
+} from "@video-job-recovery/producer-sdk";
+import Replicate from "replicate";
 
 const recovery = createRecoveryClient({
   baseUrl: process.env.RECOVERY_URL ?? "http://127.0.0.1:3000",
@@ -17,17 +23,23 @@ export async function generate(order: { id: string; prompt: string }) {
       requestFingerprint: requestFingerprint(input),
       hold: { holdId: `hold-${order.id}`, amountMicros: 500_000, currency: "USD" },
     },
-    async ({ webhookUrl, signal }) => {
-      const res = await fetch("https://api.replicate.com/v1/models/minimax/video-01/predictions", {
-        method: "POST",
-        signal, // aborted at createTimeoutMs
-        headers: { authorization: `Bearer ${process.env.REPLICATE_API_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ input, webhook: webhookUrl, webhook_events_filter: ["completed"] }),
-      });
-      if (res.status === 422) throw new ProviderRejected(await res.text()); // definitely not created
-      if (!res.ok) throw new Error(`Replicate answered ${res.status}`); // unknown: parked, never resent
-      const prediction = (await res.json()) as { id: string };
-      return { providerJobId: prediction.id };
+    async (ctx) => {
+      // One client per send, built with the guard: Replicate's client resends a create after a lost
+      // answer by itself, and through ctx.fetch at most one create reaches the wire.
+      const replicate = new Replicate(guardReplicate(ctx, { auth: process.env.REPLICATE_API_TOKEN }));
+      try {
+        const prediction = await replicate.predictions.create({
+          model: "minimax/video-01",
+          input,
+          signal: ctx.signal, // aborted at createTimeoutMs
+          ...(ctx.webhookUrl ? { webhook: ctx.webhookUrl, webhook_events_filter: ["completed" as const] } : {}),
+        });
+        return { providerJobId: prediction.id };
+      } catch (error) {
+        const status = (error as { response?: Response }).response?.status;
+        if (status === 422) throw new ProviderRejected(String(error)); // definitely not created
+        throw error; // unknown: parked, never resent
+      }
     },
     { createTimeoutMs: 30_000 },
   );

@@ -116,7 +116,9 @@ beforeAll(async () => {
     path.join(scratch, "package.json"),
     `${JSON.stringify({ name: "scratch-producer", private: true, type: "module" }, null, 2)}\n`,
   );
-  ok(await npm(["install", `./${info.filename}`], scratch), "npm install of the tarball");
+  // The README's producer uses one official client beside the SDK, at the version this repository pins.
+  const replicate = `replicate@${JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).devDependencies.replicate}`;
+  ok(await npm(["install", `./${info.filename}`, replicate], scratch), "npm install of the tarball and replicate");
   for (const file of ["scenario.cjs", "producer.mjs", "producer.cjs"]) {
     writeFileSync(path.join(scratch, file), readFileSync(path.join(FIXTURES, file)));
   }
