@@ -37,6 +37,23 @@ export type OutcomeAnswer = {
   changed: boolean;
 };
 
+/** An authorised (or withdrawn) replacement, with the permit the product issued for it (void once withdrawn). */
+export type Replacement = {
+  id: string;
+  status: "authorized" | "withdrawn";
+  operationId: string;
+  provider: string;
+  model: string;
+  attemptId: string | null;
+  replacesAttemptId: string | null;
+  hold: { holdId: string; amountMicros: number; currency: string } | null;
+  permit: (Permit & { status: string }) | null;
+  webhook: { ref: string; urls: { replicate: string; fal: string } } | null;
+  authorizedAt: string | null;
+  acknowledgedAt: string | null;
+  withdrawnReason?: string | null;
+};
+
 /** What to send: the permit request with the operation it is for; the deadline defaults to 10 minutes. */
 export type Send = Omit<PermitRequestInput, "sendDeadline"> & { operationId: string; sendWithinSeconds?: number };
 
@@ -98,6 +115,9 @@ export function createRecoveryClient(config: RecoveryConfig) {
   }
 
   const enc = encodeURIComponent;
+  // `submitReplacement` takes the same create callback and options as `submit`, whatever they grow into.
+  type Create = Parameters<typeof submit>[1];
+  type SendOptions = NonNullable<Parameters<typeof submit>[2]>;
 
   /** Asks before a paid create (DESIGN 6a): a permit, or where the operation stands. */
   function permit(send: Send): Promise<PermitAnswer> {
@@ -126,9 +146,49 @@ export function createRecoveryClient(config: RecoveryConfig) {
   ): Promise<SubmitResult> {
     const answer = await permit(send);
     if (answer.status !== "permitted" || !answer.created) return { sent: false, answer };
+    return sendUnderPermit(send.provider, answer, create, options);
+  }
+
+  /**
+   * An authorised replacement (decision 036), sent under the permit the product issued with it: taken
+   * by acknowledging it first (only the call whose acknowledgement took it sends, so a restart or a
+   * second process never sends it again), then sent exactly once and reported like any `submit`.
+   * A replacement not listed as authorised (taken already, withdrawn, or unknown) is not sent.
+   */
+  async function submitReplacement(
+    replacementId: string,
+    create: Create,
+    options: SendOptions = {},
+  ): Promise<
+    SubmitResult | { sent: false; replacement: Replacement | null; reason: "not_authorized" | "taken" | "withdrawn" }
+  > {
+    const item = (await replacements("authorized")).items.find((r) => r.id === replacementId) ?? null;
+    if (item?.permit?.status !== "live") return { sent: false, replacement: item, reason: "not_authorized" };
+    const taken = await ack(replacementId).catch((error: unknown) => {
+      if (error instanceof RecoveryApiError && error.code === "replacement_withdrawn") return null;
+      throw error;
+    });
+    if (!taken) return { sent: false, replacement: item, reason: "withdrawn" };
+    if (!taken.changed) return { sent: false, replacement: item, reason: "taken" };
+    const { status: _, ...granted } = item.permit;
+    return sendUnderPermit(
+      item.provider,
+      { status: "permitted", created: true, permit: granted, webhook: item.webhook },
+      create,
+      options,
+    );
+  }
+
+  /** Calls `create` once under a permit this process holds, and reports what came of it. */
+  async function sendUnderPermit(
+    sendProvider: string,
+    answer: Extract<PermitAnswer, { status: "permitted" }>,
+    create: Create,
+    options: SendOptions,
+  ): Promise<SubmitResult> {
     const { attemptId, token, operationId } = answer.permit;
     // Only providers that sign their webhooks get a URL; Runway, Veo and Luma sign none, so their creates get none.
-    const provider = send.provider === "fal" || send.provider === "replicate" ? send.provider : undefined;
+    const provider = sendProvider === "fal" || sendProvider === "replicate" ? sendProvider : undefined;
     const outcome = (kind: OutcomeReportInput["outcome"], summary: string, providerJobId?: string) =>
       report(attemptId, {
         operationId,
@@ -153,21 +213,31 @@ export function createRecoveryClient(config: RecoveryConfig) {
     return { sent: true, outcome: "accepted", providerJobId: created.providerJobId, reported, permit: answer.permit };
   }
 
+  function replacements(status: "authorized" | "withdrawn" = "authorized") {
+    return call<{ items: Replacement[] }>("GET", `/api/v1/replacements?status=${status}`);
+  }
+
+  function ack(replacementId: string) {
+    return call<{ id: string; acknowledgedAt: string | null; changed: boolean }>(
+      "POST",
+      `/api/v1/replacements/${enc(replacementId)}/ack`,
+    );
+  }
+
   return {
     permit,
     report,
     submit,
+    submitReplacement,
     /** Parks an ambiguous job that was sent without a permit (idempotent). */
     park: (input: ParkCaseInput) =>
       call<{ caseId: string; created: boolean; stage: string; state: string }>("POST", "/api/v1/cases", input),
     /** Where one of your operations stands. */
     lookup: (operationId: string) =>
       call<Record<string, unknown>>("GET", `/api/v1/cases/by-operation/${enc(operationId)}`),
-    /** Replacements finance authorised (or withdrew): submit authorised ones yourself, then ack. */
-    replacements: (status: "authorized" | "withdrawn" = "authorized") =>
-      call<{ items: Record<string, unknown>[] }>("GET", `/api/v1/replacements?status=${status}`),
-    ack: (replacementId: string) =>
-      call<Record<string, unknown>>("POST", `/api/v1/replacements/${enc(replacementId)}/ack`),
+    /** Replacements finance authorised (or withdrew), each with its permit: send one with `submitReplacement`. */
+    replacements,
+    ack,
     /** The webhook URL to give `provider`'s create call, from a permit's answer. */
     webhookUrl: (answer: PermitAnswer, provider: "replicate" | "fal") =>
       answer.status === "permitted" ? (answer.webhook?.urls[provider] ?? null) : null,

@@ -186,7 +186,26 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
       openedAt: new Date(),
     },
   });
+  await joinPermit(tx, attempt.id, row.id, input.stage);
   return { caseId: row.id, created: true, stage: after.stage, state: after.state };
+}
+
+/**
+ * An attempt sent under a permit the product issued (an authorised replacement, decision 036) that
+ * its producer parks here instead of reporting on the permit: the permit is parked with this
+ * episode, as its own report would have parked it, so its deadline parks nothing a second time.
+ */
+async function joinPermit(
+  tx: Prisma.TransactionClient,
+  attemptRef: string,
+  caseId: string,
+  stage: ParkCaseInput["stage"],
+) {
+  const status = stage === "submission_uncertain" ? "uncertain" : stage === "generation_failed" ? "failed" : "accepted";
+  await tx.sendPermit.updateMany({
+    where: { attemptRef, caseRef: null, status: { in: ["live", "accepted"] } },
+    data: { status, caseRef: caseId },
+  });
 }
 
 async function findOrCreateAttempt(

@@ -88,6 +88,12 @@ export async function applyPermitReport(
   },
 ): Promise<OutcomeResult> {
   const permit = await tx.sendPermit.findUniqueOrThrow({ where: { id: locked.id }, include: PERMIT_FOR_PARKING });
+  if (permit.status === "withdrawn") {
+    throw new AppError(
+      "replacement_withdrawn",
+      "This permit's replacement was withdrawn before it was sent (the original job turned up): the permit is void and takes no report.",
+    );
+  }
   const verdict = decideOutcome({ ...permit, latestToken: locked.latest }, input.token ?? permit.token, input.report);
   if (!verdict.ok) throw verdict.error;
   const effect = verdict.value;

@@ -11,6 +11,7 @@ import {
   type OperationSeen,
   type PermitAnswer,
   type PermitFacts,
+  withinWindow,
 } from "@/lib/domain/send-permits";
 import type { CaseState } from "@/lib/domain/stages";
 import { env } from "@/lib/env";
@@ -46,8 +47,13 @@ export async function requestPermit(
   input: PermitRequestInput,
 ): Promise<PermitResult> {
   const producer = requireProducer(actor);
-  const deadline = checkSendDeadline(new Date(input.sendDeadline), new Date());
-  if (!deadline.ok) throw new AppError("invalid_request", deadline.error.message);
+  const now = new Date();
+  const window = withinWindow(new Date(input.sendDeadline), now);
+  if (!window.ok) throw new AppError("invalid_request", window.error.message);
+  // A deadline already past can issue nothing, yet the identical request repeated after its permit's
+  // deadline (a producer restarting late) is answered with where that permit stands.
+  const deadline = checkSendDeadline(new Date(input.sendDeadline), now);
+  const refusal = deadline.ok ? null : new AppError("invalid_request", deadline.error.message);
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
   const facts: PermitFacts = {
@@ -61,12 +67,12 @@ export async function requestPermit(
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const first = await issueFirstPermit(db, producer, operationId, input, facts);
+      const first = refusal ? "exists" : await issueFirstPermit(db, producer, operationId, input, facts);
       if (first === "issued") return permitted(producer, operationId, input, 1, new Date(input.sendDeadline), true);
       if (first === "hold_taken") {
         throw new AppError("conflicting_registration", "This holdId already belongs to another send.");
       }
-      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts));
+      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts, refusal));
     } catch (error) {
       // A concurrent first request created the operation or the permit: decide again on what it wrote.
       if (!isUniqueViolation(error) || attempt >= 3) throw translate(error);
@@ -85,6 +91,8 @@ async function decideAndWrite(
   operationId: string,
   input: PermitRequestInput,
   facts: PermitFacts,
+  /** Why no new permit may be issued on this request (its deadline has passed), if so. */
+  refusal: AppError | null,
 ): Promise<PermitResult> {
   const seen = await operationSeen(tx, producer.name, operationId);
   const verdict = decidePermitRequest(seen?.operation ?? null, facts);
@@ -106,18 +114,19 @@ async function decideAndWrite(
     case "done":
       return { status: answer.kind, operationId, caseId: answer.caseId };
     case "issue":
+      if (refusal) throw refusal;
       await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null);
       return permitted(producer, operationId, input, answer.token, new Date(input.sendDeadline), true);
   }
 }
 
-type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
+export type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
 
 /** The webhook URLs a producer passes to its create call, each carrying the attempt's signed reference. */
-function webhookFor(producer: ProducerActor, operationId: string, attemptId: string): ProviderWebhookUrls | null {
+export function webhookFor(producer: string, operationId: string, attemptId: string): ProviderWebhookUrls | null {
   const { AUTH_SECRET, authUrl } = env();
   if (!AUTH_SECRET) return null;
-  const ref = signWebhookReference(AUTH_SECRET, { producer: producer.name, operationId, attemptId });
+  const ref = signWebhookReference(AUTH_SECRET, { producer, operationId, attemptId });
   const url = (provider: string) => `${authUrl.replace(/\/+$/, "")}/api/v1/provider-webhooks/${provider}?ref=${ref}`;
   return { ref, urls: { replicate: url("replicate"), fal: url("fal") } };
 }
@@ -140,7 +149,7 @@ function permitted(
       sendDeadline: deadline.toISOString(),
       holdId: input.hold.holdId,
     },
-    webhook: webhookFor(producer, operationId, input.attemptId),
+    webhook: webhookFor(producer.name, operationId, input.attemptId),
   };
 }
 
