@@ -54,6 +54,12 @@ describe("asking for a permit", () => {
     ["after a failure", seen(stored("failed")), facts, "done"],
     ["after its case resolved", seen(stored("uncertain", { caseState: "resolved" })), facts, "done"],
     ["a withdrawn replacement's void permit", seen(stored("withdrawn")), facts, "done"],
+    [
+      "an attempt a replacement replaced, while the replacement's permit is live",
+      seen(stored("live", { attemptId: "a1-replacement-1" }), { replaced: { caseId: "case-1" } }),
+      facts,
+      "done",
+    ],
     ["after a refusal, a new attempt", seen(stored("rejected")), { ...facts, attemptId: "a2" }, "issue 2"],
     ["after a refusal, the refused attempt", seen(stored("rejected")), facts, "conflicting_registration"],
     ["another fingerprint", seen(null, { fingerprint: "sha256:x" }), facts, "conflicting_registration"],

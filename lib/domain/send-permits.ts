@@ -54,6 +54,8 @@ export interface OperationSeen {
   model: string;
   latest: StoredPermit | null;
   caseWithoutPermit: { caseId: string; state: CaseState } | null;
+  /** Set when the requested attempt is one an authorised replacement replaced: its generation ended. */
+  replaced?: { caseId: string | null } | null;
 }
 
 export type PermitAnswer =
@@ -115,6 +117,8 @@ export function decidePermitRequest(operation: OperationSeen | null, facts: Perm
       },
     );
   }
+  // A producer restarting on an attempt finance replaced is told it is done, whatever the replacement's permit says.
+  if (operation.replaced) return ok({ kind: "done", caseId: operation.replaced.caseId });
   if (operation.caseWithoutPermit) {
     const { caseId, state } = operation.caseWithoutPermit;
     return ok(state === "resolved" ? { kind: "done", caseId } : { kind: "uncertain", caseId });

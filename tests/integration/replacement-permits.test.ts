@@ -136,6 +136,17 @@ describe("a replacement's send permit", () => {
       webhook: item?.webhook,
     });
 
+    // The replaced attempt itself is done, as it was before the replacement had a permit.
+    const original = {
+      operationId: input.operationId,
+      attemptId: input.attemptId,
+      requestFingerprint: input.requestFingerprint,
+      provider: input.provider,
+      model: input.model,
+      hold: input.hold,
+    };
+    expect(await recovery.permit(original)).toMatchObject({ status: "done", caseId });
+
     const urls: (string | undefined)[] = [];
     const sent = await recovery.submitReplacement(requestId, async ({ webhookUrl }) => {
       urls.push(webhookUrl);
@@ -178,6 +189,13 @@ describe("a replacement's send permit", () => {
     ).rejects.toMatchObject({ code: "stale_fencing_token" });
 
     const item = (await recovery.replacements()).items.find((r) => r.id === requestId);
+    // The later episode of a permit-born operation asks for its permit the same way: token 2.
+    const asked = await requestPermit(db, shop, operationId, {
+      ...input,
+      attemptId: authorized.attemptId,
+      hold: { holdId: authorized.holdId, amountMicros: 100_000, currency: "USD" },
+    });
+    expect(asked).toMatchObject({ status: "permitted", created: false, permit: { token: 2 } });
     const result = await recovery.submitReplacement(requestId, () => new Promise<{ providerJobId: string }>(() => {}), {
       createTimeoutMs: 50,
     });

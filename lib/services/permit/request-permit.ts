@@ -94,7 +94,7 @@ async function decideAndWrite(
   /** Why no new permit may be issued on this request (its deadline has passed), if so. */
   refusal: AppError | null,
 ): Promise<PermitResult> {
-  const seen = await operationSeen(tx, producer.name, operationId);
+  const seen = await operationSeen(tx, producer.name, operationId, facts.attemptId);
   const verdict = decidePermitRequest(seen?.operation ?? null, facts);
   if (!verdict.ok) throw new AppError("conflicting_registration", verdict.error.message);
   const answer: PermitAnswer = verdict.value;
@@ -170,10 +170,11 @@ type SeenRow = {
   hold_id: string | null;
   amount_micros: bigint | null;
   currency: string | null;
+  replaced: boolean;
 };
 
 /** The operation, locked, with its latest permit and any case parked without one. */
-async function operationSeen(tx: Prisma.TransactionClient, producer: string, operationId: string) {
+async function operationSeen(tx: Prisma.TransactionClient, producer: string, operationId: string, attemptId: string) {
   const rows = await tx.$queryRaw<SeenRow[]>`
     WITH op AS (
       SELECT o.id, o.request_fingerprint, o.provider, o.model FROM operations o
@@ -183,7 +184,9 @@ async function operationSeen(tx: Prisma.TransactionClient, producer: string, ope
     SELECT op.id AS operation_ref, op.request_fingerprint AS fingerprint, op.provider, op.model,
            c.id AS case_id, c.state::text AS case_state, pc.state::text AS permit_case_state,
            p.token, p.status::text AS status, a.attempt_id, p.provider_job_id, p.case_ref AS permit_case_ref,
-           p.send_deadline, h.hold_id, h.amount_micros, h.currency
+           p.send_deadline, h.hold_id, h.amount_micros, h.currency,
+           EXISTS (SELECT 1 FROM attempts r JOIN attempts ra ON ra.id = r.replaces_attempt_id
+                   WHERE r.operation_ref = op.id AND ra.attempt_id = ${attemptId}) AS replaced
     FROM op
     LEFT JOIN cases c ON c.operation_ref = op.id
     LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = op.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
@@ -216,6 +219,7 @@ async function operationSeen(tx: Prisma.TransactionClient, producer: string, ope
     latest,
     caseWithoutPermit:
       latest === null && row.case_id && row.case_state ? { caseId: row.case_id, state: row.case_state } : null,
+    replaced: row.replaced ? { caseId: row.case_id } : null,
   };
   return { operation, operationRef: row.operation_ref, sendDeadline: row.send_deadline };
 }
