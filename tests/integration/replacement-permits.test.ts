@@ -244,6 +244,24 @@ describe("a replacement's send permit", () => {
     ).toMatchObject({ providerJobId: firstJob });
   });
 
+  it("is answered by the provider's signed webhook carrying its reference while its producer is silent", async () => {
+    const { caseId, requestId, authorized } = await authorisedReplacement();
+    const item = (await recovery.replacements()).items.find((r) => r.id === requestId);
+    // The producer sent it and died before reporting: the provider's webhook names the job.
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "stuck" });
+    const answer = await replicateWebhook(job.id, item?.webhook?.ref ?? "");
+    expect(answer.json).toMatchObject({ outcome: "permit_reported" });
+    const permit = await db.sendPermit.findFirstOrThrow({ where: { hold: { holdId: authorized.holdId } } });
+    expect(permit).toMatchObject({ status: "accepted", providerJobId: job.id, caseRef: null });
+    expect(await db.attempt.findFirstOrThrow({ where: { attemptId: authorized.attemptId } })).toMatchObject({
+      providerJobId: job.id,
+    });
+    // Accepted, so its deadline parks nothing as an uncertain submission.
+    await owner.sendPermit.update({ where: { id: permit.id }, data: { sendDeadline: new Date(Date.now() - 1000) } });
+    await parkOverduePermits(db, worker());
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ episode: 1, state: "resolved" });
+  });
+
   it("parks at its deadline when nobody reports it, as a new episode of the operation's case", async () => {
     const { caseId, authorized } = await authorisedReplacement();
     const permit = await db.sendPermit.findFirstOrThrow({ where: { hold: { holdId: authorized.holdId } } });
