@@ -173,11 +173,14 @@ describe("a replacement's send permit", () => {
     expect(done).toMatchObject({ status: "completed", changed: true });
     const hold = await db.hold.findFirstOrThrow({ where: { holdId: authorized.holdId } });
     expect(hold).toMatchObject({ status: "settled", caseId });
-    // The case of the replaced episode stays resolved: nothing parked for a send that went well.
+    // The case of the replaced episode stays resolved: nothing parked for a send that went well; it
+    // holds only the original's hold now, and its timeline says the replacement's was settled.
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
       state: "resolved",
       episode: 1,
+      heldMicros: 100_000n,
     });
+    expect(await db.auditEvent.count({ where: { caseId, kind: "hold_settled" } })).toBe(1);
   });
 
   it("of a permit-born operation follows its permits; a lost answer parks episode 2 with the hold kept, and the provider's webhook attaches the job", async () => {
