@@ -9,6 +9,7 @@ import {
   type PermitFacts,
   type PermitStatus,
   type StoredPermit,
+  withinWindow,
 } from "./send-permits";
 
 const facts: PermitFacts = {
@@ -52,6 +53,13 @@ describe("asking for a permit", () => {
     ["after completion", seen(stored("completed")), facts, "done"],
     ["after a failure", seen(stored("failed")), facts, "done"],
     ["after its case resolved", seen(stored("uncertain", { caseState: "resolved" })), facts, "done"],
+    ["a withdrawn replacement's void permit", seen(stored("withdrawn")), facts, "done"],
+    [
+      "an attempt a replacement replaced, while the replacement's permit is live",
+      seen(stored("live", { attemptId: "a1-replacement-1" }), { replaced: { caseId: "case-1" } }),
+      facts,
+      "done",
+    ],
     ["after a refusal, a new attempt", seen(stored("rejected")), { ...facts, attemptId: "a2" }, "issue 2"],
     ["after a refusal, the refused attempt", seen(stored("rejected")), facts, "conflicting_registration"],
     ["another fingerprint", seen(null, { fingerprint: "sha256:x" }), facts, "conflicting_registration"],
@@ -88,6 +96,9 @@ describe("asking for a permit", () => {
     expect(checkSendDeadline(new Date("2026-12-02T10:00:01Z"), now).ok).toBe(true);
     expect(checkSendDeadline(now, now).ok).toBe(false);
     expect(checkSendDeadline(new Date("2026-12-03T10:00:01Z"), now).ok).toBe(false);
+    // A repeat is checked against the window only: its permit's deadline may have passed since.
+    expect(withinWindow(new Date("2026-12-02T09:00:00Z"), now).ok).toBe(true);
+    expect(withinWindow(new Date("2026-12-03T10:00:01Z"), now).ok).toBe(false);
   });
 });
 

@@ -6,7 +6,15 @@ import type { CaseState, Stage } from "./stages";
  * create. At most one permit of an operation is open at a time; once one was used, asking again
  * says where the operation stands, never issues a second permit for the same send.
  */
-export const PERMIT_STATUSES = ["live", "accepted", "rejected", "uncertain", "completed", "failed"] as const;
+export const PERMIT_STATUSES = [
+  "live",
+  "accepted",
+  "rejected",
+  "uncertain",
+  "completed",
+  "failed",
+  "withdrawn",
+] as const;
 export type PermitStatus = (typeof PERMIT_STATUSES)[number];
 
 export const PERMIT_OUTCOMES = ["accepted", "rejected", "unknown", "completed", "failed"] as const;
@@ -14,6 +22,9 @@ export type PermitOutcome = (typeof PERMIT_OUTCOMES)[number];
 
 /** How long a producer may take between receiving a permit and reporting its send. */
 export const MAX_SEND_WINDOW_SECONDS = 24 * 60 * 60;
+
+/** A replacement's permit is issued when finance authorises it: the producer has the longest window to send it. */
+export const REPLACEMENT_SEND_WINDOW_SECONDS = MAX_SEND_WINDOW_SECONDS;
 
 /** What a producer states when it asks for a permit; a repeat must agree on every one of them. */
 export interface PermitFacts {
@@ -43,6 +54,8 @@ export interface OperationSeen {
   model: string;
   latest: StoredPermit | null;
   caseWithoutPermit: { caseId: string; state: CaseState } | null;
+  /** Set when the requested attempt is one an authorised replacement replaced: its generation ended. */
+  replaced?: { caseId: string | null } | null;
 }
 
 export type PermitAnswer =
@@ -71,10 +84,21 @@ function differing(a: PermitFacts, b: PermitFacts): string[] {
   return (Object.keys(FACT_NAMES) as (keyof PermitFacts)[]).filter((k) => a[k] !== b[k]).map((k) => FACT_NAMES[k]);
 }
 
-/** Validates the send deadline against the database's clock: in the future, within a day. */
+/**
+ * Validates the send deadline against the database's clock: in the future, within a day. Only a new
+ * permit needs a deadline still ahead; a request repeated after its permit's deadline is answered
+ * with where that permit stands, so a caller may check `withinWindow` alone first.
+ */
 export function checkSendDeadline(deadline: Date, now: Date): Result<Date> {
+  const window = withinWindow(deadline, now);
+  if (!window.ok) return window;
+  if (deadline.getTime() <= now.getTime()) return fail("invalid_input", "sendDeadline must be in the future");
+  return ok(deadline);
+}
+
+/** The part of the deadline's check that holds for any request: at most a day ahead. */
+export function withinWindow(deadline: Date, now: Date): Result<Date> {
   const seconds = (deadline.getTime() - now.getTime()) / 1000;
-  if (seconds <= 0) return fail("invalid_input", "sendDeadline must be in the future");
   if (seconds > MAX_SEND_WINDOW_SECONDS) return fail("invalid_input", "sendDeadline may be at most 24 hours ahead");
   return ok(deadline);
 }
@@ -93,6 +117,8 @@ export function decidePermitRequest(operation: OperationSeen | null, facts: Perm
       },
     );
   }
+  // A producer restarting on an attempt finance replaced is told it is done, whatever the replacement's permit says.
+  if (operation.replaced) return ok({ kind: "done", caseId: operation.replaced.caseId });
   if (operation.caseWithoutPermit) {
     const { caseId, state } = operation.caseWithoutPermit;
     return ok(state === "resolved" ? { kind: "done", caseId } : { kind: "uncertain", caseId });
@@ -125,6 +151,9 @@ export function decidePermitRequest(operation: OperationSeen | null, facts: Perm
       return ok({ kind: "uncertain", caseId: latest.caseId });
     case "completed":
     case "failed":
+      return ok({ kind: "done", caseId: latest.caseId });
+    // A replacement called back before it was sent: its permit is void and nothing may be sent for it.
+    case "withdrawn":
       return ok({ kind: "done", caseId: latest.caseId });
     case "rejected":
       // The provider said no to that attempt, so nothing was bought: a new attempt may be sent.
@@ -247,6 +276,9 @@ export function decideOutcome(
       return ["completed", "unknown", "accepted"].includes(report.kind) ? ok({ kind: "repeat" }) : illegal();
     case "failed":
       return ["failed", "unknown", "accepted"].includes(report.kind) ? ok({ kind: "repeat" }) : illegal();
+    // Refused before this is asked (report-outcome.ts names the withdrawal); nothing is taken on it.
+    case "withdrawn":
+      return illegal();
   }
   return illegal();
 }

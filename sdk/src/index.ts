@@ -13,6 +13,7 @@ import type {
   PermitAnswer,
   PermitRequestInput,
   ProviderName,
+  Replacement,
   ReplacementAck,
   ReplacementList,
   WebhookProvider,
@@ -168,6 +169,9 @@ export function createRecoveryClient(config: RecoveryConfig) {
   }
 
   const enc = encodeURIComponent;
+  // `submitReplacement` takes the same create callback and options as `submit`, whatever they grow into.
+  type Create = Parameters<typeof submit>[1];
+  type SendOptions = NonNullable<Parameters<typeof submit>[2]>;
 
   /** Asks before a paid create (docs/design.md 6a): a permit, or where the operation stands. */
   function permit(send: Send): Promise<PermitAnswer> {
@@ -192,6 +196,47 @@ export function createRecoveryClient(config: RecoveryConfig) {
   async function submit(send: Send, create: CreateCallback, options: SubmitOptions = {}): Promise<SubmitResult> {
     const answer = await permit(send);
     if (answer.status !== "permitted" || !answer.created) return { sent: false, answer };
+    return sendUnderPermit(send.provider, answer, create, options);
+  }
+
+  /**
+   * An authorised replacement (decision 036), sent under the permit the product issued with it: taken
+   * by acknowledging it first (only the call whose acknowledgement took it sends, so a restart or a
+   * second process never sends it again), then sent exactly once and reported like any `submit`.
+   * A replacement not listed as authorised (taken already, withdrawn, or unknown) is not sent.
+   */
+  async function submitReplacement(
+    replacementId: string,
+    create: Create,
+    options: SendOptions = {},
+  ): Promise<
+    SubmitResult | { sent: false; replacement: Replacement | null; reason: "not_authorized" | "taken" | "withdrawn" }
+  > {
+    const item = (await replacements("authorized")).items.find((r) => r.id === replacementId) ?? null;
+    if (item?.permit?.status !== "live") return { sent: false, replacement: item, reason: "not_authorized" };
+    const taken = await ack(replacementId).catch((error: unknown) => {
+      if (error instanceof RecoveryApiError && error.code === "replacement_withdrawn") return null;
+      throw error;
+    });
+    if (!taken) return { sent: false, replacement: item, reason: "withdrawn" };
+    if (!taken.changed) return { sent: false, replacement: item, reason: "taken" };
+    const { status: _, ...granted } = item.permit;
+    return sendUnderPermit(
+      // The app takes only the registry's provider names at its doors, so a case's provider is one.
+      item.provider as ProviderName,
+      { status: "permitted", created: true, permit: granted, webhook: item.webhook },
+      create,
+      options,
+    );
+  }
+
+  /** Calls `create` once under a permit this process holds, and reports what came of it. */
+  async function sendUnderPermit(
+    sendProvider: ProviderName,
+    answer: Extract<PermitAnswer, { status: "permitted" }>,
+    create: Create,
+    options: SendOptions,
+  ): Promise<SubmitResult> {
     const { attemptId, token, operationId } = answer.permit;
     const outcome = (kind: "accepted" | "rejected" | "unknown", summary: string, providerJobId?: string) =>
       report(attemptId, {
@@ -218,7 +263,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
         ? { sent: true, outcome: kind, error, reported, permit: answer.permit }
         : { sent: true, outcome: kind, error, reported, permit: answer.permit, lateReport: null };
     };
-    const webhookUrl = isWebhookProvider(send.provider) ? answer.webhook?.urls[send.provider] : undefined;
+    const webhookUrl = isWebhookProvider(sendProvider) ? answer.webhook?.urls[sendProvider] : undefined;
     let work: Promise<{ providerJobId: string }>;
     try {
       work = Promise.resolve(
@@ -226,7 +271,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
           webhookUrl,
           signal: controller.signal,
           fetch: guard.fetch,
-          provider: send.provider,
+          provider: sendProvider,
           permit: answer.permit,
         }),
       );
@@ -257,10 +302,21 @@ export function createRecoveryClient(config: RecoveryConfig) {
     return { sent: true, outcome: "accepted", providerJobId, reported, permit: answer.permit };
   }
 
+  /** Replacements finance authorised (or withdrew), each with the permit issued for it. */
+  function replacements(status: "authorized" | "withdrawn" = "authorized") {
+    return call<ReplacementList>("GET", `/api/v1/replacements?status=${status}`);
+  }
+
+  /** Takes an authorised replacement: `changed` is true only for the call that took it. */
+  function ack(replacementId: string) {
+    return call<ReplacementAck>("POST", `/api/v1/replacements/${enc(replacementId)}/ack`);
+  }
+
   return {
     permit,
     report,
     submit,
+    submitReplacement,
     /** Parks an ambiguous job that was sent without a permit (idempotent: the same registration again is `created: false`). */
     park: (input: ParkCaseInput) => call<ParkAnswer>("POST", "/api/v1/cases", input),
     /**
@@ -268,10 +324,9 @@ export function createRecoveryClient(config: RecoveryConfig) {
      * refused, completed) its latest permit with `caseId: null`. A 404 only for an operation the app never saw.
      */
     lookup: (operationId: string) => call<OperationStanding>("GET", `/api/v1/cases/by-operation/${enc(operationId)}`),
-    /** Replacements finance authorised (or withdrew): submit authorised ones yourself, then ack. */
-    replacements: (status: "authorized" | "withdrawn" = "authorized") =>
-      call<ReplacementList>("GET", `/api/v1/replacements?status=${status}`),
-    ack: (replacementId: string) => call<ReplacementAck>("POST", `/api/v1/replacements/${enc(replacementId)}/ack`),
+    /** Replacements finance authorised (or withdrew), each with its permit: send one with `submitReplacement`. */
+    replacements,
+    ack,
     /** The webhook URL to give `provider`'s create call, from a permit's answer. */
     webhookUrl: (answer: PermitAnswer, provider: WebhookProvider) =>
       answer.status === "permitted" ? (answer.webhook?.urls[provider] ?? null) : null,

@@ -14,7 +14,8 @@ export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
 /** Where a parked job stood when it stopped (DESIGN 3). */
 export type Stage = "submission_uncertain" | "polling" | "delivery" | "generation_failed";
 export type CaseState = "parked" | "ready" | "claimed" | "resolved";
-export type PermitStatus = "live" | "accepted" | "rejected" | "uncertain" | "completed" | "failed";
+/** Where a permit stands: `withdrawn` is a replacement's permit called back before it was sent. */
+export type PermitStatus = "live" | "accepted" | "rejected" | "uncertain" | "completed" | "failed" | "withdrawn";
 export type PermitOutcome = "accepted" | "rejected" | "unknown" | "completed" | "failed";
 
 export type JsonObject = Record<string, unknown>;
@@ -130,6 +131,17 @@ export type Replacement = {
   attemptId: string | null;
   replacesAttemptId: string | null;
   hold: Hold | null;
+  /** The permit the product issued with the authorisation (void once withdrawn): send under it, once. */
+  permit: {
+    operationId: string;
+    attemptId: string;
+    token: number;
+    sendDeadline: string;
+    holdId: string;
+    status: PermitStatus;
+  } | null;
+  /** The webhook URLs for this send, as a permit's answer carries them. */
+  webhook: { ref: string; urls: Record<WebhookProvider, string> } | null;
   authorizedAt: string | null;
   acknowledgedAt: string | null;
   /** Only on a withdrawn one: why it must not be sent. */
@@ -137,7 +149,8 @@ export type Replacement = {
 };
 
 export type ReplacementList = { items: Replacement[] };
-export type ReplacementAck = { id: string; acknowledgedAt: string | null };
+/** `changed`: this call took the replacement (only the taker sends it). */
+export type ReplacementAck = { id: string; acknowledgedAt: string | null; changed: boolean };
 
 /** A problem with one field of a refused request, as the API lists them (`path` like "hold.amountMicros"). */
 export type ApiErrorIssue = { path: string; message: string };

@@ -222,6 +222,8 @@ describe("replacement generation (four-eyes)", () => {
       requestId,
       attemptId: `${input.attemptId}-replacement-1`,
       holdId: `replacement-${requestId}`,
+      // Decision 036: the replacement's send permit, issued with the authorisation.
+      permit: { token: 1, sendDeadline: expect.any(String) },
     });
     const original = await db.attempt.findFirstOrThrow({ where: { attemptId: input.attemptId } });
     const replacement = await db.attempt.findFirstOrThrow({

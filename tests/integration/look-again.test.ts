@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as outcomeRoute from "@/app/api/v1/attempts/[attemptId]/outcome/route";
 import * as authorizeRoute from "@/app/api/v1/replacement-requests/[id]/authorize/route";
 import * as ackRoute from "@/app/api/v1/replacements/[id]/ack/route";
 import * as replacementsRoute from "@/app/api/v1/replacements/route";
@@ -377,6 +378,29 @@ describe("when the original job turns up after the replacement was authorised", 
     const refusedAck = await ack(fresh.requestId);
     expect(refusedAck.status).toBe(409);
     expect(refusedAck.json.error?.code).toBe("replacement_withdrawn");
+    // Its permit is void (decision 036): the list says so, and a report on it is refused by name.
+    const [voided] = withdrawn.json.items as { attemptId: string; operationId: string; permit: { token: number } }[];
+    expect(voided).toMatchObject({ permit: { status: "withdrawn" } });
+    const report = await callRoute(outcomeRoute.POST, {
+      token: key.secret,
+      params: { attemptId: voided?.attemptId ?? "" },
+      method: "POST",
+      body: {
+        operationId: voided?.operationId,
+        token: voided?.permit.token,
+        outcome: "accepted",
+        providerJobId: "job-sent-anyway",
+        evidence: { summary: "sent it anyway", observedAt: new Date().toISOString() },
+      },
+    });
+    expect(report.status).toBe(409);
+    expect(report.json.error?.code).toBe("replacement_withdrawn");
+    // The acknowledged one was taken by its producer: its permit stays live.
+    expect(
+      await db.sendPermit.findFirstOrThrow({
+        where: { hold: { holdId: `replacement-${taken.requestId}` } },
+      }),
+    ).toMatchObject({ status: "live" });
 
     // Flagged once: later looks leave the pair alone; metrics count it.
     const again = await watchReplacedOriginals(ctx, worker(), {

@@ -50,6 +50,15 @@ describe("authorised replacements for the producer to submit", () => {
     expect(await db.auditEvent.count({ where: { caseId, kind: "replacement_acknowledged" } })).toBe(1);
     expect((await callRoute(replacementsRoute.GET, { token: key.secret })).json.items).toEqual([]);
 
+    // While the replacement is out under its permit, no other attempt takes the case (decision 036).
+    await expect(
+      parkCase(db, producer("repl-shop"), {
+        ...input,
+        attemptId: `${input.attemptId}-a2`,
+        stage: "submission_uncertain",
+        hold: { holdId: `${input.hold.holdId}-a2`, amountMicros: 100_000, currency: "USD" },
+      }),
+    ).rejects.toMatchObject({ code: "conflicting_registration" });
     // The producer submits the replacement itself; if that is lost too, it parks on the same case.
     const reparked = await parkCase(db, producer("repl-shop"), {
       ...input,
@@ -61,5 +70,10 @@ describe("authorised replacements for the producer to submit", () => {
     const row = await db.case.findUniqueOrThrow({ where: { id: caseId } });
     expect(row.episode).toBe(2);
     expect(await db.hold.count({ where: { caseId } })).toBe(2);
+    // Its permit is parked with that episode, so its deadline parks nothing a second time.
+    expect(await db.sendPermit.findFirstOrThrow({ where: { hold: { holdId: authorized.holdId } } })).toMatchObject({
+      status: "uncertain",
+      caseRef: caseId,
+    });
   });
 });

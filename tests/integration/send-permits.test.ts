@@ -3,6 +3,7 @@ import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
 import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
@@ -346,8 +347,12 @@ describe("the deadline sweep", () => {
     expect(JSON.stringify(permit.case?.lastEvidence)).toContain("no outcome reported by the deadline");
     expect(await db.case.count({ where: { operationId, producer: shop.name } })).toBe(1);
     expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId: permit.caseRef });
-    // Sent after the permit, before its deadline: "no job exists" waits out the settling period from there.
-    expect(permit.case).toMatchObject({ submittedAt: permit.createdAt, retryDeadline: permit.sendDeadline });
+    // Sent after the permit, before its deadline: nothing is overdue until the settling period after it.
+    const settling = await noJobSettlingSeconds(db, permit.case?.provider ?? "");
+    expect(permit.case).toMatchObject({
+      submittedAt: permit.createdAt,
+      retryDeadline: new Date(permit.sendDeadline.getTime() + settling * 1000),
+    });
     const events = await db.auditEvent.findMany({ where: { caseId: permit.caseRef }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.kind)).toEqual(["parked", "hold_reserved"]);
     expect(events[1]?.after).toMatchObject({ holdId: input.hold.holdId, amountMicros: 100_000 });

@@ -44,6 +44,8 @@ const NOT_UNDER_CLAIM = new Set([
   "replacement_withdrawn",
   // The permit sweep parks a silent send as a case, with the hold the permit reserved: no claim exists yet.
   "hold_reserved",
+  // ... or, for a replacement's permit, as a new episode of the operation's resolved case (decision 036).
+  "reopened",
 ]);
 
 const holdKey = (caseId: string, holdId: unknown) => `${caseId}:${String(holdId)}`;

@@ -78,8 +78,8 @@ export function canonicaliseCtes(clock: LogicalClock, caseIdsQuery: string): str
 }
 
 /**
- * A case a send permit parked takes its retry deadline from the permit (the earlier of its report,
- * on the wall clock, and its deadline), while the reviewers judge "too early" by logical time, as
+ * A case a send permit parked takes its retry deadline from the permit (its deadline plus the
+ * provider's settling period), while the reviewers judge "too early" by logical time, as
  * for every case a shop parks with logical times: a wall-clock value from this step becomes the
  * same distance from logical now, and a deadline re-encoded as due becomes its quantum's logical time.
  */

@@ -1,4 +1,5 @@
 import { parkCase } from "@/lib/services/case/park-case";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { phaseOf } from "@/verification/simulator/jobs";
@@ -246,10 +247,35 @@ export class Producer {
       if (fault === "none" && trouble === "none") {
         attempt.parkPending = false;
         this.world.trace.record(index, "producer got its replacement video without trouble");
+        await this.reportUnderPermit(index, shop, item, attempt);
         continue;
       }
       this.world.schedule.add(this.parkTime(op, attempt), index, "park");
     }
+  }
+
+  /**
+   * The replacement went out under the permit the product issued with it (decision 036), so the shop
+   * reports its end there; anything it could not finish it parks as before, which parks the permit too.
+   */
+  private async reportUnderPermit(
+    index: number,
+    shop: ShopProducer["principal"],
+    item: Awaited<ReturnType<typeof listReplacements>>["items"][number],
+    attempt: AttemptRecord,
+  ): Promise<void> {
+    if (!item.permit || !item.attemptId || !attempt.jobId) return;
+    const { token } = item.permit;
+    const providerJobId = reportedJobId(this.world, attempt.jobId);
+    await this.steps.call(index, "producer", "reports its replacement completed under its permit", () =>
+      reportOutcome(this.world.db, shop, item.attemptId ?? "", {
+        operationId: item.operationId,
+        token,
+        outcome: "completed",
+        providerJobId,
+        evidence: { summary: "the shop downloaded the replacement video", observedAt: this.world.clock.iso() },
+      }),
+    );
   }
 
   /** When the producer gives up on the attempt and parks it. */

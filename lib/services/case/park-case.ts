@@ -152,6 +152,7 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
   if (verdict.value.kind !== "new_episode") {
     return { caseId: row.id, created: false, stage: row.stage, state: row.state };
   }
+  await refuseBesideSendInFlight(tx, operation.id, input.attemptId);
   const attempt = await findOrCreateAttempt(tx, operation, input);
   const held = await reserveHold(tx, actor, {
     caseId: row.id,
@@ -186,7 +187,42 @@ async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor
       openedAt: new Date(),
     },
   });
+  await joinPermit(tx, attempt.id, row.id, input.stage);
   return { caseId: row.id, created: true, stage: after.stage, state: after.state };
+}
+
+/**
+ * While an attempt of the operation is being sent under a permit (an authorised replacement), its
+ * report or its deadline opens the next episode: another attempt cannot take the case meanwhile.
+ */
+async function refuseBesideSendInFlight(tx: Prisma.TransactionClient, operationRef: string, attemptId: string) {
+  const inFlight = await tx.sendPermit.findFirst({
+    where: { operationRef, caseRef: null, status: { in: ["live", "accepted"] } },
+    select: { attempt: { select: { attemptId: true } } },
+  });
+  if (!inFlight || inFlight.attempt.attemptId === attemptId) return;
+  throw new AppError(
+    "conflicting_registration",
+    `Attempt "${inFlight.attempt.attemptId}" of this operation is being sent under a send permit: report its outcome at POST /api/v1/attempts/${encodeURIComponent(inFlight.attempt.attemptId)}/outcome.`,
+  );
+}
+
+/**
+ * An attempt sent under a permit the product issued (an authorised replacement, decision 036) that
+ * its producer parks here instead of reporting on the permit: the permit is parked with this
+ * episode, as its own report would have parked it, so its deadline parks nothing a second time.
+ */
+async function joinPermit(
+  tx: Prisma.TransactionClient,
+  attemptRef: string,
+  caseId: string,
+  stage: ParkCaseInput["stage"],
+) {
+  const status = stage === "submission_uncertain" ? "uncertain" : stage === "generation_failed" ? "failed" : "accepted";
+  await tx.sendPermit.updateMany({
+    where: { attemptRef, caseRef: null, status: { in: ["live", "accepted"] } },
+    data: { status, caseRef: caseId },
+  });
 }
 
 async function findOrCreateAttempt(

@@ -28,8 +28,12 @@ export async function reconcileCase(
     const row = await loadCase(tx, caseId, user);
     if (input.verdict === "attach") requireReadableJobId(row.provider, input.providerJobId);
     if (input.verdict === "no_job") {
+      // A case a send permit parked has its settling period in its retry deadline already (the send
+      // deadline plus the period, decision 036): "no job exists" can be recorded once it is overdue.
+      const permitted = await tx.sendPermit.findUnique({ where: { attemptRef: row.attemptRef }, select: { id: true } });
       const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
-      const earliest = deadline.getTime() + (await noJobSettlingSeconds(tx, row.provider)) * 1000;
+      const settling = permitted && row.retryDeadline ? 0 : await noJobSettlingSeconds(tx, row.provider);
+      const earliest = deadline.getTime() + settling * 1000;
       const now = options.now ?? new Date();
       if (now.getTime() < earliest) {
         throw new AppError(

@@ -111,13 +111,22 @@ async function flagSuspectedDuplicate(db: Db, worker: WorkerActor, due: Due, mat
         : null;
     };
     const reason = `the original job ${match.job.providerJobId} turned up after the replacement was authorised`;
-    // Only a replacement the producer has not taken yet can still be stopped.
-    const { count } = await tx.replacementRequest.updateMany({
-      where: { id: due.request_id, status: "authorized", acknowledgedAt: null },
-      data: { status: "withdrawn", closedReason: reason },
-    });
+    // Only a replacement the producer has not taken yet can still be stopped: not acknowledged, and
+    // its permit not reported on (the permit row is locked, so a report racing this waits for it).
+    const [permit] = await tx.$queryRaw<{ id: string; status: string }[]>`
+      SELECT id::text AS id, status::text AS status FROM send_permits
+      WHERE attempt_ref = ${due.new_attempt_ref}::uuid FOR UPDATE`;
+    const { count } =
+      permit && permit.status !== "live"
+        ? { count: 0 }
+        : await tx.replacementRequest.updateMany({
+            where: { id: due.request_id, status: "authorized", acknowledgedAt: null },
+            data: { status: "withdrawn", closedReason: reason },
+          });
     if (count === 1) {
       await tx.suspectedDuplicate.update({ where: { requestId: due.request_id }, data: { withdrawn: true } });
+      // Its permit is void: a report on it is refused, and its deadline parks nothing (decision 036).
+      if (permit) await tx.sendPermit.update({ where: { id: permit.id }, data: { status: "withdrawn" } });
     }
     await recordAudit(tx, {
       actor: worker,

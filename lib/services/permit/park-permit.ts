@@ -3,8 +3,9 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { PermitStatus } from "@/lib/domain/send-permits";
 import type { Stage } from "@/lib/domain/stages";
+import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "../case/job-owner";
-import { loadCase, transitionCase } from "../case/transition-case";
+import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
 
 /** A permit, with what parking it needs of its operation, attempt and hold. */
@@ -28,12 +29,15 @@ export const PERMIT_FOR_PARKING = {
 } as const;
 
 /**
- * Parks a permit's send as a case (DESIGN 6a): the operation's first case, on the permit's own
- * attempt and hold, so the money reserved at the permit stays on the one hold that is now the
- * case's. The case starts where the report (or the missed deadline) leaves it: an uncertain
- * submission, a known job to check, or a proven failure. The send happened after the permit was
- * issued, and could not happen after its report or its deadline, whichever came first: the
- * submission's time and retry deadline, from which "no job exists" waits out the settling period.
+ * Parks a permit's send as a case (DESIGN 6a): on the permit's own attempt and hold, so the money
+ * reserved at the permit stays on the one hold that is now the case's. An operation's first permit
+ * opens its case; a later one (a replacement the product authorised, decision 036) opens the
+ * operation's case again as a new episode, as a producer's new attempt on a resolved case does. The
+ * case starts where the report (or the missed deadline) leaves it: an uncertain submission, a known
+ * job to check, or a proven failure. The send happened after the permit was issued and no later
+ * than its deadline: the submission's time, and a retry deadline a settling period after the send
+ * deadline, before which a late job may still show up (so nothing is escalated while the
+ * provider's own webhook can still answer).
  */
 export async function parkPermit(
   tx: Prisma.TransactionClient,
@@ -46,7 +50,7 @@ export async function parkPermit(
     evidence: Record<string, unknown>;
   },
 ): Promise<{ caseId: string }> {
-  const { permit, stage, providerJobId } = input;
+  const { permit, providerJobId } = input;
   if (providerJobId && permit.attempt.providerJobId !== providerJobId) {
     await recordJobOnAttempt(tx, input.actor, {
       attemptRef: permit.attemptRef,
@@ -55,6 +59,28 @@ export async function parkPermit(
     });
   }
   const evidence = sanitise(input.evidence) as Prisma.InputJsonValue;
+  const settling = await noJobSettlingSeconds(tx, permit.operation.provider);
+  const retryDeadline = new Date(permit.sendDeadline.getTime() + settling * 1000);
+  const existing = await tx.case.findUnique({ where: { operationRef: permit.operationRef } });
+  const caseId = existing
+    ? await parkAsNewEpisode(tx, input, existing, evidence, retryDeadline)
+    : await parkAsFirstCase(tx, input, evidence, retryDeadline);
+  await tx.sendPermit.update({
+    where: { id: permit.id },
+    data: { status: input.next, caseRef: caseId, ...(providerJobId ? { providerJobId } : {}) },
+  });
+  return { caseId };
+}
+
+type ParkInput = Parameters<typeof parkPermit>[1];
+
+async function parkAsFirstCase(
+  tx: Prisma.TransactionClient,
+  input: ParkInput,
+  evidence: Prisma.InputJsonValue,
+  retryDeadline: Date,
+): Promise<string> {
+  const { permit, stage, providerJobId } = input;
   const created = await tx.case.create({
     data: {
       operationRef: permit.operationRef,
@@ -74,15 +100,11 @@ export async function parkPermit(
       currency: permit.hold.currency,
       lastEvidence: evidence,
       submittedAt: permit.createdAt,
-      retryDeadline: earlier(permit.sendDeadline, new Date()),
+      retryDeadline,
     },
     select: { id: true, version: true },
   });
   await tx.hold.update({ where: { id: permit.holdRef }, data: { caseId: created.id } });
-  await tx.sendPermit.update({
-    where: { id: permit.id },
-    data: { status: input.next, caseRef: created.id, ...(providerJobId ? { providerJobId } : {}) },
-  });
   await recordAudit(tx, {
     actor: input.actor,
     kind: "parked",
@@ -91,12 +113,66 @@ export async function parkPermit(
     after: { stage, state: "parked", providerJobId, version: created.version },
     evidence,
   });
-  // The case's timeline carries every hold it holds, as a case parked without a permit does.
+  await recordHoldJoined(tx, input, created.id, 1);
+  return created.id;
+}
+
+/**
+ * The operation's case exists (an earlier episode, resolved: a replacement was authorised for it):
+ * the permit's send opens the next episode on its own attempt. A replacement's hold joined the case
+ * when finance authorised it; any other hold joins it here.
+ */
+async function parkAsNewEpisode(
+  tx: Prisma.TransactionClient,
+  input: ParkInput,
+  row: CaseRow,
+  evidence: Prisma.InputJsonValue,
+  retryDeadline: Date,
+): Promise<string> {
+  const { permit, stage, providerJobId } = input;
+  const hold = await tx.hold.findUniqueOrThrow({ where: { id: permit.holdRef }, select: { caseId: true } });
+  const joins = hold.caseId === null;
+  if (joins) await tx.hold.update({ where: { id: permit.holdRef }, data: { caseId: row.id } });
+  const episode = row.episode + 1;
+  await transitionCase(tx, {
+    row: { ...row, episode },
+    actor: input.actor,
+    command: { type: "reopen", stage, providerJobId },
+    evidence,
+    extra: {
+      registeredStage: stage,
+      registeredJobId: providerJobId,
+      registeredFingerprint: permit.operation.requestFingerprint,
+      lastEvidence: evidence,
+      pollAttempts: 0,
+      deliveryAttempts: 0,
+      submittedAt: permit.createdAt,
+      retryDeadline,
+      episode: { increment: 1 },
+      attemptRef: permit.attemptRef,
+      attemptId: permit.attempt.attemptId,
+      ...(joins ? { heldMicros: { increment: permit.hold.amountMicros } } : {}),
+      assigneeId: null,
+      outcome: null,
+      resolvedAt: null,
+      outputsExpireAt: null,
+      escalatedAt: null,
+      escalationReason: null,
+      openedAt: new Date(),
+    },
+  });
+  if (joins) await recordHoldJoined(tx, input, row.id, episode);
+  return row.id;
+}
+
+/** The case's timeline carries every hold it holds, as a case parked without a permit does. */
+async function recordHoldJoined(tx: Prisma.TransactionClient, input: ParkInput, caseId: string, episode: number) {
+  const { permit } = input;
   await recordAudit(tx, {
     actor: input.actor,
     kind: "hold_reserved",
-    caseId: created.id,
-    episode: 1,
+    caseId,
+    episode,
     after: {
       holdId: permit.hold.holdId,
       amountMicros: Number(permit.hold.amountMicros),
@@ -105,7 +181,6 @@ export async function parkPermit(
     },
     evidence: { text: "reserved when the send permit was issued; the case holds it from here" },
   });
-  return { caseId: created.id };
 }
 
 /**
@@ -125,8 +200,13 @@ export async function attachJobToUncertainCase(
     actor,
     command: { type: "reconcile_attach", providerJobId, evidence: input.text },
     evidence: sanitise({ ...input.evidence, text: input.text, providerJobId }) as Prisma.InputJsonValue,
+    // The submission the deadline was about is answered: the episode is no longer overdue, and a job
+    // to check has no submission deadline (its status checks carry it from here).
+    extra: { escalatedAt: null, escalationReason: null, retryDeadline: null },
   });
-  await tx.sendPermit.updateMany({ where: { caseRef: input.caseId }, data: { providerJobId } });
+  // Only this episode's permit: an earlier episode's send (a replaced attempt) keeps its own record.
+  await tx.sendPermit.updateMany({
+    where: { caseRef: input.caseId, attemptRef: row.attemptRef },
+    data: { providerJobId },
+  });
 }
-
-const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);

@@ -9,6 +9,7 @@ import { actorColumns, requireProducer } from "../access/actor";
 import { recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
+import { releaseHeldMicros } from "../case/writer/facts";
 import { settleInFull } from "../hold/settle-in-full";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
@@ -89,6 +90,12 @@ export async function applyPermitReport(
   },
 ): Promise<OutcomeResult> {
   const permit = await tx.sendPermit.findUniqueOrThrow({ where: { id: locked.id }, include: PERMIT_FOR_PARKING });
+  if (permit.status === "withdrawn") {
+    throw new AppError(
+      "replacement_withdrawn",
+      "This permit's replacement was withdrawn before it was sent (the original job turned up): the permit is void and takes no report.",
+    );
+  }
   const verdict = decideOutcome({ ...permit, latestToken: locked.latest }, input.token ?? permit.token, input.report);
   if (!verdict.ok) throw verdict.error;
   const effect = verdict.value;
@@ -189,6 +196,23 @@ async function settleOnCompletion(
     actorLabel: actorColumns(actor).actorLabel,
   });
   await audit(tx, actor, "permit_completed", permit, { holdSettledMicros: Number(settled) }, evidence);
+  // A replacement's hold is its case's from the authorisation (decision 036): the case holds that much
+  // less, and its timeline carries the settlement, as a status check's completion does.
+  const hold = await tx.hold.findUniqueOrThrow({
+    where: { id: permit.holdRef },
+    select: { caseId: true, case: { select: { episode: true } } },
+  });
+  if (!hold.caseId || settled === 0n) return;
+  await releaseHeldMicros(tx, hold.caseId, settled);
+  await recordAudit(tx, {
+    actor,
+    kind: "hold_settled",
+    caseId: hold.caseId,
+    episode: hold.case?.episode ?? null,
+    before: { holdId: permit.hold.holdId, status: "held", amountMicros: Number(permit.hold.amountMicros) },
+    after: { status: "settled", settledMicros: Number(settled) },
+    evidence: { text: `charge is certain: ${reporter(actor)} says the job completed` },
+  });
 }
 
 const recordJob = (tx: Prisma.TransactionClient, actor: Principal, permit: PermitForParking, providerJobId: string) =>

@@ -11,6 +11,7 @@ import {
   type OperationSeen,
   type PermitAnswer,
   type PermitFacts,
+  withinWindow,
 } from "@/lib/domain/send-permits";
 import type { CaseState } from "@/lib/domain/stages";
 import { env } from "@/lib/env";
@@ -47,8 +48,13 @@ export async function requestPermit(
   input: PermitRequestInput,
 ): Promise<PermitResult> {
   const producer = requireProducer(actor);
-  const deadline = checkSendDeadline(new Date(input.sendDeadline), new Date());
-  if (!deadline.ok) throw new AppError("invalid_request", deadline.error.message);
+  const now = new Date();
+  const window = withinWindow(new Date(input.sendDeadline), now);
+  if (!window.ok) throw new AppError("invalid_request", window.error.message);
+  // A deadline already past can issue nothing, yet the identical request repeated after its permit's
+  // deadline (a producer restarting late) is answered with where that permit stands.
+  const deadline = checkSendDeadline(new Date(input.sendDeadline), now);
+  const refusal = deadline.ok ? null : new AppError("invalid_request", deadline.error.message);
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
   const facts: PermitFacts = {
@@ -62,12 +68,12 @@ export async function requestPermit(
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const first = await issueFirstPermit(db, producer, operationId, input, facts);
+      const first = refusal ? "exists" : await issueFirstPermit(db, producer, operationId, input, facts);
       if (first === "issued") return permitted(producer, operationId, input, 1, new Date(input.sendDeadline), true);
       if (first === "hold_taken") {
         throw new AppError("conflicting_registration", "This holdId already belongs to another send.");
       }
-      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts));
+      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts, refusal));
     } catch (error) {
       // A concurrent first request created the operation or the permit: decide again on what it wrote.
       if (!isUniqueViolation(error) || attempt >= 3) throw translate(error);
@@ -86,8 +92,10 @@ async function decideAndWrite(
   operationId: string,
   input: PermitRequestInput,
   facts: PermitFacts,
+  /** Why no new permit may be issued on this request (its deadline has passed), if so. */
+  refusal: AppError | null,
 ): Promise<PermitResult> {
-  const seen = await operationSeen(tx, producer.name, operationId);
+  const seen = await operationSeen(tx, producer.name, operationId, facts.attemptId);
   const verdict = decidePermitRequest(seen?.operation ?? null, facts);
   if (!verdict.ok) throw new AppError("conflicting_registration", verdict.error.message);
   const answer: PermitAnswer = verdict.value;
@@ -107,18 +115,19 @@ async function decideAndWrite(
     case "done":
       return { status: answer.kind, operationId, caseId: answer.caseId };
     case "issue":
+      if (refusal) throw refusal;
       await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null);
       return permitted(producer, operationId, input, answer.token, new Date(input.sendDeadline), true);
   }
 }
 
-type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
+export type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
 
 /** The webhook URLs a producer passes to its create call, each carrying the attempt's signed reference. */
-function webhookFor(producer: ProducerActor, operationId: string, attemptId: string): ProviderWebhookUrls | null {
+export function webhookFor(producer: string, operationId: string, attemptId: string): ProviderWebhookUrls | null {
   const { AUTH_SECRET, authUrl } = env();
   if (!AUTH_SECRET) return null;
-  const ref = signWebhookReference(AUTH_SECRET, { producer: producer.name, operationId, attemptId });
+  const ref = signWebhookReference(AUTH_SECRET, { producer, operationId, attemptId });
   const url = (provider: string) => `${authUrl.replace(/\/+$/, "")}/api/v1/provider-webhooks/${provider}?ref=${ref}`;
   return { ref, urls: { replicate: url("replicate"), fal: url("fal") } };
 }
@@ -141,7 +150,7 @@ function permitted(
       sendDeadline: deadline.toISOString(),
       holdId: input.hold.holdId,
     },
-    webhook: webhookFor(producer, operationId, input.attemptId),
+    webhook: webhookFor(producer.name, operationId, input.attemptId),
   };
 }
 
@@ -162,10 +171,11 @@ type SeenRow = {
   hold_id: string | null;
   amount_micros: bigint | null;
   currency: string | null;
+  replaced: boolean;
 };
 
 /** The operation, locked, with its latest permit and any case parked without one. */
-async function operationSeen(tx: Prisma.TransactionClient, producer: string, operationId: string) {
+async function operationSeen(tx: Prisma.TransactionClient, producer: string, operationId: string, attemptId: string) {
   const rows = await tx.$queryRaw<SeenRow[]>`
     WITH op AS (
       SELECT o.id, o.request_fingerprint, o.provider, o.model FROM operations o
@@ -175,7 +185,9 @@ async function operationSeen(tx: Prisma.TransactionClient, producer: string, ope
     SELECT op.id AS operation_ref, op.request_fingerprint AS fingerprint, op.provider, op.model,
            c.id AS case_id, c.state::text AS case_state, pc.state::text AS permit_case_state,
            p.token, p.status::text AS status, a.attempt_id, p.provider_job_id, p.case_ref AS permit_case_ref,
-           p.send_deadline, h.hold_id, h.amount_micros, h.currency
+           p.send_deadline, h.hold_id, h.amount_micros, h.currency,
+           EXISTS (SELECT 1 FROM attempts r JOIN attempts ra ON ra.id = r.replaces_attempt_id
+                   WHERE r.operation_ref = op.id AND ra.attempt_id = ${attemptId}) AS replaced
     FROM op
     LEFT JOIN cases c ON c.operation_ref = op.id
     LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = op.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
@@ -208,6 +220,7 @@ async function operationSeen(tx: Prisma.TransactionClient, producer: string, ope
     latest,
     caseWithoutPermit:
       latest === null && row.case_id && row.case_state ? { caseId: row.case_id, state: row.case_state } : null,
+    replaced: row.replaced ? { caseId: row.case_id } : null,
   };
   return { operation, operationRef: row.operation_ref, sendDeadline: row.send_deadline };
 }

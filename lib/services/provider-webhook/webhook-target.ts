@@ -23,6 +23,7 @@ type OwnerRow = {
   permit_id: string | null;
   permit_status: PermitStatus | null;
   permit_case: string | null;
+  permit_attempt?: string | null;
 };
 
 /** Who the job belongs to (rule 11's owner), else the attempt a verified reference names, else nobody. */
@@ -43,17 +44,21 @@ export async function findTarget(
   if (!reference) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
   const [named] = await tx.$queryRaw<OwnerRow[]>`
     SELECT a.id AS attempt_ref, c.id AS case_id, c.provider_job_id AS case_job, c.attempt_ref AS case_attempt, c.stage::text AS stage,
-           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case
+           c.state::text AS state, p.id AS permit_id, p.status::text AS permit_status, p.case_ref AS permit_case,
+           p.attempt_ref AS permit_attempt
     FROM operations o
     LEFT JOIN cases c ON c.operation_ref = o.id
     LEFT JOIN LATERAL (SELECT * FROM send_permits sp WHERE sp.operation_ref = o.id ORDER BY sp.token DESC LIMIT 1) p ON TRUE
-    LEFT JOIN attempts a ON a.id = coalesce(c.attempt_ref, p.attempt_ref)
+    -- The attempt in question: a send in flight under the latest permit (a replacement's, say, while
+    -- the case of the episode it replaces is resolved), else the case's own attempt.
+    LEFT JOIN attempts a ON a.id = CASE WHEN p.case_ref IS NULL AND p.status IN ('live', 'accepted')
+                                        THEN p.attempt_ref ELSE coalesce(c.attempt_ref, p.attempt_ref) END
     WHERE o.producer = ${reference.producer} AND o.operation_id = ${reference.operationId} AND o.provider = ${provider}
       -- Only while the referenced attempt is still the one in question: a replacement or a new
       -- episode is another attempt, and the first one's late webhook is not evidence about it.
       AND a.attempt_id = ${reference.attemptId}`;
   if (!named) return { target: { kind: "none" }, caseId: null, permitId: null, attemptRef: null };
-  if (named.permit_id && named.permit_status && !named.permit_case) {
+  if (named.permit_id && named.permit_status && !named.permit_case && named.permit_attempt === named.attempt_ref) {
     return {
       target: { kind: "referenced_permit", status: named.permit_status },
       caseId: null,
@@ -61,7 +66,7 @@ export async function findTarget(
       attemptRef: named.attempt_ref,
     };
   }
-  if (named.case_id && named.stage && named.state) {
+  if (named.case_id && named.stage && named.state && named.case_attempt === named.attempt_ref) {
     return {
       target: { kind: "referenced_case", stage: named.stage, state: named.state, providerJobId: named.case_job },
       caseId: named.case_id,

@@ -16,6 +16,7 @@ import {
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
+import { issueReplacementPermit } from "../permit/issue-replacement-permit";
 import { enforceSpendLimit } from "../spend-limit/enforce-spend-limit";
 
 /**
@@ -42,8 +43,9 @@ const CHECK_RETRY_AFTER_SECONDS = 60;
 
 /**
  * Four-eyes (section 6): a finance user other than the requester authorises a replacement; only
- * then does the replacement attempt exist, linked to the original, with its own fresh hold. The
- * case's episode ends here; the producer submits the replacement itself.
+ * then does the replacement attempt exist, linked to the original, with its own fresh hold and its
+ * send permit (decision 036). The case's episode ends here; the producer submits the replacement
+ * itself, under that permit.
  *
  * Rule 14: when the failure rests on "no job exists", the provider is asked again first, outside
  * any transaction. A job that is visible now refuses the authorisation and sends the case back to
@@ -138,7 +140,24 @@ export async function authorizeReplacement(
       episode: row.episode,
       after: { holdId: hold.holdId, amountMicros: Number(hold.amountMicros), currency: hold.currency },
     });
-    return { requestId: request.id, attemptId: attempt.attemptId, holdId: hold.holdId };
+    // Decision 036: the paid create this authorises goes out under its own permit, like any send.
+    const permit = await issueReplacementPermit(tx, {
+      actor: user,
+      producer: row.producer,
+      operationRef: row.operationRef,
+      operationId: row.operationId,
+      attempt,
+      hold,
+      caseId: row.id,
+      episode: row.episode,
+      now: new Date(),
+    });
+    return {
+      requestId: request.id,
+      attemptId: attempt.attemptId,
+      holdId: hold.holdId,
+      permit: { token: permit.token, sendDeadline: permit.sendDeadline.toISOString() },
+    };
   });
 }
 

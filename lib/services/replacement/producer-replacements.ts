@@ -3,11 +3,14 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requireProducer } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { webhookFor } from "../permit/request-permit";
 
 /**
  * Authorised replacements waiting for the producer to submit them itself (the console never does).
  * `authorized` lists those not yet acknowledged; `acknowledged` those already taken; `withdrawn`
  * those authorised but called back because the original job turned up (never submit one of them).
+ * Each carries its send permit (decision 036) as a permit request would answer it, with the webhook
+ * URLs signed for its attempt; a withdrawn replacement's permit is `withdrawn`, void.
  */
 export async function listReplacements(db: Db, actor: Principal, status: "authorized" | "acknowledged" | "withdrawn") {
   const producer = requireProducer(actor);
@@ -26,7 +29,7 @@ export async function listReplacements(db: Db, actor: Principal, status: "author
   });
   const attempts = await db.attempt.findMany({
     where: { id: { in: rows.flatMap((r) => (r.newAttemptRef ? [r.newAttemptRef] : [])) } },
-    include: { hold: true, replaces: true },
+    include: { hold: true, replaces: true, permit: true },
   });
   return {
     items: rows.map((r) => {
@@ -46,6 +49,17 @@ export async function listReplacements(db: Db, actor: Principal, status: "author
               currency: attempt.hold.currency,
             }
           : null,
+        permit: attempt?.permit
+          ? {
+              operationId: r.case.operationId,
+              attemptId: attempt.attemptId,
+              token: attempt.permit.token,
+              sendDeadline: attempt.permit.sendDeadline.toISOString(),
+              holdId: attempt.hold?.holdId ?? "",
+              status: attempt.permit.status,
+            }
+          : null,
+        webhook: attempt?.permit ? webhookFor(producer.name, r.case.operationId, attempt.attemptId) : null,
         authorizedAt: r.decidedAt?.toISOString() ?? null,
         acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,
         ...(r.status === "withdrawn" ? { withdrawnReason: r.closedReason } : {}),
@@ -54,7 +68,10 @@ export async function listReplacements(db: Db, actor: Principal, status: "author
   };
 }
 
-/** Acknowledging twice is harmless: the first time is kept. A withdrawn replacement is refused. */
+/**
+ * Acknowledging twice is harmless: the first time is kept. A withdrawn replacement is refused. An
+ * acknowledged replacement is never withdrawn, nor is one whose permit was reported on.
+ */
 export async function acknowledgeReplacement(db: Db, actor: Principal, requestId: string) {
   const producer = requireProducer(actor);
   const row = await db.replacementRequest.findFirst({
@@ -80,7 +97,9 @@ export async function acknowledgeReplacement(db: Db, actor: Principal, requestId
   }
   const current = await db.replacementRequest.findUniqueOrThrow({ where: { id: row.id } });
   if (current.status === "withdrawn") throw withdrawnError();
-  return { id: current.id, acknowledgedAt: current.acknowledgedAt?.toISOString() ?? null };
+  // `changed` says this call took it: a sender that acknowledges before its create (the SDK's
+  // submitReplacement) sends only then, so two processes never both send one replacement.
+  return { id: current.id, acknowledgedAt: current.acknowledgedAt?.toISOString() ?? null, changed: count === 1 };
 }
 
 function withdrawnError() {
