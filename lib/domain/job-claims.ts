@@ -50,12 +50,12 @@ export function refutedBy(facts: ProviderFacts, claimant: ClaimantFacts): string
   if (model && !HASH.test(model) && model !== modelName(claimant.model)) {
     return `the provider ran ${model}, the operation asked for ${claimant.model}`;
   }
+  // A job the provider created before the permit was issued cannot be that permit's send. The other
+  // end proves less: a create in flight at the send deadline may still be accepted after it.
   const at = facts.createdAt?.getTime();
   const window = claimant.window;
-  if (at !== undefined && !Number.isNaN(at) && window) {
-    if (at < window.from.getTime() - CLOCK_SKEW_MS || at > window.to.getTime() + CLOCK_SKEW_MS) {
-      return "the provider created the job outside the permit's window (issued to send deadline)";
-    }
+  if (at !== undefined && !Number.isNaN(at) && window && at < window.from.getTime() - CLOCK_SKEW_MS) {
+    return "the provider created the job before the permit for this send was issued";
   }
   return null;
 }
