@@ -3,11 +3,12 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { makeUser, outcomeInput, permitInput, producer } from "./fixtures";
+import { makeUser, outcomeInput, parkInput, permitInput, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { openTestDb } from "./setup/test-db";
 
@@ -166,6 +167,30 @@ describe("two producers claim one job: the provider's evidence decides, in any o
       evidence: "its request",
     });
     expect((await attemptOf(b)).providerJobId).toBe(b.job.id);
+  });
+});
+
+describe("a park naming a job", () => {
+  it("is refused when the provider's signed copy of the request is another operation's, and not for its owner", async () => {
+    const request = { prompt: `parked video ${sequence++}` };
+    const job = sim.state.seedJob({
+      provider: "replicate",
+      outcome: "succeeded",
+      model: "minimax/video-01",
+      input: request,
+    });
+    // The provider's webhook for the job arrives before anyone has recorded it: kept, with its facts.
+    expect((await replicateCall(await prediction(job.id))).json).toMatchObject({ outcome: "unmatched" });
+    const squat = parkInput("polling", { provider: "replicate", model: "minimax/video-01", providerJobId: job.id });
+    await expect(parkCase(db, shopB, squat)).rejects.toMatchObject({ code: "provider_job_in_use" });
+    expect(await db.attempt.count({ where: { providerJobId: job.id } })).toBe(0);
+    const own = parkInput("polling", {
+      provider: "replicate",
+      model: "minimax/video-01",
+      providerJobId: job.id,
+      requestFingerprint: requestFingerprint(request),
+    });
+    expect(await parkCase(db, shopA, own)).toMatchObject({ created: true });
   });
 });
 

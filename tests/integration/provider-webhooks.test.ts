@@ -257,7 +257,13 @@ describe("jobs the product does not know yet", () => {
     const answer = await replicateCall(await prediction(job.id));
     expect(answer.json).toMatchObject({ outcome: "unmatched", caseId: null });
     expect(await matchUnmatchedWebhooks(db, worker())).toBe(0);
-    const input = parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id });
+    // The registration names the request the provider's copy shows (rule 17: another would be refused).
+    const input = parkInput("polling", {
+      provider: "replicate",
+      model: job.model,
+      providerJobId: job.id,
+      requestFingerprint: requestFingerprint(job.input),
+    });
     const { caseId } = await parkCase(db, shop, input);
     expect(await matchUnmatchedWebhooks(db, worker())).toBeGreaterThanOrEqual(1);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({

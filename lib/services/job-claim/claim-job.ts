@@ -7,6 +7,7 @@ import {
   type HolderFacts,
   judgeClaim,
   type ProviderFacts,
+  refutedBy,
 } from "@/lib/domain/job-claims";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
@@ -327,4 +328,46 @@ export async function recordConflict(
       },
     });
   }
+}
+
+/**
+ * Rule 17 at the park door (POST /api/v1/cases with a job ID), before the one-statement registration:
+ * a job the provider's evidence shows is not this operation's (its signed reference is fixed to
+ * another attempt, or its signed copy of the request or model is not this one's) is refused. A park
+ * has no reference and no permit window, so it never takes a job from another claim; a replay of a
+ * registration that already records the job is left to the registration's own idempotence.
+ */
+export async function refuseContradictedPark(
+  db: Prisma.TransactionClient,
+  input: {
+    producer: string;
+    operationId: string;
+    attemptId: string;
+    provider: string;
+    providerJobId: string;
+    fingerprint: string;
+    model: string;
+  },
+): Promise<void> {
+  const [row] = await db.$queryRaw<
+    { mine: boolean; bound_elsewhere: boolean; fingerprint: string | null; model: string | null }[]
+  >`
+    SELECT EXISTS (SELECT 1 FROM attempts a JOIN operations o ON o.id = a.operation_ref
+                   WHERE a.provider = ${input.provider} AND a.provider_job_id = ${input.providerJobId}
+                     AND o.producer = ${input.producer} AND o.operation_id = ${input.operationId}
+                     AND a.attempt_id = ${input.attemptId}) AS mine,
+           EXISTS (SELECT 1 FROM job_references r JOIN attempts a ON a.id = r.attempt_ref JOIN operations o ON o.id = a.operation_ref
+                   WHERE r.provider = ${input.provider} AND r.provider_job_id = ${input.providerJobId}
+                     AND NOT (o.producer = ${input.producer} AND o.operation_id = ${input.operationId}
+                              AND a.attempt_id = ${input.attemptId})) AS bound_elsewhere,
+           (SELECT w.request_fingerprint FROM provider_webhooks w WHERE w.provider = ${input.provider}
+              AND w.provider_job_id = ${input.providerJobId} AND w.request_fingerprint IS NOT NULL ORDER BY w.id LIMIT 1) AS fingerprint,
+           (SELECT w.model FROM provider_webhooks w WHERE w.provider = ${input.provider}
+              AND w.provider_job_id = ${input.providerJobId} AND w.model IS NOT NULL ORDER BY w.id LIMIT 1) AS model`;
+  if (!row || row.mine) return;
+  const claimant = { attemptRef: "", fingerprint: input.fingerprint, model: input.model, window: null };
+  const reason = row.bound_elsewhere
+    ? "the provider's signed reference ties the job to another operation's send"
+    : refutedBy({ fingerprint: row.fingerprint, model: row.model }, claimant);
+  if (reason) throw new AppError("provider_job_in_use", `The provider's evidence refuses this claim: ${reason}.`);
 }
