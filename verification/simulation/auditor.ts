@@ -263,7 +263,7 @@ export class Auditor {
        FROM owned ORDER BY 1, 5`,
     );
     const conflicts = await this.world.sql.query<{ outcome: string; n: number }>(
-      "SELECT outcome || ' (' || left(reason, 60) || ')' AS outcome, count(*)::int AS n FROM job_claim_conflicts GROUP BY 1 ORDER BY 1",
+      "SELECT outcome, count(*)::int AS n FROM job_claim_conflicts GROUP BY outcome ORDER BY outcome",
     );
     for (const { outcome, n } of conflicts.rows)
       count(this.world, `claims on one job, kept with the evidence: ${outcome}`, n);
