@@ -61,6 +61,11 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   replacement_request_closed: () => "The replacement request was closed",
   replacement_acknowledged: () => "The producer acknowledged the replacement",
   suspected_duplicate_flagged: () => "Suspected duplicate: the original job turned up",
+  // Rule 17: the flag a reviewer sees on both operations whose claims on one job met.
+  job_claim_contested: (a, _b, e) =>
+    `Flagged: another operation's claim on provider job ${String(e.providerJobId ?? "")} met this one's (${String(a.outcome ?? "contested").replaceAll("_", " ")})`,
+  provider_job_disowned: (_a, _b, e) =>
+    `Provider job ${String(e.providerJobId ?? "")} taken back: the provider's evidence shows it is another operation's`,
   evidence_exported: (_a, _b, e) =>
     `Evidence packet exported${typeof e.packetId === "string" ? ` (${e.packetId.slice(0, 8)})` : ""}`,
 };

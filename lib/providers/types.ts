@@ -139,4 +139,9 @@ export type WebhookReport = {
   /** The provider's copy of the request, fingerprinted (never kept itself), when the webhook carries it. */
   requestFingerprint?: string;
   createdAt?: string;
+  /**
+   * The `ref` of the webhook URL the provider echoes inside its signed body (null: the echoed URL has
+   * none); absent when the body echoes no URL, as Replicate's documented prediction object does not.
+   */
+  echoedRef?: string | null;
 };

@@ -112,6 +112,17 @@ async function prediction(jobId: string) {
   return (await response.json()) as { id: string; status: string };
 }
 
+/**
+ * A fresh permit, and a way to seed the job its send created: the provider's copy carries the
+ * permit's own request and model, as the provider's evidence must for its reference to count (rule 17).
+ */
+function permitAndItsJob(outcome: "succeeded" | "stuck" = "succeeded") {
+  const request = { prompt: `permit request ${sequence++}`, duration: 5 };
+  const made = permitInput({ provider: "replicate", requestFingerprint: requestFingerprint(request) });
+  const seed = () => sim.state.seedJob({ provider: "replicate", outcome, model: made.input.model, input: request });
+  return { ...made, seed };
+}
+
 async function parkedPolling(outcome: "succeeded" | "failed" = "succeeded") {
   const job = sim.state.seedJob({ provider: "replicate", outcome });
   const input = parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id });
@@ -274,7 +285,13 @@ describe("jobs the product does not know yet", () => {
     const answer = await replicateCall(await prediction(job.id));
     expect(answer.json).toMatchObject({ outcome: "unmatched", caseId: null });
     expect(await matchUnmatchedWebhooks(db, worker())).toBe(0);
-    const input = parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id });
+    // The registration names the request the provider's copy shows (rule 17: another would be refused).
+    const input = parkInput("polling", {
+      provider: "replicate",
+      model: job.model,
+      providerJobId: job.id,
+      requestFingerprint: requestFingerprint(job.input),
+    });
     const { caseId } = await parkCase(db, shop, input);
     expect(await matchUnmatchedWebhooks(db, worker())).toBeGreaterThanOrEqual(1);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
@@ -367,12 +384,12 @@ describe("jobs the product does not know yet", () => {
   });
 
   it("with the operation's signed reference, attaches the job to the uncertain case, and approves nothing", async () => {
-    const { operationId, input } = permitInput({ provider: "replicate" });
+    const { operationId, input, seed } = permitAndItsJob();
     const permit = await requestPermit(db, shop, operationId, input);
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     expect(permit.webhook.urls.replicate).toContain(`/api/v1/provider-webhooks/replicate?ref=${permit.webhook.ref}`);
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
-    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const job = seed();
     const { ref } = permit.webhook;
     const forged = signWebhookReference("another-deployment-secret-0123456789abcdef", {
       producer: shop.name,
@@ -396,7 +413,7 @@ describe("jobs the product does not know yet", () => {
   });
 
   it("the reference names its attempt: a late webhook of the first attempt is not taken for the operation's next episode", async () => {
-    const { operationId, input } = permitInput({ provider: "replicate" });
+    const { operationId, input, seed } = permitAndItsJob();
     const permit = await requestPermit(db, shop, operationId, input);
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
@@ -413,7 +430,7 @@ describe("jobs the product does not know yet", () => {
     });
     expect(await parkCase(db, shop, again)).toMatchObject({ caseId, stage: "submission_uncertain" });
     // The first attempt's job turns up, with the first attempt's reference: nothing about attempt 2.
-    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const job = seed();
     const answer = await replicateCall({ ...(await prediction(job.id)) }, { ref: permit.webhook.ref });
     expect(answer.json).toMatchObject({ outcome: "unmatched" });
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
@@ -425,7 +442,7 @@ describe("jobs the product does not know yet", () => {
   });
 
   it("with the reference, contradicts a 'no job exists' verdict: back to reconciliation, the job attached, the pending replacement withdrawn", async () => {
-    const { operationId, input } = permitInput({ provider: "replicate" });
+    const { operationId, input, seed } = permitAndItsJob("stuck");
     const permit = await requestPermit(db, shop, operationId, input);
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
@@ -435,7 +452,7 @@ describe("jobs the product does not know yet", () => {
     await reconcileCase(db, reviewer, caseId, { verdict: "no_job", evidence: "nothing listed at the provider" }, later);
     const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "no job: generate again" });
     // The provider's list lagged; its own signed webhook, carrying the operation's reference, did not.
-    const job = sim.state.seedJob({ provider: "replicate", outcome: "stuck" });
+    const job = seed();
     const answer = await replicateCall({ ...(await prediction(job.id)) }, { ref: permit.webhook.ref });
     expect(answer.json).toMatchObject({ outcome: "attached", caseId });
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { serveDirect } from "@/server/serve-direct";
@@ -45,14 +46,20 @@ describe("the simulator's signed webhooks", () => {
   it("attach a lost Replicate answer to its uncertain case, through every delivery fault, once", async () => {
     // Delayed past the shop's report, so the report parks the send before the provider's word arrives.
     sim.state.webhooks.faults = { duplicate: true, lateProcessing: true, badSignatureFirst: true, delayMs: 3_000 };
-    const { operationId, input } = permitInput({ provider: "replicate", model: "minimax/video-01" });
+    // The permit names the request the shop sends, as the provider's copy of it will (rule 17).
+    const request = { prompt: "a fox" };
+    const { operationId, input } = permitInput({
+      provider: "replicate",
+      model: "minimax/video-01",
+      requestFingerprint: requestFingerprint(request),
+    });
     const permit = await requestPermit(db, shop, operationId, input);
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
     // The shop's create, with the permit's webhook URL; its answer is then lost.
     const created = await fetch(`${sim.url}/replicate/v1/models/minimax/video-01/predictions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ input: { prompt: "a fox" }, webhook: permit.webhook.urls.replicate }),
+      body: JSON.stringify({ input: request, webhook: permit.webhook.urls.replicate }),
     });
     const jobId = ((await created.json()) as { id: string }).id;
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));

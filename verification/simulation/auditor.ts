@@ -13,7 +13,7 @@ import {
 import { canonicaliseCtes } from "./db-time";
 import { checkPermits } from "./permit-checks";
 import { PromiseChecks } from "./promise-checks";
-import { type Figure, learnCase, opKey, opOfCase, violate, type World } from "./world";
+import { count, type Figure, learnCase, opKey, opOfCase, opOfOperationId, violate, type World } from "./world";
 
 const EVENTS_PER_READ = 5_000;
 
@@ -108,6 +108,7 @@ export class Auditor {
     }
     await checkPermits(this.world, (key, figure, operation, detail) => this.once(key, figure, operation, detail));
     await this.checkPaidGenerations();
+    await this.checkJobOwners();
   }
 
   private checkCreates(): void {
@@ -225,6 +226,66 @@ export class Auditor {
           `${generations} paid generations, ${allowed} authorised`,
         );
       }
+    }
+  }
+
+  /**
+   * Rule 17, as a shop would notice it: a published video or a settled hold whose job the simulator
+   * made for another operation (its create carried that operation and shop) went to the wrong one,
+   * although the provider's evidence proved whose it was: a signed reference fixed to another
+   * attempt, or the provider's signed copy of the request differing from the operation's. Without
+   * any evidence (a park naming another shop's job at a provider that sends no webhooks) nothing
+   * tells the product, and that is counted, not a violation (decision 038).
+   */
+  private async checkJobOwners(): Promise<void> {
+    const { rows } = await this.world.sql.query<{
+      kind: string;
+      producer: string;
+      operation: string;
+      job: string;
+      what: string;
+      proven: boolean;
+    }>(
+      `WITH owned AS (
+         SELECT 'asset' AS kind, o.producer, o.operation_id, t.id AS attempt, t.provider, t.provider_job_id AS job,
+                o.request_fingerprint, a.storage_key AS what
+         FROM assets a JOIN attempts t ON t.id = a.attempt_ref JOIN operations o ON o.id = t.operation_ref
+         WHERE t.provider_job_id IS NOT NULL
+         UNION ALL
+         SELECT 'hold', o.producer, o.operation_id, t.id, t.provider, t.provider_job_id, o.request_fingerprint, h.hold_id
+         FROM holds h JOIN attempts t ON t.id = h.attempt_ref JOIN operations o ON o.id = t.operation_ref
+         WHERE h.status = 'settled' AND t.provider_job_id IS NOT NULL)
+       SELECT kind, producer, operation_id AS operation, job, what,
+              EXISTS (SELECT 1 FROM job_references r WHERE r.provider = owned.provider AND r.provider_job_id = owned.job
+                        AND r.attempt_ref <> owned.attempt)
+              OR EXISTS (SELECT 1 FROM provider_webhooks w WHERE w.provider = owned.provider AND w.provider_job_id = owned.job
+                           AND w.request_fingerprint <> owned.request_fingerprint) AS proven
+       FROM owned ORDER BY 1, 5`,
+    );
+    const conflicts = await this.world.sql.query<{ outcome: string; n: number }>(
+      "SELECT outcome, count(*)::int AS n FROM job_claim_conflicts GROUP BY outcome ORDER BY outcome",
+    );
+    for (const { outcome, n } of conflicts.rows)
+      count(this.world, `claims on one job, kept with the evidence: ${outcome}`, n);
+    for (const row of rows) {
+      const creator = this.world.byJob.get(row.job)?.index;
+      const owner = opOfOperationId(this.world, row.producer, row.operation);
+      if (creator === undefined || creator === owner) continue;
+      if (!row.proven) {
+        count(
+          this.world,
+          `${row.kind === "asset" ? "files" : "holds"} on another operation's job, with no evidence from the provider`,
+        );
+        continue;
+      }
+      const figure = row.kind === "asset" ? "bytesToAnotherOperation" : "holdsSettledByAnotherJob";
+      const what = row.kind === "asset" ? `file ${row.what}` : `hold ${row.what}`;
+      this.once(
+        `owner:${row.kind}:${row.what}`,
+        figure,
+        owner,
+        `${what} rests on job ${row.job}, created by operation ${creator}`,
+      );
     }
   }
 

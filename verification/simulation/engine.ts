@@ -2,6 +2,7 @@ import type { PrismaClient } from "@/lib/db/client";
 import { Auditor } from "./auditor";
 import { createEnvironment } from "./environment";
 import { Finance } from "./finance";
+import { JobSquatter } from "./job-squatter";
 import { PermitProducer } from "./permit-producer";
 import { Producer } from "./producer";
 import { ProviderCreates } from "./producer-submit";
@@ -67,6 +68,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const producer = new Producer(world, steps, creates);
     const webhooks = new ProviderWebhookDesk(world, steps);
     const permitProducer = new PermitProducer(world, steps, creates, webhooks);
+    const squatter = new JobSquatter(world, steps);
     const reviewer = new Reviewer(world, steps);
     const finance = new Finance(world, steps);
     const pool = new WorkerPool(
@@ -95,6 +97,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             wallMs: Date.now() - started,
           });
         }
+        await squatter.maybeSquat(event.operation);
         return world.ops[event.operation]?.plan.permit
           ? permitProducer.arrive(event.operation)
           : producer.arrive(event.operation);

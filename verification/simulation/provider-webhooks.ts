@@ -15,6 +15,8 @@ type Due = HeldWebhook & { at: number };
  */
 export class ProviderWebhookDesk {
   private readonly due = new Map<OpRecord, Due[]>();
+  /** Webhook URLs seen per operation (each carries its permit's signed reference), for the transplanting attacker. */
+  private readonly urls: { index: number; producer: number; provider: string; url: string }[] = [];
 
   constructor(
     private readonly world: World,
@@ -31,6 +33,7 @@ export class ProviderWebhookDesk {
       // Job timings are whole quanta from a whole-quantum creation time, and so is the delay.
       const at = Math.max(completedAt(held.job) + plan.webhook.delayMs, this.world.clock.now());
       const list = this.due.get(op) ?? [];
+      this.urls.push({ index, producer: op.plan.producer, provider: held.job.provider, url: held.url });
       list.push({ ...held, at });
       list.sort((a, b) => a.at - b.at);
       this.due.set(op, list);
@@ -62,5 +65,33 @@ export class ProviderWebhookDesk {
     count(this.world, "provider webhooks: delivered");
     if (faults.duplicate) count(this.world, "provider webhooks: the same message twice");
     if (faults.lateProcessing) count(this.world, "provider webhooks: a stale event after the final one");
+    if (index % 6 === 2) await this.transplant(index, op, next);
+  }
+
+  /**
+   * A transplanting attacker (rule 17): a shop on the same account, holding a validly signed body for
+   * this job, sends it again with another shop's operation's reference on the URL. The product must
+   * keep it as a transplant and attach or settle nothing (the auditor's ownership figures say).
+   */
+  private async transplant(index: number, op: OpRecord, held: Due): Promise<void> {
+    const other = this.urls.findLast(
+      (u) => u.index !== index && u.producer !== op.plan.producer && u.provider === held.job.provider,
+    );
+    if (!other) return;
+    const faults = { duplicate: false, lateProcessing: false, badSignatureFirst: false, delayMs: 0 };
+    const answers = await this.steps.call(
+      index,
+      "attacker",
+      `sends this job's signed body with operation ${other.index}'s reference`,
+      () =>
+        this.world.simulator.state.webhooks.deliver(held.job, other.url, held.body, faults, {
+          idSeed: `${this.world.seed} transplant ${held.job.id}`,
+          fetchImpl: inProcessFetch,
+        }),
+    );
+    if (!answers.ok) return;
+    if ([...answers.value].some((status) => status !== 200))
+      wrongAnswer(this.world, index, `a transplanted webhook was answered ${[...answers.value].join(", ")}`);
+    count(this.world, "provider webhooks: transplanted onto another operation's reference");
   }
 }

@@ -81,6 +81,8 @@ export const FIGURES = {
   blindResends: "create calls beyond the send permits the operation was issued",
   lostSends: "sends under a permit that ended neither parked, attached nor settled by the provider's word",
   backwardTransitions: "permits or cases moved backwards (a terminal outcome changed, or a webhook undoing one)",
+  bytesToAnotherOperation: "bytes delivered to an operation that did not create the job",
+  holdsSettledByAnotherJob: "holds settled by another operation's job",
 } as const;
 export type Figure = keyof typeof FIGURES;
 

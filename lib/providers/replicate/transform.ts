@@ -104,15 +104,32 @@ export function webhookReport(body: unknown): WebhookReport | null {
   const providerJobId = text(body.id);
   if (!providerJobId) return null;
   const model = text(body.model) ?? text(body.version);
-  const fingerprint = fingerprintOf(body.input);
+  // A prediction whose data was removed shows `{}` for its input: that is not the request it ran.
+  const fingerprint = body.data_removed === true ? null : fingerprintOf(body.input);
   const createdAt = text(body.created_at);
+  const echoed = echoedRef(body.webhook);
   return {
     providerJobId,
     status: predictionToStatus(200, body),
     ...(model ? { model } : {}),
     ...(fingerprint ? { requestFingerprint: fingerprint } : {}),
     ...(createdAt ? { createdAt } : {}),
+    ...(echoed !== undefined ? { echoedRef: echoed } : {}),
   };
+}
+
+/**
+ * The `ref` of a webhook URL the signed body echoes. Replicate's documented prediction object (the
+ * webhook body, docs: "Receive webhooks") carries no `webhook` field today; should it ever echo one,
+ * the reference inside the signature outranks the one on the URL (rule 17).
+ */
+function echoedRef(webhook: unknown): string | null | undefined {
+  if (typeof webhook !== "string") return undefined;
+  try {
+    return new URL(webhook).searchParams.get("ref");
+  } catch {
+    return null;
+  }
 }
 
 function fingerprintOf(input: unknown): string | null {

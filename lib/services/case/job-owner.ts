@@ -1,10 +1,10 @@
 import type { Db, Prisma } from "@/lib/db/client";
-import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { inProducerScope } from "@/lib/domain/producer-scope";
 import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import type { UserActor } from "../access/actor";
+import { claimJob } from "../job-claim/claim-job";
 
 /** The attempt that owns a provider job (rule 11), with the case of its operation. */
 export async function findJobOwner(tx: Prisma.TransactionClient, provider: string, providerJobId: string) {
@@ -52,26 +52,22 @@ export function jobInUseForReviewer(user: UserActor, owner: JobOwner | null): Ap
 
 /**
  * Records the job on an attempt (a case may only name its own attempt's job; that key is checked at
- * commit). A job another attempt owns is refused before the write, and the unique key settles a race
- * with another writer of the same job: the loser is refused, not a 500. A reviewer is pointed at the
- * owning case; anyone else (a producer, a provider's webhook) learns nothing about it (rule 11).
+ * commit), through the ownership rule every door shares (rule 17, lib/services/job-claim/claim-job.ts):
+ * a job the provider's evidence shows is another operation's is refused, one it shows is this
+ * attempt's is taken from a bare claim, and the unique key settles a race with another writer (the
+ * loser is refused, not a 500). A reviewer is pointed at the owning case; anyone else (a producer, a
+ * provider's webhook) learns nothing about it (rule 11).
  */
 export async function recordJobOnAttempt(
   tx: Prisma.TransactionClient,
   actor: Principal,
   target: { attemptRef: string; provider: string; providerJobId: string },
 ) {
-  const refused = (owner: JobOwner | null) =>
-    actor.kind === "user"
+  const refused = (owner: JobOwner | null, reason: string | null) => {
+    if (reason) return new AppError("provider_job_in_use", `The provider's evidence refuses this claim: ${reason}.`);
+    return actor.kind === "user"
       ? jobInUseForReviewer(actor, owner)
       : new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
-  const owner = await findJobOwner(tx, target.provider, target.providerJobId);
-  if (owner?.attemptRef === target.attemptRef) return;
-  if (owner) throw refused(owner.caseId ? { caseId: owner.caseId, producer: owner.producer } : null);
-  try {
-    await tx.attempt.update({ where: { id: target.attemptRef }, data: { providerJobId: target.providerJobId } });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw refused(null);
-    throw error;
-  }
+  };
+  await claimJob(tx, actor, target, refused);
 }

@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
 import { reserveHold } from "../hold/reserve-hold";
+import { refuseContradictedPark } from "../job-claim/claim-job";
 import { parkFirstEpisode } from "./park-case-first-episode";
 import { requireReadableJobId } from "./provider-job-id";
 import { type CaseRow, transitionCase } from "./transition-case";
@@ -47,6 +48,17 @@ export async function parkCase(
   if (!valid.ok) throw new AppError("invalid_request", valid.error.message);
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
+  if (input.providerJobId) {
+    await refuseContradictedPark(db, {
+      producer: producer.name,
+      operationId: input.operationId,
+      attemptId: input.attemptId,
+      provider: input.provider,
+      providerJobId: input.providerJobId,
+      fingerprint: input.requestFingerprint,
+      model: input.model,
+    });
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null);

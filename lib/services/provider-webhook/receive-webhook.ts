@@ -12,13 +12,23 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
 import { type ProviderActor, requireProvider, requireWorker } from "../access/actor";
+import { admitReference } from "../job-claim/admit-reference";
 import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
 import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
 import { type Found, findTarget } from "./webhook-target";
 
-export type WebhookInput = { report: WebhookReport; reference: WebhookReference | null; signedAt: Date };
+export type WebhookInput = {
+  report: WebhookReport;
+  reference: WebhookReference | null;
+  /**
+   * The reference inside the provider's signed body, where the body echoes the webhook URL: null when
+   * the echoed URL carries none this deployment signed, absent when the body echoes no URL.
+   */
+  signedReference?: WebhookReference | null;
+  signedAt: Date;
+};
 
 /**
  * A signed webhook as the route hands it over: the provider's body already read into a report (null
@@ -32,10 +42,14 @@ export async function receiveSignedWebhook(
   const provider = requireProvider(actor);
   if (!input.report) throw new AppError("invalid_request", "The webhook names no job this deployment can read.");
   const secret = env().AUTH_SECRET;
-  const reference = secret ? verifyWebhookReference(secret, input.ref) : null;
+  const echoed = input.report.echoedRef;
+  const signedReference = echoed === undefined ? undefined : secret ? verifyWebhookReference(secret, echoed) : null;
+  // Inside the signature, the echoed reference is the provider's word; the URL's is only a claim.
+  const reference = (secret ? verifyWebhookReference(secret, input.ref) : null) ?? signedReference ?? null;
   return receiveProviderWebhook(db, provider, {
     report: input.report,
     reference,
+    ...(signedReference !== undefined ? { signedReference } : {}),
     signedAt: new Date(provider.signedAt),
   });
 }
@@ -153,16 +167,27 @@ async function settleWebhook(
   refused: string | null,
   prefix: string | null,
 ): Promise<{ outcome: string; caseId: string | null }> {
+  const admitted =
+    input.reference && !refused
+      ? await admitReference(tx, actor, {
+          report: input.report,
+          reference: input.reference,
+          signedReference: input.signedReference,
+          webhookRowId: rowId,
+        })
+      : null;
   const found = await findTarget(tx, actor.provider, input.report.providerJobId, input.reference);
-  const keep = async (outcome: string, note: string | null, caseId = found.caseId) => {
+  const keep = async (outcome: string, note: string | null, caseId = found.caseId, permitId = found.permitId) => {
     const text = [prefix, note].filter(Boolean).join("; ").slice(0, 500) || null;
     await tx.providerWebhook.update({
       where: { id: rowId },
-      data: { outcome, note: text, caseRef: caseId, permitRef: found.permitId },
+      data: { outcome, note: text, caseRef: caseId, permitRef: permitId },
     });
     return { outcome, caseId };
   };
   if (refused) return keep("refused", refused);
+  // Rule 17: a transplanted or contested reference is kept as evidence and applied to nobody.
+  if (admitted?.kind === "refused") return keep(admitted.outcome, admitted.note, null, null);
   const applied = await apply(tx, actor, input, found, meaningOfWebhook(found.target, input.report.status));
   return keep(applied.outcome, applied.note, applied.caseId);
 }
