@@ -88,6 +88,8 @@ describe("normalised statuses", () => {
       providerStatus: "SUCCEEDED",
       outputsRemoved: false,
       outputs: [{ url: `${sim.url}/delivery/runway/${job.id}/output.mp4` }],
+      // The task's final cost (5 credits a second, 5 s), as Runway reports it on every ending.
+      evidence: { credits: 25 },
     });
     const failed = seed({ provider: "runway", outcome: "failed", error: "flagged", queuedMs: 0, runningMs: 0 });
     expect(await runwayTask(failed.id)).toMatchObject({ kind: "failed", reason: "INTERNAL.BAD_OUTPUT: flagged" });

@@ -5,7 +5,7 @@ import { recordedGeneration } from "../../lib/providers/luma/recorded";
 import { generationToStatus } from "../../lib/providers/luma/transform";
 import { recordedPrediction } from "../../lib/providers/replicate/recorded";
 import { predictionToStatus } from "../../lib/providers/replicate/transform";
-import { recordedTask } from "../../lib/providers/runway/recorded";
+import { recordedTask, recordedTaskWithCost } from "../../lib/providers/runway/recorded";
 import { taskToStatus } from "../../lib/providers/runway/transform";
 import { recordedOperation } from "../../lib/providers/veo/recorded";
 import { operationToStatus } from "../../lib/providers/veo/transform";
@@ -102,24 +102,32 @@ describe("simulated Runway tasks", () => {
   it("have the recorded fields of each status and map like the recordings", () => {
     const job = seed({ provider: "runway" });
     const pending = taskJson(job, site);
-    expect(keys(pending)).toEqual(keys(recordedTask.pending));
+    // The fields @runwayml/sdk types, cost included (recordedTaskWithCost); the transform maps either alike.
+    expect(keys(pending)).toEqual(keys(recordedTaskWithCost.pending));
     expect(taskToStatus(200, pending)).toEqual(taskToStatus(200, recordedTask.pending));
     clock.advance(1_000);
     const running = taskJson(job, site);
-    expect(keys(running)).toEqual(keys(recordedTask.running));
+    expect(keys(running)).toEqual(keys(recordedTaskWithCost.running));
     expect(taskToStatus(200, running)).toEqual(taskToStatus(200, recordedTask.running));
     clock.advance(1_000);
     const done = taskJson(job, site);
-    expect(keys(done)).toEqual(keys(recordedTask.succeeded));
+    expect(keys(done)).toEqual(keys(recordedTaskWithCost.succeeded));
     expect(taskToStatus(200, done)).toMatchObject({ kind: "completed", outputs: [{ url: expect.any(String) }] });
   });
 
   it("fail and cancel like the recordings", () => {
     const failed = taskJson(seed({ provider: "runway", outcome: "failed", queuedMs: 0, runningMs: 0 }), site);
-    expect(keys(failed)).toEqual(keys(recordedTask.failed));
+    expect(keys(failed)).toEqual(keys(recordedTaskWithCost.failed));
     expect(taskToStatus(200, failed)).toMatchObject({ kind: "failed", canceled: false });
     const cancelled = taskJson(seed({ provider: "runway", outcome: "canceled", queuedMs: 0, runningMs: 0 }), site);
-    expect(taskToStatus(200, cancelled)).toEqual(taskToStatus(200, recordedTask.cancelled));
+    expect(keys(cancelled)).toEqual(keys(recordedTaskWithCost.cancelled));
+    expect(taskToStatus(200, cancelled)).toMatchObject(taskToStatus(200, recordedTask.cancelled));
+  });
+
+  it("read THROTTLED while queued over the concurrency limit", () => {
+    const throttled = taskJson(seed({ provider: "runway", throttled: true }), site);
+    expect(keys(throttled)).toEqual(keys(recordedTaskWithCost.throttled));
+    expect(taskToStatus(200, throttled)).toEqual(taskToStatus(200, recordedTask.throttled));
   });
 });
 

@@ -1,8 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
-import { completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
+import { cancelJob, completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch, type SimulatorProvider } from "./routes";
+import {
+  decodeCursor,
+  encodeCursor,
+  iso,
+  outputOrigin,
+  parseTime,
+  type RouteMatch,
+  type SimulatorProvider,
+} from "./routes";
 
 /** fal request IDs are UUIDs; its request log lives in the platform API, under a prefix of its own. */
 export const falSimulator: SimulatorProvider = {
@@ -24,7 +32,8 @@ export const falSimulator: SimulatorProvider = {
 
 /**
  * Routes under /fal that mirror queue.fal.run: submit to `{owner}/{app}[/path]`, then status and
- * result under `{owner}/{app}/requests/{id}` (the endpoint's sub-path is not part of those URLs).
+ * result under `{owner}/{app}/requests/{id}` (the endpoint's sub-path is not part of those URLs), and
+ * cancel at `PUT {owner}/{app}/requests/{id}/cancel`.
  */
 export function falRoute(method: string, parts: string[]): RouteMatch | undefined {
   const [owner, app, requests, id, tail] = parts;
@@ -36,6 +45,9 @@ export function falRoute(method: string, parts: string[]): RouteMatch | undefine
       return { provider, route: "status", jobId: id, handle: (c) => status(c, appId, id) };
     if (parts.length === 4) return { provider, route: "result", jobId: id, handle: (c) => result(c, appId, id) };
     return undefined;
+  }
+  if (requests === "requests" && id && method === "PUT" && parts.length === 5 && tail === "cancel") {
+    return { provider, route: "cancel", jobId: id, handle: (c) => cancel(c, appId, id) };
   }
   if (method === "POST" && requests !== "requests") {
     return { provider, route: "create", handle: (c, fault) => create(c, fault, parts.join("/")) };
@@ -93,7 +105,7 @@ export function falResultAnswer(ctx: Site, job: SimJob): FalAnswer {
     return { code, body: { detail: job.error, error_type: errorType }, headers: { "x-fal-error-type": errorType } };
   }
   const video = {
-    url: `${ctx.origin}/delivery/fal/${job.id}/output.mp4`,
+    url: `${outputOrigin(ctx)}/delivery/fal/${job.id}/output.mp4`,
     content_type: "video/mp4",
     file_name: "output.mp4",
     file_size: job.outputBytes,
@@ -105,7 +117,26 @@ function status(ctx: RouteContext, appId: string, id: string) {
   const job = visibleJob(ctx, appId, id);
   if (!job) return notFound(ctx);
   const answer = falStatusAnswer(ctx, job);
-  sendJson(ctx.res, answer.code, answer.body, answer.headers);
+  // Asked with `logs=1` (as the official client's status and subscribe do), fal answers the run's log
+  // lines, a list; without it, null.
+  const withLogs = ctx.url.searchParams.get("logs") === "1" && answer.body.status !== "IN_QUEUE";
+  const logs = withLogs
+    ? [{ message: "Simulated run", level: "INFO", source: "user", timestamp: iso(startedAt(job)) }]
+    : null;
+  sendJson(ctx.res, answer.code, { ...answer.body, logs }, answer.headers);
+}
+
+/**
+ * fal's queue cancel: 202 `CANCELLATION_REQUESTED` for a request still queued or running (it then
+ * ends as cancelled), 400 `ALREADY_COMPLETED` for one that has finished.
+ */
+function cancel(ctx: RouteContext, appId: string, id: string) {
+  const job = visibleJob(ctx, appId, id);
+  if (!job) return notFound(ctx);
+  if (cancelJob(job, ctx.state.clock.now()) === "already_done") {
+    return sendJson(ctx.res, 400, { status: "ALREADY_COMPLETED" });
+  }
+  sendJson(ctx.res, 202, { status: "CANCELLATION_REQUESTED" });
 }
 
 function result(ctx: RouteContext, appId: string, id: string) {

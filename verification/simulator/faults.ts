@@ -7,7 +7,7 @@ import type { SimProvider } from "./jobs";
  * requests by provider, route and job id (all optional) and applies to the next `times` matches
  * (forever when omitted). The first matching rule wins.
  */
-export const SIM_ROUTES = ["status", "result", "list", "create", "download"] as const;
+export const SIM_ROUTES = ["status", "result", "list", "create", "download", "cancel"] as const;
 export type SimRoute = (typeof SIM_ROUTES)[number];
 
 export const faultSchema = z.discriminatedUnion("type", [

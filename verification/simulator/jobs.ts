@@ -34,6 +34,8 @@ export type JobSpec = Partial<JobTimings> & {
   errorOnStatus?: boolean;
   createdAt?: number;
   outputShape?: SimOutputShape;
+  /** Runway only: the queued phase reads THROTTLED (over the account's concurrency) instead of PENDING. */
+  throttled?: boolean;
 };
 
 export type SimJob = JobTimings & {
@@ -48,6 +50,9 @@ export type SimJob = JobTimings & {
   createdAt: number;
   createdByApi: boolean;
   outputShape: SimOutputShape;
+  throttled: boolean;
+  /** Deleted through the provider's delete route (Runway, Luma): it answers 404 from then on. */
+  deleted: boolean;
 };
 
 export const DEFAULT_TIMINGS: JobTimings = {
@@ -91,12 +96,15 @@ export function buildJob(
     createdAt: spec.createdAt ?? now,
     createdByApi,
     outputShape: spec.outputShape ?? "url",
+    throttled: spec.throttled ?? false,
+    deleted: false,
   };
 }
 
 export type Phase = "hidden" | "queued" | "running" | "done";
 
 export function phaseOf(job: SimJob, now: number): Phase {
+  if (job.deleted) return "hidden";
   if (now < job.createdAt + job.notFoundForMs) return "hidden";
   if (now < startedAt(job)) return "queued";
   if (job.outcome === "stuck" || now < completedAt(job)) return "running";
@@ -107,3 +115,20 @@ export const startedAt = (job: SimJob) => job.createdAt + job.queuedMs;
 export const completedAt = (job: SimJob) => startedAt(job) + job.runningMs;
 export const outputAvailable = (job: SimJob, now: number) =>
   phaseOf(job, now) === "done" && job.outcome === "succeeded" && now < completedAt(job) + job.outputTtlMs;
+
+/**
+ * Cancels a job that has not finished: it ends now, as `canceled`. A finished job is left as it is,
+ * as the providers leave it; the answer says which happened.
+ */
+export function cancelJob(job: SimJob, now: number): "canceled" | "already_done" {
+  const phase = phaseOf(job, now);
+  if (phase === "done") return "already_done";
+  if (phase === "queued" || phase === "hidden") {
+    job.queuedMs = Math.max(0, now - job.createdAt);
+    job.runningMs = 0;
+  } else {
+    job.runningMs = Math.max(0, now - startedAt(job));
+  }
+  job.outcome = "canceled";
+  return "canceled";
+}

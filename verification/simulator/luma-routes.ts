@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { phaseOf, type SimJob } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, type RouteMatch, type SimulatorProvider } from "./routes";
+import { iso, outputOrigin, type RouteMatch, type SimulatorProvider } from "./routes";
 
 /** Luma generation IDs are UUIDs. */
 export const lumaSimulator: SimulatorProvider = {
@@ -18,7 +18,7 @@ export const lumaSimulator: SimulatorProvider = {
 /**
  * Routes under /luma that mirror api.lumalabs.ai: `GET /dream-machine/v1/generations/{id}`, the list
  * `GET /dream-machine/v1/generations?limit&offset` (newest first here; Luma documents no order, so
- * the adapter must not rely on one) and the creates. A job hidden by `notFoundForMs` is missing from
+ * the adapter must not rely on one), `DELETE /dream-machine/v1/generations/{id}` and the creates. A job hidden by `notFoundForMs` is missing from
  * the list too: the lagging list of a freshly accepted generation.
  */
 export function lumaRoute(method: string, parts: string[]): RouteMatch | undefined {
@@ -30,6 +30,9 @@ export function lumaRoute(method: string, parts: string[]): RouteMatch | undefin
   if (createPath && method === "POST") return { provider, route: "create", handle: create };
   if (parts.length === 4 && method === "GET" && id && !extra) {
     return { provider, route: "status", jobId: id, handle: (ctx) => get(ctx, id) };
+  }
+  if (parts.length === 4 && method === "DELETE" && id && id !== "video") {
+    return { provider, route: "cancel", jobId: id, handle: (ctx) => remove(ctx, id) };
   }
   return undefined;
 }
@@ -48,7 +51,7 @@ export function generationJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
   if (phase === "queued" || phase === "hidden") return { ...base, state: "queued", failure_reason: null, assets: null };
   if (phase === "running") return { ...base, state: "dreaming", failure_reason: null, assets: null };
   if (job.outcome === "succeeded") {
-    const assets = { video: `${ctx.origin}/delivery/luma/${job.id}/output.mp4` };
+    const assets = { video: `${outputOrigin(ctx)}/delivery/luma/${job.id}/output.mp4` };
     return { ...base, state: "completed", failure_reason: null, assets };
   }
   // Luma documents no cancelled state: a cancelled simulated job reads as failed.
@@ -61,6 +64,17 @@ function get(ctx: RouteContext, id: string) {
     return sendJson(ctx.res, 404, { detail: "Generation not found" });
   }
   sendJson(ctx.res, 200, generationJson(job, ctx));
+}
+
+/** Luma deletes the generation whatever its state (204); it answers 404 from then on. */
+function remove(ctx: RouteContext, id: string) {
+  const job = ctx.state.find("luma", id);
+  if (!job || phaseOf(job, ctx.state.clock.now()) === "hidden") {
+    return sendJson(ctx.res, 404, { detail: "Generation not found" });
+  }
+  job.deleted = true;
+  ctx.res.writeHead(204);
+  ctx.res.end();
 }
 
 /** `limit` is honoured up to the simulator's page size, as a server may clamp it. */

@@ -1,8 +1,16 @@
 import { createHash } from "node:crypto";
 import type { Fault } from "./faults";
-import { completedAt, lowercaseId, phaseOf, type SimJob, startedAt } from "./jobs";
+import { cancelJob, completedAt, lowercaseId, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { decodeCursor, encodeCursor, iso, parseTime, type RouteMatch, type SimulatorProvider } from "./routes";
+import {
+  decodeCursor,
+  encodeCursor,
+  iso,
+  outputOrigin,
+  parseTime,
+  type RouteMatch,
+  type SimulatorProvider,
+} from "./routes";
 
 /** Replicate prediction IDs are 26 lowercase base-32 characters. */
 export const replicateSimulator: SimulatorProvider = {
@@ -15,7 +23,11 @@ export const replicateSimulator: SimulatorProvider = {
   newJobId: () => lowercaseId(26),
 };
 
-/** Routes under /replicate that mirror api.replicate.com/v1 (predictions.get, .list, .create). */
+/**
+ * Routes under /replicate that mirror api.replicate.com/v1: predictions.get, .list, .create, .cancel
+ * (`POST /v1/predictions/{id}/cancel`) and the account's webhook signing secret
+ * (`GET /v1/webhooks/default/secret`, the client's `webhooks.default.secret.get`).
+ */
 export function replicateRoute(method: string, parts: string[]): RouteMatch | undefined {
   const [v1, kind, a, b, c] = parts;
   if (v1 !== "v1") return undefined;
@@ -27,12 +39,25 @@ export function replicateRoute(method: string, parts: string[]): RouteMatch | un
   if (kind === "predictions" && parts.length === 3 && method === "GET" && a) {
     return { provider, route: "status", jobId: a, handle: (ctx) => get(ctx, a) };
   }
+  if (kind === "predictions" && parts.length === 4 && method === "POST" && a && b === "cancel") {
+    return { provider, route: "cancel", jobId: a, handle: (ctx) => cancel(ctx, a) };
+  }
+  if (kind === "webhooks" && a === "default" && b === "secret" && parts.length === 4 && method === "GET") {
+    return {
+      provider,
+      route: "status",
+      handle: (ctx) => sendJson(ctx.res, 200, { key: ctx.state.webhooks.replicateSecret }),
+    };
+  }
   const modelCreate = (kind === "models" || kind === "deployments") && parts.length === 5 && c === "predictions";
   if (modelCreate && method === "POST") {
     return { provider, route: "create", handle: (ctx, fault) => create(ctx, fault, `${a}/${b}`) };
   }
   return undefined;
 }
+
+/** A model's version ID here: the hash of its name, so a version names exactly one model. */
+const versionOf = (model: string) => createHash("sha256").update(model).digest("hex");
 
 export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">) {
   const now = ctx.state.clock.now();
@@ -45,7 +70,7 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
   return {
     id: job.id,
     model: job.model,
-    version: createHash("sha256").update(job.model).digest("hex"),
+    version: versionOf(job.model),
     input: removed ? {} : job.input,
     logs: phase === "queued" || removed ? null : "Simulated run\n",
     output: done && job.outcome === "succeeded" && !removed ? outputOf(job, ctx) : null,
@@ -63,7 +88,7 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
 
 /** The prediction's `output` in the job's shape (typed `any` by Replicate's client). */
 function outputOf(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">): unknown {
-  const url = `${ctx.origin}/delivery/replicate/${job.id}/output.mp4`;
+  const url = `${outputOrigin(ctx)}/delivery/replicate/${job.id}/output.mp4`;
   switch (job.outputShape) {
     case "nested":
       return [[url]];
@@ -83,6 +108,29 @@ function get(ctx: RouteContext, id: string) {
   const job = ctx.state.find("replicate", id);
   if (!job || phaseOf(job, ctx.state.clock.now()) === "hidden") return notFound(ctx);
   sendJson(ctx.res, 200, predictionJson(job, ctx));
+}
+
+/**
+ * Replicate's cancel answers the prediction: `canceled` when it had not finished, unchanged when it
+ * had (the call is not an error then).
+ */
+function cancel(ctx: RouteContext, id: string) {
+  const job = ctx.state.find("replicate", id);
+  const now = ctx.state.clock.now();
+  if (!job || phaseOf(job, now) === "hidden") return notFound(ctx);
+  cancelJob(job, now);
+  sendJson(ctx.res, 200, predictionJson(job, ctx));
+}
+
+/**
+ * The model a version ID names, as Replicate reports `owner/name` for a create by version: either
+ * `owner/name:version` or a bare version ID of a model the simulator knows (its default, or one of its jobs').
+ */
+function modelOfVersion(ctx: RouteContext, version: string): string | undefined {
+  const [named, hash] = version.includes(":") ? version.split(":", 2) : [undefined, version];
+  if (named?.includes("/")) return named;
+  const known = new Set([replicateSimulator.defaultModel, ...[...ctx.state.jobs.values()].map((job) => job.model)]);
+  return [...known].find((model) => versionOf(model) === hash);
 }
 
 /** Newest first, 100 per page by default, `next` is a full URL carrying the cursor and filters. */
@@ -120,11 +168,12 @@ async function create(ctx: RouteContext, fault: Fault | undefined, model?: strin
     return sendJson(ctx.res, 422, { title: "Invalid input", detail: "input is required", status: 422 });
   }
   const version = typeof record.version === "string" ? record.version : undefined;
-  const job = ctx.state.createJob({
-    provider: "replicate",
-    model: model ?? version?.split(":")[0] ?? "unknown/model",
-    input: record.input,
-  });
+  const named = model ?? (version ? modelOfVersion(ctx, version) : undefined);
+  if (!named) {
+    const detail = "The specified version does not exist (or perhaps you don't have permission to use it?)";
+    return sendJson(ctx.res, 422, { title: "Invalid version or not permitted", detail, status: 422 });
+  }
+  const job = ctx.state.createJob({ provider: "replicate", model: named, input: record.input });
   if (typeof record.webhook === "string") {
     ctx.state.webhooks.schedule(job, record.webhook, ctx.state.clock.now(), (kind) => ({
       ...predictionJson(job, ctx),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Fault } from "./faults";
+import type { SimProvider } from "./jobs";
 import type { SimulatorState } from "./state";
 
 export type RouteContext = {
@@ -11,7 +12,70 @@ export type RouteContext = {
   origin: string;
   /** The token provider calls must carry, if any (a route that checks its own credential reads it). */
   token?: string;
+  /** The provider whose route answers, once resolved: its errors take that provider's documented shape. */
+  provider?: SimProvider;
 };
+
+const GOOGLE_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+const REPLICATE_TITLE: Record<number, string> = {
+  401: "Unauthenticated",
+  404: "Not found",
+  422: "Invalid input",
+  429: "Request was throttled",
+};
+
+/**
+ * An error body in the provider's documented shape, the one its official client parses: Replicate's
+ * problem JSON `{ title, detail, status }`, fal's and Luma's `{ detail }`, Runway's `{ error }`,
+ * Google's `{ error: { code, message, status } }`. Without a provider (an unknown path) the
+ * simulator's own `{ detail, status }`.
+ */
+export function errorBody(provider: SimProvider | undefined, status: number, message: string): unknown {
+  switch (provider) {
+    case "replicate":
+      return {
+        title: REPLICATE_TITLE[status] ?? (status >= 500 ? "Internal server error" : "Error"),
+        detail: message,
+        status,
+      };
+    case "fal":
+    case "luma":
+      return { detail: message };
+    case "runway":
+      return { error: message };
+    case "veo":
+      return {
+        error: {
+          code: status,
+          message,
+          status: GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"),
+        },
+      };
+    default:
+      return { detail: message, status };
+  }
+}
+
+export function sendError(
+  ctx: Pick<RouteContext, "res" | "provider">,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(ctx.res, status, errorBody(ctx.provider, status, message), headers);
+}
 
 export function sendJson(
   res: ServerResponse,
@@ -62,15 +126,12 @@ export async function applyFault(fault: Fault | undefined, ctx: RouteContext): P
       ctx.req.socket.destroy();
       return "handled";
     case "http_error":
-      sendJson(ctx.res, fault.status, { detail: "Simulated server error", status: fault.status });
+      sendError(ctx, fault.status, "Simulated server error");
       return "handled";
     case "rate_limit":
-      sendJson(
-        ctx.res,
-        429,
-        { detail: `Request was throttled. Expected available in ${fault.retryAfterSeconds} second(s).`, status: 429 },
-        { "retry-after": String(fault.retryAfterSeconds) },
-      );
+      sendError(ctx, 429, `Request was throttled. Expected available in ${fault.retryAfterSeconds} second(s).`, {
+        "retry-after": String(fault.retryAfterSeconds),
+      });
       return "handled";
     default:
       return "continue";

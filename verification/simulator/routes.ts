@@ -11,6 +11,10 @@ export type RouteMatch = {
   handle(ctx: RouteContext, fault: Fault | undefined): Promise<void> | void;
 };
 
+/** Where output URLs point: the simulator's public origin unless `outputUrl` names another. */
+export const outputOrigin = (ctx: { state: { outputOrigin: string | undefined }; origin: string }) =>
+  ctx.state.outputOrigin ?? ctx.origin;
+
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 export const encodeCursor = (offset: number) => Buffer.from(String(offset)).toString("base64");

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
-import { phaseOf, type SimJob, startedAt } from "./jobs";
+import { cancelJob, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, type RouteMatch, type SimulatorProvider } from "./routes";
+import { iso, outputOrigin, type RouteMatch, type SimulatorProvider } from "./routes";
 
 /** The video creates of Runway's API (demo traffic; the recovery path must never reach them). */
 const CREATE_KINDS = new Set(["text_to_video", "image_to_video", "video_to_video"]);
@@ -18,7 +18,8 @@ export const runwaySimulator: SimulatorProvider = {
 };
 
 /**
- * Routes under /runway that mirror api.dev.runwayml.com: `GET /v1/tasks/{id}` and the creates. Runway
+ * Routes under /runway that mirror api.dev.runwayml.com: `GET /v1/tasks/{id}`, `DELETE /v1/tasks/{id}`
+ * (cancels an unfinished task, deletes a finished one) and the creates. Runway
  * has no task list, so there is no list route to fault. Every call must name an API version, as
  * Runway requires (`X-Runway-Version`); a call without one is refused, so an adapter that forgets it
  * fails here first.
@@ -29,6 +30,9 @@ export function runwayRoute(method: string, parts: string[]): RouteMatch | undef
   const provider = "runway" as const;
   if (kind === "tasks" && parts.length === 3 && method === "GET" && id) {
     return { provider, route: "status", jobId: id, handle: (ctx) => (versioned(ctx) ? get(ctx, id) : undefined) };
+  }
+  if (kind === "tasks" && parts.length === 3 && method === "DELETE" && id) {
+    return { provider, route: "cancel", jobId: id, handle: (ctx) => (versioned(ctx) ? remove(ctx, id) : undefined) };
   }
   if (CREATE_KINDS.has(kind) && parts.length === 2 && method === "POST") {
     return { provider, route: "create", handle: (ctx, fault) => (versioned(ctx) ? create(ctx, fault) : undefined) };
@@ -42,21 +46,43 @@ function versioned(ctx: RouteContext): boolean {
   return false;
 }
 
-/** The task object of API version 2024-11-06 (lib/providers/runway/recorded.ts), one shape per status. */
+/** Credits a task is priced at: Runway's 5 per second of video (gen4_turbo), 5 s when unsaid. */
+function creditsOf(job: SimJob): number {
+  const duration = (job.input as { duration?: unknown } | null)?.duration;
+  return 5 * (typeof duration === "number" && duration > 0 ? duration : 5);
+}
+
+/**
+ * The task object of API version 2024-11-06 (lib/providers/runway/recorded.ts), one shape per status,
+ * with the `estimatedCost` of an unfinished task and the final `cost` of a finished one (a failed
+ * or cancelled task is refunded: 0), as @runwayml/sdk's `TaskRetrieveResponse` types them.
+ */
 export function taskJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">) {
   const now = ctx.state.clock.now();
   const phase = phaseOf(job, now);
   const base = { id: job.id, createdAt: iso(job.createdAt) };
-  if (phase === "queued") return { ...base, status: "PENDING" };
+  const estimatedCost = { credits: creditsOf(job) };
+  if (phase === "queued") return { ...base, status: job.throttled ? "THROTTLED" : "PENDING", estimatedCost };
   if (phase === "running") {
     const progress = job.runningMs > 0 ? Math.min(0.99, (now - startedAt(job)) / job.runningMs) : 0;
-    return { ...base, status: "RUNNING", progress: Math.round(progress * 100) / 100 };
+    return { ...base, status: "RUNNING", progress: Math.round(progress * 100) / 100, estimatedCost };
   }
   if (job.outcome === "succeeded") {
-    return { ...base, status: "SUCCEEDED", output: [`${ctx.origin}/delivery/runway/${job.id}/output.mp4`] };
+    const output = [`${outputOrigin(ctx)}/delivery/runway/${job.id}/output.mp4`];
+    return { ...base, status: "SUCCEEDED", output, cost: { credits: creditsOf(job) } };
   }
-  if (job.outcome === "canceled") return { ...base, status: "CANCELLED" };
-  return { ...base, status: "FAILED", failure: job.error, failureCode: "INTERNAL.BAD_OUTPUT" };
+  if (job.outcome === "canceled") return { ...base, status: "CANCELLED", cost: { credits: 0 } };
+  return { ...base, status: "FAILED", failure: job.error, failureCode: "INTERNAL.BAD_OUTPUT", cost: { credits: 0 } };
+}
+
+/** 204 either way: an unfinished task is cancelled (and reads CANCELLED), a finished one is deleted (404 after). */
+function remove(ctx: RouteContext, id: string) {
+  const job = ctx.state.find("runway", id);
+  const now = ctx.state.clock.now();
+  if (!job || phaseOf(job, now) === "hidden") return sendJson(ctx.res, 404, { error: "Not found" });
+  if (cancelJob(job, now) === "already_done") job.deleted = true;
+  ctx.res.writeHead(204);
+  ctx.res.end();
 }
 
 function get(ctx: RouteContext, id: string) {

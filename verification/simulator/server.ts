@@ -5,7 +5,7 @@ import { type Clock, systemClock } from "./clock";
 import { deliveryRoute } from "./delivery-routes";
 import { DEFAULT_TIMINGS, type JobTimings } from "./jobs";
 import { SIMULATOR_PROVIDERS } from "./providers";
-import { applyFault, type RouteContext, sendJson } from "./respond";
+import { applyFault, type RouteContext, sendError, sendJson } from "./respond";
 import type { RouteMatch } from "./routes";
 import { SimulatorState } from "./state";
 
@@ -21,6 +21,12 @@ export type SimulatorOptions = {
   timings?: Partial<JobTimings>;
   /** Origin written into URLs the simulator hands out, if clients reach it under another name. */
   publicUrl?: string;
+  /**
+   * Origin written into output URLs only (the API's own URLs keep `publicUrl`), e.g. an https front
+   * that serves the outputs: Replicate's FileOutput wraps only https: and data: URLs, and genai's
+   * files.download takes a file's ID only from an https URI.
+   */
+  outputUrl?: string;
   /** The `whsec_` secret its Replicate webhooks are signed with (random when unset). */
   replicateWebhookSecret?: string;
   /** Webhooks are held for the caller to deliver (`state.webhooks.takeHeld`), never sent on a timer. */
@@ -57,6 +63,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   origin = (options.publicUrl ?? url).replace(/\/+$/, "");
+  state.outputOrigin = options.outputUrl?.replace(/\/+$/, "");
   return {
     url,
     state,
@@ -95,6 +102,9 @@ async function listenFrom(server: Server, host: string, first: number, attempts:
 
 const providers = Object.values(SIMULATOR_PROVIDERS);
 const ROUTES = new Map(providers.flatMap((provider) => Object.entries(provider.routes)));
+const PREFIX_PROVIDER = new Map(
+  providers.flatMap((provider) => Object.keys(provider.routes).map((prefix) => [prefix, provider.name] as const)),
+);
 const CDN_DELIVERED = new Set(providers.filter((provider) => provider.cdnDelivery).map((provider) => provider.name));
 
 function resolveRoute(method: string, parts: string[]): RouteMatch | undefined {
@@ -124,15 +134,18 @@ async function handle(
 
   const match = resolveRoute(method, parts);
   state.record(method, url.pathname, url.search);
-  if (!match) return sendJson(res, 404, { detail: "Not found" });
+  // An unknown path under a provider's prefix answers in that provider's shape, as its API would.
+  ctx.provider = match?.provider ?? PREFIX_PROVIDER.get(parts[0] ?? "");
+  if (!match) return sendError(ctx, 404, "Not found");
   if (match.route === "create") state.countCreate(match.provider);
+  if (match.route === "cancel") state.countCancel(match.provider);
   if (match.route !== "download") {
     const waitSeconds = state.rateLimit?.take();
     if (waitSeconds !== undefined) {
-      const body = { detail: `Request was throttled. Expected available in ${waitSeconds} second(s).`, status: 429 };
-      return sendJson(res, 429, body, { "retry-after": String(waitSeconds) });
+      const message = `Request was throttled. Expected available in ${waitSeconds} second(s).`;
+      return sendError(ctx, 429, message, { "retry-after": String(waitSeconds) });
     }
-    if (token && !authorised(req, token)) return sendJson(res, 401, { detail: "Invalid token", status: 401 });
+    if (token && !authorised(req, token)) return sendError(ctx, 401, "Invalid token");
   }
   const fault = state.faults.take({ provider: match.provider, route: match.route, jobId: match.jobId });
   if (match.route === "create" || match.route === "download") return match.handle(ctx, fault);

@@ -23,9 +23,15 @@ export class SimulatorState {
   readonly jobs = new Map<string, SimJob>();
   readonly faults = new FaultBook();
   rateLimit: RateLimiter | undefined;
+  /**
+   * Origin written into output URLs instead of the simulator's own, when outputs are served elsewhere
+   * (an https front: Replicate's FileOutput and genai's files.download take only https URLs).
+   */
+  outputOrigin: string | undefined;
   /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
   listPageSize = 100;
   private creates = noCreates();
+  private cancels = noCreates();
   private log: RequestLogEntry[] = [];
   private outputs = new Map<string, Buffer>();
 
@@ -47,6 +53,18 @@ export class SimulatorState {
   /** Counted before anything else happens to the call, so even a create that then fails shows up. */
   countCreate(provider: SimProvider): void {
     this.creates[provider] += 1;
+  }
+
+  /**
+   * Cancel and delete calls (Replicate's and fal's cancel, Runway's and Luma's delete), counted like
+   * creates: the recovery path never sends one, and its tests prove it by this count staying 0.
+   */
+  countCancel(provider: SimProvider): void {
+    this.cancels[provider] += 1;
+  }
+
+  cancelCount(provider?: SimProvider): number {
+    return provider ? this.cancels[provider] : Object.values(this.cancels).reduce((sum, n) => sum + n, 0);
   }
 
   createJob(spec: JobSpec): SimJob {
@@ -119,6 +137,7 @@ export class SimulatorState {
     }
     return {
       creates: { ...this.creates, total: this.createCount() },
+      cancels: { ...this.cancels, total: this.cancelCount() },
       jobs: { total: this.jobs.size, byPhase: phases },
       faults: this.faults.list(),
       rateLimit: this.rateLimit ? { requestsPerSecond: this.rateLimit.requestsPerSecond } : null,
@@ -132,6 +151,7 @@ export class SimulatorState {
     this.faults.clear();
     this.rateLimit = undefined;
     this.creates = noCreates();
+    this.cancels = noCreates();
     this.log = [];
   }
 }

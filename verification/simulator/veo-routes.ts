@@ -2,7 +2,7 @@ import { serve } from "./delivery-routes";
 import type { Fault } from "./faults";
 import { lowercaseId, phaseOf, type SimJob } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import type { RouteMatch, SimulatorProvider } from "./routes";
+import { outputOrigin, type RouteMatch, type SimulatorProvider } from "./routes";
 
 const CREATE = /^(.+):predictLongRunning$/;
 const DOWNLOAD = /^(.+):download$/;
@@ -78,7 +78,7 @@ function sampleOf(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">) {
     return { video: { encodedVideo: ctx.state.output(job).toString("base64"), encoding: "video/mp4" } };
   }
   if (job.outputShape === "unreadable") return { video: {} };
-  return { video: { uri: `${ctx.origin}/veo/v1beta/files/${job.id}:download?alt=media` } };
+  return { video: { uri: `${outputOrigin(ctx)}/veo/v1beta/files/${job.id}:download?alt=media` } };
 }
 
 const notFound = { error: { code: 404, message: "Operation not found.", status: "NOT_FOUND" } };

@@ -41,6 +41,8 @@ export const recordedTask = {
  * `estimatedCost: { credits }`, the billing evidence a failed or cancelled task still has.
  */
 export const recordedTaskWithCost = {
+  pending: { ...recordedTask.pending, estimatedCost: { credits: 50 } },
+  throttled: { ...recordedTask.throttled, estimatedCost: { credits: 50 } },
   running: { ...recordedTask.running, estimatedCost: { credits: 50 } },
   succeeded: { ...recordedTask.succeeded, cost: { credits: 50 } },
   failed: { ...recordedTask.failed, cost: { credits: 0 } },
