@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { simulatorAdapters } from "./registry";
 
-// Design rule 5: no paid create from the recovery path. This folder holds only the adapters the
+// Design rule 5: no paid create from the recovery path, and no cancel or delete either (a delete loses
+// the paid job's evidence, a cancel can forfeit the output). This folder holds only the adapters the
 // product runs (the simulator lives under verification/): it may only issue GETs, and only from the two
 // modules built for it.
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -30,9 +31,11 @@ describe("provider adapters cannot create jobs", () => {
     }
   });
 
-  it("expose no create-like operation on the adapter objects", () => {
+  it("expose no create-like, cancel or delete operation on the adapter objects", () => {
     for (const adapter of Object.values(simulatorAdapters("http://127.0.0.1:1"))) {
-      const names = Object.keys(adapter).filter((key) => /create|submit|run|post|enqueue/i.test(key));
+      const names = Object.keys(adapter).filter((key) =>
+        /create|submit|run|post|enqueue|cancel|delete|remove/i.test(key),
+      );
       expect(names, adapter.provider).toEqual([]);
     }
   });

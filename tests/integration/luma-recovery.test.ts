@@ -32,6 +32,8 @@ const h = providerRecovery(db, {
 afterEach(() => {
   h.sim.state.faults.clear();
   expect(h.sim.state.stats().creates).toMatchObject({ luma: 0, total: 0 });
+  // Nor a delete: Luma's delete is the one call that loses a paid generation's evidence.
+  expect(h.sim.state.cancelCount()).toBe(0);
 });
 
 describe("a Luma generation, recovered through the simulator", () => {

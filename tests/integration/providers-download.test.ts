@@ -16,6 +16,7 @@ beforeAll(async () => {
 afterAll(() => sim.stop());
 afterEach(() => {
   expect(sim.state.createCount()).toBe(0);
+  expect(sim.state.cancelCount()).toBe(0);
   sim.state.faults.clear();
 });
 

@@ -14,7 +14,10 @@ beforeAll(async () => {
   providers = simulatorAdapters(sim.url, { retry });
 });
 afterAll(() => sim.stop());
-afterEach(() => expect(sim.state.createCount()).toBe(0));
+afterEach(() => {
+  expect(sim.state.createCount()).toBe(0);
+  expect(sim.state.cancelCount()).toBe(0);
+});
 
 const seed = (spec: JobSpec) => sim.state.seedJob(spec);
 const admin = (path: string, body?: unknown) =>

@@ -14,8 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => sim.stop());
 afterEach(() => {
-  // The recovery path must never create a provider job, whatever the test did.
+  // The recovery path must never create a provider job, nor cancel or delete one, whatever the test did.
   expect(sim.state.createCount()).toBe(0);
+  expect(sim.state.cancelCount()).toBe(0);
   sim.state.faults.clear();
   sim.state.rateLimit = undefined;
 });

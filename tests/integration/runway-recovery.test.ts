@@ -100,6 +100,7 @@ describe("a Runway task, recovered through the simulator", () => {
     expect(await h.outcomeOf(caseId)).toBe("parked");
     expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(0);
     expect(h.sim.state.stats().creates.total).toBe(0);
+    expect(h.sim.state.cancelCount()).toBe(0);
   });
 
   it("a 'no job exists' verdict cannot lead to a replacement: Runway cannot be searched before paying again", async () => {

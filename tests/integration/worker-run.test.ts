@@ -388,8 +388,9 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
     expect(ticks).toBeGreaterThan(0);
     expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
 
-    // 1. The recovery path bought nothing.
+    // 1. The recovery path bought nothing, and cancelled or deleted nothing either.
     expect(sim.state.stats().creates).toEqual({ ...byProvider(() => 0), total: 0 });
+    expect(sim.state.stats().cancels).toEqual({ ...byProvider(() => 0), total: 0 });
 
     // 2. No action was executed by two workers at once.
     expect(overlaps).toEqual([]);

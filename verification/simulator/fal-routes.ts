@@ -139,11 +139,12 @@ function cancel(ctx: RouteContext, appId: string, id: string) {
   sendJson(ctx.res, 202, { status: "CANCELLATION_REQUESTED" });
 }
 
+/** fal names the request in an `x-fal-request-id` header, where the official client reads `requestId` from. */
 function result(ctx: RouteContext, appId: string, id: string) {
   const job = visibleJob(ctx, appId, id);
   if (!job) return notFound(ctx);
   const answer = falResultAnswer(ctx, job);
-  sendJson(ctx.res, answer.code, answer.body, answer.headers);
+  sendJson(ctx.res, answer.code, answer.body, { ...answer.headers, "x-fal-request-id": job.id });
 }
 
 /** Demo traffic only. A hang or reset fault still creates the job: the accepted-but-lost case. */
