@@ -9,6 +9,7 @@ import LumaAI from "lumaai";
 import Replicate, { type Prediction, validateWebhook } from "replicate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { falKeysFromJwks, falSignedHeaders, verifyFalSignature } from "@/lib/providers/fal/webhook";
+import { replicateWebhookSecret } from "@/lib/providers/webhook-keys";
 import { manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
 
 // The five official clients, each driven against the simulator through the calls a producer makes
@@ -113,6 +114,8 @@ describe("replicate 1.4.0", () => {
     const client = replicate();
     const { key } = await client.webhooks.default.secret.get();
     expect(key).toBe(sim.webhooks.replicateSecret);
+    // The product's own live read of the secret (no secret configured, only the API token) finds the same key.
+    expect(await replicateWebhookSecret({ apiToken: TOKEN, baseUrl: `${sim.url}/replicate` })).toBe(key);
     await client.predictions.create({ model, input: { prompt: "a fox" }, webhook: "https://shop.test/hook" });
     const [held] = sim.state.webhooks.takeHeld();
     if (!held) throw new Error("no webhook held");

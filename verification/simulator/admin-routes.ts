@@ -42,6 +42,7 @@ const jobBody = z.object({
   error: z.string().max(500).optional(),
   errorOnStatus: z.boolean().optional(),
   outputShape: z.enum(["url", "nested", "inline", "unreadable"]).optional(),
+  throttled: z.boolean().optional(),
 });
 
 const webhookFaultsBody = z.strictObject({
