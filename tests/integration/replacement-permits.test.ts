@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
@@ -79,19 +80,32 @@ async function replicateWebhook(jobId: string, ref: string) {
   });
 }
 
+/**
+ * The request an operation asks for, and a way to seed a job the provider made for it: the
+ * provider's copy carries that request and model, as its evidence must for a reference to count
+ * (ownership by evidence, decision 038).
+ */
+function requestAndItsJob() {
+  const request = { prompt: `replacement request ${sequence++}`, duration: 5 };
+  const seed = (model: string) => sim.state.seedJob({ provider: "replicate", outcome: "stuck", model, input: request });
+  return { requestFingerprint: requestFingerprint(request), seed };
+}
+
 /** A proven failure parked without a permit, and a replacement for it that finance authorised. */
 async function authorisedReplacement() {
-  const input = parkInput("generation_failed", { providerJobId: undefined });
+  const { requestFingerprint: asked, seed } = requestAndItsJob();
+  const input = parkInput("generation_failed", { providerJobId: undefined, requestFingerprint: asked });
   const { caseId } = await parkCase(db, shop, input);
   const reviewer = await makeUser(db, ["reviewer"]);
   const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "content filter" });
   const authorized = await authorizeReplacement(db, await makeUser(db, ["finance"]), requestId, { evidence: "ok" });
-  return { input, caseId, requestId, authorized };
+  return { input, caseId, requestId, authorized, seedJob: () => seed(input.model) };
 }
 
 /** An operation sent under its own permit whose generation failed, and a replacement authorised for it. */
 async function permitBornReplacement() {
-  const { operationId, input } = permitInput({ provider: "replicate" });
+  const { requestFingerprint: asked, seed } = requestAndItsJob();
+  const { operationId, input } = permitInput({ provider: "replicate", requestFingerprint: asked });
   await requestPermit(db, shop, operationId, input);
   const firstJob = `job-${operationId}-first`;
   const failed = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "failed", firstJob));
@@ -99,7 +113,7 @@ async function permitBornReplacement() {
   const reviewer = await makeUser(db, ["reviewer"]);
   const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "the provider failed it" });
   const authorized = await authorizeReplacement(db, await makeUser(db, ["finance"]), requestId, { evidence: "ok" });
-  return { operationId, input, firstJob, caseId, requestId, authorized };
+  return { operationId, input, firstJob, caseId, requestId, authorized, seedJob: () => seed(input.model) };
 }
 
 describe("a replacement's send permit", () => {
@@ -184,7 +198,7 @@ describe("a replacement's send permit", () => {
   });
 
   it("of a permit-born operation follows its permits; a lost answer parks episode 2 with the hold kept, and the provider's webhook attaches the job", async () => {
-    const { operationId, input, firstJob, caseId, requestId, authorized } = await permitBornReplacement();
+    const { operationId, input, firstJob, caseId, requestId, authorized, seedJob } = await permitBornReplacement();
     expect(authorized.permit.token).toBe(2);
     // A report under the replaced permit's token is stale now.
     await expect(
@@ -230,7 +244,7 @@ describe("a replacement's send permit", () => {
     // replacement's own reference, attaches the job: the episode is no longer overdue.
     await escalateOverdueCases(db, worker(), 200, new Date(permit.sendDeadline.getTime() + (settling + 1) * 1000));
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).escalatedAt).not.toBeNull();
-    const job = sim.state.seedJob({ provider: "replicate", outcome: "stuck" });
+    const job = seedJob();
     const answer = await replicateWebhook(job.id, item?.webhook?.ref ?? "");
     expect(answer.json).toMatchObject({ outcome: "attached", caseId });
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
@@ -248,10 +262,10 @@ describe("a replacement's send permit", () => {
   });
 
   it("is answered by the provider's signed webhook carrying its reference while its producer is silent", async () => {
-    const { caseId, requestId, authorized } = await authorisedReplacement();
+    const { caseId, requestId, authorized, seedJob } = await authorisedReplacement();
     const item = (await recovery.replacements()).items.find((r) => r.id === requestId);
     // The producer sent it and died before reporting: the provider's webhook names the job.
-    const job = sim.state.seedJob({ provider: "replicate", outcome: "stuck" });
+    const job = seedJob();
     const answer = await replicateWebhook(job.id, item?.webhook?.ref ?? "");
     expect(answer.json).toMatchObject({ outcome: "permit_reported" });
     const permit = await db.sendPermit.findFirstOrThrow({ where: { hold: { holdId: authorized.holdId } } });

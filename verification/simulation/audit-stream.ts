@@ -39,6 +39,8 @@ const NOT_UNDER_CLAIM = new Set([
   "claimed",
   "lease_rescued",
   "reconciliation_suggested",
+  // The same suggestion drawn from a provider's unmatched webhook: written by the tick, never under a claim.
+  "reconciliation_suggested_by_webhook",
   "deadline_escalated",
   "suspected_duplicate_flagged",
   "replacement_withdrawn",

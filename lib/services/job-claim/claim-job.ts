@@ -13,6 +13,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { recordAudit } from "../case/writer/audit";
+import { disownCaseJob } from "../case/writer/disown-job";
 import { PERMIT_FOR_PARKING, parkPermit } from "../permit/park-permit";
 
 /** The owning attempt's case as a refusal may point at it (for a reviewer in scope only). */
@@ -208,31 +209,8 @@ export async function disownHolder(
   const text = `provider job ${providerJobId} taken from this operation's claim: ${input.reason}`;
   const kase = await tx.case.findFirst({ where: { attemptRef: holder.attemptRef, state: { not: "resolved" } } });
   if (kase) {
-    await tx.recoveryAction.updateMany({
-      where: { caseId: kase.id, status: { in: ["ready", "claimed"] } },
-      data: {
-        status: "superseded",
-        leaseOwner: null,
-        leaseUntil: null,
-        finishedAt: new Date(),
-        outcome: "provider job disowned: the provider's evidence shows it is another operation's",
-      },
-    });
-    const moved = await tx.case.updateMany({
-      where: { id: kase.id, version: kase.version, state: kase.state },
-      data: { stage: "submission_uncertain", state: "parked", providerJobId: null, version: { increment: 1 } },
-    });
-    if (moved.count !== 1) throw new AppError("lost_race", "The holder's case changed while the job was moved.");
+    await disownCaseJob(tx, actor, kase, { text, providerJobId });
     await tx.attempt.update({ where: { id: holder.attemptRef }, data: { providerJobId: null } });
-    await recordAudit(tx, {
-      actor,
-      kind: "provider_job_disowned",
-      caseId: kase.id,
-      episode: kase.episode,
-      before: { stage: kase.stage, state: kase.state, providerJobId: kase.providerJobId, version: kase.version },
-      after: { stage: "submission_uncertain", state: "parked", providerJobId: null, version: kase.version + 1 },
-      evidence: { text, providerJobId },
-    });
   } else {
     await tx.attempt.update({ where: { id: holder.attemptRef }, data: { providerJobId: null } });
     const permit = await tx.sendPermit.findUnique({
