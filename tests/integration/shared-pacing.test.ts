@@ -50,7 +50,8 @@ async function drainTogether(env: Record<string, string | undefined>) {
   const contexts = await Promise.all(
     processes.map(async (client) => {
       // One attempt per request: a refusal shows up in the simulator's count instead of being retried.
-      const adapters = simulatorAdapters(sim.url, { retry: { maxAttempts: 1, perAttemptTimeoutMs: 5_000 } });
+      // Its timeout is far past any wait here, so a busy machine cannot turn one check into two.
+      const adapters = simulatorAdapters(sim.url, { retry: { maxAttempts: 1, perAttemptTimeoutMs: 60_000 } });
       return testWorkerContext(client, sim.url, {
         adapters: pacedAdapters(adapters, providerPacesFromEnv(client, env)),
         concurrency: 5,
