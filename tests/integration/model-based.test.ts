@@ -207,7 +207,10 @@ class ParkNewAttempt extends CaseCommand {
       ...(this.stage === "polling" || this.stage === "delivery" ? { providerJobId: `job-${operationId}-${n}` } : {}),
       hold: { holdId: `hold-${operationId}-${n}`, amountMicros: this.amount, currency: "USD" },
     });
-    const expected = c.state === "resolved" ? ok(true) : err("conflicting_registration");
+    // An authorised replacement not sent yet holds the operation's one send in flight under its
+    // permit (decision 036): no other attempt takes the case until it is parked or reported.
+    const replacementOut = c.requests.some((q) => q.status === "authorized" && q.replacement && !q.replacement.parked);
+    const expected = c.state === "resolved" && !replacementOut ? ok(true) : err("conflicting_registration");
     const result = await attempt(() => parkCase(db, shop, input));
     same(this.toString(), result.ok ? ok(result.value.created) : result, expected);
     if (!result.ok) return;
