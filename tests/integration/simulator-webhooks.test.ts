@@ -88,7 +88,8 @@ describe("the simulator's signed webhooks", () => {
   });
 
   it("answer a fal send the shop reported accepted: the completion settles the permit's hold", async () => {
-    sim.state.webhooks.faults = { duplicate: true, lateProcessing: false, badSignatureFirst: false, delayMs: 0 };
+    // Delayed past the shop's report, as the title says: the report records the job, the webhook answers it.
+    sim.state.webhooks.faults = { duplicate: true, lateProcessing: false, badSignatureFirst: false, delayMs: 2_000 };
     const model = "fal-ai/kling-video/v2.5-turbo/pro/text-to-video";
     const { operationId, input } = permitInput({ provider: "fal", model });
     const permit = await requestPermit(db, shop, operationId, input);
