@@ -1,12 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { createRecoveryClient, type RecoveryClient, requestFingerprint } from "@/sdk/src";
-import { serveDirect } from "@/server/serve-direct";
 import { genai, OFFICIAL_CLIENTS, type OfficialClient } from "@/verification/shared/official-clients";
 import type { FaultRuleInput } from "@/verification/simulator";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
+import { startProducerApp } from "./helpers/producer-app";
 import { openTestDb } from "./setup/test-db";
 
 // The providers' own official clients, inside the SDK's submit, against the simulator over real HTTP
@@ -16,27 +13,18 @@ import { openTestDb } from "./setup/test-db";
 process.env.AUTH_SECRET ??= "official-clients-secret-0123456789abcdef0123";
 const TOKEN = "sim-official-clients-token";
 const { db } = openTestDb();
-let app: Server;
+let app: Awaited<ReturnType<typeof startProducerApp>>;
 let recovery: RecoveryClient;
 let sim: RunningSimulator;
 
 beforeAll(async () => {
-  const key = await createAccessToken(db, "cli", { kind: "api_key", name: "official-clients-shop" });
-  app = createServer((req, res) => {
-    if (serveDirect(req, res)) return;
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-  recovery = createRecoveryClient({
-    baseUrl: `http://127.0.0.1:${(app.address() as AddressInfo).port}`,
-    apiKey: key.secret,
-  });
+  app = await startProducerApp(db, "official-clients-shop");
+  recovery = createRecoveryClient({ baseUrl: app.url, apiKey: app.apiKey });
   sim = await startSimulator({ port: 0, token: TOKEN });
 });
 afterAll(async () => {
   await sim.stop();
-  await new Promise<void>((resolve) => app.close(() => resolve()));
+  await app.close();
 });
 beforeEach(() => sim.state.reset());
 

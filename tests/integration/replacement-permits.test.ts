@@ -1,11 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
-import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -15,10 +12,10 @@ import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { createRecoveryClient, type RecoveryClient } from "@/sdk/src";
-import { serveDirect } from "@/server/serve-direct";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { fingerprint, makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
+import { startProducerApp } from "./helpers/producer-app";
 import { openOwnerDb, openTestDb } from "./setup/test-db";
 
 // Decision 036: a replacement the product authorised is a paid send like any other, so it goes out
@@ -33,26 +30,17 @@ const { db } = openTestDb();
 const { db: owner } = openOwnerDb();
 const SHOP = "replacement-permit-shop";
 const shop = producer(SHOP);
-let server: Server;
+let app: Awaited<ReturnType<typeof startProducerApp>>;
 let recovery: RecoveryClient;
 let sim: RunningSimulator;
 
 beforeAll(async () => {
-  const key = await createAccessToken(db, "cli", { kind: "api_key", name: SHOP });
   sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
-  server = createServer((req, res) => {
-    if (serveDirect(req, res)) return;
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  recovery = createRecoveryClient({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    apiKey: key.secret,
-  });
+  app = await startProducerApp(db, SHOP);
+  recovery = createRecoveryClient({ baseUrl: app.url, apiKey: app.apiKey });
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await app.close();
   await sim.stop();
 });
 

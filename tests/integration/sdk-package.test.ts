@@ -1,12 +1,9 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccessToken } from "@/lib/services/access/create-access-token";
-import { serveDirect } from "@/server/serve-direct";
+import { startProducerApp } from "./helpers/producer-app";
 import { openTestDb } from "./setup/test-db";
 
 // The producer SDK as a producer gets it: built, packed, installed from the tarball into a project
@@ -24,9 +21,7 @@ const NODE_22 = "22.23.5";
 const SLOW = 240_000;
 
 const { db } = openTestDb();
-let server: Server;
-let baseUrl = "";
-let apiKey = "";
+let app: Awaited<ReturnType<typeof startProducerApp>>;
 let scratch = "";
 let packed: string[] = [];
 
@@ -96,14 +91,7 @@ async function node22(): Promise<string> {
 }
 
 beforeAll(async () => {
-  apiKey = (await createAccessToken(db, "cli", { kind: "api_key", name: "packaged-shop" })).secret;
-  server = createServer((req, res) => {
-    if (serveDirect(req, res)) return;
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startProducerApp(db, "packaged-shop");
 
   ok(await run(process.execPath, [path.join(SDK, "build.mjs")], ROOT), "npm run sdk:build");
   scratch = mkdtempSync(path.join(tmpdir(), "vjr-sdk-scratch-"));
@@ -125,7 +113,7 @@ beforeAll(async () => {
 }, SLOW);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await app.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -212,8 +200,8 @@ describe("the packed producer SDK", () => {
     const runId = `packaged-${file.replace(".", "-")}-${++runs}-${path.basename(scratch)}`;
     // The child must end by itself once its work is done: SLOW kills it otherwise, and that fails here.
     const result = await run(node, [file], scratch, {
-      RECOVERY_URL: baseUrl,
-      RECOVERY_KEY: apiKey,
+      RECOVERY_URL: app.url,
+      RECOVERY_KEY: app.apiKey,
       RUN_ID: runId,
       VECTOR: vector(),
     });

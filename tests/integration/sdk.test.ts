@@ -1,7 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import {
   CreateTimeout,
@@ -12,8 +9,8 @@ import {
   type RecoveryClient,
   requestFingerprint,
 } from "@/sdk/src";
-import { serveDirect } from "@/server/serve-direct";
 import { worker } from "./fixtures";
+import { startProducerApp } from "./helpers/producer-app";
 import { tableCounts } from "./helpers/table-counts";
 import { openOwnerDb, openTestDb } from "./setup/test-db";
 
@@ -22,23 +19,14 @@ import { openOwnerDb, openTestDb } from "./setup/test-db";
 process.env.AUTH_SECRET ??= "sdk-test-secret-0123456789abcdef0123456789";
 const { db } = openTestDb();
 const { db: owner } = openOwnerDb();
-let server: Server;
+let app: Awaited<ReturnType<typeof startProducerApp>>;
 let recovery: RecoveryClient;
 
 beforeAll(async () => {
-  const key = await createAccessToken(db, "cli", { kind: "api_key", name: "sdk-shop" });
-  server = createServer((req, res) => {
-    if (serveDirect(req, res)) return;
-    res.statusCode = 404;
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  recovery = createRecoveryClient({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    apiKey: key.secret,
-  });
+  app = await startProducerApp(db, "sdk-shop");
+  recovery = createRecoveryClient({ baseUrl: app.url, apiKey: app.apiKey });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => app.close());
 
 let n = 0;
 function send(provider: ProviderName = "replicate") {
