@@ -92,4 +92,9 @@ describe("every asset a Generation may carry", () => {
     const preview = { ...g.completed, assets: { progress_video: "https://storage.cdn-luma.com/p.mp4" } };
     expect(generationToStatus(200, preview)).toMatchObject({ kind: "unknown", reason: "malformed_response" });
   });
+
+  it("never takes a video generation's thumbnail for the paid video", () => {
+    const thumbnailOnly = { ...g.completed, assets: { image: "https://storage.cdn-luma.com/t_thumb.jpg" } };
+    expect(generationToStatus(200, thumbnailOnly)).toMatchObject({ kind: "unknown", reason: "malformed_response" });
+  });
 });

@@ -24,10 +24,11 @@ export function generationToStatus(httpStatus: number, body: unknown): JobStatus
       return { kind: "running", providerStatus };
     case "completed": {
       // `Generation.assets` (lumaai): `video` for a video generation, `image` for an image one
-      // (`generation_type`); `progress_video` is a preview, never the result. A completion with
-      // neither is not something the reference describes: not asserted either way.
+      // (`generation_type`); `progress_video` is a preview, never the result, and a video
+      // generation's `image` is its thumbnail, never the paid video. A completion without its own
+      // asset is not something the reference describes: not asserted either way.
       const assets = isObject(body.assets) ? body.assets : {};
-      const asset = body.generation_type === "image" ? assets.image : (assets.video ?? assets.image);
+      const asset = body.generation_type === "image" ? assets.image : assets.video;
       if (!isHttpUrl(asset)) return unknown("malformed_response", httpStatus);
       return { kind: "completed", providerStatus, outputs: [{ url: asset }], outputsRemoved: false };
     }
