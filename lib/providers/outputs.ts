@@ -1,5 +1,6 @@
 import { sanitise } from "@/lib/domain/sanitise";
 import { isHttpUrl, isObject } from "./json";
+import type { JobStatus } from "./types";
 
 /**
  * A `data:` URI (RFC 2397): the provider handed back the file itself rather than a place to fetch it
@@ -80,4 +81,13 @@ export function outputUrlForEvidence(url: string): string {
   const padding = url.endsWith("==") ? 2 : url.endsWith("=") ? 1 : 0;
   const bytes = /;base64/i.test(header) ? Math.floor((encoded * 3) / 4) - padding : encoded;
   return `data:${header.split(";")[0] || "text/plain"} (about ${bytes} bytes given inline)`;
+}
+
+/**
+ * A provider's answer as an observation or a kept webhook stores it, evidence included (filter
+ * reasons, credits, an answer whose outputs could not be read); inline bytes are described, not stored.
+ */
+export function statusForEvidence(status: JobStatus): JobStatus {
+  if (status.kind !== "completed") return status;
+  return { ...status, outputs: status.outputs.map((o) => ({ ...o, url: outputUrlForEvidence(o.url) })) };
 }

@@ -7,7 +7,7 @@ import { completionEvidence } from "@/lib/domain/provider-answer";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
-import { outputUrlForEvidence } from "@/lib/providers/outputs";
+import { outputUrlForEvidence, statusForEvidence } from "@/lib/providers/outputs";
 import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
@@ -73,15 +73,6 @@ export function observedOutputs(status: JobStatus): string | null {
   return JSON.stringify(sanitise(outputs));
 }
 
-/**
- * The answer as the observation's detail keeps it, evidence included (filter reasons, credits, an
- * answer whose outputs could not be read); inline bytes are described, not stored.
- */
-function detailOf(status: JobStatus): JobStatus {
-  if (status.kind !== "completed") return status;
-  return { ...status, outputs: status.outputs.map((o) => ({ ...o, url: outputUrlForEvidence(o.url) })) };
-}
-
 /** The observation row, one for each row of `source` (the claim's case: its `id` and `attempt_ref`). */
 function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStatus): Prisma.Sql {
   const outputs = observedOutputs(status);
@@ -89,7 +80,7 @@ function insertObservation(source: Prisma.Sql, held: ClaimProof, status: JobStat
       (case_id, attempt_ref, action_id, fencing_token, kind, provider_status, outputs, detail)
     SELECT s.id, s.attempt_ref, ${held.actionId}::uuid, ${BigInt(held.fencingToken)}, ${status.kind},
            ${"providerStatus" in status ? status.providerStatus : null}, ${outputs}::jsonb,
-           ${JSON.stringify(sanitise(detailOf(status)))}::jsonb
+           ${JSON.stringify(sanitise(statusForEvidence(status)))}::jsonb
     FROM ${source} s`;
 }
 

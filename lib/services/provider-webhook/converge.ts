@@ -2,6 +2,7 @@ import type { Prisma } from "@/lib/db/client";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
+import { statusForEvidence } from "@/lib/providers/outputs";
 import type { WebhookReport } from "@/lib/providers/types";
 import { actorColumns, type ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
@@ -58,7 +59,7 @@ export async function converge(
       ...(report.status.kind === "completed"
         ? { outputs: JSON.parse(observedOutputs(report.status) ?? "[]") as Prisma.InputJsonValue }
         : {}),
-      detail: sanitise({ ...report.status, via: "webhook" }) as Prisma.InputJsonValue,
+      detail: sanitise({ ...statusForEvidence(report.status), via: "webhook" }) as Prisma.InputJsonValue,
     },
   });
   return { outcome: "converged", note: verdict.evidence, caseId };

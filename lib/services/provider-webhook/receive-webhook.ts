@@ -10,6 +10,7 @@ import type { OutcomeReport } from "@/lib/domain/send-permits";
 import { meaningOfWebhook, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { statusForEvidence } from "@/lib/providers/outputs";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
 import { type ProviderActor, requireProvider, requireWorker } from "../access/actor";
 import { admitReference } from "../job-claim/admit-reference";
@@ -110,7 +111,7 @@ function insertKept(
     SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
            ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
            ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, ${row.outcome}, ${row.note},
-           ${JSON.stringify(sanitise(report.status))}::jsonb, ${report.requestFingerprint ?? null},
+           ${JSON.stringify(sanitise(statusForEvidence(report.status)))}::jsonb, ${report.requestFingerprint ?? null},
            ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz`;
 }
 
