@@ -18,6 +18,7 @@ import type {
   ReplacementList,
   WebhookProvider,
 } from "./types.js";
+import { WEBHOOK_PROVIDERS } from "./types.js";
 
 // The producer's side of the recovery queue, as an installable package (ESM and CommonJS, built by
 // sdk/build.mjs). The fingerprint is the server's own canonicalisation, compiled in from the one
@@ -123,7 +124,7 @@ export class CreateTimeout extends Error {
 /**
  * The app refused a call. `code` is the API's stable code (`invalid_request`, `conflicting_registration`,
  * `rate_limited`, …), `serverMessage` its explanation, `issues` the fields a refused body got wrong,
- * `details` the figures a refusal is about; `message` says all of it in one line.
+ * `details` the figures a refusal is about; `message` says the status, code, explanation and issues in one line.
  */
 export class RecoveryApiError extends Error {
   override name = "RecoveryApiError";
@@ -170,8 +171,6 @@ export function createRecoveryClient(config: RecoveryConfig) {
 
   const enc = encodeURIComponent;
   // `submitReplacement` takes the same create callback and options as `submit`, whatever they grow into.
-  type Create = Parameters<typeof submit>[1];
-  type SendOptions = NonNullable<Parameters<typeof submit>[2]>;
 
   /** Asks before a paid create (docs/design.md 6a): a permit, or where the operation stands. */
   function permit(send: Send): Promise<PermitAnswer> {
@@ -207,8 +206,8 @@ export function createRecoveryClient(config: RecoveryConfig) {
    */
   async function submitReplacement(
     replacementId: string,
-    create: Create,
-    options: SendOptions = {},
+    create: CreateCallback,
+    options: SubmitOptions = {},
   ): Promise<
     SubmitResult | { sent: false; replacement: Replacement | null; reason: "not_authorized" | "taken" | "withdrawn" }
   > {
@@ -234,8 +233,8 @@ export function createRecoveryClient(config: RecoveryConfig) {
   async function sendUnderPermit(
     sendProvider: ProviderName,
     answer: Extract<PermitAnswer, { status: "permitted" }>,
-    create: Create,
-    options: SendOptions,
+    create: CreateCallback,
+    options: SubmitOptions,
   ): Promise<SubmitResult> {
     const { attemptId, token, operationId } = answer.permit;
     const outcome = (kind: "accepted" | "rejected" | "unknown", summary: string, providerJobId?: string) =>
@@ -257,7 +256,7 @@ export function createRecoveryClient(config: RecoveryConfig) {
     // the create reads as a refusal, but the client's own error may come from a resend it tried, and
     // only the producer can vouch for a refusal: anything but ProviderRejected is unknown.
     const ended = async (error: unknown): Promise<SubmitResult> => {
-      const kind = error instanceof ProviderRejected ? "rejected" : "unknown";
+      const kind = isProviderRejected(error) ? "rejected" : "unknown";
       const reported = await outcome(kind, `the create call ended: ${describe(error)}; ${onWire()}`);
       return kind === "rejected"
         ? { sent: true, outcome: kind, error, reported, permit: answer.permit }
@@ -441,8 +440,17 @@ function jobIdOf(value: unknown): string | Error {
   return typeof id === "string" && id.trim() !== "" ? id : new TypeError("the create resolved without a providerJobId");
 }
 
+/**
+ * A definite refusal, also when the error comes from the package's other build: a project that
+ * loads both the ESM and the CommonJS copy has two `ProviderRejected` classes, and `instanceof`
+ * against the wrong one would turn a refusal (nothing bought) into an unknown (parked for people).
+ */
+function isProviderRejected(error: unknown): boolean {
+  return error instanceof ProviderRejected || (error instanceof Error && error.name === "ProviderRejected");
+}
+
 function isWebhookProvider(provider: string): provider is WebhookProvider {
-  return provider === "replicate" || provider === "fal";
+  return (WEBHOOK_PROVIDERS as readonly string[]).includes(provider);
 }
 
 function apiError(response: Response, json: unknown): RecoveryApiError {

@@ -81,8 +81,10 @@ describe.each(OFFICIAL_CLIENTS)("$client inside submit", (client) => {
     // create reached the simulator: never more than one either way, and a job only for a create that arrived.
     const creates = sim.state.createCount(client.provider);
     if (f.fault.type === "hang") {
+      // The simulator counts a create when its headers arrive and makes the job once the body is
+      // read, so an abort in between leaves a counted create with no job.
       expect(creates).toBeLessThanOrEqual(1);
-      expect(jobsAt(client.provider)).toBe(creates);
+      expect(jobsAt(client.provider)).toBeLessThanOrEqual(creates);
     } else {
       expect(creates).toBe(1);
       expect(jobsAt(client.provider)).toBe(f.jobs);

@@ -140,7 +140,7 @@ describe("the packed producer SDK", () => {
     );
     const installed = path.join(scratch, "node_modules", ...PACKAGE.split("/"));
     const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8"));
-    expect(manifest).toMatchObject({ engines: { node: ">=20" }, dependencies: { standardwebhooks: "1.1.1" } });
+    expect(manifest).toMatchObject({ engines: { node: ">=20.3" }, dependencies: { standardwebhooks: "1.1.1" } });
     for (const file of packed.filter((name) => /\.(js|d\.ts)$/.test(name))) {
       expect(readFileSync(path.join(installed, file), "utf8"), file).not.toMatch(/["']@\//);
     }

@@ -131,6 +131,18 @@ describe("recovery.submit", () => {
     expect(permit.status).toBe("rejected");
   });
 
+  it("a refusal thrown by the package's other build (ESM beside CommonJS) is still a definite refusal", async () => {
+    // Two copies of the SDK mean two ProviderRejected classes; the name is what they share.
+    class OtherCopyRejected extends Error {
+      override name = "ProviderRejected";
+    }
+    const order = send();
+    const result = await recovery.submit(order, async () => {
+      throw new OtherCopyRejected("422: refused");
+    });
+    expect(result).toMatchObject({ sent: true, outcome: "rejected", reported: true });
+  });
+
   it("a producer that crashes after sending, before reporting, loses nothing: the deadline parks it", async () => {
     const order = send();
     const answer = await recovery.permit({ ...order, sendWithinSeconds: 60 });
