@@ -54,18 +54,19 @@ function signedBy(key: (typeof keys)[number]) {
 describe("webhook signing keys", () => {
   it("caches fal's JWKS, and a rotated key is found by fetching it again", async () => {
     const url = `${base}/jwks-rotation`;
+    const at = Date.now();
     const first = signedBy(keys[0] as (typeof keys)[number]);
-    expect(verifyFalSignature(await falWebhookKeys(url), first.body, first.signed)).not.toBeNull();
-    expect(verifyFalSignature(await falWebhookKeys(url), first.body, first.signed)).not.toBeNull();
+    expect(verifyFalSignature(await falWebhookKeys(url, { now: at }), first.body, first.signed)).not.toBeNull();
+    expect(verifyFalSignature(await falWebhookKeys(url, { now: at }), first.body, first.signed)).not.toBeNull();
     expect(hits["/jwks-rotation"]).toBe(1);
     keys.push(generateKeyPairSync("ed25519"));
     const rotated = signedBy(keys[1] as (typeof keys)[number]);
-    expect(verifyFalSignature(await falWebhookKeys(url), rotated.body, rotated.signed)).toBeNull();
+    expect(verifyFalSignature(await falWebhookKeys(url, { now: at }), rotated.body, rotated.signed)).toBeNull();
     // A refresh right after a fetch is held back (a flood of unknown keys cannot make the product
     // hammer fal's JWKS); eleven seconds later it fetches, and the rotated key verifies.
-    expect(await falWebhookKeys(url, { refresh: true })).toHaveLength(1);
+    expect(await falWebhookKeys(url, { refresh: true, now: at })).toHaveLength(1);
     expect(hits["/jwks-rotation"]).toBe(1);
-    const later = await falWebhookKeys(url, { refresh: true, now: Date.now() + 11_000 });
+    const later = await falWebhookKeys(url, { refresh: true, now: at + 11_000 });
     expect(verifyFalSignature(later, rotated.body, rotated.signed)).not.toBeNull();
     expect(hits["/jwks-rotation"]).toBe(2);
   });
@@ -97,16 +98,18 @@ describe("a flood of webhooks never becomes a flood of key fetches", () => {
     const floodBase = `${base}/flood`;
     const path = "/flood/v1/webhooks/default/secret";
     down.add(path);
+    // One moment for the whole burst: the interval is the product's, never the machine's speed.
+    const at = Date.now();
     const answers = await Promise.all(
-      Array.from({ length: 200 }, () => replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase })),
+      Array.from({ length: 200 }, () => replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase, now: at })),
     );
     expect(answers.every((answer) => answer === null)).toBe(true);
     expect(hits[path]).toBe(1);
-    expect(await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase })).toBeNull();
+    expect(await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase, now: at })).toBeNull();
     expect(hits[path]).toBe(1);
     // Past the interval it asks again, and a source that is back is read.
     down.delete(path);
-    const later = Date.now() + KEY_REFETCH_INTERVAL_MS + 1;
+    const later = at + KEY_REFETCH_INTERVAL_MS + 1;
     expect(hits[path]).toBe(1);
     await replicateWebhookSecret({ apiToken: "r8_token", baseUrl: floodBase, now: later });
     expect(hits[path]).toBe(2);
@@ -116,10 +119,11 @@ describe("a flood of webhooks never becomes a flood of key fetches", () => {
   it("refreshes fal's JWKS once for a burst of unknown keys while it is down", async () => {
     const url = `${base}/jwks-burst`;
     down.add("/jwks-burst");
-    const first = await Promise.all(Array.from({ length: 200 }, () => falWebhookKeys(url, { refresh: true })));
+    const at = Date.now();
+    const first = await Promise.all(Array.from({ length: 200 }, () => falWebhookKeys(url, { refresh: true, now: at })));
     expect(first.every((keys) => keys.length === 0)).toBe(true);
     expect(hits["/jwks-burst"]).toBe(1);
-    expect(await falWebhookKeys(url)).toEqual([]);
+    expect(await falWebhookKeys(url, { now: at })).toEqual([]);
     expect(hits["/jwks-burst"]).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { WEBHOOK_REFUSALS_PER_WINDOW } from "@/lib/api/webhook-throttle";
 import { SOCKET_ADDRESS_HEADER } from "@/lib/auth/client-address";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
+import { KEY_REFETCH_INTERVAL_MS } from "@/lib/providers/webhook-keys";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -29,6 +30,8 @@ process.env.FAL_JWKS_URL = `${source}/.well-known/jwks.json`;
 afterAll(() => new Promise<void>((resolve) => keySource.close(() => resolve())));
 
 const { db } = openTestDb();
+/** One ask per interval is the promise: a slow machine that takes longer than one may ask once more per interval. */
+const asksAllowedSince = (started: number) => 1 + Math.floor((Date.now() - started) / KEY_REFETCH_INTERVAL_MS);
 const route = (key: string) => {
   const found = API_ROUTES.find((r) => routeKey(r) === key);
   if (!found) throw new Error(`${key} is not in the route table`);
@@ -40,6 +43,7 @@ const fal = route("POST /api/v1/provider-webhooks/fal");
 describe("unauthenticated webhook traffic", () => {
   it("200 unsigned Replicate webhooks: one read of the secret, and the address is throttled past its limit", async () => {
     const before = await tableCounts(db);
+    const started = Date.now();
     const statuses: number[] = [];
     for (let i = 0; i < 200; i++) {
       const answer = await callRoute(replicate, {
@@ -53,7 +57,8 @@ describe("unauthenticated webhook traffic", () => {
       });
       statuses.push(answer.status);
     }
-    expect(hits["/v1/webhooks/default/secret"]).toBe(1);
+    expect(hits["/v1/webhooks/default/secret"]).toBeGreaterThanOrEqual(1);
+    expect(hits["/v1/webhooks/default/secret"]).toBeLessThanOrEqual(asksAllowedSince(started));
     expect(statuses.slice(0, WEBHOOK_REFUSALS_PER_WINDOW).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(WEBHOOK_REFUSALS_PER_WINDOW).every((s) => s === 429)).toBe(true);
     expect(await tableCounts(db)).toEqual(before);
@@ -61,6 +66,7 @@ describe("unauthenticated webhook traffic", () => {
 
   it("200 fal webhooks signed by an unknown key from 200 addresses while the JWKS is down: one JWKS fetch", async () => {
     const stranger = generateKeyPairSync("ed25519");
+    const started = Date.now();
     const statuses = new Set<number>();
     for (let i = 0; i < 200; i++) {
       const body = JSON.stringify({ request_id: randomUUID(), status: "OK", payload: {} });
@@ -80,6 +86,7 @@ describe("unauthenticated webhook traffic", () => {
       statuses.add(answer.status);
     }
     expect([...statuses]).toEqual([401]);
-    expect(hits["/.well-known/jwks.json"]).toBe(1);
+    expect(hits["/.well-known/jwks.json"]).toBeGreaterThanOrEqual(1);
+    expect(hits["/.well-known/jwks.json"]).toBeLessThanOrEqual(asksAllowedSince(started));
   });
 });
