@@ -41,11 +41,15 @@ export function calendarWindowStart(window: SpendWindow, now: Date): Date {
   return start;
 }
 
-/** A sends limit's counter as it reads at `now`: a counter kept for an earlier window is zero. */
+/**
+ * A sends limit's counter as it reads at `now`, as the gate reads it: a counter kept for an earlier
+ * window is zero; one already in a later window (a clock a moment behind the permit that moved it) counts.
+ */
 export function counterUse(
   counter: { start: Date | null; usedMicros: number },
   window: SpendWindow,
   now: Date,
 ): number {
-  return counter.start?.getTime() === calendarWindowStart(window, now).getTime() ? counter.usedMicros : 0;
+  const start = counter.start?.getTime();
+  return start !== undefined && start >= calendarWindowStart(window, now).getTime() ? counter.usedMicros : 0;
 }

@@ -168,6 +168,17 @@ describe("spend limits at permit issue", () => {
     expect(view).toMatchObject({ appliesTo: "sends", usedHourMicros: AMOUNT, usedDayMicros: AMOUNT });
   });
 
+  it("never moves a window back: a permit whose clock is a moment behind an hour's turn counts in the new hour", async () => {
+    const shop = producer("gate-turn");
+    await sendsLimit(shop.name, { perHourMicros: 2 * AMOUNT, perDayMicros: null });
+    await ask(shop).send();
+    // As if a permit in the next hour had taken the limit first: the counter is already that hour's.
+    await db.$executeRaw`UPDATE spend_limits SET hour_start = hour_start + interval '1 hour' WHERE producer = ${shop.name}`;
+    await ask(shop).send();
+    expect((await refusal(ask(shop).send())).extra.details).toMatchObject({ window: "hour", usedMicros: 2 * AMOUNT });
+    expect(await limitRow(shop.name)).toMatchObject({ hourUsedMicros: BigInt(2 * AMOUNT) });
+  });
+
   it("limits one model apart from the producer's other models", async () => {
     const shop = producer("gate-model");
     await sendsLimit(shop.name, { perHourMicros: AMOUNT, perDayMicros: null }, "omni-flash-720p");

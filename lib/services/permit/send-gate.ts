@@ -27,8 +27,8 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
   return Prisma.sql`
     gate_limits AS MATERIALIZED (
       SELECT id, model, per_hour_micros, per_day_micros,
-             CASE WHEN hour_start = ${HOUR_START} THEN hour_used_micros ELSE 0 END AS used_hour,
-             CASE WHEN day_start = ${DAY_START} THEN day_used_micros ELSE 0 END AS used_day
+             CASE WHEN hour_start >= ${HOUR_START} THEN hour_used_micros ELSE 0 END AS used_hour,
+             CASE WHEN day_start >= ${DAY_START} THEN day_used_micros ELSE 0 END AS used_day
       FROM spend_limits
       WHERE applies_to = 'sends' AND currency = ${ask.currency} AND producer = ${ask.producer}
         AND (model IS NULL OR model = ${ask.model})
@@ -48,13 +48,18 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
     )`;
 }
 
-/** Adds the amount to every locked limit's counters (a counter of an earlier window starts again), when `when` holds. */
+/**
+ * Adds the amount to every locked limit's counters (a counter of an earlier window starts again), when
+ * `when` holds. A window never moves back: `now()` is the statement's start, so a permit that waited
+ * on the lock across an hour's turn may see an earlier hour than the permit that took the limit
+ * first; it then counts in that later window instead of wiping its use.
+ */
 export function gateTake(ask: GateAsk, when: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     gate_take AS (
       UPDATE spend_limits s
-      SET hour_start = ${HOUR_START}, hour_used_micros = l.used_hour + ${ask.amountMicros},
-          day_start = ${DAY_START}, day_used_micros = l.used_day + ${ask.amountMicros}
+      SET hour_start = greatest(s.hour_start, ${HOUR_START}), hour_used_micros = l.used_hour + ${ask.amountMicros},
+          day_start = greatest(s.day_start, ${DAY_START}), day_used_micros = l.used_day + ${ask.amountMicros}
       FROM gate_limits l
       WHERE s.id = l.id AND ${when}
     )`;
