@@ -11,7 +11,7 @@ import { zodIssues } from "@/lib/validation/zod-issues";
 import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
 import { PROVIDER_WEBHOOK_MAX_BYTES, parseJsonBody, readJsonBody, readJsonText } from "./read-json-body";
-import { admitWebhook, countWebhookRefusal } from "./webhook-throttle";
+import { admitWebhook, countsAgainstAddress, countWebhookRefusal } from "./webhook-throttle";
 
 export type Method = "GET" | "POST" | "PUT";
 
@@ -113,13 +113,15 @@ export function apiRoute<
     const verify = spec.signature;
     if (!verify) throw new AppError("internal", "A provider route needs a signature check.");
     const address = admitWebhook(req);
-    const { text, actor } = await (async () => {
-      const raw = await readJsonText(req, PROVIDER_WEBHOOK_MAX_BYTES);
-      return { text: raw, actor: await verify(req, raw) };
-    })().catch((error: unknown) => {
-      countWebhookRefusal(address);
+    let verified: { text: string; actor: Principal };
+    try {
+      const text = await readJsonText(req, PROVIDER_WEBHOOK_MAX_BYTES);
+      verified = { text, actor: await verify(req, text) };
+    } catch (error) {
+      if (countsAgainstAddress(error)) countWebhookRefusal(address);
       throw error;
-    });
+    }
+    const { text, actor } = verified;
     return { actor, body: (spec.body ? parseJsonBody(text, spec.body, "replace") : undefined) as B };
   };
   const handle: RouteHandler = async (req, context) =>

@@ -12,6 +12,17 @@ import type { ApiRequest } from "./api-request";
 
 const refused = () => new AppError("unauthenticated", "The webhook's signature did not verify.");
 
+/**
+ * A webhook the provider really signed, for another account than this deployment's. It is refused
+ * like any unverified one, but never counts against its address (webhook-throttle.ts): that address
+ * is the provider's, and this deployment's own webhooks come from it too.
+ */
+export class OtherAccountRefused extends AppError {
+  constructor(provider: string) {
+    super("unauthenticated", `The webhook comes from a ${provider} account that is not this deployment's.`);
+  }
+}
+
 /** Replicate's Standard Webhooks signature over the raw body, with the account's secret. */
 export async function authenticateReplicate(req: ApiRequest, rawBody: string): Promise<ProviderActor> {
   const config = env();
@@ -51,8 +62,7 @@ export async function authenticateFal(req: ApiRequest, rawBody: string): Promise
     referenced: config.AUTH_SECRET ? verifyWebhookReference(config.AUTH_SECRET, ref) !== null : false,
     configured: config.FAL_USER_ID,
   });
-  if (!own)
-    throw new AppError("unauthenticated", "The webhook comes from a fal account that is not this deployment's.");
+  if (!own) throw new OtherAccountRefused("fal");
   return {
     kind: "provider",
     provider: "fal",

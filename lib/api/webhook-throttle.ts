@@ -3,6 +3,7 @@ import { clientAddress, SOCKET_ADDRESS_HEADER } from "@/lib/auth/client-address"
 import { AppError } from "@/lib/errors";
 import { processShared } from "@/lib/process-shared";
 import type { ApiRequest } from "./api-request";
+import { OtherAccountRefused } from "./authenticate-provider";
 
 /**
  * Provider webhook routes have no bearer token to count against, and a request that does not verify
@@ -60,6 +61,16 @@ export function admitWebhook(req: ApiRequest, now = Date.now()): string {
     });
   }
   return key;
+}
+
+/**
+ * What counts against an address: a body that could not be read (not JSON, too large, not UTF-8)
+ * or a webhook that could not be verified. A webhook the provider really signed for another account
+ * never counts: its address is the provider's, shared with this deployment's own webhooks.
+ */
+export function countsAgainstAddress(error: unknown): boolean {
+  if (!(error instanceof AppError) || error instanceof OtherAccountRefused) return false;
+  return ["unauthenticated", "invalid_request", "payload_too_large", "unsupported_media_type"].includes(error.code);
 }
 
 /** Counts a webhook from `key` that did not verify (or could not be read). */

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { WEBHOOK_REFUSALS_PER_WINDOW } from "@/lib/api/webhook-throttle";
 import { signWebhookReference } from "@/lib/auth/webhook-reference";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
@@ -253,6 +254,18 @@ describe("a verified webhook is an observation", () => {
     expect((await falCall(failed(ours.id))).status).toBe(200);
     const foreign = await falCall(failed(theirs.id), { account: "someone-elses-fal-account" });
     expect(foreign.status).toBe(401);
+    // Another account's webhooks carry fal's real signature: however many arrive, they never get the
+    // address fal sends from throttled, so this deployment's own webhooks still go through.
+    for (let i = 0; i < WEBHOOK_REFUSALS_PER_WINDOW; i++) {
+      expect((await falCall(failed(theirs.id), { account: "someone-elses-fal-account" })).status).toBe(401);
+    }
+    const oursAgain = sim.state.seedJob({ provider: "fal", outcome: "failed" });
+    await parkCase(
+      db,
+      shop,
+      parkInput("polling", { provider: "fal", model: oursAgain.model, providerJobId: oursAgain.id }),
+    );
+    expect((await falCall(failed(oursAgain.id))).status).toBe(200);
     expect(await db.providerWebhook.count({ where: { providerJobId: theirs.id } })).toBe(0);
     expect(await db.providerAccount.findUniqueOrThrow({ where: { provider: "fal" } })).toMatchObject({
       accountId: "fal-user-1",
