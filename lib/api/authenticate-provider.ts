@@ -54,6 +54,12 @@ export async function authenticateFal(req: ApiRequest, rawBody: string): Promise
   if (!verified) throw refused();
   // fal's keys sign every fal customer's webhooks: the signature alone does not make one ours.
   const config = env();
+  if (config.providerMode === "live" && !config.FAL_USER_ID) {
+    throw new AppError(
+      "unauthenticated",
+      "fal webhooks need FAL_USER_ID (this deployment's fal account) in live mode.",
+    );
+  }
   const ref = new URL(req.url, "http://localhost").searchParams.get("ref");
   const own = await isOwnProviderAccount(db(), {
     provider: "fal",
@@ -61,6 +67,9 @@ export async function authenticateFal(req: ApiRequest, rawBody: string): Promise
     providerJobId: signed.requestId,
     referenced: config.AUTH_SECRET ? verifyWebhookReference(config.AUTH_SECRET, ref) !== null : false,
     configured: config.FAL_USER_ID,
+    // Against the real fal, anyone's account could be the first a producer shows us (its own key
+    // with our webhook URL): there the account is configured, never learned.
+    mayLearn: config.providerMode === "simulator",
   });
   if (!own) throw new OtherAccountRefused("fal");
   return {

@@ -8,10 +8,11 @@ const pinned = () => processShared("provider-accounts", () => new Map<string, st
 /**
  * Whether a verified webhook comes from this deployment's own account at the provider. A provider
  * that signs every customer's webhooks with one key set (fal) proves only "some account" by the
- * signature; the account is `configured`, or pinned by the first verified webhook that is provably
- * about a send of ours: its job is recorded here, or its URL carries a reference this deployment
- * signed (`referenced`); a foreign account's webhooks name its own jobs and never carry our
- * references. Until then any other webhook is not taken: the provider sends it again.
+ * signature; the account is `configured`. Against the simulator (`mayLearn`: the demo, the tests
+ * and the simulation, where nothing else names the account) it is pinned by the first verified
+ * webhook about a send of ours: its job is recorded here, or its URL carries a reference this
+ * deployment signed (`referenced`). Against the real fal that proof is not enough (a producer using
+ * its own fal key with our webhook URL would pin its account), so a live deployment configures it.
  */
 export async function isOwnProviderAccount(
   db: Db,
@@ -21,9 +22,11 @@ export async function isOwnProviderAccount(
     providerJobId: string;
     referenced: boolean;
     configured?: string | undefined;
+    mayLearn: boolean;
   },
 ): Promise<boolean> {
   if (input.configured) return input.accountId === input.configured;
+  if (!input.mayLearn) return false;
   const cache = pinned();
   const known =
     cache.get(input.provider) ??
