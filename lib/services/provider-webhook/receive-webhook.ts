@@ -133,7 +133,12 @@ async function withRefusalsKept<T>(
     try {
       return await inTransaction(db, (tx) => work(tx, null));
     } catch (error) {
-      if ((error as { code?: string }).code === "lost_race" && attempt < 2) continue;
+      const code = (error as { code?: string }).code;
+      if (code === "lost_race" && attempt < 2) continue;
+      // A job found in use may be a race with a producer's report that committed meanwhile (its
+      // unique key, not the evidence, refused this one): judge once more on what it wrote, so the
+      // provider's proof can take the job back instead of being kept as a refusal for good.
+      if (code === "provider_job_in_use" && attempt < 1) continue;
       if (!isDomainError(error) && !(error instanceof AppError)) throw error;
       return inTransaction(db, (tx) => work(tx, error.message));
     }
