@@ -145,6 +145,11 @@ describe("two producers claim one job: the provider's evidence decides, in any o
       const sides = flags.filter((f) => (f.after as { conflictId?: number }).conflictId === Number(conflict.id));
       expect(sides.map((f) => (f.after as { producer: string }).producer).sort()).toEqual([shopA.name, shopB.name]);
       expect(sides.find((f) => (f.after as { producer: string }).producer === shopB.name)?.caseId).toBe(kase.id);
+      // Each side's flag names its own operation only: B's timeline never shows A's IDs.
+      const bSide = sides.find((f) => (f.after as { producer: string }).producer === shopB.name);
+      const shown = JSON.stringify({ after: bSide?.after, evidence: bSide?.evidence });
+      expect(shown).not.toContain(a.operationId);
+      expect(shown).not.toContain(shopA.name);
     }
   });
 
@@ -247,6 +252,13 @@ describe("a signed reference binds to the job the provider created for that send
     });
     expect((await replicateCall(await prediction(b.job.id), a.ref)).json).toMatchObject({ outcome: "transplant" });
     expect((await holdOf(a)).entries.filter((e) => e.kind === "settle")).toHaveLength(0);
+    // B's timeline is flagged, and names B's operation only: A's reference stays in the conflict row.
+    const caseB = await db.case.findFirstOrThrow({ where: { producer: shopB.name, operationId: b.operationId } });
+    const flagsB = await db.auditEvent.findMany({ where: { caseId: caseB.id, kind: "job_claim_contested" } });
+    expect(flagsB.length).toBeGreaterThan(0);
+    const shown = JSON.stringify(flagsB.map((f) => ({ after: f.after, evidence: f.evidence })));
+    expect(shown).not.toContain(a.operationId);
+    expect(shown).not.toContain(shopA.name);
   });
 
   it("where the signed body echoes its webhook URL, a different reference on the URL is a transplant", async () => {

@@ -298,11 +298,13 @@ export async function recordConflict(
         outcome: input.outcome,
         conflictId: Number(conflict.id),
       },
+      // Each side's timeline names only its own operation: the other side's IDs (and the evidence
+      // that names them) stay in job_claim_conflicts, where a person limited to some producers
+      // does not read them (decision 035).
       evidence: {
         text: `${input.outcome.replaceAll("_", " ")}: ${input.reason}`.slice(0, 500),
         providerJobId: input.providerJobId,
         door: input.door,
-        details: evidence,
       },
     });
   }
