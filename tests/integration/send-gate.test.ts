@@ -260,6 +260,12 @@ describe("the unknown-outcome breaker", () => {
     await sendAndReport("unknown");
     const tripped = await breaker();
     expect(tripped.pausedUntil).not.toBeNull();
+    // On the record, like an admin's resume: which provider, and until when.
+    const trip = await db.auditEvent.findFirstOrThrow({
+      where: { kind: "provider_breaker_tripped" },
+      orderBy: { id: "desc" },
+    });
+    expect(trip.after).toMatchObject({ provider, scope: "provider", pausedUntil: tripped.pausedUntil?.toISOString() });
 
     const before = await refusalsCounted("provider_paused", provider);
     const counts = await tableCounts(db);

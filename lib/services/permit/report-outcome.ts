@@ -136,7 +136,8 @@ export async function applyPermitReport(
         evidence,
       });
       // An unknown outcome may open the provider's breaker (decision 037); other outcomes cannot raise the share.
-      if (input.report.kind === "unknown") await tripBreakerIfDue(tx, permit.operation.provider, permit.producer);
+      if (input.report.kind === "unknown")
+        await tripBreakerIfDue(tx, actor, permit.operation.provider, permit.producer);
       return result(effect.next, caseId, effect.providerJobId);
     }
     case "attach": {

@@ -1,7 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import type { Principal } from "@/lib/domain/principal";
 import { increment } from "@/lib/metrics/counters";
+import { recordAudit } from "../case/writer/audit";
 
 /**
  * After a send of `producer` to `provider` ended `unknown` (the producer's report, or the product's
@@ -15,8 +17,8 @@ import { increment } from "@/lib/metrics/counters";
  * report's transaction, so its own outcome counts; only an `unknown` pays for the count, so the
  * accepted and completed reports of a healthy provider never do.
  */
-export async function tripBreakerIfDue(tx: Db, provider: string, producer: string): Promise<void> {
-  const rows = await sqlRows<{ scope: "provider" | "producer" }>(
+export async function tripBreakerIfDue(tx: Db, actor: Principal, provider: string, producer: string): Promise<void> {
+  const rows = await sqlRows<{ scope: "provider" | "producer"; paused_until: Date }>(
     tx,
     Prisma.sql`
     WITH b AS (
@@ -40,7 +42,7 @@ export async function tripBreakerIfDue(tx: Db, provider: string, producer: strin
       FROM b, seen
       WHERE pb.provider = b.provider AND seen.outcomes >= b.min_outcomes
         AND seen.unknowns * 100 >= b.unknown_percent * seen.outcomes
-      RETURNING 'provider' AS scope
+      RETURNING 'provider' AS scope, pb.paused_until
     ), mine AS (
       INSERT INTO producer_breaker_pauses (provider, producer, paused_until, tripped_at)
       SELECT b.provider, ${producer}, now() + make_interval(secs => b.window_seconds), now() FROM b, seen
@@ -49,9 +51,23 @@ export async function tripBreakerIfDue(tx: Db, provider: string, producer: strin
         AND NOT EXISTS (SELECT 1 FROM whole)
         AND NOT EXISTS (SELECT 1 FROM provider_breakers WHERE provider = b.provider AND paused_until > now())
       ON CONFLICT (provider, producer) DO UPDATE SET paused_until = EXCLUDED.paused_until, tripped_at = EXCLUDED.tripped_at
-      RETURNING 'producer' AS scope
+      RETURNING 'producer' AS scope, producer_breaker_pauses.paused_until
     )
-    SELECT scope FROM whole UNION ALL SELECT scope FROM mine`,
+    SELECT scope, paused_until FROM whole UNION ALL SELECT scope, paused_until FROM mine`,
   );
-  for (const row of rows) increment("recovery_provider_breaker_trips_total", { provider, scope: row.scope });
+  for (const row of rows) {
+    increment("recovery_provider_breaker_trips_total", { provider, scope: row.scope });
+    // A pause stops every new send to the provider (or of this producer to it): it is on the
+    // record like an admin's resume, with the report that tipped it as its actor.
+    await recordAudit(tx, {
+      actor,
+      kind: "provider_breaker_tripped",
+      after: {
+        provider,
+        scope: row.scope,
+        ...(row.scope === "producer" ? { producer } : {}),
+        pausedUntil: row.paused_until.toISOString(),
+      },
+    });
+  }
 }
