@@ -149,6 +149,7 @@ export class SimulatorState {
     this.jobs.clear();
     this.outputs.clear();
     this.faults.clear();
+    this.webhooks.reset();
     this.rateLimit = undefined;
     this.creates = noCreates();
     this.cancels = noCreates();

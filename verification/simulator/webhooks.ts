@@ -77,6 +77,14 @@ export class WebhookSender {
     this.timers.clear();
   }
 
+  /** As new: nothing pending (no timer of a cleared job fires into the next test), sent, held or faulty. */
+  reset(): void {
+    this.stop();
+    this.held = [];
+    this.sent.length = 0;
+    this.faults = { ...NO_FAULTS };
+  }
+
   /** The webhooks scheduled since the last call (manual mode). */
   takeHeld(): HeldWebhook[] {
     const taken = this.held;
