@@ -15,7 +15,7 @@ import { claimActions, proofOf } from "@/lib/services/claim/claim-actions";
 import { recordObservation } from "@/lib/services/claim/record-observation";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
-import { tableCounts } from "./helpers/table-counts";
+import { tableCounts, withRefusalKept } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
 // The server action below reads the signed-in user; here that is whoever the test says.
@@ -173,7 +173,7 @@ describe("one provider job, one operation (rule 11)", () => {
     );
     expect(refused).toMatchObject({ code: "provider_job_in_use", status: 409 });
     expect(refused.message).toContain(`/cases/${a.caseId}`);
-    expect(await tableCounts(db)).toEqual(before);
+    expect(await tableCounts(db)).toEqual(withRefusalKept(before));
     expect(await db.case.findUniqueOrThrow({ where: { id: b.caseId } })).toMatchObject({
       stage: "submission_uncertain",
       providerJobId: null,

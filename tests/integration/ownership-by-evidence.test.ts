@@ -130,12 +130,27 @@ describe("two producers claim one job: the provider's evidence decides, in any o
     expect(await db.providerObservation.count({ where: { attemptRef: attemptB.id } })).toBe(0);
     // A report naming a job someone else holds or the evidence gives to A is refused; never A's own.
     if (reports.A && !heldByB) expect(reports.A.ok).toBe(true);
-    if (!heldByB) expect(reports.B).toMatchObject({ ok: false, code: "provider_job_in_use" });
+    if (!heldByB) {
+      expect(reports.B).toMatchObject({ ok: false, code: "provider_job_in_use" });
+      // The refusal changed nothing of B's claim, yet a reviewer sees it on both sides, once
+      // however often B repeats it.
+      expect(await report(b, x)).toMatchObject({ ok: false, code: "provider_job_in_use" });
+      const refusals = await db.jobClaimConflict.findMany({
+        where: { providerJobId: x, outcome: "refused", claimantAttemptRef: attemptB.id },
+      });
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toMatchObject({ door: "report", holderAttemptRef: (await attemptOf(a)).id });
+      const flagged = await db.auditEvent.findMany({ where: { kind: "job_claim_contested" } });
+      const sides = flagged.filter((f) => (f.after as { conflictId?: number }).conflictId === Number(refusals[0]?.id));
+      expect(sides.map((f) => (f.after as { producer: string }).producer).sort()).toEqual([shopA.name, shopB.name]);
+    }
     if (heldByB) {
       // B's bare claim lost to A's reference: B's send is an uncertain submission again, both flagged.
       const kase = await db.case.findFirstOrThrow({ where: { producer: shopB.name, operationId: b.operationId } });
       expect(kase).toMatchObject({ stage: "submission_uncertain", state: "parked", providerJobId: null });
-      const conflict = await db.jobClaimConflict.findFirstOrThrow({ where: { providerJobId: x } });
+      const conflict = await db.jobClaimConflict.findFirstOrThrow({
+        where: { providerJobId: x, outcome: "taken_from_holder" },
+      });
       expect(conflict).toMatchObject({
         outcome: "taken_from_holder",
         holderAttemptRef: (await attemptOf(b)).id,
@@ -165,6 +180,9 @@ describe("two producers claim one job: the provider's evidence decides, in any o
     await expect(
       reconcileCase(db, reviewer, caseB.id, { verdict: "attach", providerJobId: x, evidence: "B said so" }),
     ).rejects.toMatchObject({ code: "provider_job_in_use" });
+    const refusal = await db.jobClaimConflict.findFirstOrThrow({ where: { providerJobId: x, outcome: "refused" } });
+    expect(refusal).toMatchObject({ door: "attach", claimantAttemptRef: (await attemptOf(b)).id });
+    expect(await db.auditEvent.count({ where: { kind: "job_claim_contested", caseId: caseB.id } })).toBeGreaterThan(0);
     // B's own job, whose request is B's, attaches as any uncertain submission's job does.
     await reconcileCase(db, reviewer, caseB.id, {
       verdict: "attach",

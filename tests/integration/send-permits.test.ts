@@ -17,7 +17,7 @@ import { listHoldsSchema } from "@/lib/validation/finance";
 import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { runningTotals } from "./helpers/figures-by-scan";
-import { tableCounts } from "./helpers/table-counts";
+import { tableCounts, withRefusalKept } from "./helpers/table-counts";
 import { openOwnerDb, openTestDb } from "./setup/test-db";
 
 // DESIGN 6a: a producer asks for a send permit before each paid create, and reports what came of it.
@@ -149,7 +149,7 @@ describe("reporting a send's outcome", () => {
     await expect(
       reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "accepted", other.providerJobId)),
     ).rejects.toMatchObject({ code: "provider_job_in_use" });
-    expect(await tableCounts(db)).toEqual(before);
+    expect(await tableCounts(db)).toEqual(withRefusalKept(before));
   });
 
   it("rejected: the hold waits for finance with the provider's answer, and a new attempt may be sent", async () => {
@@ -291,7 +291,7 @@ describe("two producers", () => {
     await expect(
       reportOutcome(db, other, input.attemptId, outcomeInput(operationId, 1, "accepted", job)),
     ).rejects.toMatchObject({ code: "provider_job_in_use" });
-    expect(await tableCounts(db)).toEqual(before);
+    expect(await tableCounts(db)).toEqual(withRefusalKept(before));
     // The other shop's send parks without the job (its uncertain case is its own to reconcile).
     const parked = await reportOutcome(db, other, input.attemptId, outcomeInput(operationId, 1, "unknown"));
     expect(await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } })).toMatchObject({

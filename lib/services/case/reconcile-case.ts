@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import type { ReconcileInput } from "@/lib/validation/review";
 import { requirePermission } from "../access/actor";
 import { noJobSettlingSeconds } from "../admin/provider-settings";
+import { keepingRefusedClaims } from "../job-claim/keep-refused-claim";
 import { recordJobOnAttempt } from "./job-owner";
 import { requireReadableJobId } from "./provider-job-id";
 import { recordDecision } from "./record-decision";
@@ -24,42 +25,50 @@ export async function reconcileCase(
   options: { now?: Date } = {},
 ) {
   const user = requirePermission(actor, "case:reconcile");
-  return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId, user);
-    if (input.verdict === "attach") requireReadableJobId(row.provider, input.providerJobId);
-    if (input.verdict === "no_job") {
-      // A case a send permit parked has its settling period in its retry deadline already (the send
-      // deadline plus the period, decision 036): "no job exists" can be recorded once it is overdue.
-      const permitted = await tx.sendPermit.findUnique({ where: { attemptRef: row.attemptRef }, select: { id: true } });
-      const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
-      const settling = permitted && row.retryDeadline ? 0 : await noJobSettlingSeconds(tx, row.provider);
-      const earliest = deadline.getTime() + settling * 1000;
-      const now = options.now ?? new Date();
-      if (now.getTime() < earliest) {
-        throw new AppError(
-          "too_early",
-          `A late job may still appear; "no job exists" can be recorded from ${new Date(earliest).toISOString()}.`,
-        );
+  return keepingRefusedClaims(db, user, () =>
+    inTransaction(db, async (tx) => {
+      const row = await loadCase(tx, caseId, user);
+      if (input.verdict === "attach") requireReadableJobId(row.provider, input.providerJobId);
+      if (input.verdict === "no_job") {
+        // A case a send permit parked has its settling period in its retry deadline already (the send
+        // deadline plus the period, decision 036): "no job exists" can be recorded once it is overdue.
+        const permitted = await tx.sendPermit.findUnique({
+          where: { attemptRef: row.attemptRef },
+          select: { id: true },
+        });
+        const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
+        const settling = permitted && row.retryDeadline ? 0 : await noJobSettlingSeconds(tx, row.provider);
+        const earliest = deadline.getTime() + settling * 1000;
+        const now = options.now ?? new Date();
+        if (now.getTime() < earliest) {
+          throw new AppError(
+            "too_early",
+            `A late job may still appear; "no job exists" can be recorded from ${new Date(earliest).toISOString()}.`,
+          );
+        }
       }
-    }
-    const command =
-      input.verdict === "attach"
-        ? ({ type: "reconcile_attach", providerJobId: input.providerJobId, evidence: input.evidence } as const)
-        : ({ type: "reconcile_no_job", evidence: input.evidence } as const);
-    const result = await transitionCase(tx, {
-      row,
-      actor: user,
-      command,
-      evidence: { text: input.evidence, ...(input.verdict === "attach" ? { providerJobId: input.providerJobId } : {}) },
-    });
-    await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
-    if (input.verdict === "attach") {
-      await recordJobOnAttempt(tx, user, {
-        attemptRef: row.attemptRef,
-        provider: row.provider,
-        providerJobId: input.providerJobId,
+      const command =
+        input.verdict === "attach"
+          ? ({ type: "reconcile_attach", providerJobId: input.providerJobId, evidence: input.evidence } as const)
+          : ({ type: "reconcile_no_job", evidence: input.evidence } as const);
+      const result = await transitionCase(tx, {
+        row,
+        actor: user,
+        command,
+        evidence: {
+          text: input.evidence,
+          ...(input.verdict === "attach" ? { providerJobId: input.providerJobId } : {}),
+        },
       });
-    }
-    return { caseId, stage: result.after.stage, state: result.after.state };
-  });
+      await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
+      if (input.verdict === "attach") {
+        await recordJobOnAttempt(tx, user, {
+          attemptRef: row.attemptRef,
+          provider: row.provider,
+          providerJobId: input.providerJobId,
+        });
+      }
+      return { caseId, stage: result.after.stage, state: result.after.state };
+    }),
+  );
 }

@@ -4,7 +4,8 @@ import { judgeReference, type ProviderFacts } from "@/lib/domain/job-claims";
 import { AppError } from "@/lib/errors";
 import type { WebhookReport } from "@/lib/providers/types";
 import type { ProviderActor } from "../access/actor";
-import { attemptFacts, disownHolder, recordConflict, weighClaim } from "./claim-job";
+import { attemptFacts, disownHolder, weighClaim } from "./claim-job";
+import { recordConflict } from "./record-conflict";
 
 /** Whether a verified webhook's reference may speak for its job, and what it did to a bare claim in the way. */
 export type Admission = { kind: "admitted" } | { kind: "refused"; outcome: "transplant" | "contested"; note: string };

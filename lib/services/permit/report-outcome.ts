@@ -11,6 +11,7 @@ import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { settleInFull } from "../hold/settle-in-full";
+import { keepingRefusedClaims } from "../job-claim/keep-refused-claim";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 
@@ -52,23 +53,25 @@ export async function reportOutcome(
   input: OutcomeReportInput,
 ): Promise<OutcomeResult> {
   const producer = requireProducer(actor);
-  return inTransaction(db, async (tx) => {
-    const [locked] = await tx.$queryRaw<(LockedPermit & { provider: string })[]>`
+  return keepingRefusedClaims(db, actor, () =>
+    inTransaction(db, async (tx) => {
+      const [locked] = await tx.$queryRaw<(LockedPermit & { provider: string })[]>`
       SELECT p.id, a.provider, (SELECT max(l.token) FROM send_permits l WHERE l.operation_ref = p.operation_ref) AS latest
       FROM send_permits p
       JOIN operations o ON o.id = p.operation_ref JOIN attempts a ON a.id = p.attempt_ref
       WHERE o.producer = ${producer.name} AND o.operation_id = ${input.operationId} AND a.attempt_id = ${attemptId}
       FOR UPDATE OF p`;
-    if (!locked) throw new AppError("not_found", "No permit was issued for this operation and attempt.");
-    requireReadableJobId(locked.provider, input.providerJobId);
-    const evidence = { ...input.evidence, outcome: input.outcome, token: input.token };
-    return applyPermitReport(tx, producer, locked, {
-      token: input.token,
-      report: reportOf(input),
-      evidence,
-      note: sanitise(input) as Prisma.InputJsonValue,
-    });
-  });
+      if (!locked) throw new AppError("not_found", "No permit was issued for this operation and attempt.");
+      requireReadableJobId(locked.provider, input.providerJobId);
+      const evidence = { ...input.evidence, outcome: input.outcome, token: input.token };
+      return applyPermitReport(tx, producer, locked, {
+        token: input.token,
+        report: reportOf(input),
+        evidence,
+        note: sanitise(input) as Prisma.InputJsonValue,
+      });
+    }),
+  );
 }
 
 /** A permit locked for a report (FOR UPDATE), with the operation's latest token. */

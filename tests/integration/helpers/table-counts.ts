@@ -13,3 +13,15 @@ export async function tableCounts(db: PrismaClient): Promise<Record<string, numb
   }
   return counts;
 }
+
+/**
+ * The counts after a refused claim on a job (decision 039): nothing of the claim changed, but the
+ * refusal is kept as one conflict row with a flag on each side's timeline.
+ */
+export function withRefusalKept(before: Record<string, number>): Record<string, number> {
+  return {
+    ...before,
+    job_claim_conflicts: (before.job_claim_conflicts ?? 0) + 1,
+    audit_events: (before.audit_events ?? 0) + 2,
+  };
+}

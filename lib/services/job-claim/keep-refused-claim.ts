@@ -1,0 +1,59 @@
+import type { Db, Prisma } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
+import type { ClaimDoor } from "@/lib/domain/job-claims";
+import type { Principal } from "@/lib/domain/principal";
+import { logger } from "@/lib/log/logger";
+import { recordConflict } from "./record-conflict";
+
+/** A claim the rule refused, as the conflict row and both timelines will name it. */
+export type RefusedClaim = {
+  provider: string;
+  providerJobId: string;
+  door: ClaimDoor;
+  claimantAttemptRef: string;
+  holderAttemptRef: string | null;
+  reason: string;
+};
+
+// The refusal rolls its transaction back; the error carries what to keep afterwards. A WeakMap,
+// not a field, so nothing of it can reach an answer's body.
+const refusals = new WeakMap<Error, RefusedClaim>();
+
+export function markRefused<E extends Error>(error: E, claim: RefusedClaim): E {
+  refusals.set(error, claim);
+  return error;
+}
+
+/**
+ * Rule 17 at the report and attach doors: a refused claim answers 409 and changes nothing of the
+ * claim, but both operations are flagged for a reviewer with the conflict, in a transaction of its
+ * own after the refused one rolled back. One flag per claimant and job: a producer repeating a
+ * refused report cannot fill the holder's timeline.
+ */
+export async function keepingRefusedClaims<T>(db: Db, actor: Principal, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const claim = error instanceof Error ? refusals.get(error) : undefined;
+    if (claim) {
+      await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) =>
+        logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept"),
+      );
+    }
+    throw error;
+  }
+}
+
+async function keepOnce(tx: Prisma.TransactionClient, actor: Principal, claim: RefusedClaim): Promise<void> {
+  const seen = await tx.jobClaimConflict.findFirst({
+    where: {
+      provider: claim.provider,
+      providerJobId: claim.providerJobId,
+      claimantAttemptRef: claim.claimantAttemptRef,
+      outcome: "refused",
+    },
+    select: { id: true },
+  });
+  if (seen) return;
+  await recordConflict(tx, actor, { ...claim, outcome: "refused", evidence: { door: claim.door } });
+}

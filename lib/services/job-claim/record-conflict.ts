@@ -1,0 +1,73 @@
+import type { Prisma } from "@/lib/db/client";
+import type { ClaimDoor } from "@/lib/domain/job-claims";
+import type { Principal } from "@/lib/domain/principal";
+import { sanitise } from "@/lib/domain/sanitise";
+import { recordAudit } from "../case/writer/audit";
+
+/**
+ * A claim that met another operation's claim or the provider's evidence, kept with the evidence,
+ * and flagged on both operations' cases (or their permits' records, before they have one) with a
+ * `job_claim_contested` event a reviewer reads on each timeline.
+ */
+export async function recordConflict(
+  tx: Prisma.TransactionClient,
+  actor: Principal,
+  input: {
+    provider: string;
+    providerJobId: string;
+    door: ClaimDoor;
+    outcome: "taken_from_holder" | "contested" | "transplant" | "refused";
+    claimantAttemptRef: string;
+    holderAttemptRef: string | null;
+    reason: string;
+    evidence: Record<string, unknown>;
+  },
+): Promise<void> {
+  const evidence = sanitise(input.evidence) as Prisma.InputJsonValue;
+  const conflict = await tx.jobClaimConflict.create({
+    data: {
+      provider: input.provider,
+      providerJobId: input.providerJobId,
+      door: input.door,
+      outcome: input.outcome,
+      claimantAttemptRef: input.claimantAttemptRef,
+      holderAttemptRef: input.holderAttemptRef,
+      reason: input.reason.slice(0, 500),
+      evidence,
+    },
+    select: { id: true },
+  });
+  const sides = [
+    { attemptRef: input.claimantAttemptRef, role: "claimant" },
+    ...(input.holderAttemptRef ? [{ attemptRef: input.holderAttemptRef, role: "holder" }] : []),
+  ];
+  for (const side of sides) {
+    const row = await tx.attempt.findUniqueOrThrow({
+      where: { id: side.attemptRef },
+      select: { attemptId: true, operation: { select: { producer: true, operationId: true, case: true } } },
+    });
+    const kase = row.operation.case;
+    await recordAudit(tx, {
+      actor,
+      kind: "job_claim_contested",
+      caseId: kase?.id ?? null,
+      episode: kase?.episode ?? null,
+      after: {
+        producer: row.operation.producer,
+        operationId: row.operation.operationId,
+        attemptId: row.attemptId,
+        role: side.role,
+        outcome: input.outcome,
+        conflictId: Number(conflict.id),
+      },
+      // Each side's timeline names only its own operation: the other side's IDs (and the evidence
+      // that names them) stay in job_claim_conflicts, where a person limited to some producers
+      // does not read them (decision 035).
+      evidence: {
+        text: `${input.outcome.replaceAll("_", " ")}: ${input.reason}`.slice(0, 500),
+        providerJobId: input.providerJobId,
+        door: input.door,
+      },
+    });
+  }
+}
