@@ -17,7 +17,7 @@ export type PriceFormValues = {
 };
 
 /** Adds a price, or (with `editing`) changes one provider/model's unit, amount or currency. */
-export function PriceForm({ editing }: { editing: PriceFormValues | null }) {
+export function PriceForm({ editing, providers }: { editing: PriceFormValues | null; providers: readonly string[] }) {
   const router = useRouter();
   const formRef = useRef<HTMLFormElement>(null);
   const { run, pending, result } = useServerAction(savePriceAction, formRef);
@@ -50,17 +50,33 @@ export function PriceForm({ editing }: { editing: PriceFormValues | null }) {
         {editing ? `Edit ${editing.provider} ${editing.model}` : "Add a price"}
       </h2>
       <form ref={formRef} onSubmit={onSubmit} noValidate className="mt-3 grid gap-3 md:grid-cols-5">
-        <TextField
-          id="price-provider"
-          path="provider"
-          name="provider"
-          label="Provider"
-          required
-          defaultValue={editing?.provider}
-          readOnly={Boolean(editing)}
-          placeholder="replicate"
-          error={fieldError(result, "provider")}
-        />
+        {editing ? (
+          <TextField
+            id="price-provider"
+            path="provider"
+            name="provider"
+            label="Provider"
+            required
+            defaultValue={editing.provider}
+            readOnly
+            error={fieldError(result, "provider")}
+          />
+        ) : (
+          <SelectField
+            id="price-provider"
+            path="provider"
+            name="provider"
+            label="Provider"
+            defaultValue={providers[0]}
+            error={fieldError(result, "provider")}
+          >
+            {providers.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </SelectField>
+        )}
         <TextField
           id="price-model"
           path="model"

@@ -118,7 +118,8 @@ const priceName = (what: string) =>
  * is read to six decimals whatever the currency; the amounts it produces are rounded only for display.
  */
 export const savePriceSchema = z.strictObject({
-  provider: priceName("provider"),
+  // Provider names are one closed list at every door: a price for "Replicate" would never apply.
+  provider: z.enum(PROVIDER_NAMES),
   model: priceName("model"),
   unit: z.enum(PRICE_UNITS),
   price: z.string().transform((text, ctx) => {

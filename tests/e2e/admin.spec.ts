@@ -155,7 +155,8 @@ test.describe("admin console", () => {
     await page.goto("/admin/prices");
     const model = unique("model");
     const field = (name: string) => page.getByRole("textbox", { name, exact: true });
-    await field("Provider").fill("fal");
+    // A closed list: a price for a provider the product does not know could never apply.
+    await page.getByRole("combobox", { name: "Provider" }).selectOption("fal");
     await field("Model").fill(model);
     const price = field("Price");
     await price.fill("-1");

@@ -9,6 +9,7 @@ import { Time } from "@/components/ui/time";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { duplicateCost, formatMicros, formatMicrosPrecise, microsToDecimal } from "@/lib/domain/money";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { asDomainPrice, listProviderPrices, type ProviderPriceRow } from "@/lib/services/admin/list-provider-prices";
 
 export const dynamic = "force-dynamic";
@@ -64,7 +65,7 @@ async function PriceTable({ actor, edit }: { actor: UserPrincipal; edit: string 
           That price no longer exists; perhaps someone deleted it.
         </p>
       ) : null}
-      <PriceForm key={editingRow?.id ?? "new"} editing={editing} />
+      <PriceForm key={editingRow?.id ?? "new"} editing={editing} providers={PROVIDER_NAMES} />
       {prices.length === 0 ? (
         <p className="rounded border border-dashed border-slate-400 bg-white p-4 text-sm text-slate-700">
           No prices yet. Without one, case pages cannot show what a duplicate would cost.
