@@ -69,7 +69,7 @@ async function sendUnderPermit(shop: typeof shopA) {
   const permit = await requestPermit(db, shop, operationId, input);
   if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
   const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded", model: input.model, input: request });
-  return { shop, operationId, input, ref: permit.webhook.ref, job };
+  return { shop, operationId, input, ref: permit.webhook.ref, job, request };
 }
 
 const report = (send: Send, jobId: string, outcome: "accepted" | "unknown" = "accepted") =>
@@ -190,6 +190,32 @@ describe("two producers claim one job: the provider's evidence decides, in any o
       evidence: "its request",
     });
     expect((await attemptOf(b)).providerJobId).toBe(b.job.id);
+  });
+});
+
+describe("the provider's creation time", () => {
+  /** A job of `send`'s very request, created `ageMinutes` ago, whose signed webhook came in unclaimed. */
+  async function jobOfSameRequest(send: Send, ageMinutes: number) {
+    const { model } = send.input;
+    const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded", model, input: send.request });
+    const body = {
+      ...(await prediction(job.id)),
+      created_at: new Date(Date.now() - ageMinutes * 60_000).toISOString(),
+    };
+    expect((await replicateCall(body)).json).toMatchObject({ outcome: "unmatched" });
+    return job;
+  }
+
+  it("refuses a job created before the permit was issued, and takes one created after it", async () => {
+    const b = await sendUnderPermit(shopB);
+    // The request and model match, so only the time can refute the claim.
+    const older = await jobOfSameRequest(b, 60);
+    expect(await report(b, older.id)).toMatchObject({ ok: false, code: "provider_job_in_use" });
+    const conflict = await db.jobClaimConflict.findFirstOrThrow({ where: { providerJobId: older.id } });
+    expect(conflict.reason).toContain("before the permit");
+    const fresh = await jobOfSameRequest(b, 0);
+    expect(await report(b, fresh.id)).toMatchObject({ ok: true });
+    expect((await attemptOf(b)).providerJobId).toBe(fresh.id);
   });
 });
 

@@ -61,7 +61,14 @@ export function canonicaliseCtes(clock: LogicalClock, caseIdsQuery: string): str
   const permitIndex = `${opIndexOf("po.operation_id")} * 4 + coalesce(substring(po.producer from '-([0-9]+)$')::int, 1)`;
   const silent = "(p.status = 'accepted' AND p.case_ref IS NULL)";
   const logicalNow = `to_timestamp(${clock.now()} / 1000.0)`;
+  // A permit reported past 'accepted' in the step it was issued in still has its wall-clock issue
+  // time: made logical too, or the job its send created (at a logical time) would look older than it.
   return `${actionAndOutboxCtes(quantum, caseIdsQuery)},
+    settled_permits AS (
+      UPDATE send_permits p SET created_at = ${logicalNow} - (now() - p.created_at)
+      WHERE p.status NOT IN ('live', 'accepted') AND ${recent("p.created_at")}
+      RETURNING p.id
+    ),
     fresh_permits AS (
       UPDATE send_permits p SET
         send_deadline = CASE WHEN p.status = 'live' AND ${isFresh("p.send_deadline")}

@@ -119,8 +119,6 @@ async function ownerCase(tx: Prisma.TransactionClient, attemptRef: string): Prom
   return row?.operation.case ? { caseId: row.operation.case.id, producer: row.operation.producer } : null;
 }
 
-const CREATION_TIME_IS_EVIDENCE = false;
-
 /** An attempt as evidence is compared with it: its operation's request, and its permit's window. */
 export async function attemptFacts(tx: Prisma.TransactionClient, attemptRef: string): Promise<ClaimantFacts> {
   const row = await tx.attempt.findUniqueOrThrow({
@@ -134,11 +132,7 @@ export async function attemptFacts(tx: Prisma.TransactionClient, attemptRef: str
     attemptRef,
     fingerprint: row.operation.requestFingerprint,
     model: row.operation.model,
-    // Not fed to the rule yet: in the deterministic simulation 3 of about 40 honest sends showed a
-    // creation time more than the allowed skew before their permit's recorded issue time, and until
-    // that is understood a creation time refutes nothing (decision 038, "Left for later").
-    window:
-      row.permit && CREATION_TIME_IS_EVIDENCE ? { from: row.permit.createdAt, to: row.permit.sendDeadline } : null,
+    window: row.permit ? { from: row.permit.createdAt, to: row.permit.sendDeadline } : null,
   };
 }
 
