@@ -47,12 +47,12 @@ describe("action bound (DESIGN rule 19)", () => {
     const reached = boundReached(bound, { attempts: 2, approvedAt, now: at(2 * 3600 + 300) });
     if (!reached) throw new Error("expected the bound to be reached");
     const words = boundEvidence("resume_poll", "polling", reached, "provider status processing: still running");
-    expect(words).toContain("status checks stopped: 60 min have passed since it was approved");
+    expect(words).toContain("Status checks stopped: 60 min have passed since it was approved");
     expect(words).toContain("2 attempts over 2 h 5 min");
     expect(words).toContain("still running");
     expect(words).toContain("approve another round of status checks (a new bound) or escalate");
     const delivery = boundEvidence("retry_delivery", "delivery", { ...reached, limit: "attempts" }, "throttled");
-    expect(delivery).toContain("delivery attempts stopped: its 5 attempts are used up");
+    expect(delivery).toContain("Delivery attempts stopped: its 5 attempts are used up");
     expect(delivery).toContain("approve another delivery attempt (a new bound) or escalate");
     expect(boundEvidence("resume_poll", "delivery", reached, "x")).toMatch(/A reviewer decides: escalate$/);
   });

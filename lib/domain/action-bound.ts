@@ -82,5 +82,6 @@ export function boundEvidence(
       ? `its ${reached.maxAttempts} attempts are used up`
       : `${duration(reached.maxSeconds)} have passed since it was approved`;
   const again = permittedRecoveryAction(stage) === kind ? `${words.again} (a new bound) or escalate` : "escalate";
-  return `${words.done} stopped: ${why} (${reached.attempts} attempts over ${duration(reached.elapsedSeconds)}), and the last answer was "${lastAnswer}"; every check is kept as evidence. A reviewer decides: ${again}`;
+  const done = `${words.done.charAt(0).toUpperCase()}${words.done.slice(1)}`;
+  return `${done} stopped: ${why} (${reached.attempts} attempts over ${duration(reached.elapsedSeconds)}), and the last answer was "${lastAnswer}"; every check is kept as evidence. A reviewer decides: ${again}`;
 }
