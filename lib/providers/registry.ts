@@ -31,9 +31,6 @@ export const LIVE_PROVIDER_KEYS: readonly string[] = PROVIDERS.map((provider) =>
 /** Each provider's default "no job exists" settling period, until an admin stores the provider's own value. */
 export const DEFAULT_NO_JOB_SETTLING_SECONDS = byProvider((provider) => provider.capabilities.noJobSettlingSeconds);
 
-/** Each provider's documented longest run, from which its actions' default bound follows (DESIGN rule 19). */
-export const MAX_RUN_SECONDS = byProvider((provider) => provider.maxRunSeconds);
-
 /** The settings that override a provider's action bound: `<NAME>_ACTION_MAX_ATTEMPTS`, `<NAME>_ACTION_MAX_SECONDS`. */
 export type ActionBoundVar = `${Uppercase<ProviderName>}_ACTION_MAX_${"ATTEMPTS" | "SECONDS"}`;
 export const ACTION_BOUND_VARS = byProvider((provider): Record<"attempts" | "seconds", ActionBoundVar> => {
