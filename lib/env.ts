@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
-import { optionalText, optionalUrl } from "./env-fields";
+import { optionalPositiveInteger, optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
-import { LIVE_PROVIDER_KEYS, PROVIDERS } from "./providers/registry";
+import { ACTION_BOUND_VARS, type ActionBoundVar, LIVE_PROVIDER_KEYS, PROVIDERS } from "./providers/registry";
 
 const integer = (fallback: number, min = 1) => z.coerce.number().int().min(min).default(fallback);
 
@@ -23,6 +23,18 @@ type ProviderSettings = UnionToIntersection<(typeof PROVIDERS)[number]["env"]>;
 /** Each provider's own settings (its key, base-URL override, webhook secret), declared in its folder. */
 function providerSettings(): ProviderSettings {
   return Object.assign({}, ...PROVIDERS.map((provider) => provider.env));
+}
+
+/**
+ * Each provider's bound on one approved recovery action (DESIGN rule 19), `<NAME>_ACTION_MAX_ATTEMPTS`
+ * and `<NAME>_ACTION_MAX_SECONDS`; unset, the worker derives it from the provider's documented run time.
+ */
+function actionBoundSettings(): Record<ActionBoundVar, typeof optionalPositiveInteger> {
+  const names = Object.values(ACTION_BOUND_VARS).flatMap((vars) => [vars.attempts, vars.seconds]);
+  return Object.fromEntries(names.map((name) => [name, optionalPositiveInteger])) as Record<
+    ActionBoundVar,
+    typeof optionalPositiveInteger
+  >;
 }
 
 const schema = z.object({
@@ -90,6 +102,7 @@ const schema = z.object({
   SIMULATOR_URL: optionalUrl,
   SIMULATOR_TOKEN: optionalText,
   ...providerSettings(),
+  ...actionBoundSettings(),
   OIDC_ISSUER: optionalUrl,
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

@@ -33,4 +33,12 @@ describe("the timeline in words", () => {
     expect(describeEvent(event("recovery_unresolved", {}, { evidence: "provider 404" })).said).toBe("provider 404");
     expect(describeEvent(event("claimed", {}, { workerId: "w1" })).said).toBeNull();
   });
+
+  it("tells an action stopped at its bound from one that failed", () => {
+    expect(describeEvent(event("recovery_unresolved", {}, { evidence: "x" })).sentence).toBe(
+      "The recovery attempt failed",
+    );
+    const stopped = describeEvent(event("recovery_unresolved", {}, { evidence: "x", bound: { limit: "time" } }));
+    expect(stopped.sentence).toBe("Stopped at the approval's limit: back to a reviewer");
+  });
 });

@@ -45,7 +45,9 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   claim_released: () => "The worker handed it back before starting",
   check_rescheduled: () => "Next status check scheduled",
   recovery_succeeded: () => "Recovered",
-  recovery_unresolved: () => "The recovery attempt failed",
+  // Rule 19: an action that reached its bound stopped on purpose; it did not fail.
+  recovery_unresolved: (_a, _b, e) =>
+    e.bound ? "Stopped at the approval's limit: back to a reviewer" : "The recovery attempt failed",
   completion_observed: () => "The provider reports the job completed",
   generation_failure_observed: () => "The provider reports the generation failed",
   outputs_unavailable_observed: () => "The provider no longer has the outputs",

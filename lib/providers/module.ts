@@ -27,6 +27,11 @@ export type ProviderModule<N extends string = string, E extends z.ZodRawShape = 
   /** The setting that gives the request rate the provider allows the whole deployment (decision 030). */
   readonly paceEnvVar: string;
   /**
+   * The longest a job may run by the provider's documentation (or the assumption docs/providers.md
+   * records where it states none): the default bound of its approved actions (DESIGN rule 19).
+   */
+  readonly maxRunSeconds: number;
+  /**
    * Why a job ID cannot be one of this provider's, when its IDs have a shape the adapter needs (Veo's
    * operation names); checked where an ID enters, so a case never holds one its worker cannot read.
    */

@@ -31,6 +31,13 @@ export const LIVE_PROVIDER_KEYS: readonly string[] = PROVIDERS.map((provider) =>
 /** Each provider's default "no job exists" settling period, until an admin stores the provider's own value. */
 export const DEFAULT_NO_JOB_SETTLING_SECONDS = byProvider((provider) => provider.capabilities.noJobSettlingSeconds);
 
+/** The settings that override a provider's action bound: `<NAME>_ACTION_MAX_ATTEMPTS`, `<NAME>_ACTION_MAX_SECONDS`. */
+export type ActionBoundVar = `${Uppercase<ProviderName>}_ACTION_MAX_${"ATTEMPTS" | "SECONDS"}`;
+export const ACTION_BOUND_VARS = byProvider((provider): Record<"attempts" | "seconds", ActionBoundVar> => {
+  const prefix = provider.name.toUpperCase() as Uppercase<ProviderName>;
+  return { attempts: `${prefix}_ACTION_MAX_ATTEMPTS`, seconds: `${prefix}_ACTION_MAX_SECONDS` };
+});
+
 /** The module of a provider name read from storage or a request; undefined for one no longer (or never) known. */
 export function providerModule(name: string): KnownProvider | undefined {
   return PROVIDERS.find((provider) => provider.name === name);

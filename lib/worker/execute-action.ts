@@ -14,8 +14,9 @@ import { earlierChecks } from "@/lib/services/claim/earlier-checks";
 import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
 import { recordObservation } from "@/lib/services/claim/record-observation";
+import { boundedFinishResult } from "./bounded-finish";
 import { deliverOutputs } from "./deliver-outputs";
-import { type EndingVerdict, finishResultOf } from "./finish-result";
+import type { EndingVerdict } from "./finish-result";
 import type { WorkerContext } from "./worker-context";
 
 export type TickOutcome = "resolved" | "rescheduled" | "parked" | "lost_claim" | "error";
@@ -47,7 +48,7 @@ export async function executeAction(
 async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedAction, signal: AbortSignal) {
   const proof: ClaimProof = proofOf(claimed, actor.workerId);
   const finish = async (verdict: EndingVerdict) =>
-    tickOutcome(await finishAction(ctx.db, actor, proof, finishResultOf(verdict, ctx)));
+    tickOutcome(await finishAction(ctx.db, actor, proof, await boundedFinishResult(ctx, claimed, verdict)));
 
   const { provider, model, providerJobId, pollAttempts } = claimed;
   const adapter = ctx.adapters[provider as keyof typeof ctx.adapters];

@@ -6,6 +6,7 @@ import type { WebhookLookup } from "@/lib/notify/webhook-target";
 import { type ConfiguredAdapters, DEFAULT_SIMULATOR_URL, providerAdaptersFromEnv } from "@/lib/providers";
 import { localStorage } from "@/lib/storage/local-storage";
 import type { AssetStorage } from "@/lib/storage/types";
+import { type ActionBounds, actionBoundsFrom } from "./action-bounds";
 import { pacedAdapters, providerPacesFromEnv } from "./provider-pace";
 
 /** Everything a tick needs, built once per process and injectable in tests. */
@@ -19,6 +20,10 @@ export type WorkerContext = {
   pollBaseSeconds: number;
   pollMaxSeconds: number;
   concurrency: number;
+  /** Each provider's bound on one approved action (DESIGN rule 19); absent, the defaults for `pollBaseSeconds`. */
+  actionBounds?: ActionBounds;
+  /** The worker's clock for the bounds' time (default: the system's); a test moves it instead of sleeping. */
+  now?: () => Date;
   /** Claims that may end without finishing before the action is parked as poison (default 5). */
   poisonClaims?: number;
   maxDownloadBytes: number;
@@ -52,6 +57,7 @@ export function workerContextFromEnv(
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,
     pollBaseSeconds: env.WORKER_POLL_BASE_SECONDS,
+    actionBounds: actionBoundsFrom(env, env.WORKER_POLL_BASE_SECONDS),
     pollMaxSeconds: env.WORKER_POLL_MAX_SECONDS,
     concurrency: env.WORKER_CONCURRENCY,
     poisonClaims: env.WORKER_POISON_CLAIMS,

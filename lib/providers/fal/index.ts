@@ -31,4 +31,6 @@ export const falProvider: ProviderModule<"fal", typeof env> = {
   // that need the key, not pages, so none is guessed (docs/providers.md).
   jobPage: () => ({ url: null, why: "fal has no page for one request" }),
   paceEnvVar: "FAL_REQUESTS_PER_SECOND",
+  // fal documents no maximum once a runner starts; an hour is assumed (docs/providers.md, how long checks go on).
+  maxRunSeconds: 60 * 60,
 };

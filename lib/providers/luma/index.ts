@@ -21,4 +21,6 @@ export const lumaProvider: ProviderModule<"luma", typeof env> = {
   // so none is guessed.
   jobPage: () => ({ url: null, why: "Luma has no page for one generation" }),
   paceEnvVar: "LUMA_REQUESTS_PER_SECOND",
+  // Luma documents no maximum for a generation; an hour is assumed (docs/providers.md, how long checks go on).
+  maxRunSeconds: 60 * 60,
 };

@@ -32,4 +32,6 @@ export const replicateProvider: ProviderModule<"replicate", typeof env> = {
   // Every prediction has a web page (replicate/job-page.ts).
   jobPage: (id) => ({ url: replicatePredictionPage(id) }),
   paceEnvVar: "REPLICATE_REQUESTS_PER_SECOND",
+  // Replicate: "predictions time out after running for 30 minutes" (docs/providers.md, how long checks go on).
+  maxRunSeconds: 30 * 60,
 };

@@ -25,4 +25,6 @@ export const runwayProvider: ProviderModule<"runway", typeof env> = {
   // address, which needs the key), so none is guessed.
   jobPage: () => ({ url: null, why: "Runway has no page for one task" }),
   paceEnvVar: "RUNWAY_REQUESTS_PER_SECOND",
+  // Runway documents no maximum for a task; an hour is assumed (docs/providers.md, how long checks go on).
+  maxRunSeconds: 60 * 60,
 };

@@ -20,5 +20,7 @@ export const veoProvider: ProviderModule<"veo", typeof env> = {
   // An operation is an API resource read with the key; the guide names no page for one.
   jobPage: () => ({ url: null, why: "Veo has no page for one operation" }),
   paceEnvVar: "VEO_REQUESTS_PER_SECOND",
+  // Veo: request latency at most 6 minutes, at peak hours (docs/providers.md, how long checks go on).
+  maxRunSeconds: 6 * 60,
   jobIdProblem: operationNameProblem,
 };

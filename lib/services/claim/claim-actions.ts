@@ -21,6 +21,9 @@ export type ClaimedAction = {
   provider: string;
   model: string;
   pollAttempts: number;
+  /** Claims of this action, this one included, and when it was approved: where it stands against its bound (DESIGN rule 19). */
+  claimCount: number;
+  approvedAt: Date;
   /** The case's version and episode as this claim left them (what a finish compares against). */
   caseVersion: number;
   episode: number;
@@ -62,7 +65,7 @@ export async function claimActions(
           lease_until = now() + make_interval(secs => ${leaseSeconds}::int),
           fencing_token = a.fencing_token + 1, claim_count = a.claim_count + 1
       FROM picked WHERE a.id = picked.id
-      RETURNING a.id, a.case_id, a.kind, a.fencing_token, a.lease_until
+      RETURNING a.id, a.case_id, a.kind, a.fencing_token, a.lease_until, a.claim_count, a.created_at
     ), ${stateMoveCtes({
       move: CLAIM,
       actor: worker,
@@ -70,7 +73,7 @@ export async function claimActions(
       evidence: Prisma.sql`jsonb_build_object('actionId', s.id, 'fencingToken', s.fencing_token, 'workerId', ${worker.workerId}::text)`,
     })}
     SELECT c.id AS "actionId", c.case_id AS "caseId", c.kind::text AS kind, c.fencing_token AS "fencingToken",
-           c.lease_until AS "leaseUntil", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
+           c.lease_until AS "leaseUntil", c.claim_count AS "claimCount", c.created_at AS "approvedAt", m.stage::text AS stage, m.provider_job_id AS "providerJobId",
            m.version AS "caseVersion", m.episode, m.provider, m.model, m.poll_attempts AS "pollAttempts"
     FROM claimed c JOIN moved m ON m.id = c.case_id
     ORDER BY c.lease_until, c.id`,

@@ -21,3 +21,27 @@ export async function earlierChecks(db: Db, caseId: string, limit: number): Prom
   );
   return rows.map((row) => ({ ...row, fencingToken: row.fencingToken === null ? null : Number(row.fencingToken) }));
 }
+
+/** One status check made under an action, as a reviewer reads it among the evidence. */
+export type ActionCheck = { at: string; kind: string; providerStatus: string | null; reason: string | null };
+
+/** Checks kept as evidence when an action stops at its bound; its first ones and its latest ones when there are more. */
+const CHECKS_KEPT = 100;
+
+/**
+ * Every status check made under one action, oldest first (DESIGN rule 19: past its bound the case
+ * parks with its attempts as evidence). An action's checks are bounded by its attempts; beyond
+ * `CHECKS_KEPT` the middle ones are left to the observation log, which keeps them all.
+ */
+export async function checksUnderAction(db: Db, caseId: string, actionId: string): Promise<ActionCheck[]> {
+  const rows = await sqlRows<{ at: Date; kind: string; providerStatus: string | null; reason: string | null }>(
+    db,
+    Prisma.sql`
+    SELECT o.observed_at AS at, o.kind, o.provider_status AS "providerStatus", o.detail->>'reason' AS reason
+    FROM provider_observations o
+    WHERE o.case_id = ${caseId}::uuid AND o.action_id = ${actionId}::uuid
+    ORDER BY o.id`,
+  );
+  const kept = rows.length > CHECKS_KEPT ? [...rows.slice(0, CHECKS_KEPT / 2), ...rows.slice(-CHECKS_KEPT / 2)] : rows;
+  return kept.map((row) => ({ ...row, at: row.at.toISOString() }));
+}

@@ -1,18 +1,21 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import type { BoundReached } from "@/lib/domain/action-bound";
 import type { CaseCommand } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker, type WorkerActor } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
+import type { ActionCheck } from "./earlier-checks";
 import { type ClaimProof, type HeldCase, heldClaimCtes, readHeldCase } from "./lease-guard";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
 export type FinishResult =
   | { kind: "resolved" }
-  | { kind: "unresolved"; evidence: string }
+  /** `bound` and `checks` when the action stopped at its bound (DESIGN rule 19), kept on the audit row. */
+  | { kind: "unresolved"; evidence: string; bound?: BoundReached; checks?: ActionCheck[] }
   | { kind: "outputs_unavailable"; evidence: string }
   | { kind: "moved"; stage: "delivery" | "generation_failed"; evidence: string }
   | { kind: "rescheduled"; evidence: string; nextCheckAt: Date }
@@ -38,7 +41,7 @@ function actionEnd(result: FinishResult): ActionEnd | null {
     case "resolved":
       return { status: "succeeded", outcome: "resolved", finished: true };
     case "unresolved":
-      return { status: "unresolved", outcome: "unresolved", finished: true };
+      return { status: "unresolved", outcome: result.bound ? "bound_reached" : "unresolved", finished: true };
     case "outputs_unavailable":
       return { status: "unresolved", outcome: "outputs_unavailable", finished: true };
     case "moved":
