@@ -5,6 +5,7 @@ import { can } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 import type { UserActor } from "../access/actor";
 import { claimJob } from "../job-claim/claim-job";
+import { keepRefusedClaim } from "../job-claim/keep-refused-claim";
 
 /** The attempt that owns a provider job (rule 11), with the case of its operation. */
 export async function findJobOwner(tx: Prisma.TransactionClient, provider: string, providerJobId: string) {
@@ -70,4 +71,14 @@ export async function recordJobOnAttempt(
       : new AppError("provider_job_in_use", "This provider job is already recorded for another operation or attempt.");
   };
   await claimJob(tx, actor, target, refused);
+}
+
+/** Runs a door's transaction; a claim in it that the rule refused is kept and flagged after it rolled back (decision 039). */
+export async function keepingRefusedClaims<T>(db: Db, actor: Principal, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await keepRefusedClaim(db, actor, error);
+    throw error;
+  }
 }

@@ -28,20 +28,14 @@ export function markRefused<E extends Error>(error: E, claim: RefusedClaim): E {
  * Rule 17 at the report and attach doors: a refused claim answers 409 and changes nothing of the
  * claim, but both operations are flagged for a reviewer with the conflict, in a transaction of its
  * own after the refused one rolled back. One flag per claimant and job: a producer repeating a
- * refused report cannot fill the holder's timeline.
+ * refused report cannot fill the holder's timeline. Anything else thrown is left alone.
  */
-export async function keepingRefusedClaims<T>(db: Db, actor: Principal, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    const claim = error instanceof Error ? refusals.get(error) : undefined;
-    if (claim) {
-      await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) =>
-        logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept"),
-      );
-    }
-    throw error;
-  }
+export async function keepRefusedClaim(db: Db, actor: Principal, error: unknown): Promise<void> {
+  const claim = error instanceof Error ? refusals.get(error) : undefined;
+  if (!claim) return;
+  await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) =>
+    logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept"),
+  );
 }
 
 async function keepOnce(tx: Prisma.TransactionClient, actor: Principal, claim: RefusedClaim): Promise<void> {

@@ -6,12 +6,11 @@ import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/doma
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { actorColumns, requireProducer } from "../access/actor";
-import { recordJobOnAttempt } from "../case/job-owner";
+import { keepingRefusedClaims, recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { settleInFull } from "../hold/settle-in-full";
-import { keepingRefusedClaims } from "../job-claim/keep-refused-claim";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 
