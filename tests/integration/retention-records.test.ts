@@ -10,7 +10,7 @@ import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
-import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
+import { dryRunRetention, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
 import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
@@ -105,6 +105,8 @@ describe("an operation that never became a case, under a 1-day policy", () => {
   it("is redacted after the day: summary, permit report, webhook body, conflict evidence and audit text; facts stay", async () => {
     const { operationId, operation, sendPermit, webhook, conflict } = await permitOnlyOperation();
     await backdate(operation.id, 2);
+    // Nothing is evicted silently: the dry run names it first.
+    expect((await dryRunRetention(db, await makeUser(db, ["admin"]))).operations).toBe(1);
     const result = await run();
     expect(result.operations).toBeGreaterThanOrEqual(1);
 

@@ -207,7 +207,7 @@ describe("retention by policy", () => {
     await resolvedCase({ daysAgo: 35 });
     const figures = await dryRunRetention(db, admin);
     const resolvedA = (await db.case.findUniqueOrThrow({ where: { id: a.caseId } })).resolvedAt;
-    expect(figures).toEqual({ cases: 2, oldestResolvedAt: resolvedA, bytes: 2048 });
+    expect(figures).toEqual({ cases: 2, operations: 0, oldestResolvedAt: resolvedA, bytes: 2048 });
     expect(await redactedAt(a.caseId)).toBeNull();
 
     const first = await run();
@@ -216,7 +216,7 @@ describe("retention by policy", () => {
     const second = await run();
     expect(second).toEqual(NOTHING);
     expect(await db.auditEvent.count({ where: { caseId: a.caseId } })).toBe(eventsAfterFirst);
-    expect(await dryRunRetention(db, admin)).toEqual({ cases: 0, oldestResolvedAt: null, bytes: 0 });
+    expect(await dryRunRetention(db, admin)).toEqual({ cases: 0, operations: 0, oldestResolvedAt: null, bytes: 0 });
   });
 
   it("runs once when two workers find it due at the same moment, then not until the next interval", async () => {

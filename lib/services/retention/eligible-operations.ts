@@ -9,7 +9,7 @@ export type EligibleOperation = { id: string; producer: string; operation_id: st
  * report) older than the producer's policy, else the global one, and not redacted yet. The same
  * check guards the owner's functions (retention_require_operation_due), by the database's clock.
  */
-export function eligibleOperationsSql(options: { now: Date; limit: number; lock?: boolean }): Prisma.Sql {
+export function eligibleOperationsSql(options: { now: Date; limit?: number; lock?: boolean }): Prisma.Sql {
   return Prisma.sql`
     SELECT o.id, o.producer, o.operation_id, x.last_at, e.days FROM operations o
     LEFT JOIN retention_policies p ON p.scope = o.producer
@@ -28,6 +28,6 @@ export function eligibleOperationsSql(options: { now: Date; limit: number; lock?
                        WHERE s.operation_ref = o.id
                          AND (s.status IN ('live', 'accepted', 'uncertain') OR h.status = 'held'))
     ORDER BY o.created_at, o.id
-    LIMIT ${options.limit}
+    ${options.limit ? Prisma.sql`LIMIT ${options.limit}` : Prisma.empty}
     ${options.lock ? Prisma.sql`FOR UPDATE OF o SKIP LOCKED` : Prisma.empty}`;
 }
