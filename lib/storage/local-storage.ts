@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { link, mkdir, rm, stat, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { finished } from "node:stream/promises";
 import { type AssetStorage, type PendingWrite, StorageRefusal } from "./types";
@@ -67,6 +67,25 @@ export function localStorage(root: string): AssetStorage {
     },
     async remove(key) {
       await rm(resolve(key), { force: true });
+    },
+    async listOlderThan(cutoff, limit) {
+      const found: string[] = [];
+      const walk = async (dir: string, prefix: string): Promise<void> => {
+        const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of entries) {
+          if (found.length >= limit) return;
+          // A link is neither followed nor listed: whatever it points at is not this store's.
+          if (entry.isSymbolicLink()) continue;
+          const key = prefix ? `${prefix}/${entry.name}` : entry.name;
+          if (entry.isDirectory()) await walk(path.join(dir, entry.name), key);
+          else if (entry.isFile() && SAFE_KEY.test(key)) {
+            const info = await lstat(path.join(dir, entry.name)).catch(() => null);
+            if (info?.isFile() && info.mtime < cutoff) found.push(key);
+          }
+        }
+      };
+      await walk(root, "");
+      return found;
     },
   };
 }

@@ -15,6 +15,11 @@ export interface AssetStorage {
   size(key: string): Promise<number | null>;
   /** Deletes what is under the key (retention, decision 033); a key already gone is no error. */
   remove(key: string): Promise<void>;
+  /**
+   * Keys of the files last written before `cutoff`, by what is on disk (DESIGN rule 20: an orphan
+   * no row names is found this way), at most `limit`. Never follows a link, so never leaves the store.
+   */
+  listOlderThan(cutoff: Date, limit: number): Promise<string[]>;
 }
 
 export interface PendingWrite {

@@ -64,6 +64,16 @@ export async function deliverOutputs(
     return refused("key_taken", `storage key already reserved by another asset: ${reservation.keys.join(", ")}`);
   }
   const stored: StoredOutput[] = [];
+  // A copy that fails after earlier outputs were stored ends this claim, whose keys are spent (its
+  // finish drops the reserved rows; a lost claim can never publish). The files it stored go too,
+  // after that commit (DESIGN rule 20); one storage will not remove now is found on disk by
+  // retention once no row names it. A claim that continues keeps its keys and its files.
+  const giveUp = async (outcome: Promise<FinishOutcome>) => {
+    const result = await outcome;
+    if (result === "continued") return result;
+    for (const { storageKey: key } of stored) await ctx.storage.remove(key).catch(() => {});
+    return result;
+  };
   for (const { outputIndex, storageKey: key } of keys) {
     const output = input.outputs[outputIndex] as OutputRef;
     try {
@@ -75,7 +85,9 @@ export async function deliverOutputs(
       });
       if (!result.ok) {
         await pending.abort();
-        return finishAction(ctx.db, actor, proof, finishResultOf(meaningOfCopyFailure(outputIndex, result), ctx));
+        return giveUp(
+          finishAction(ctx.db, actor, proof, finishResultOf(meaningOfCopyFailure(outputIndex, result), ctx)),
+        );
       }
       await pending.commit().catch(async (error) => {
         await pending.abort();
@@ -86,7 +98,7 @@ export async function deliverOutputs(
     } catch (error) {
       const refusal = asStorageRefusal(error);
       if (!refusal) throw error;
-      return refused(refusal.reason, `storing output ${outputIndex} was refused: ${refusal.message}`);
+      return giveUp(refused(refusal.reason, `storing output ${outputIndex} was refused: ${refusal.message}`));
     }
   }
   try {

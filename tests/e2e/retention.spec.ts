@@ -44,7 +44,7 @@ test("an admin sets a retention policy, sees the dry run, and the overview shows
       headers: { origin: new URL(page.url()).origin },
     });
     expect(dryRun.status()).toBe(200);
-    expect(await dryRun.json()).toEqual({ cases: 0, oldestResolvedAt: null, bytes: 0 });
+    expect(await dryRun.json()).toEqual({ cases: 0, operations: 0, oldestResolvedAt: null, bytes: 0 });
 
     await page.goto("/overview");
     const retention = page.getByText("Retention of customer text and videos").locator("..");

@@ -35,6 +35,16 @@ let finance: Awaited<ReturnType<typeof makeUser>>;
 let reviewer: Awaited<ReturnType<typeof makeUser>>;
 const bot = worker();
 const now = () => new Date();
+/** A run that found nothing to do. */
+const NOTHING = {
+  redacted: 0,
+  operations: 0,
+  webhooks: 0,
+  orphanFiles: 0,
+  filesDeleted: 0,
+  fileErrors: [],
+  more: false,
+};
 const run = () => runRetention(db, storage, bot, { now: now(), deadline: Date.now() + 10_000 });
 
 /** A case resolved `daysAgo` days ago (failure accepted), with a note; its hold released unless kept. */
@@ -197,16 +207,16 @@ describe("retention by policy", () => {
     await resolvedCase({ daysAgo: 35 });
     const figures = await dryRunRetention(db, admin);
     const resolvedA = (await db.case.findUniqueOrThrow({ where: { id: a.caseId } })).resolvedAt;
-    expect(figures).toEqual({ cases: 2, oldestResolvedAt: resolvedA, bytes: 2048 });
+    expect(figures).toEqual({ cases: 2, operations: 0, oldestResolvedAt: resolvedA, bytes: 2048 });
     expect(await redactedAt(a.caseId)).toBeNull();
 
     const first = await run();
     expect(first).toMatchObject({ redacted: 2, filesDeleted: 1 });
     const eventsAfterFirst = await db.auditEvent.count({ where: { caseId: a.caseId } });
     const second = await run();
-    expect(second).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: false });
+    expect(second).toEqual(NOTHING);
     expect(await db.auditEvent.count({ where: { caseId: a.caseId } })).toBe(eventsAfterFirst);
-    expect(await dryRunRetention(db, admin)).toEqual({ cases: 0, oldestResolvedAt: null, bytes: 0 });
+    expect(await dryRunRetention(db, admin)).toEqual({ cases: 0, operations: 0, oldestResolvedAt: null, bytes: 0 });
   });
 
   it("runs once when two workers find it due at the same moment, then not until the next interval", async () => {
@@ -242,7 +252,7 @@ describe("retention by policy", () => {
     // Out of time before its first batch: nothing done, nothing known to be done, due again at once.
     await due();
     const late = await runRetentionIfDue(db, storage, worker(), { deadline: Date.now() - 1 });
-    expect(late).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: true });
+    expect(late).toEqual({ ...NOTHING, more: true });
     expect((await schedule()).nextRunAt.getTime()).toBeLessThanOrEqual(Date.now());
 
     const limits = () => ({ deadline: Date.now() + 10_000, batch: 1, maxBatches: 2 });
@@ -310,10 +320,10 @@ describe("retention by policy", () => {
     expect(waiting.deletedAt).not.toBeNull();
     expect(waiting.fileRemovedAt).toBeNull();
     refuse = false;
-    expect(await retention()).toEqual({ redacted: 0, filesDeleted: 1, fileErrors: [], more: false });
+    expect(await retention()).toEqual({ ...NOTHING, filesDeleted: 1 });
     expect(await storage.exists(key ?? "")).toBe(false);
     expect((await db.asset.findFirstOrThrow({ where: { caseId } })).fileRemovedAt).not.toBeNull();
-    expect(await retention()).toEqual({ redacted: 0, filesDeleted: 0, fileErrors: [], more: false });
+    expect(await retention()).toEqual(NOTHING);
   });
 
   it("is run by the worker's tick when due, with the worker's storage", async () => {

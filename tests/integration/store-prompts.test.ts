@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import { addNote } from "@/lib/services/case/add-note";
 import { parkCase } from "@/lib/services/case/park-case";
-import { parkInput, producer } from "./fixtures";
+import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
 // The environment is read once per process; this file's process is one where the operator chose
@@ -21,5 +22,19 @@ describe("STORE_PROMPTS=1", () => {
     );
     const row = await db.case.findUniqueOrThrow({ where: { id: caseId }, include: { operation: true } });
     expect(row.operation.requestSummary).toEqual({ prompt, api_key: "[redacted]" });
+  });
+
+  it("keeps a prompt in evidence details and in a note as written (DESIGN rule 20)", async () => {
+    const prompt = "a violet heron over a frozen lake";
+    const park = parkInput("generation_failed");
+    const { caseId } = await parkCase(db, producer("prompt-keeper"), {
+      ...park,
+      evidence: { ...park.evidence, details: { prompt } },
+    });
+    await addNote(db, await makeUser(db, ["reviewer"]), caseId, { text: `prompt: ${prompt}` });
+    const row = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    expect((row.lastEvidence as { details: unknown }).details).toEqual({ prompt });
+    const note = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "note_added" } });
+    expect(JSON.stringify(note.evidence)).toContain(`prompt: ${prompt}`);
   });
 });

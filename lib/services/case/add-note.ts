@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { sanitiseString } from "@/lib/domain/sanitise";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import { requirePermission, type UserActor } from "../access/actor";
 import { type CaseRow, type ChangeVia, loadCase, transitionCase } from "./transition-case";
 
@@ -21,6 +22,6 @@ export async function addNoteLoaded(
   input: { text: string },
   via?: ChangeVia,
 ): Promise<void> {
-  const text = sanitiseString(input.text, 4000);
+  const text = storedText(input.text, { storePrompts: storePrompts(), limits: { maxStringLength: 4000 } });
   await transitionCase(tx, { row, actor: user, command: { type: "add_note", text }, evidence: { text, ...via } });
 }

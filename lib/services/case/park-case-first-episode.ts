@@ -2,10 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { RegistrationFacts } from "@/lib/domain/registration";
-import { summariseRequest } from "@/lib/domain/request-summary";
-import { sanitise } from "@/lib/domain/sanitise";
 import type { CaseState, Stage } from "@/lib/domain/stages";
-import { env } from "@/lib/env";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { firstEpisodeAudit } from "./writer/first-episode";
@@ -54,10 +53,8 @@ export async function parkFirstEpisode(
   // Every row the registration writes carries the same moment, so the figures the triggers bucket
   // by hour (cases opened, holds reserved, money booked) agree with each other from the start.
   const moment = Prisma.sql`COALESCE(${at}::timestamptz, CURRENT_TIMESTAMP)`;
-  const evidence = JSON.stringify(sanitise(input.evidence));
-  const request = input.request
-    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
-    : null;
+  const evidence = JSON.stringify(storedText(input.evidence, { storePrompts: storePrompts() }));
+  const request = input.request ? JSON.stringify(storedText(input.request, { storePrompts: storePrompts() })) : null;
   const jobId = input.providerJobId ?? null;
   const amount = BigInt(input.hold.amountMicros);
   const rows = await sqlRows<Row>(

@@ -4,7 +4,8 @@ import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { decideRegistration, type RegistrationFacts } from "@/lib/domain/registration";
-import { sanitise } from "@/lib/domain/sanitise";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
@@ -25,7 +26,7 @@ export type ParkOptions = {
   openedAt?: Date;
 };
 
-const json = (value: unknown) => sanitise(value) as Prisma.InputJsonValue;
+const json = (value: unknown) => storedText(value, { storePrompts: storePrompts() }) as Prisma.InputJsonValue;
 
 /**
  * Rule 1: parking is idempotent. The same facts return the existing case; different facts for an

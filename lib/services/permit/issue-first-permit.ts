@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { summariseRequest } from "@/lib/domain/request-summary";
 import type { PermitFacts } from "@/lib/domain/send-permits";
-import { env } from "@/lib/env";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { insertCaselessAuditRow } from "../case/writer/audit";
@@ -28,9 +28,7 @@ export async function issueFirstPermit(
   facts: PermitFacts,
 ): Promise<FirstPermit> {
   const { actorLabel } = actorColumns(producer);
-  const request = input.request
-    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
-    : null;
+  const request = input.request ? JSON.stringify(storedText(input.request, { storePrompts: storePrompts() })) : null;
   const after = {
     operationId,
     attemptId: facts.attemptId,

@@ -1,8 +1,9 @@
 import type { Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { sanitise } from "@/lib/domain/sanitise";
 import type { PermitStatus } from "@/lib/domain/send-permits";
 import type { Stage } from "@/lib/domain/stages";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "../case/job-owner";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
@@ -58,7 +59,7 @@ export async function parkPermit(
       providerJobId,
     });
   }
-  const evidence = sanitise(input.evidence) as Prisma.InputJsonValue;
+  const evidence = storedText(input.evidence, { storePrompts: storePrompts() }) as Prisma.InputJsonValue;
   const settling = await noJobSettlingSeconds(tx, permit.operation.provider);
   const retryDeadline = new Date(permit.sendDeadline.getTime() + settling * 1000);
   const existing = await tx.case.findUnique({ where: { operationRef: permit.operationRef } });
@@ -199,7 +200,10 @@ export async function attachJobToUncertainCase(
     row,
     actor,
     command: { type: "reconcile_attach", providerJobId, evidence: input.text },
-    evidence: sanitise({ ...input.evidence, text: input.text, providerJobId }) as Prisma.InputJsonValue,
+    evidence: storedText(
+      { ...input.evidence, text: input.text, providerJobId },
+      { storePrompts: storePrompts() },
+    ) as Prisma.InputJsonValue,
     // The submission the deadline was about is answered: the episode is no longer overdue, and a job
     // to check has no submission deadline (its status checks carry it from here).
     extra: { escalatedAt: null, escalationReason: null, retryDeadline: null },

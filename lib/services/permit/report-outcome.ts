@@ -1,8 +1,9 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { sanitise } from "@/lib/domain/sanitise";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
+import { storedText } from "@/lib/domain/stored-text";
+import { storePrompts } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { actorColumns, requireProducer } from "../access/actor";
@@ -67,7 +68,7 @@ export async function reportOutcome(
         token: input.token,
         report: reportOf(input),
         evidence,
-        note: sanitise(input) as Prisma.InputJsonValue,
+        note: storedText(input, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
       });
     }),
   );
@@ -179,7 +180,7 @@ async function audit(
       token: permit.token,
       ...after,
     } as Prisma.InputJsonValue,
-    evidence: sanitise(evidence) as Prisma.InputJsonValue,
+    evidence: storedText(evidence, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
   });
 }
 

@@ -4,7 +4,6 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
-import { summariseRequest } from "@/lib/domain/request-summary";
 import {
   checkSendDeadline,
   decidePermitRequest,
@@ -14,7 +13,8 @@ import {
   withinWindow,
 } from "@/lib/domain/send-permits";
 import type { CaseState } from "@/lib/domain/stages";
-import { env } from "@/lib/env";
+import { storedText } from "@/lib/domain/stored-text";
+import { env, storePrompts } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
@@ -249,9 +249,7 @@ async function issue(
           requestFingerprint: facts.fingerprint,
           ...(input.request
             ? {
-                requestSummary: summariseRequest(input.request, {
-                  storePrompts: env().STORE_PROMPTS === "1",
-                }) as Prisma.InputJsonValue,
+                requestSummary: storedText(input.request, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
               }
             : {}),
         },

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { GLOBAL_RETENTION_SCOPE } from "@/lib/domain/retention";
+import { eligibleOperationsSql } from "./eligible-operations";
 
 export type EligibleCase = { id: string; resolved_at: Date; days: number };
 
@@ -36,15 +37,27 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
     ${options.lock ? Prisma.sql`FOR UPDATE OF c SKIP LOCKED` : Prisma.empty}`;
 }
 
-export type RetentionDryRun = { cases: number; oldestResolvedAt: Date | null; bytes: number };
+export type RetentionDryRun = {
+  cases: number;
+  /** Operations that never became a case, whose records a run would end (DESIGN rule 20). */
+  operations: number;
+  oldestResolvedAt: Date | null;
+  bytes: number;
+};
 
-/** What a run now would touch: how many cases, the oldest resolution among them, the video bytes freed. */
+/** What a run now would touch: how many cases and case-less operations, the oldest resolution, the video bytes freed. */
 export async function retentionFigures(db: Db, now: Date): Promise<RetentionDryRun> {
-  const [row] = await db.$queryRaw<{ cases: bigint; oldest: Date | null; bytes: bigint | null }[]>`
+  const [row] = await db.$queryRaw<{ cases: bigint; operations: bigint; oldest: Date | null; bytes: bigint | null }[]>`
     WITH e AS (${eligibleCasesSql({ now })})
     SELECT count(*) AS cases, min(e.resolved_at) AS oldest,
+           (SELECT count(*) FROM (${eligibleOperationsSql({ now })}) o) AS operations,
            (SELECT coalesce(sum(a.size_bytes), 0) FROM assets a
              WHERE a.case_id IN (SELECT id FROM e) AND a.deleted_at IS NULL) AS bytes
     FROM e`;
-  return { cases: Number(row?.cases ?? 0), oldestResolvedAt: row?.oldest ?? null, bytes: Number(row?.bytes ?? 0) };
+  return {
+    cases: Number(row?.cases ?? 0),
+    operations: Number(row?.operations ?? 0),
+    oldestResolvedAt: row?.oldest ?? null,
+    bytes: Number(row?.bytes ?? 0),
+  };
 }

@@ -4,14 +4,23 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { RETENTION_BATCH, RETENTION_INTERVAL_MS, retentionReason } from "@/lib/domain/retention";
-import { increment } from "@/lib/metrics/counters";
 import type { AssetStorage } from "@/lib/storage/types";
 import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
+import { redactEndedOperations, redactLooseWebhooks } from "./redact-operation";
+import { redactOperationRecords } from "./redact-operation-records";
+import { filesStillWaiting, removeFiles, removeOrphanFiles } from "./retention-files";
 
 export type RetentionRun = {
+  /** Cases redacted. */
   redacted: number;
+  /** Operations that never became a case, redacted (DESIGN rule 20). */
+  operations: number;
+  /** Provider webhooks that matched nothing, their bodies redacted. */
+  webhooks: number;
+  /** Files on disk that no asset row names, removed once older than the shortest policy. */
+  orphanFiles: number;
   filesDeleted: number;
   fileErrors: string[];
   /** Stopped by its deadline or batch cap before a batch came back short: eligible cases may be left. */
@@ -61,9 +70,18 @@ export async function runRetention(
   options: { now: Date } & RunLimits,
 ): Promise<RetentionRun> {
   const batch = options.batch ?? RETENTION_BATCH;
-  const total: RetentionRun = { redacted: 0, filesDeleted: 0, fileErrors: [], more: true };
+  const total: RetentionRun = {
+    redacted: 0,
+    operations: 0,
+    webhooks: 0,
+    orphanFiles: 0,
+    filesDeleted: 0,
+    fileErrors: [],
+    more: true,
+  };
   // Files an earlier run could not remove go first: their rows already say the videos are deleted.
   await removeFiles(db, storage, await filesStillWaiting(db), total);
+  total.orphanFiles = await removeOrphanFiles(db, storage, options.now, total);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
       const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
@@ -79,38 +97,14 @@ export async function runRetention(
       break;
     }
   }
-  return total;
-}
-
-/** Files whose rows were marked deleted but which storage has not confirmed removing, oldest first. */
-async function filesStillWaiting(db: Db): Promise<string[]> {
-  const rows = await db.asset.findMany({
-    where: { deletedAt: { not: null }, fileRemovedAt: null },
-    orderBy: { deletedAt: "asc" },
-    select: { storageKey: true },
-    take: RETENTION_BATCH,
-  });
-  return rows.map((row) => row.storageKey);
-}
-
-/**
- * Removes the files and records each removal on its row; a file storage refuses stays waiting for
- * the next run (counted, and named in the run's result), never forgotten.
- */
-async function removeFiles(db: Db, storage: AssetStorage, keys: string[], total: RetentionRun): Promise<void> {
-  const removed: string[] = [];
-  for (const key of keys) {
-    try {
-      await storage.remove(key);
-      removed.push(key);
-    } catch (error) {
-      increment("recovery_retention_file_errors_total");
-      total.fileErrors.push(`${key}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  // Records that never became a case end under the same policies, after the cases (DESIGN rule 20).
+  if (!total.more) {
+    const rest = await redactEndedOperations(db, actor, { ...options, batch });
+    total.operations = rest.operations;
+    total.more = rest.more;
   }
-  if (removed.length === 0) return;
-  await db.asset.updateMany({ where: { storageKey: { in: removed } }, data: { fileRemovedAt: new Date() } });
-  total.filesDeleted += removed.length;
+  if (!total.more) total.webhooks = await redactLooseWebhooks(db, { now: options.now, batch });
+  return total;
 }
 
 /** One case's customer text replaced in place, its videos marked deleted; the keys to delete after commit. */
@@ -126,9 +120,8 @@ async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date
   const fields = {
     auditEvidence: audit?.n ?? 0,
     caseEvidence: 1,
-    requestSummary: await count(Prisma.sql`
-      UPDATE operations SET request_summary = ${marker}::jsonb
-       WHERE id = ${kase.operationRef}::uuid AND request_summary IS NOT NULL`),
+    // The operation's own records: summary, permit reports, kept webhooks, claim conflicts (DESIGN rule 20).
+    ...(await redactOperationRecords(tx, { operationRef: kase.operationRef, caseId: row.id, marker })),
     decisionEvidence: await count(Prisma.sql`
       UPDATE decisions SET evidence = ${REDACTED_LABEL} WHERE case_id = ${row.id}::uuid AND evidence <> ${REDACTED_LABEL}`),
     replacementEvidence: await count(Prisma.sql`
@@ -138,8 +131,13 @@ async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date
       UPDATE holds SET decision_note = ${REDACTED_LABEL}
        WHERE case_id = ${row.id}::uuid AND decision_note IS NOT NULL AND decision_note <> ${REDACTED_LABEL}`),
     ledgerNotes: ledger?.n ?? 0,
+    // The provider's text and the output URLs it named go too (DESIGN rule 20); status and kind stay.
     providerDetails: await count(Prisma.sql`
-      UPDATE provider_observations SET detail = ${marker}::jsonb WHERE case_id = ${row.id}::uuid AND detail IS NOT NULL`),
+      UPDATE provider_observations
+         SET detail = CASE WHEN detail IS NULL THEN NULL ELSE ${marker}::jsonb END,
+             outputs = CASE WHEN outputs IS NULL THEN NULL ELSE ${marker}::jsonb END
+       WHERE case_id = ${row.id}::uuid AND (detail IS NOT NULL OR outputs IS NOT NULL)
+         AND NOT (coalesce(detail, outputs) ? '$redacted')`),
     // A case with a notification still due is not eligible (it goes out first), so this is every
     // one of the case's; the condition only keeps a message that is somehow still due from going
     // out as a marker.

@@ -58,7 +58,8 @@ export default async function AdminRetentionPage() {
       >
         <h2 className="font-semibold text-slate-900">Dry run: what a run now would touch</h2>
         <p className="mt-1">
-          {dryRun.cases} {dryRun.cases === 1 ? "case" : "cases"} · oldest resolved{" "}
+          {dryRun.cases} {dryRun.cases === 1 ? "case" : "cases"} · {dryRun.operations}{" "}
+          {dryRun.operations === 1 ? "operation" : "operations"} without a case · oldest resolved{" "}
           {formatWhen(dryRun.oldestResolvedAt, "—")} · {formatBytes(dryRun.bytes)} of videos
         </p>
       </div>

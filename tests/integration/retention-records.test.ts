@@ -1,0 +1,213 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
+import { verifyAuditChains } from "@/lib/audit/verify-chain";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
+import { parkCase } from "@/lib/services/case/park-case";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
+import { dryRunRetention, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
+import { runRetention } from "@/lib/services/retention/run-retention";
+import { localStorage } from "@/lib/storage/local-storage";
+import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
+import { openTestDb } from "./setup/test-db";
+
+// DESIGN rule 20: every kind of record ends under the retention policies, not only cases.
+const { db, url } = openTestDb();
+const verifier = new pg.Client({ connectionString: url });
+const shop = producer("day-shop");
+const bot = worker();
+let storage: ReturnType<typeof localStorage>;
+const run = () => runRetention(db, storage, bot, { now: new Date(), deadline: Date.now() + 10_000 });
+const marked = (value: unknown) => isRedactedJson(JSON.stringify(value));
+
+/** An operation that only ever went through its permit: issued with a prompt, accepted, completed. */
+async function permitOnlyOperation() {
+  const { operationId, input } = permitInput({ request: { prompt: "a red fox in the snow", seed: 7 } });
+  const permit = await requestPermit(db, shop, operationId, input);
+  if (permit.status !== "permitted") throw new Error(`expected a permit, got ${permit.status}`);
+  const job = `job-${operationId}`;
+  await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, permit.permit.token, "accepted", job));
+  await reportOutcome(db, shop, input.attemptId, {
+    ...outcomeInput(operationId, permit.permit.token, "completed", job),
+    evidence: { summary: "the fox video is ready", observedAt: "2026-12-02T10:00:00Z" },
+  });
+  const operation = await db.operation.findFirstOrThrow({ where: { producer: shop.name, operationId } });
+  const sendPermit = await db.sendPermit.findFirstOrThrow({ where: { operationRef: operation.id } });
+  const webhook = await db.providerWebhook.create({
+    data: {
+      provider: "replicate",
+      webhookId: `wh-${operationId}`,
+      providerJobId: job,
+      statusKind: "completed",
+      signedAt: new Date(),
+      outcome: "permit_reported",
+      note: "the fox video",
+      permitRef: sendPermit.id,
+      detail: { kind: "completed", outputs: [{ url: "https://cdn.example/fox.mp4" }] },
+    },
+  });
+  const conflict = await db.jobClaimConflict.create({
+    data: {
+      provider: "replicate",
+      providerJobId: job,
+      door: "report",
+      outcome: "contested",
+      claimantAttemptRef: sendPermit.attemptRef,
+      reason: "another operation reported this job",
+      evidence: { summary: "the fox video, claimed twice" },
+    },
+  });
+  return { operationId, operation, sendPermit, webhook, conflict };
+}
+
+/** Moves an operation's every time back by `days`, as if it had all happened then. */
+async function backdate(operationRef: string, days: number) {
+  await db.$executeRaw`UPDATE operations SET created_at = created_at - make_interval(days => ${days}) WHERE id = ${operationRef}::uuid`;
+  await db.$executeRaw`
+    UPDATE send_permits SET created_at = created_at - make_interval(days => ${days}),
+                            reported_at = reported_at - make_interval(days => ${days})
+     WHERE operation_ref = ${operationRef}::uuid`;
+}
+
+const permitEvents = (operationId: string) =>
+  db.auditEvent.findMany({
+    where: { caseId: null, kind: { startsWith: "permit_" }, after: { path: ["operationId"], equals: operationId } },
+  });
+
+beforeAll(async () => {
+  await verifier.connect();
+  storage = localStorage(await mkdtemp(path.join(tmpdir(), "retention-records-")));
+  const admin = await makeUser(db, ["admin"]);
+  await saveRetentionPolicy(db, admin, { producer: null, days: 30 });
+  await saveRetentionPolicy(db, admin, { producer: shop.name, days: 1 });
+});
+afterAll(async () => {
+  await verifier.end();
+});
+
+describe("an operation that never became a case, under a 1-day policy", () => {
+  it("keeps its summary, reports, webhooks and audit text within the day", async () => {
+    const { operationId, operation, sendPermit, webhook } = await permitOnlyOperation();
+    await run();
+    const after = await db.operation.findUniqueOrThrow({ where: { id: operation.id } });
+    expect(after.redactedAt).toBeNull();
+    expect(JSON.stringify(after.requestSummary)).toContain("sha256");
+    expect(marked((await db.sendPermit.findUniqueOrThrow({ where: { id: sendPermit.id } })).lastReport)).toBe(false);
+    expect(marked((await db.providerWebhook.findUniqueOrThrow({ where: { id: webhook.id } })).detail)).toBe(false);
+    expect((await permitEvents(operationId)).some((e) => JSON.stringify(e.evidence).includes("fox video"))).toBe(true);
+  });
+
+  it("is redacted after the day: summary, permit report, webhook body, conflict evidence and audit text; facts stay", async () => {
+    const { operationId, operation, sendPermit, webhook, conflict } = await permitOnlyOperation();
+    await backdate(operation.id, 2);
+    // Nothing is evicted silently: the dry run names it first.
+    expect((await dryRunRetention(db, await makeUser(db, ["admin"]))).operations).toBe(1);
+    const result = await run();
+    expect(result.operations).toBeGreaterThanOrEqual(1);
+
+    const after = await db.operation.findUniqueOrThrow({ where: { id: operation.id } });
+    expect(after.redactedAt).not.toBeNull();
+    expect(marked(after.requestSummary)).toBe(true);
+    expect(after.requestFingerprint).toBe(operation.requestFingerprint);
+    const permit = await db.sendPermit.findUniqueOrThrow({ where: { id: sendPermit.id } });
+    expect(marked(permit.lastReport)).toBe(true);
+    expect(permit.status).toBe("completed");
+    const hook = await db.providerWebhook.findUniqueOrThrow({ where: { id: webhook.id } });
+    expect(marked(hook.detail)).toBe(true);
+    expect(hook.note).toBe(REDACTED_LABEL);
+    expect(hook.providerJobId).toBe(webhook.providerJobId);
+    expect(marked((await db.jobClaimConflict.findUniqueOrThrow({ where: { id: conflict.id } })).evidence)).toBe(true);
+    const events = await permitEvents(operationId);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.filter((e) => e.evidence !== null && !marked(e.evidence)).map((e) => e.kind)).toEqual([]);
+    const record = await db.auditEvent.findFirstOrThrow({
+      where: { kind: "operation_redacted", after: { path: ["operationId"], equals: operationId } },
+    });
+    expect(record.evidence).toMatchObject({ retentionDays: 1, fields: { requestSummary: 1, permitReports: 1 } });
+    expect((await verifyAuditChains(verifier)).broken).toEqual([]);
+
+    // Done once: a second run leaves it alone.
+    const again = await run();
+    expect(again.operations).toBe(0);
+  });
+
+  it("is left alone while a permit is still live, however old", async () => {
+    const { operationId, input } = permitInput({ request: { prompt: "a slow snail" } });
+    const permit = await requestPermit(db, shop, operationId, input);
+    expect(permit.status).toBe("permitted");
+    const operation = await db.operation.findFirstOrThrow({ where: { producer: shop.name, operationId } });
+    await backdate(operation.id, 5);
+    await run();
+    expect((await db.operation.findUniqueOrThrow({ where: { id: operation.id } })).redactedAt).toBeNull();
+    // Not even the app's own role can redact it early: the owner's function refuses.
+    await expect(db.$queryRaw`SELECT audit_redact_operation(${operation.id}::uuid, 'early')`).rejects.toThrow(
+      /still open/,
+    );
+  });
+});
+
+describe("records that belong to a case or to nothing", () => {
+  it("a redacted case takes its observations' output URLs and its webhooks with it", async () => {
+    const admin = await makeUser(db, ["admin", "reviewer", "finance"]);
+    const { caseId } = await parkCase(db, shop, parkInput("generation_failed"));
+    const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    const observation = await db.providerObservation.create({
+      data: {
+        caseId,
+        attemptRef: kase.attemptRef,
+        kind: "completed",
+        outputs: [{ url: "https://cdn.example/cat.mp4" }],
+        detail: { note: "cat" },
+      },
+    });
+    const webhook = await db.providerWebhook.create({
+      data: {
+        provider: "replicate",
+        webhookId: `wh-${caseId}`,
+        providerJobId: `job-${caseId}`,
+        statusKind: "completed",
+        signedAt: new Date(),
+        outcome: "observed",
+        caseRef: caseId,
+        detail: { outputs: [{ url: "https://cdn.example/cat.mp4" }] },
+      },
+    });
+    await acceptFailure(db, admin, caseId, { evidence: "accepted" });
+    const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
+    await resolveHold(db, admin, hold.id, { kind: "release", note: "no charge", evidence: "none" });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '2 days' WHERE id = ${caseId}::uuid`;
+    await run();
+    const seen = await db.providerObservation.findUniqueOrThrow({ where: { id: observation.id } });
+    expect(marked(seen.outputs)).toBe(true);
+    expect(marked(seen.detail)).toBe(true);
+    expect(seen.kind).toBe("completed");
+    expect(marked((await db.providerWebhook.findUniqueOrThrow({ where: { id: webhook.id } })).detail)).toBe(true);
+  });
+
+  it("a webhook that matched nothing keeps its body for the global policy, then loses it", async () => {
+    const loose = (days: number) =>
+      db.providerWebhook.create({
+        data: {
+          provider: "replicate",
+          webhookId: `loose-${days}-${Math.random()}`,
+          providerJobId: "job-nobody",
+          statusKind: "completed",
+          signedAt: new Date(),
+          receivedAt: new Date(Date.now() - days * 86_400_000),
+          outcome: "unmatched",
+          detail: { outputs: [{ url: "https://cdn.example/stranger.mp4" }] },
+        },
+      });
+    const young = await loose(29);
+    const old = await loose(31);
+    const result = await run();
+    expect(result.webhooks).toBe(1);
+    expect(marked((await db.providerWebhook.findUniqueOrThrow({ where: { id: old.id } })).detail)).toBe(true);
+    expect(marked((await db.providerWebhook.findUniqueOrThrow({ where: { id: young.id } })).detail)).toBe(false);
+  });
+});
