@@ -8,6 +8,7 @@ import { increment } from "@/lib/metrics/counters";
 import type { AssetStorage } from "@/lib/storage/types";
 import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
+import { forgetExpiredOutputUrls } from "../claim/output-urls";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
 
 export type RetentionRun = {
@@ -64,6 +65,7 @@ export async function runRetention(
   const total: RetentionRun = { redacted: 0, filesDeleted: 0, fileErrors: [], more: true };
   // Files an earlier run could not remove go first: their rows already say the videos are deleted.
   await removeFiles(db, storage, await filesStillWaiting(db), total);
+  await forgetExpiredOutputUrls(db, options.now);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
       const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
