@@ -62,7 +62,7 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   const { caseId, episode } = claimed;
 
   // The saving step fetches the outputs from the URLs their completion handed out while those still
-  // work; only without them (none kept, or expiring) is the provider asked again (decision 039).
+  // work; only without them (none kept, or expiring) is the provider asked again (decision 042).
   const kept = claimed.stage === "delivery" ? await keptOutputs(ctx.db, caseId) : null;
   if (kept) {
     return tickOutcome(

@@ -9,7 +9,7 @@ import { providerRecovery } from "./helpers/provider-recovery";
 import { dumpAllRows } from "./helpers/tables";
 import { openTestDb } from "./setup/test-db";
 
-// The saving step (decision 039): the output URLs a completion handed out are kept whole, signed
+// The saving step (decision 042): the output URLs a completion handed out are kept whole, signed
 // query included, and fetched again until they expire, without asking the provider; nothing shows
 // the signed query. A throttled status read during a delivery waits as a throttled poll does.
 

@@ -4,7 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import { isHttpUrl } from "@/lib/providers/json";
 import type { OutputRef } from "@/lib/providers/types";
 
-// The output URLs a completion handed out, kept whole in `output_urls` (decision 039): evidence
+// The output URLs a completion handed out, kept whole in `output_urls` (decision 042): evidence
 // keeps them without their signed query (DESIGN rule 10), so only this copy can be fetched again.
 // Nothing here is ever logged, put on the timeline or returned to a person.
 

@@ -1,6 +1,6 @@
 -- The output URLs a completion handed out, kept whole (signed query included) so the saving step can
 -- fetch them again without asking the provider, until they expire
--- (docs/decisions/039-kept-output-urls.md). Evidence keeps the same URLs without their query
+-- (docs/decisions/042-kept-output-urls.md). Evidence keeps the same URLs without their query
 -- (DESIGN rule 10); this table is read by the worker's delivery alone, and never by a page, an
 -- answer, an export or a log. A row goes when its outputs are delivered, or by retention once
 -- `expires_at` has passed (DESIGN rule 20).
