@@ -87,7 +87,7 @@ const EXPECTED: Record<string, { polling: Verdict["kind"]; delivery: Verdict["ki
   "not found, earlier on this same claim": { polling: "park", delivery: "park" },
   "not found, earlier check said something else": { polling: "park", delivery: "park" },
   unknown: { polling: "park", delivery: "park" },
-  "unknown, throttled": { polling: "retry_later", delivery: "park" },
+  "unknown, throttled": { polling: "retry_later", delivery: "retry_later" },
   "unknown, result gone": { polling: "park", delivery: "outputs_unavailable" },
 };
 
@@ -175,6 +175,11 @@ describe("what a provider's answer means", () => {
     });
     expect(at("unknown")).toEqual({ kind: "park", evidence: "status unknown after 3 attempts: timeout" });
     expect(at("unknown, throttled")).toEqual({
+      kind: "retry_later",
+      evidence: "provider throttled the check (throttled)",
+      afterMs: 90_000,
+    });
+    expect(at("unknown, throttled", "delivery", "retry_delivery")).toEqual({
       kind: "retry_later",
       evidence: "provider throttled the check (throttled)",
       afterMs: 90_000,

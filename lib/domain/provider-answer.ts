@@ -5,7 +5,7 @@ import { permittedRecoveryAction, type RecoveryActionKind, type Stage } from "./
  * What the worker does with a claimed action once it knows what the provider says. Every verdict
  * but `deliver` ends (or hands back) the claim; `deliver` carries on to the copy within it.
  * - keep_polling: the job is still running; look again after the usual backoff (`checks` so far).
- * - retry_later: the provider throttled the check; look again when it allows (`afterMs`).
+ * - retry_later: the provider throttled the read (a poll's or a delivery's); look again when it allows (`afterMs`).
  * - deliver: the job finished with outputs; copy them (the observation settles the hold first).
  * - record_failed: an authoritative failure seen by a status check: the case becomes generation_failed.
  * - outputs_unavailable: the job finished but its outputs are gone; a copy cannot succeed (rule 13).
@@ -158,8 +158,9 @@ export function meaningOf(
           evidence: `the provider no longer has the job's result (HTTP ${answer.httpStatus ?? "?"})`,
         };
       }
-      // Throttling says nothing about the job: look again when the provider allows it.
-      if (policy === "polling" && answer.retryAfterMs !== undefined && answer.retryAfterMs > 0) {
+      // Throttling says nothing about the job: look again when the provider allows it, whether
+      // the read was a status check or a delivery's (a throttled delivery is not a reason to park).
+      if (answer.retryAfterMs !== undefined && answer.retryAfterMs > 0) {
         return {
           kind: "retry_later",
           evidence: `provider throttled the check (${answer.reason})`,

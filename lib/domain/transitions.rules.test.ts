@@ -127,8 +127,13 @@ describe("reschedule", () => {
     }
   });
 
-  it("refuses a claimed case outside polling", () => {
-    for (const stage of STAGES.filter((s) => s !== "polling")) {
+  it("hands a delivery whose status read was throttled back to ready", () => {
+    const decision = decide(claimed("delivery"), { type: "reschedule", evidence: "provider throttled the check" });
+    expect(decision.ok && decision.next).toEqual({ stage: "delivery", state: "ready", providerJobId: "job-1" });
+  });
+
+  it("refuses a claimed case outside polling and delivery", () => {
+    for (const stage of STAGES.filter((s) => s !== "polling" && s !== "delivery")) {
       expect(codeOf(claimed(stage), still)).toBe("action_not_permitted_for_stage");
     }
   });

@@ -133,7 +133,7 @@ const EXPECTED: Record<CaseCommand["type"], Grid> = {
   reschedule: {
     parked: none,
     ready: none,
-    claimed: [NP, { stage: "polling", state: "ready" }, NP, NP],
+    claimed: [NP, { stage: "polling", state: "ready" }, { stage: "delivery", state: "ready" }, NP],
     resolved: none,
   },
   release_claim: {

@@ -210,10 +210,11 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
       return to(from, "lease_rescued", { state: "ready" });
 
     // A status check that says "still running" resolves nothing: the action goes back to ready
-    // for a later check, still covered by the same approval.
+    // for a later check, still covered by the same approval. A delivery's read that the provider
+    // throttled goes back the same way, to be read again when the provider allows.
     case "reschedule":
       if (state !== "claimed") return wrongState(from, command.type, ["claimed"]);
-      if (stage !== "polling") {
+      if (stage !== "polling" && stage !== "delivery") {
         return refuse("action_not_permitted_for_stage", `${stage} has no status check to reschedule`, {
           stage,
         });

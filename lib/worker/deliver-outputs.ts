@@ -5,6 +5,7 @@ import { increment } from "@/lib/metrics/counters";
 import type { OutputRef, ProviderAdapter } from "@/lib/providers/types";
 import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
+import { forgetKeptOutputs } from "@/lib/services/claim/output-urls";
 import { publishDelivery, type StoredOutput } from "@/lib/services/claim/publish-delivery";
 import { type AssetKey, reserveAssets } from "@/lib/services/claim/reserve-assets";
 import { asStorageRefusal } from "@/lib/storage/types";
@@ -28,6 +29,8 @@ type Delivery = {
   /** Never empty: a completion without outputs is parked by the policy before a copy starts. */
   outputs: [OutputRef, ...OutputRef[]];
   signal: AbortSignal;
+  /** The outputs are the URLs kept from their completion, not a status read's fresh answer. */
+  fromKeptUrls?: boolean;
 };
 
 /**
@@ -52,7 +55,11 @@ export async function deliverOutputs(
     outputIndex,
     storageKey: storageKey({ ...proof, caseId: input.caseId, episode: input.episode, outputIndex }),
   }));
-  const reservation = await reserveAssets(ctx.db, actor, proof, { caseId: input.caseId, keys });
+  const reservation = await reserveAssets(ctx.db, actor, proof, {
+    caseId: input.caseId,
+    keys,
+    outputs: input.outputs,
+  });
   if (reservation.kind === "lost_claim") return "lost_claim";
   if (reservation.kind === "published") {
     return refused(
@@ -85,6 +92,8 @@ export async function deliverOutputs(
       });
       if (!result.ok) {
         await pending.abort();
+        if (input.fromKeptUrls && result.reason === "not_available")
+          return giveUp(askAgain(ctx, actor, proof, input, outputIndex));
         return giveUp(
           finishAction(ctx.db, actor, proof, finishResultOf(meaningOfCopyFailure(outputIndex, result), ctx)),
         );
@@ -107,4 +116,25 @@ export async function deliverOutputs(
     if (!isUniqueViolation(error)) throw error;
     return refused("unique_violation", "publishing clashed with an asset already published for this attempt");
   }
+}
+
+/**
+ * A kept URL the host no longer serves says nothing yet about the outputs: its signature may have
+ * lapsed before the provider's retention did. The kept URLs are forgotten and the action goes back
+ * to ready at once, so the next claim asks the provider for fresh ones; only that answer (or a copy
+ * from it) can show the outputs gone.
+ */
+async function askAgain(
+  ctx: WorkerContext,
+  actor: Principal,
+  proof: ClaimProof,
+  input: Delivery,
+  outputIndex: number,
+): Promise<FinishOutcome> {
+  await forgetKeptOutputs(ctx.db, input.caseId);
+  return finishAction(ctx.db, actor, proof, {
+    kind: "rescheduled",
+    evidence: `the URL kept for output ${outputIndex} is no longer served; the provider is asked for the outputs again`,
+    nextCheckAt: new Date(),
+  });
 }

@@ -13,6 +13,7 @@ import { type ClaimedAction, proofOf } from "@/lib/services/claim/claim-actions"
 import { earlierChecks } from "@/lib/services/claim/earlier-checks";
 import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
+import { keptOutputs } from "@/lib/services/claim/output-urls";
 import { recordObservation } from "@/lib/services/claim/record-observation";
 import { boundedFinishResult } from "./bounded-finish";
 import { deliverOutputs } from "./deliver-outputs";
@@ -59,6 +60,16 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   });
   if (early) return finish(early);
   if (!adapter || !providerJobId) throw new Error("unreachable: a case with nothing to ask was parked above");
+  const { caseId, episode } = claimed;
+
+  // The saving step fetches the outputs from the URLs their completion handed out while those still
+  // work; only without them (none kept, or expiring) is the provider asked again (decision 043).
+  const kept = claimed.stage === "delivery" ? await keptOutputs(ctx.db, caseId) : null;
+  if (kept) {
+    return tickOutcome(
+      await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: kept, signal, fromKeptUrls: true }),
+    );
+  }
 
   let answer: JobStatus;
   try {
@@ -82,7 +93,6 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   });
   if (!(await recordObservation(ctx.db, actor, proof, answer))) return "lost_claim";
   if (verdict.kind !== "deliver") return finish(verdict);
-  const { caseId, episode } = claimed;
   return tickOutcome(
     await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: verdict.outputs, signal }),
   );

@@ -451,7 +451,7 @@ function finishPlan(c: MCase, kind: FinishKind): [Outcome, Partial<MCase>?, Part
         : [err("illegal_transition")];
     case "rescheduled_now":
     case "rescheduled_later":
-      return c.stage === "polling"
+      return c.stage === "polling" || c.stage === "delivery"
         ? [ok("rescheduled"), { state: "ready" }, { ...ended, status: "ready", deferred: kind === "rescheduled_later" }]
         : [err("action_not_permitted_for_stage")];
     case "released":

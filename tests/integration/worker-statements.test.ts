@@ -123,7 +123,9 @@ async function runPath(client: PrismaClient) {
       contentType: "video/mp4",
     },
   ];
-  expect(await reserveAssets(client, w, proof, { caseId, keys: outputs })).toEqual({ kind: "reserved" });
+  expect(await reserveAssets(client, w, proof, { caseId, keys: outputs, outputs: completed.outputs })).toEqual({
+    kind: "reserved",
+  });
   expect(await publishDelivery(client, w, proof, outputs)).toBe("resolved");
   const used = transactions.mock.calls.length;
   transactions.mockRestore();

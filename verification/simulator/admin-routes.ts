@@ -3,6 +3,7 @@ import { PROVIDER_NAMES } from "../../lib/providers/registry";
 import { RateLimiter, ruleSchema } from "./faults";
 import { completedAt, phaseOf, type SimJob } from "./jobs";
 import { type RouteContext, readJson, sendJson } from "./respond";
+import { outputUrlOf } from "./routes";
 
 /**
  * Control plane for demos and tests (not part of either provider's API, never rate-limited, faulted
@@ -43,6 +44,7 @@ const jobBody = z.object({
   errorOnStatus: z.boolean().optional(),
   outputShape: z.enum(["url", "nested", "inline", "unreadable"]).optional(),
   throttled: z.boolean().optional(),
+  signedOutputs: z.boolean().optional(),
 });
 
 const webhookFaultsBody = z.strictObject({
@@ -110,7 +112,7 @@ export function describeJob(ctx: Pick<RouteContext, "state" | "origin">, job: Si
     createdAt: new Date(job.createdAt).toISOString(),
     completesAt: job.outcome === "stuck" ? null : new Date(completedAt(job)).toISOString(),
     createdByApi: job.createdByApi,
-    outputUrl: `${ctx.origin}/delivery/${job.provider}/${job.id}/output.mp4`,
+    outputUrl: outputUrlOf(ctx, job),
     expectedOutput: ctx.state.expectedOutput(job.id),
   };
 }

@@ -1,9 +1,10 @@
+import { timingSafeEqual } from "node:crypto";
 import { reprDigestHeader } from "../../lib/providers/download/digest";
 import { sha256Hex } from "./bytes";
 import type { Fault } from "./faults";
 import { outputAvailable, type SimProvider } from "./jobs";
 import { applyFault, type RouteContext } from "./respond";
-import type { RouteMatch } from "./routes";
+import { outputSignature, type RouteMatch } from "./routes";
 
 /**
  * `/delivery/{provider}/{jobId}/{file}`: the stand-in for the CDNs of the providers that use one (`cdnDelivery`). Serves
@@ -33,6 +34,11 @@ export async function serve(ctx: RouteContext, fault: Fault | undefined, provide
   if (fault?.type === "redirect") {
     ctx.res.writeHead(302, { location: `http://${fault.toHost}${ctx.url.pathname}` });
     ctx.res.end();
+    return;
+  }
+  if (job.signedOutputs && !signedFor(ctx, job.id)) {
+    ctx.res.writeHead(403, { "content-type": "application/xml" });
+    ctx.res.end("<Error><Code>AccessDenied</Code><Message>Request has expired or is not signed</Message></Error>");
     return;
   }
   const bytes = ctx.state.output(job);
@@ -65,4 +71,15 @@ export async function serve(ctx: RouteContext, fault: Fault | undefined, provide
     return;
   }
   ctx.res.end(bytes);
+}
+
+/** Whether the request carries the signed query this job's URL was handed out with, not yet expired. */
+function signedFor(ctx: RouteContext, jobId: string): boolean {
+  const expires = ctx.url.searchParams.get("expires") ?? "";
+  const signature = ctx.url.searchParams.get("signature") ?? "";
+  const expected = outputSignature(ctx.state.urlSigningKey, jobId, expires);
+  const fresh = /^\d+$/.test(expires) && ctx.state.clock.now() < Number(expires) * 1000;
+  return (
+    fresh && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+  );
 }

@@ -6,7 +6,7 @@ import {
   decodeCursor,
   encodeCursor,
   iso,
-  outputOrigin,
+  outputUrlOf,
   parseTime,
   type RouteMatch,
   type SimulatorProvider,
@@ -105,7 +105,7 @@ export function falResultAnswer(ctx: Site, job: SimJob): FalAnswer {
     return { code, body: { detail: job.error, error_type: errorType }, headers: { "x-fal-error-type": errorType } };
   }
   const video = {
-    url: `${outputOrigin(ctx)}/delivery/fal/${job.id}/output.mp4`,
+    url: outputUrlOf(ctx, job),
     content_type: "video/mp4",
     file_name: "output.mp4",
     file_size: job.outputBytes,

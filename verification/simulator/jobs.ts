@@ -36,6 +36,11 @@ export type JobSpec = Partial<JobTimings> & {
   outputShape?: SimOutputShape;
   /** Runway only: the queued phase reads THROTTLED (over the account's concurrency) instead of PENDING. */
   throttled?: boolean;
+  /**
+   * Output URLs carry a signed query (expiry and signature), as CDNs' presigned URLs do, and the
+   * file is served only to a request that presents it: the URL without its query answers 403.
+   */
+  signedOutputs?: boolean;
 };
 
 export type SimJob = JobTimings & {
@@ -51,6 +56,7 @@ export type SimJob = JobTimings & {
   createdByApi: boolean;
   outputShape: SimOutputShape;
   throttled: boolean;
+  signedOutputs: boolean;
   /** Deleted through the provider's delete route (Runway, Luma): it answers 404 from then on. */
   deleted: boolean;
 };
@@ -97,6 +103,7 @@ export function buildJob(
     createdByApi,
     outputShape: spec.outputShape ?? "url",
     throttled: spec.throttled ?? false,
+    signedOutputs: spec.signedOutputs ?? false,
     deleted: false,
   };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { phaseOf, type SimJob } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, outputOrigin, type RouteMatch, type SimulatorProvider } from "./routes";
+import { iso, outputUrlOf, type RouteMatch, type SimulatorProvider } from "./routes";
 
 /** Luma generation IDs are UUIDs. */
 export const lumaSimulator: SimulatorProvider = {
@@ -51,7 +51,7 @@ export function generationJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
   if (phase === "queued" || phase === "hidden") return { ...base, state: "queued", failure_reason: null, assets: null };
   if (phase === "running") return { ...base, state: "dreaming", failure_reason: null, assets: null };
   if (job.outcome === "succeeded") {
-    const assets = { video: `${outputOrigin(ctx)}/delivery/luma/${job.id}/output.mp4` };
+    const assets = { video: outputUrlOf(ctx, job) };
     return { ...base, state: "completed", failure_reason: null, assets };
   }
   // Luma documents no cancelled state: a cancelled simulated job reads as failed.

@@ -6,7 +6,7 @@ import {
   decodeCursor,
   encodeCursor,
   iso,
-  outputOrigin,
+  outputUrlOf,
   parseTime,
   type RouteMatch,
   type SimulatorProvider,
@@ -88,7 +88,7 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
 
 /** The prediction's `output` in the job's shape (typed `any` by Replicate's client). */
 function outputOf(job: SimJob, ctx: Pick<RouteContext, "state" | "origin">): unknown {
-  const url = `${outputOrigin(ctx)}/delivery/replicate/${job.id}/output.mp4`;
+  const url = outputUrlOf(ctx, job);
   switch (job.outputShape) {
     case "nested":
       return [[url]];

@@ -1,6 +1,7 @@
+import { createHmac } from "node:crypto";
 import type { ProviderName } from "../../lib/providers/types";
 import type { Fault, SimRoute } from "./faults";
-import type { SimJob, SimProvider } from "./jobs";
+import { completedAt, type SimJob, type SimProvider } from "./jobs";
 import type { RouteContext } from "./respond";
 
 /** One resolved provider-facing route. Create and download routes apply their faults themselves. */
@@ -11,9 +12,26 @@ export type RouteMatch = {
   handle(ctx: RouteContext, fault: Fault | undefined): Promise<void> | void;
 };
 
+type UrlSite = { state: { outputOrigin: string | undefined; urlSigningKey: Buffer }; origin: string };
+
 /** Where output URLs point: the simulator's public origin unless `outputUrl` names another. */
-export const outputOrigin = (ctx: { state: { outputOrigin: string | undefined }; origin: string }) =>
-  ctx.state.outputOrigin ?? ctx.origin;
+export const outputOrigin = (ctx: UrlSite) => ctx.state.outputOrigin ?? ctx.origin;
+
+/** The signature a signed output URL carries: over the job and the moment (in seconds) it stops working. */
+export function outputSignature(key: Buffer, jobId: string, expires: string): string {
+  return createHmac("sha256", key).update(`${jobId}.${expires}`).digest("hex");
+}
+
+/**
+ * A job's output URL as its provider hands it out; for a job with `signedOutputs`, with the query
+ * a presigned CDN URL has (`expires`, `signature`), valid until its output expires.
+ */
+export function outputUrlOf(ctx: UrlSite, job: SimJob): string {
+  const url = `${outputOrigin(ctx)}/delivery/${job.provider}/${job.id}/output.mp4`;
+  if (!job.signedOutputs) return url;
+  const expires = String(Math.floor((completedAt(job) + job.outputTtlMs) / 1000));
+  return `${url}?expires=${expires}&signature=${outputSignature(ctx.state.urlSigningKey, job.id, expires)}`;
+}
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 

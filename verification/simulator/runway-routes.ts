@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Fault } from "./faults";
 import { cancelJob, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
-import { iso, outputOrigin, type RouteMatch, type SimulatorProvider } from "./routes";
+import { iso, outputUrlOf, type RouteMatch, type SimulatorProvider } from "./routes";
 
 /** The video creates of Runway's API (demo traffic; the recovery path must never reach them). */
 const CREATE_KINDS = new Set(["text_to_video", "image_to_video", "video_to_video"]);
@@ -68,7 +68,7 @@ export function taskJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin"
     return { ...base, status: "RUNNING", progress: Math.round(progress * 100) / 100, estimatedCost };
   }
   if (job.outcome === "succeeded") {
-    const output = [`${outputOrigin(ctx)}/delivery/runway/${job.id}/output.mp4`];
+    const output = [outputUrlOf(ctx, job)];
     return { ...base, status: "SUCCEEDED", output, cost: { credits: creditsOf(job) } };
   }
   if (job.outcome === "canceled") return { ...base, status: "CANCELLED", cost: { credits: 0 } };

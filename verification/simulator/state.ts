@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { outputBytes, sha256Hex } from "./bytes";
 import type { Clock } from "./clock";
 import { FaultBook, type RateLimiter } from "./faults";
@@ -36,6 +37,8 @@ export class SimulatorState {
   private outputs = new Map<string, Buffer>();
 
   readonly webhooks: WebhookSender;
+  /** Signs the output URLs of jobs seeded with `signedOutputs`, as a CDN signs presigned URLs. */
+  readonly urlSigningKey = randomBytes(32);
 
   constructor(
     readonly clock: Clock,

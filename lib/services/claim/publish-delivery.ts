@@ -8,6 +8,7 @@ import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
 import { webhookMessage } from "../notification/enqueue-notification";
 import type { FinishOutcome } from "./finish-action";
 import { type ClaimProof, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
+import { forgetOutputUrls } from "./output-urls";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
 export type StoredOutput = {
@@ -28,7 +29,8 @@ type Seen = HeldCase & { producer: string; operationId: string; attemptId: strin
  * store. Publishing flips the rows this claim reserved (reserve-assets.ts) before writing; a
  * file with no reservation of this claim is never published. The pure decision resolves the case as read; one statement re-checks the claim under a
  * row lock, compares-and-sets the case on that state and version, and hangs the assets, the
- * action, the audit row and (for a producer with an active endpoint) the webhook off that update.
+ * action, the audit row, the kept output URLs' removal and (for a producer with an active endpoint)
+ * the webhook off that update.
  */
 export async function publishDelivery(
   db: Db,
@@ -93,6 +95,9 @@ export async function publishDelivery(
         UPDATE recovery_actions a
         SET status = 'succeeded', outcome = 'delivered', lease_owner = NULL, lease_until = NULL, finished_at = now()
         FROM moved WHERE a.id = ${held.actionId}::uuid
+      ), forgotten AS (
+        -- Delivered: the URLs kept to fetch the outputs again have nothing left to do (DESIGN rule 20).
+        ${forgetOutputUrls(Prisma.sql`moved`)}
       ), notified AS (
         INSERT INTO notification_outbox (id, producer, case_id, event_type, payload)
         SELECT ${message.id}, e.producer, moved.id, ${DELIVERED_EVENT}, ${JSON.stringify(message.payload)}::jsonb

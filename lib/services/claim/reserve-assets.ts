@@ -2,8 +2,10 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
+import type { OutputRef } from "@/lib/providers/types";
 import { requireWorker } from "../access/actor";
 import { type ClaimProof, heldClaimCtes } from "./lease-guard";
+import { keepOutputUrls } from "./output-urls";
 
 export type AssetKey = { outputIndex: number; storageKey: string };
 
@@ -18,12 +20,14 @@ export type Reservation =
  * the unique index on the key speaks first, so a key that is already someone's is found here and
  * nothing is copied. Rows reserved by a claim that ends without publishing are dropped by its
  * finish; those of a claim that was lost stay, unpublished, as the record that its key is spent.
+ * The outputs' URLs are kept in the same statement, whole, so a later try of this delivery can
+ * fetch them again without asking the provider (output-urls.ts).
  */
 export async function reserveAssets(
   db: Db,
   actor: Principal,
   proof: ClaimProof,
-  input: { caseId: string; keys: AssetKey[] },
+  input: { caseId: string; keys: AssetKey[]; outputs: readonly OutputRef[] },
 ): Promise<Reservation> {
   const worker = requireWorker(actor);
   const held = { ...proof, workerId: worker.workerId };
@@ -46,6 +50,8 @@ export async function reserveAssets(
       FROM wanted w WHERE NOT EXISTS (SELECT 1 FROM published)
       ON CONFLICT (storage_key) DO NOTHING
       RETURNING storage_key
+    ), kept AS (
+      ${keepOutputUrls(Prisma.sql`(SELECT * FROM wanted WHERE NOT EXISTS (SELECT 1 FROM published))`, input.outputs)}
     )
     SELECT (SELECT count(*) FROM held) AS held, r.storage_key AS key,
            (SELECT array_agg(output_index ORDER BY output_index) FROM published) AS published

@@ -7,6 +7,7 @@ import { RETENTION_BATCH, RETENTION_INTERVAL_MS, retentionReason } from "@/lib/d
 import type { AssetStorage } from "@/lib/storage/types";
 import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
+import { forgetExpiredOutputUrls } from "../claim/output-urls";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
 import { redactEndedOperations, redactLooseWebhooks } from "./redact-operation";
 import { redactOperationRecords } from "./redact-operation-records";
@@ -82,6 +83,7 @@ export async function runRetention(
   // Files an earlier run could not remove go first: their rows already say the videos are deleted.
   await removeFiles(db, storage, await filesStillWaiting(db), total);
   total.orphanFiles = await removeOrphanFiles(db, storage, options.now, total);
+  await forgetExpiredOutputUrls(db, options.now);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
       const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
