@@ -5,7 +5,7 @@ import type { RegistrationFacts } from "@/lib/domain/registration";
 import { summariseRequest } from "@/lib/domain/request-summary";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { CaseState, Stage } from "@/lib/domain/stages";
-import { env } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { firstEpisodeAudit } from "./writer/first-episode";
@@ -49,6 +49,7 @@ export async function parkFirstEpisode(
   actor: ProducerActor,
   input: ParkCaseInput,
   at: Date | null = null,
+  settings?: Pick<Env, "STORE_PROMPTS">,
 ): Promise<FirstEpisode> {
   const { actorLabel } = actorColumns(actor);
   // Every row the registration writes carries the same moment, so the figures the triggers bucket
@@ -56,7 +57,7 @@ export async function parkFirstEpisode(
   const moment = Prisma.sql`COALESCE(${at}::timestamptz, CURRENT_TIMESTAMP)`;
   const evidence = JSON.stringify(sanitise(input.evidence));
   const request = input.request
-    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
+    ? JSON.stringify(summariseRequest(input.request, { storePrompts: settings?.STORE_PROMPTS === "1" }))
     : null;
   const jobId = input.providerJobId ?? null;
   const amount = BigInt(input.hold.amountMicros);

@@ -5,6 +5,7 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { decideRegistration, type RegistrationFacts } from "@/lib/domain/registration";
 import { sanitise } from "@/lib/domain/sanitise";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
@@ -23,6 +24,11 @@ export type ParkOptions = {
    * ages and the hourly figures agree. The API never passes it: a producer's case opens now.
    */
   openedAt?: Date;
+  /**
+   * The deployment's settings, handed in by the caller (decision 040): STORE_PROMPTS=1 keeps full
+   * prompts in the request summary. Absent, prompts are kept as a digest (DESIGN rule 10).
+   */
+  settings?: Pick<Env, "STORE_PROMPTS">;
 };
 
 const json = (value: unknown) => sanitise(value) as Prisma.InputJsonValue;
@@ -61,7 +67,7 @@ export async function parkCase(
   }
   for (let attempt = 0; ; attempt++) {
     try {
-      const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null);
+      const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null, options.settings);
       if (first.kind === "created")
         return { caseId: first.caseId, created: true, stage: first.stage, state: first.state };
       if (first.kind === "hold_taken" || first.kind === "raced")

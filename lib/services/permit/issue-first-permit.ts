@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { summariseRequest } from "@/lib/domain/request-summary";
 import type { PermitFacts } from "@/lib/domain/send-permits";
-import { env } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { insertCaselessAuditRow } from "../case/writer/audit";
@@ -26,10 +26,11 @@ export async function issueFirstPermit(
   operationId: string,
   input: PermitRequestInput,
   facts: PermitFacts,
+  settings: Pick<Env, "STORE_PROMPTS">,
 ): Promise<FirstPermit> {
   const { actorLabel } = actorColumns(producer);
   const request = input.request
-    ? JSON.stringify(summariseRequest(input.request, { storePrompts: env().STORE_PROMPTS === "1" }))
+    ? JSON.stringify(summariseRequest(input.request, { storePrompts: settings.STORE_PROMPTS === "1" }))
     : null;
   const after = {
     operationId,
