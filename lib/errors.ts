@@ -3,7 +3,7 @@ import { isDomainError } from "./domain/errors";
 /**
  * The one registry of codes a caller may see, and the one map from code to HTTP status, so the
  * same refusal never surfaces as a 400 in one place and a 409 in another. The pure domain's codes
- * (lib/domain/errors.ts) are a subset of it (decision 040). Messages are written for people, never
+ * (lib/domain/errors.ts) are a subset of it (decision 042). Messages are written for people, never
  * raw exceptions. 409 means "the record moved on or disagrees", which clients treat as re-read.
  */
 export const ERROR_STATUS = {

@@ -1,5 +1,5 @@
 // The pure domain names its refusals and nothing more: these codes are a subset of the one code
-// registry in lib/errors.ts, which alone says what HTTP status each answers with (decision 040).
+// registry in lib/errors.ts, which alone says what HTTP status each answers with (decision 042).
 export const DOMAIN_ERROR_CODES = [
   "illegal_transition",
   "action_not_permitted_for_stage",

@@ -8,7 +8,7 @@ import { webhookUrlProblem } from "@/lib/notify/webhook-target";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { currency } from "./common";
 
-/** What the console's forms and the API parse before a service is called; services take the parsed types (decision 040). */
+/** What the console's forms and the API parse before a service is called; services take the parsed types (decision 042). */
 
 export const uuid = z.uuid("not a valid id");
 

@@ -4,7 +4,7 @@ import { zodIssues } from "./zod-issues";
 
 /**
  * The one place input is parsed: adapters (route handlers, server actions) call it, and services
- * take what it returns (decision 040). A refusal names each field, as every form shows it.
+ * take what it returns (decision 042). A refusal names each field, as every form shows it.
  */
 export function parseInput<S extends z.ZodType>(
   schema: S,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DOMAIN_ERROR_CODES, DomainError } from "@/lib/domain/errors";
 import { AppError, ERROR_STATUS, toErrorBody } from "@/lib/errors";
 
-// One code registry and one status map (decision 040): the pure domain names its refusals, and
+// One code registry and one status map (decision 042): the pure domain names its refusals, and
 // lib/errors.ts alone says how each answers over HTTP.
 const DOMAIN_DIR = path.join(process.cwd(), "lib", "domain");
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-// Two rules every service keeps (decision 040, README "Architecture"):
+// Two rules every service keeps (decision 042, README "Architecture"):
 // - input: adapters (route handlers, server actions) parse with zod; a service takes the typed
 //   result and never parses it again, so there is one place a request's shape is decided;
 // - settings: a service is handed the configuration it needs by its caller; it never reads the

@@ -25,7 +25,7 @@ export type ParkOptions = {
    */
   openedAt?: Date;
   /**
-   * The deployment's settings, handed in by the caller (decision 040): STORE_PROMPTS=1 keeps full
+   * The deployment's settings, handed in by the caller (decision 042): STORE_PROMPTS=1 keeps full
    * prompts in the request summary. Absent, prompts are kept as a digest (DESIGN rule 10).
    */
   settings?: Pick<Env, "STORE_PROMPTS">;

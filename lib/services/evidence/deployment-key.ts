@@ -8,7 +8,7 @@ import { processShared } from "@/lib/process-shared";
  * a key derived from the demo's AUTH_SECRET; in production without a configured key none, so an
  * export is refused rather than signed with anything a third party could derive (decision 029).
  */
-/** The settings a deployment signs evidence with, handed in by the caller (decision 040). */
+/** The settings a deployment signs evidence with, handed in by the caller (decision 042). */
 export type SigningSettings = Pick<Env, "EVIDENCE_SIGNING_KEY" | "AUTH_SECRET" | "demo">;
 
 export function signingKeyFor(config: SigningSettings): SigningKey | null {

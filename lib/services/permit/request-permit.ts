@@ -129,7 +129,7 @@ async function decideAndWrite(
 
 export type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
 
-/** The settings a permit is issued with, handed in by its caller (decision 040). */
+/** The settings a permit is issued with, handed in by its caller (decision 042). */
 export type PermitSettings = Pick<Env, "STORE_PROMPTS" | "AUTH_SECRET" | "authUrl">;
 
 /** The webhook URLs a producer passes to its create call, each carrying the attempt's signed reference. */
