@@ -185,11 +185,3 @@ export function logSettings(source: Record<string, string | undefined>): LogSett
 export function env(): Env {
   return processShared("env", () => parseEnv(process.env));
 }
-
-/**
- * Whether full prompts are kept (STORE_PROMPTS=1); otherwise text entering the product keeps them as
- * digests (lib/domain/stored-text.ts, DESIGN rule 20). Read here once for every place text enters.
- */
-export function storePrompts(): boolean {
-  return env().STORE_PROMPTS === "1";
-}

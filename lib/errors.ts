@@ -1,13 +1,36 @@
-import { type DomainErrorCode, HTTP_STATUS_BY_CODE, isDomainError } from "./domain/errors";
+import { isDomainError } from "./domain/errors";
 
-/** Every failure a caller may see has a stable code; messages are written for people, never raw exceptions. */
+/**
+ * The one registry of codes a caller may see, and the one map from code to HTTP status, so the
+ * same refusal never surfaces as a 400 in one place and a 409 in another. The pure domain's codes
+ * (lib/domain/errors.ts) are a subset of it (decision 044). Messages are written for people, never
+ * raw exceptions. 409 means "the record moved on or disagrees", which clients treat as re-read.
+ */
 export const ERROR_STATUS = {
+  // The domain's refusals (DomainErrorCode).
+  illegal_transition: 409,
+  action_not_permitted_for_stage: 422,
+  reconciliation_required: 422,
+  provider_job_id_required: 400,
+  evidence_required: 400,
+  invalid_input: 400,
+  conflicting_registration: 409,
+  not_claim_owner: 409,
+  stale_fencing_token: 409,
+  hold_already_resolved: 409,
+  amount_exceeds_hold: 422,
+  invalid_amount: 400,
+  four_eyes_violation: 403,
+  replacement_expired: 410,
+  replacement_not_allowed: 422,
+  outputs_unavailable: 409,
+  forbidden: 403,
+  assigned_to_someone_else: 403,
+  // The boundary's own.
   invalid_request: 400,
   unauthenticated: 401,
-  forbidden: 403,
   not_found: 404,
   conflict: 409,
-  conflicting_registration: 409,
   lost_race: 409,
   provider_job_in_use: 409,
   // Rule 14: the job a "no job exists" verdict denied is visible now, so no replacement is paid for.
@@ -40,7 +63,7 @@ export const ERROR_STATUS = {
   internal: 500,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS | DomainErrorCode;
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export type ErrorIssue = { path: string; message: string };
 /** Figures a refusal is about (a spend limit's limit, use and request), for programs and the console alike. */
@@ -66,9 +89,7 @@ export type ErrorBody = {
 };
 
 function statusOf(code: ErrorCode): number {
-  return code in ERROR_STATUS
-    ? ERROR_STATUS[code as keyof typeof ERROR_STATUS]
-    : HTTP_STATUS_BY_CODE[code as DomainErrorCode];
+  return ERROR_STATUS[code];
 }
 
 /** Unknown exceptions become a generic `internal` error so no stack or driver message leaks. */
@@ -92,6 +113,7 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
   if (error instanceof URIError) {
     return { status: 400, body: { error: { code: "invalid_request", message: "The URL is not validly encoded." } } };
   }
+  // A domain refusal answers through the same registry: its code compiles here only while it is registered.
   if (isDomainError(error)) {
     return { status: statusOf(error.code), body: { error: { code: error.code, message: error.message } } };
   }

@@ -1,6 +1,5 @@
 "use server";
 
-import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { env } from "@/lib/env";
@@ -27,10 +26,10 @@ import {
   createMachineTokenSchema,
   createUserSchema,
   endpointIdSchema,
-  machineName,
   priceIdSchema,
   resetPasswordSchema,
   saveConsoleSettingsSchema,
+  saveEndpointSchema,
   savePriceSchema,
   saveProviderSettingSchema,
   setEndpointDisabledSchema,
@@ -112,9 +111,9 @@ export async function revokeMachineTokenAction(raw: unknown) {
   return revokeTokenRun(raw);
 }
 
-// The URL rule depends on demo mode, so the service (not this schema) checks it.
+// The URL's address rules depend on the deployment, so the service applies them with the allow-list.
 const saveEndpointRun = safeAction(
-  z.strictObject({ producer: machineName, url: z.string().max(4096) }),
+  saveEndpointSchema,
   (input, actor) => saveNotificationEndpoint(db(), actor, input, { allow: webhookAllowListFromEnv(env()) }),
   { revalidate: () => [TOKEN_PAGES.api_key] },
 );
@@ -138,18 +137,9 @@ export async function setEndpointDisabledAction(raw: unknown) {
   return endpointDisabledRun(raw);
 }
 
-const savePriceRun = safeAction(
-  savePriceSchema,
-  (input, actor) =>
-    saveProviderPrice(db(), actor, {
-      provider: input.provider,
-      model: input.model,
-      unit: input.unit,
-      priceMicros: input.price,
-      currency: input.currency,
-    }),
-  { revalidate: () => ["/admin/prices"] },
-);
+const savePriceRun = safeAction(savePriceSchema, (input, actor) => saveProviderPrice(db(), actor, input), {
+  revalidate: () => ["/admin/prices"],
+});
 export async function savePriceAction(raw: unknown) {
   return savePriceRun(raw);
 }

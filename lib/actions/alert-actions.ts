@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { saveAlertDestination } from "@/lib/services/alert/save-alert-destination";
 import { saveAlertRule } from "@/lib/services/alert/save-alert-rule";
-import { alertDestinationBody, alertRuleBody } from "@/lib/validation/alerts";
+import { alertDestinationBody, saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { safeAction } from "./safe-action";
 
 // Thin: the service authorises (admin), validates the URL against the allow-list, writes and audits.
@@ -22,7 +22,7 @@ export async function saveAlertDestinationAction(raw: unknown) {
   return saveDestinationRun(raw);
 }
 
-const saveRuleRun = safeAction(alertRuleBody, (input, actor) => saveAlertRule(db(), actor, input), {
+const saveRuleRun = safeAction(saveAlertRuleSchema, (input, actor) => saveAlertRule(db(), actor, input), {
   revalidate: () => PAGES,
 });
 export async function saveAlertRuleAction(raw: unknown) {

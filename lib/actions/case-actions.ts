@@ -57,7 +57,7 @@ export const acceptOutputsLostAction = safeAction(
 
 export const addNoteAction = safeAction(
   withCase(noteSchema),
-  ({ caseId, input }, actor) => addNote(db(), actor, caseId, input),
+  ({ caseId, input }, actor) => addNote(db(), actor, caseId, input, env()),
   { revalidate: paths },
 );
 

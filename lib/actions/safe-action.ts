@@ -5,7 +5,7 @@ import type { ErrorBody } from "@/lib/errors";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logger } from "@/lib/log/logger";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
-import { zodIssues } from "@/lib/validation/zod-issues";
+import { parseInput } from "@/lib/validation/parse-input";
 
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody["error"] };
 
@@ -25,12 +25,9 @@ export function safeAction<S extends z.ZodType, T>(
       if (!actor) throw new AppError("unauthenticated", "Your session has ended; sign in again.");
       if (containsUnstorable(raw))
         throw new AppError("invalid_request", `${UNSTORABLE_MESSAGE} Nor may it nest too deeply.`);
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) {
-        throw new AppError("invalid_request", "Check the highlighted fields.", { issues: zodIssues(parsed.error) });
-      }
-      const data = await run(parsed.data, actor);
-      for (const path of options.revalidate?.(parsed.data, data) ?? []) revalidatePath(path);
+      const input = parseInput(schema, raw);
+      const data = await run(input, actor);
+      for (const path of options.revalidate?.(input, data) ?? []) revalidatePath(path);
       return { ok: true, data };
     } catch (error) {
       const { status, body } = toErrorBody(error);

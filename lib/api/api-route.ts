@@ -7,6 +7,7 @@ import { logger } from "@/lib/log/logger";
 import { consumeRateLimit, type RateLimitResult } from "@/lib/services/access/consume-rate-limit";
 import { rateLimitKey } from "@/lib/services/access/rate-limit-key";
 import { containsUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
+import { parseInput } from "@/lib/validation/parse-input";
 import { zodIssues } from "@/lib/validation/zod-issues";
 import { type ApiReply, type ApiRequest, fromFetchRequest, JSON_TYPE, replyResponse } from "./api-request";
 import { type Audience, authenticateRequest } from "./authenticate-request";
@@ -171,11 +172,7 @@ function parseQuery<Q>(schema: z.ZodType<Q> | undefined, url: string): Q {
   if (!schema) return undefined as Q;
   const raw = Object.fromEntries(new URL(url, "http://localhost").searchParams);
   if (containsUnstorable(raw)) throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new AppError("invalid_request", "The query does not match the schema.", { issues: zodIssues(parsed.error) });
-  }
-  return parsed.data;
+  return parseInput(schema, raw, "The query does not match the schema.");
 }
 
 const WINDOW = 60;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { inspectJson, MAX_JSON_DEPTH, replaceUnstorable, UNSTORABLE_MESSAGE } from "@/lib/validation/nul";
-import { zodIssues } from "@/lib/validation/zod-issues";
+import { parseInput } from "@/lib/validation/parse-input";
 import type { ApiRequest } from "./api-request";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -53,13 +53,11 @@ export function parseJsonBody<S extends z.ZodType>(
   const found = inspectJson(value);
   if (found.tooDeep) throw new AppError("invalid_request", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   if (found.unstorable && unstorable === "refuse") throw new AppError("invalid_request", UNSTORABLE_MESSAGE);
-  const parsed = schema.safeParse(found.unstorable ? replaceUnstorable(value) : value);
-  if (!parsed.success) {
-    throw new AppError("invalid_request", "The request does not match the schema.", {
-      issues: zodIssues(parsed.error),
-    });
-  }
-  return parsed.data;
+  return parseInput(
+    schema,
+    found.unstorable ? replaceUnstorable(value) : value,
+    "The request does not match the schema.",
+  );
 }
 
 /**

@@ -51,7 +51,7 @@ import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { ownEndpointBody } from "@/lib/validation/admin";
-import { alertDestinationBody, alertRuleBody, listAlertFiringsSchema } from "@/lib/validation/alerts";
+import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema } from "@/lib/validation/finance";
@@ -124,7 +124,7 @@ export const API_ROUTES = [
     summary: "Park a case (idempotent)",
     body: parkCaseSchema,
     success: [201, 200],
-    handler: ({ actor, body }) => parkCase(db(), actor, body),
+    handler: ({ actor, body }) => parkCase(db(), actor, body, { settings: env() }),
     status: (result) => (result.created ? 201 : 200),
   }),
   apiRoute({
@@ -148,7 +148,7 @@ export const API_ROUTES = [
     success: [201, 200],
     // 409 spend_limit_reached and 503 provider_paused (with Retry-After) refuse a new send (decision 037).
     errors: [503],
-    handler: ({ actor, params, body }) => requestPermit(db(), actor, params.operationId, body),
+    handler: ({ actor, params, body }) => requestPermit(db(), actor, params.operationId, body, env()),
     status: (result) => (result.status === "permitted" && result.created ? 201 : 200),
   }),
   apiRoute({
@@ -160,7 +160,7 @@ export const API_ROUTES = [
     params: attemptParams,
     body: outcomeReportSchema,
     success: [200],
-    handler: ({ actor, params, body }) => reportOutcome(db(), actor, params.attemptId, body),
+    handler: ({ actor, params, body }) => reportOutcome(db(), actor, params.attemptId, body, env()),
   }),
   // Providers (their own webhook signatures): completions and failures as evidence.
   apiRoute({
@@ -174,7 +174,7 @@ export const API_ROUTES = [
     body: replicateWebhookBody,
     success: [200],
     handler: ({ actor, body, query }) =>
-      receiveSignedWebhook(db(), actor, { report: replicateWebhookReport(body), ref: query.ref }),
+      receiveSignedWebhook(db(), actor, { report: replicateWebhookReport(body), ref: query.ref }, env()),
   }),
   apiRoute({
     method: "POST",
@@ -187,7 +187,7 @@ export const API_ROUTES = [
     body: falWebhookBody,
     success: [200],
     handler: ({ actor, body, query }) =>
-      receiveSignedWebhook(db(), actor, { report: falWebhookReport(body), ref: query.ref }),
+      receiveSignedWebhook(db(), actor, { report: falWebhookReport(body), ref: query.ref }, env()),
   }),
   apiRoute({
     method: "GET",
@@ -197,7 +197,7 @@ export const API_ROUTES = [
     summary: "Authorised replacements to submit",
     query: replacementsQuery,
     success: [200],
-    handler: ({ actor, query }) => listReplacements(db(), actor, query.status),
+    handler: ({ actor, query }) => listReplacements(db(), actor, query.status, env()),
   }),
   apiRoute({
     method: "POST",
@@ -292,7 +292,7 @@ export const API_ROUTES = [
     summary: "A case with hold, lineage and timeline",
     params: idParams,
     success: [200],
-    handler: ({ actor, params }) => getCase(db(), actor, params.id),
+    handler: ({ actor, params }) => getCase(db(), actor, params.id, env()),
   }),
   apiRoute({
     method: "GET",
@@ -302,7 +302,7 @@ export const API_ROUTES = [
     params: idParams,
     success: [200],
     errors: [503],
-    handler: ({ actor, params }) => exportCaseEvidence(db(), actor, params.id),
+    handler: ({ actor, params }) => exportCaseEvidence(db(), actor, params.id, env()),
     file: evidenceFile,
   }),
   apiRoute({
@@ -313,7 +313,7 @@ export const API_ROUTES = [
     query: evidenceFilterSchema,
     success: [200],
     errors: [503],
-    handler: ({ actor, query }) => exportFilterEvidence(db(), actor, query),
+    handler: ({ actor, query }) => exportFilterEvidence(db(), actor, query, env()),
     file: evidenceFile,
   }),
   apiRoute({
@@ -323,7 +323,7 @@ export const API_ROUTES = [
     summary: "The public key evidence packets are signed with (PEM) and its key id",
     success: [200],
     errors: [503],
-    handler: async ({ actor }) => evidencePublicKey(actor),
+    handler: async ({ actor }) => evidencePublicKey(actor, env()),
   }),
   apiRoute({
     method: "POST",
@@ -383,7 +383,7 @@ export const API_ROUTES = [
     params: idParams,
     body: noteSchema,
     success: [200],
-    handler: ({ actor, params, body }) => addNote(db(), actor, params.id, body),
+    handler: ({ actor, params, body }) => addNote(db(), actor, params.id, body, env()),
   }),
   apiRoute({
     method: "POST",
@@ -500,7 +500,7 @@ export const API_ROUTES = [
     path: "/api/v1/alerts/rules",
     audience: "user",
     summary: "Create an alert rule, or change one (with its id) (admin)",
-    body: alertRuleBody,
+    body: saveAlertRuleSchema,
     success: [200],
     handler: ({ actor, body }) => saveAlertRule(db(), actor, body),
   }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOMAIN_ERROR_CODES, DomainError, fail, HTTP_STATUS_BY_CODE, isDomainError, ok, unwrap } from "./errors";
+import { DomainError, fail, isDomainError, ok, unwrap } from "./errors";
 import { normaliseEvidence } from "./evidence";
 
 describe("DomainError", () => {
@@ -16,12 +16,6 @@ describe("DomainError", () => {
     ]);
     expect(new DomainError("forbidden").message).toBe("forbidden");
     expect(new DomainError("forbidden").details).toBeUndefined();
-  });
-
-  it("maps every code to an HTTP status", () => {
-    for (const code of DOMAIN_ERROR_CODES) expect(HTTP_STATUS_BY_CODE[code]).toBeGreaterThanOrEqual(400);
-    expect(HTTP_STATUS_BY_CODE.conflicting_registration).toBe(409);
-    expect(HTTP_STATUS_BY_CODE.forbidden).toBe(403);
   });
 });
 

@@ -1,3 +1,5 @@
+// The pure domain names its refusals and nothing more: these codes are a subset of the one code
+// registry in lib/errors.ts, which alone says what HTTP status each answers with (decision 044).
 export const DOMAIN_ERROR_CODES = [
   "illegal_transition",
   "action_not_permitted_for_stage",
@@ -37,31 +39,6 @@ export class DomainError extends Error {
 export function isDomainError(value: unknown): value is DomainError {
   return value instanceof DomainError;
 }
-
-/**
- * One mapping for every route, so the same refusal never surfaces as a 400 in one place and a
- * 409 in another. 409 means "the record moved on or disagrees", which clients treat as re-read.
- */
-export const HTTP_STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
-  illegal_transition: 409,
-  action_not_permitted_for_stage: 422,
-  reconciliation_required: 422,
-  provider_job_id_required: 400,
-  evidence_required: 400,
-  invalid_input: 400,
-  conflicting_registration: 409,
-  not_claim_owner: 409,
-  stale_fencing_token: 409,
-  hold_already_resolved: 409,
-  amount_exceeds_hold: 422,
-  invalid_amount: 400,
-  four_eyes_violation: 403,
-  replacement_expired: 410,
-  replacement_not_allowed: 422,
-  outputs_unavailable: 409,
-  forbidden: 403,
-  assigned_to_someone_else: 403,
-};
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DomainError };
 

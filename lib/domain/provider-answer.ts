@@ -214,3 +214,16 @@ export function meaningOfCopyFailure(
   const evidence = `copying output ${outputIndex} failed: ${failure.reason} (${failure.detail}); nothing was published`;
   return failure.reason === "not_available" ? { kind: "outputs_unavailable", evidence } : { kind: "park", evidence };
 }
+
+/** Only the saving step fetches from the output URLs a completion handed out (decision 043). */
+export function usesKeptOutputs(stage: Stage): boolean {
+  return stage === "delivery";
+}
+
+/**
+ * A kept output URL the host no longer serves proves nothing about the outputs (its signature may
+ * lapse before the provider's retention does): the provider is asked again (decision 043).
+ */
+export function asksAgainAfterCopyFailure(fromKeptUrls: boolean, reason: DownloadFailure): boolean {
+  return fromKeptUrls && reason === "not_available";
+}

@@ -103,7 +103,7 @@ export function withinWindow(deadline: Date, now: Date): Result<Date> {
   return ok(deadline);
 }
 
-/** Rule 6a: what asking for a permit gets, given the operation as it stands. */
+/** DESIGN 6a: what asking for a permit gets, given the operation as it stands. */
 export function decidePermitRequest(operation: OperationSeen | null, facts: PermitFacts): Result<PermitAnswer> {
   if (!operation) return ok({ kind: "issue", token: 1 });
   const operationDiffers = (["fingerprint", "provider", "model"] as const).filter((k) => operation[k] !== facts[k]);
@@ -193,7 +193,7 @@ function jobOf(report: OutcomeReport): string | null {
 }
 
 /**
- * Rule 6a: what a reported outcome does to a permit. A report under another token than the
+ * DESIGN 6a: what a reported outcome does to a permit. A report under another token than the
  * permit's, or on a permit a later one superseded, is refused (it cannot speak for the operation); nothing moves
  * backwards (a job the provider accepted is never "rejected" afterwards), and a report that
  * names a different job than the one recorded is refused.

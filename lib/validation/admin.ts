@@ -2,12 +2,13 @@ import { z } from "zod";
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
 import { PERSONAL_TOKEN_EXPIRY_DAYS } from "@/lib/domain/personal-tokens";
 import { ROLES } from "@/lib/domain/roles";
+import { AppError } from "@/lib/errors";
 import type { WebhookAllowList } from "@/lib/notify/webhook-allow-list";
 import { webhookUrlProblem } from "@/lib/notify/webhook-target";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { currency } from "./common";
 
-/** Shared by the console forms and the services, so a service refuses what a form would. */
+/** What the console's forms and the API parse before a service is called; services take the parsed types (decision 044). */
 
 export const uuid = z.uuid("not a valid id");
 
@@ -29,10 +30,12 @@ export const createUserSchema = z.strictObject({
 export type CreateUserInput = z.infer<typeof createUserSchema>;
 
 export const setUserRolesSchema = z.strictObject({ userId: uuid, roles: roleList });
+export type SetUserRolesInput = z.infer<typeof setUserRolesSchema>;
 export const setUserActiveSchema = z.strictObject({ userId: uuid, active: z.boolean() });
 export const userIdSchema = z.strictObject({ userId: uuid });
 /** A reset always ends the user's sessions; it revokes their personal tokens only when asked. */
 export const resetPasswordSchema = z.strictObject({ userId: uuid, revokePersonalTokens: z.boolean().default(false) });
+export type ResetPasswordInput = z.infer<typeof resetPasswordSchema>;
 
 /** Producer and worker names: the producer's name is how its operations are owned (decision 003). */
 export const machineName = z
@@ -51,6 +54,7 @@ export const setUserProducersSchema = z.strictObject({
     .max(100, "at most 100 producers")
     .transform((names) => [...new Set(names)].sort()),
 });
+export type SetUserProducersInput = z.infer<typeof setUserProducersSchema>;
 
 export const createMachineTokenSchema = z.strictObject({
   kind: z.enum(["api_key", "worker"]),
@@ -84,26 +88,30 @@ export function endpointUrlProblem(value: string, options: EndpointUrlOptions): 
   return webhookUrlProblem(value, options.allow);
 }
 
-export function endpointUrl(options: EndpointUrlOptions) {
-  return z
-    .string()
-    .trim()
-    .min(1, "enter the URL")
-    .superRefine((value, ctx) => {
-      const problem = endpointUrlProblem(value, options);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
+/**
+ * The address rules depend on the deployment (its allow-list), so the service that saves a URL
+ * applies them with the settings it is handed; the adapter has already parsed the URL as text.
+ */
+export function requireEndpointUrl(url: string, options: EndpointUrlOptions): string {
+  const problem = endpointUrlProblem(url, options);
+  if (problem)
+    throw new AppError("invalid_request", "Check the highlighted fields.", {
+      issues: [{ path: "url", message: problem }],
     });
+  return url;
 }
 
-export function saveEndpointSchema(options: EndpointUrlOptions) {
-  return z.strictObject({ producer: machineName, url: endpointUrl(options) });
-}
+/** A URL as a form or the API sends it, before the address rules (requireEndpointUrl). */
+export const endpointUrlText = z.string().trim().min(1, "enter the URL").max(4096, "at most 2048 characters");
+
+/** An admin names the producer; its address rules are the service's (requireEndpointUrl). */
+export const saveEndpointSchema = z.strictObject({ producer: machineName, url: endpointUrlText });
 export const endpointIdSchema = z.strictObject({ endpointId: uuid });
 /**
  * A producer's own endpoint through the API: the producer is the key's name, so only the URL. Its
- * rules depend on the deployment (the allow-list), so the service checks it with `endpointUrl`.
+ * rules depend on the deployment (the allow-list), so the service checks it with `requireEndpointUrl`.
  */
-export const ownEndpointBody = z.strictObject({ url: z.string().max(4096, "at most 2048 characters") });
+export const ownEndpointBody = z.strictObject({ url: endpointUrlText });
 export const setEndpointDisabledSchema = z.strictObject({ endpointId: uuid, disabled: z.boolean() });
 
 export const PRICE_UNITS = ["per_generation", "per_second"] as const;
@@ -117,21 +125,24 @@ const priceName = (what: string) =>
  * A price is a rate, finer than the currency's minor unit by nature ($0.022 per second), so it
  * is read to six decimals whatever the currency; the amounts it produces are rounded only for display.
  */
-export const savePriceSchema = z.strictObject({
-  // Provider names are one closed list at every door: a price for "Replicate" would never apply.
-  provider: z.enum(PROVIDER_NAMES),
-  model: priceName("model"),
-  unit: z.enum(PRICE_UNITS),
-  price: z.string().transform((text, ctx) => {
-    const parsed = tryParseMoneyToMicros(text);
-    if (!parsed.ok || parsed.value <= 0) {
-      ctx.addIssue({ code: "custom", message: "a positive amount such as 0.10, at most six decimals" });
-      return z.NEVER;
-    }
-    return parsed.value;
-  }),
-  currency,
-});
+export const savePriceSchema = z
+  .strictObject({
+    // Provider names are one closed list at every door: a price for "Replicate" would never apply.
+    provider: z.enum(PROVIDER_NAMES),
+    model: priceName("model"),
+    unit: z.enum(PRICE_UNITS),
+    price: z.string().transform((text, ctx) => {
+      const parsed = tryParseMoneyToMicros(text);
+      if (!parsed.ok || parsed.value <= 0) {
+        ctx.addIssue({ code: "custom", message: "a positive amount such as 0.10, at most six decimals" });
+        return z.NEVER;
+      }
+      return parsed.value;
+    }),
+    currency,
+  })
+  .transform(({ price, ...rest }) => ({ ...rest, priceMicros: price }));
+export type SavePriceForm = z.infer<typeof savePriceSchema>;
 export const priceIdSchema = z.strictObject({ priceId: uuid });
 
 /** Minutes in the form (what an operator thinks in), whole seconds in the service and the table. */

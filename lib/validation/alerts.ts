@@ -1,27 +1,14 @@
 import { z } from "zod";
 import { ALERT_DESTINATION_KINDS, ALERT_RULE_KINDS } from "@/lib/domain/alert-rules";
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
-import { type EndpointUrlOptions, endpointUrl, uuid } from "./admin";
+import { uuid } from "./admin";
 import { currency } from "./common";
 
-/** Shared by the console's forms, the API and the services, so each refuses what the others would. */
+/** Shared by the console's forms and the API, so each refuses what the other would; services take the parsed types. */
 
 const name = z.string().trim().min(1, "give it a name").max(100, "at most 100 characters");
 const minutes = (max: number) =>
   z.coerce.number().int("whole minutes").min(1, "at least 1 minute").max(max, `at most ${max} minutes`);
-
-/** A destination's URL goes through the same address rules as a producer's endpoint (decision 018). */
-export function saveAlertDestinationSchema(options: EndpointUrlOptions) {
-  return z.strictObject({
-    /** Absent: a new destination. Present: its new name and URL (its kind never changes). */
-    id: uuid.optional(),
-    name,
-    kind: z.enum(ALERT_DESTINATION_KINDS),
-    url: endpointUrl(options),
-    disabled: z.boolean().default(false),
-  });
-}
-export type SaveAlertDestinationInput = z.infer<ReturnType<typeof saveAlertDestinationSchema>>;
 
 /** The fields of a rule as a form or the API sends them (the amount still a decimal string). */
 export const alertRuleBody = z.strictObject({
@@ -62,15 +49,19 @@ export const listAlertFiringsSchema = z.strictObject({
   ruleId: uuid.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+export type ListAlertFiringsQuery = z.infer<typeof listAlertFiringsSchema>;
 
 /**
- * The API's body for a destination: the same fields; the URL's address rules need the deployment's
- * allow-list, so the service applies them (saveAlertDestinationSchema) with it.
+ * A destination as a form or the API sends it. Its URL goes through the same address rules as a
+ * producer's endpoint (decision 018); they need the deployment's allow-list, so the service applies
+ * them (requireEndpointUrl) with it.
  */
 export const alertDestinationBody = z.strictObject({
+  /** Absent: a new destination. Present: its new name and URL (its kind never changes). */
   id: uuid.optional(),
   name,
   kind: z.enum(ALERT_DESTINATION_KINDS),
   url: z.string().trim().min(1, "enter the URL").max(2048, "at most 2048 characters"),
   disabled: z.boolean().default(false),
 });
+export type SaveAlertDestinationInput = z.infer<typeof alertDestinationBody>;

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
-import { meaningOfCopyFailure } from "@/lib/domain/provider-answer";
+import { asksAgainAfterCopyFailure, meaningOfCopyFailure } from "@/lib/domain/provider-answer";
 import { increment } from "@/lib/metrics/counters";
 import type { OutputRef, ProviderAdapter } from "@/lib/providers/types";
 import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-action";
@@ -92,7 +92,7 @@ export async function deliverOutputs(
       });
       if (!result.ok) {
         await pending.abort();
-        if (input.fromKeptUrls && result.reason === "not_available")
+        if (asksAgainAfterCopyFailure(input.fromKeptUrls === true, result.reason))
           return giveUp(askAgain(ctx, actor, proof, input, outputIndex));
         return giveUp(
           finishAction(ctx.db, actor, proof, finishResultOf(meaningOfCopyFailure(outputIndex, result), ctx)),

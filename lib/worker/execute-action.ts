@@ -3,6 +3,7 @@ import {
   earlierChecksNeeded,
   meaningOf,
   NOT_FOUND_CHECKS_THAT_AGREE,
+  usesKeptOutputs,
   verdictBeforeAsking,
   verdictWhenCheckFailed,
 } from "@/lib/domain/provider-answer";
@@ -64,7 +65,7 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
 
   // The saving step fetches the outputs from the URLs their completion handed out while those still
   // work; only without them (none kept, or expiring) is the provider asked again (decision 043).
-  const kept = claimed.stage === "delivery" ? await keptOutputs(ctx.db, caseId) : null;
+  const kept = usesKeptOutputs(claimed.stage) ? await keptOutputs(ctx.db, caseId) : null;
   if (kept) {
     return tickOutcome(
       await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: kept, signal, fromKeptUrls: true }),

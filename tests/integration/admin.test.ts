@@ -29,6 +29,8 @@ import {
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
 import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
+import { createUserSchema, resetPasswordSchema, savePriceSchema, setUserRolesSchema } from "@/lib/validation/admin";
+import { parseInput } from "@/lib/validation/parse-input";
 import { seedDemoCases } from "@/prisma/seed/demo-cases";
 import { makeUser, producer, worker } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
@@ -44,8 +46,9 @@ const issue = (actor: Principal, input: Parameters<typeof createAccessToken>[2])
   inTransaction(db, (tx) => createAccessToken(tx, actor, input));
 const revoke = (actor: Principal, tokenId: string) => inTransaction(db, (tx) => revokeAccessToken(tx, actor, tokenId));
 
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
+/** A refusal from a service, or (given a function) from parsing its input the way an adapter does. */
+async function refusal(promise: Promise<unknown> | (() => Promise<unknown>)): Promise<AppError> {
+  const error = await (typeof promise === "function" ? Promise.resolve().then(promise) : promise).then(
     () => null,
     (e: unknown) => e,
   );
@@ -77,10 +80,19 @@ describe("every admin service refuses non-admins", () => {
     ) => Promise<unknown>,
   ][] = [
     ["listUsers", (a) => listUsers(db, a)],
-    ["createUser", (a) => createUser(db, a, { email: "new@example.com", roles: ["operator"] })],
-    ["setUserRoles", (a, ids) => setUserRoles(db, a, { userId: ids.userId, roles: ["admin"] })],
+    [
+      "createUser",
+      (a) => createUser(db, a, parseInput(createUserSchema, { email: "new@example.com", roles: ["operator"] })),
+    ],
+    [
+      "setUserRoles",
+      (a, ids) => setUserRoles(db, a, parseInput(setUserRolesSchema, { userId: ids.userId, roles: ["admin"] })),
+    ],
     ["setUserActive", (a, ids) => setUserActive(db, a, { userId: ids.userId, active: false })],
-    ["resetUserPassword", (a, ids) => resetUserPassword(db, a, { userId: ids.userId })],
+    [
+      "resetUserPassword",
+      (a, ids) => resetUserPassword(db, a, parseInput(resetPasswordSchema, { userId: ids.userId })),
+    ],
     ["listAccessTokens(api_key)", (a) => listAccessTokens(db, a, "api_key")],
     ["listAccessTokens(worker)", (a) => listAccessTokens(db, a, "worker")],
     ["createAccessToken(api_key)", (a) => issue(a, { kind: "api_key", name: "sneaky" })],
@@ -134,11 +146,15 @@ describe("every admin service refuses non-admins", () => {
 
 describe("users and roles", () => {
   it("creates a user with a generated password shown once, stored only as a hash, and audited", async () => {
-    const { user, password } = await createUser(db, admin, {
-      email: "  New.Person@Example.com ",
-      name: "New Person",
-      roles: ["reviewer", "finance", "reviewer"],
-    });
+    const { user, password } = await createUser(
+      db,
+      admin,
+      parseInput(createUserSchema, {
+        email: "  New.Person@Example.com ",
+        name: "New Person",
+        roles: ["reviewer", "finance", "reviewer"],
+      }),
+    );
     expect(user).toMatchObject({ email: "new.person@example.com", name: "New Person" });
     expect([...user.roles].sort()).toEqual(["finance", "reviewer"]);
     expect(password.length).toBeGreaterThanOrEqual(20);
@@ -151,15 +167,24 @@ describe("users and roles", () => {
     });
     expect(JSON.stringify(audit)).not.toContain(password);
 
-    const duplicate = await refusal(createUser(db, admin, { email: "new.person@example.com", roles: ["operator"] }));
+    const duplicate = await refusal(
+      createUser(db, admin, parseInput(createUserSchema, { email: "new.person@example.com", roles: ["operator"] })),
+    );
     expect(duplicate.code).toBe("invalid_request");
     expect(duplicate.extra.issues?.[0]?.path).toBe("email");
-    expect((await refusal(createUser(db, admin, { email: "x@example.com", roles: [] }))).code).toBe("invalid_request");
-    expect((await refusal(createUser(db, admin, { email: "not-an-email", roles: ["admin"] }))).code).toBe(
-      "invalid_request",
-    );
+    expect(
+      (await refusal(() => createUser(db, admin, parseInput(createUserSchema, { email: "x@example.com", roles: [] }))))
+        .code,
+    ).toBe("invalid_request");
+    expect(
+      (
+        await refusal(() =>
+          createUser(db, admin, parseInput(createUserSchema, { email: "not-an-email", roles: ["admin"] })),
+        )
+      ).code,
+    ).toBe("invalid_request");
 
-    const reset = await resetUserPassword(db, admin, { userId: user.id });
+    const reset = await resetUserPassword(db, admin, parseInput(resetPasswordSchema, { userId: user.id }));
     const after = await db.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(await verifyPassword(after.passwordHash ?? "", reset.password)).toBe(true);
     expect(await verifyPassword(after.passwordHash ?? "", password)).toBe(false);
@@ -167,7 +192,7 @@ describe("users and roles", () => {
 
   it("changes roles and deactivates and reactivates, each with an audit row", async () => {
     const target = await makeUser(db, ["operator"]);
-    await setUserRoles(db, admin, { userId: target.userId, roles: ["reviewer"] });
+    await setUserRoles(db, admin, parseInput(setUserRolesSchema, { userId: target.userId, roles: ["reviewer"] }));
     expect((await db.user.findUniqueOrThrow({ where: { id: target.userId } })).roles).toEqual(["reviewer"]);
     await setUserActive(db, admin, { userId: target.userId, active: false });
     expect((await db.user.findUniqueOrThrow({ where: { id: target.userId } })).active).toBe(false);
@@ -186,13 +211,17 @@ describe("users and roles", () => {
     const self = await makeUser(db, ["admin"]);
     const before = await auditKinds(db);
     expect((await refusal(setUserActive(db, self, { userId: self.userId, active: false }))).code).toBe("forbidden");
-    expect((await refusal(setUserRoles(db, self, { userId: self.userId, roles: ["operator"] }))).code).toBe(
-      "forbidden",
-    );
+    expect(
+      (
+        await refusal(
+          setUserRoles(db, self, parseInput(setUserRolesSchema, { userId: self.userId, roles: ["operator"] })),
+        )
+      ).code,
+    ).toBe("forbidden");
     const still = await db.user.findUniqueOrThrow({ where: { id: self.userId } });
     expect(still).toMatchObject({ active: true, roles: ["admin"] });
     expect(await auditKinds(db)).toEqual(before);
-    await setUserRoles(db, self, { userId: self.userId, roles: ["admin", "finance"] });
+    await setUserRoles(db, self, parseInput(setUserRolesSchema, { userId: self.userId, roles: ["admin", "finance"] }));
     expect((await db.user.findUniqueOrThrow({ where: { id: self.userId } })).roles.sort()).toEqual([
       "admin",
       "finance",
@@ -209,8 +238,8 @@ describe("users and roles", () => {
       }
     }
     const results = await Promise.allSettled([
-      setUserRoles(db, a, { userId: b.userId, roles: ["operator"] }),
-      setUserRoles(db, b, { userId: a.userId, roles: ["operator"] }),
+      setUserRoles(db, a, parseInput(setUserRolesSchema, { userId: b.userId, roles: ["operator"] })),
+      setUserRoles(db, b, parseInput(setUserRolesSchema, { userId: a.userId, roles: ["operator"] })),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.find((r) => r.status === "rejected");
@@ -419,28 +448,28 @@ describe("provider prices", () => {
     currency: "USD",
   };
 
+  // The form's price as typed; the action parses it (savePriceSchema) before the service is called.
+  const form = { provider: base.provider, model: "refused", unit: base.unit, currency: base.currency };
   it.each([
-    ["a fraction", 1.5],
-    ["a negative amount", -100],
-    ["zero", 0],
-    ["not a number", Number.NaN],
-    ["beyond a safe integer", Number.MAX_SAFE_INTEGER + 2],
-  ])("refuses %s, writing nothing", async (_name, priceMicros) => {
+    ["a fraction of a micro-unit", "0.0000015"],
+    ["a negative amount", "-0.0001"],
+    ["zero", "0"],
+    ["not a number", "NaN"],
+    ["beyond a safe integer", "9007199254.740993"],
+  ])("refuses %s, writing nothing", async (_name, price) => {
     const before = await tableCounts(db);
-    const error = await refusal(saveProviderPrice(db, admin, { ...base, model: "refused", priceMicros }));
+    const error = await refusal(() => saveProviderPrice(db, admin, parseInput(savePriceSchema, { ...form, price })));
     expect(error.code).toBe("invalid_request");
     expect(error.extra.issues?.map((i) => i.path)).toEqual(["price"]);
     expect(await tableCounts(db)).toEqual(before);
   });
 
   it("refuses a bad currency, unit or name", async () => {
-    for (const bad of [
-      { currency: "usd" },
-      { unit: "per_minute" as SavePriceInput["unit"] },
-      { provider: "" },
-      { model: "with space" },
-    ]) {
-      expect((await refusal(saveProviderPrice(db, admin, { ...base, ...bad }))).code).toBe("invalid_request");
+    for (const bad of [{ currency: "usd" }, { unit: "per_minute" }, { provider: "" }, { model: "with space" }]) {
+      const typed = { ...form, model: "kling-2.1", price: "0.022", ...bad };
+      expect((await refusal(() => saveProviderPrice(db, admin, parseInput(savePriceSchema, typed)))).code).toBe(
+        "invalid_request",
+      );
     }
   });
 

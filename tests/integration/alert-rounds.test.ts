@@ -11,6 +11,8 @@ import { saveAlertRule } from "@/lib/services/alert/save-alert-rule";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
 import { parkCase } from "@/lib/services/case/park-case";
+import { alertDestinationBody, saveAlertRuleSchema } from "@/lib/validation/alerts";
+import { parseInput } from "@/lib/validation/parse-input";
 import { watchAlerts } from "@/lib/worker/alert-round";
 import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
 import { runTick } from "@/lib/worker/run-tick";
@@ -50,12 +52,16 @@ async function escalatedCase(): Promise<string> {
 
 /** A rule to the chat; saving it makes the round due, as for an admin. */
 function rule(kind: AlertRuleKind, settings: { thresholdCount?: number; windowMinutes?: number } = {}) {
-  return saveAlertRule(db, admin, {
-    name: `${kind} ${Math.random().toString(36).slice(2, 8)}`,
-    kind,
-    destinationId: chatId,
-    ...settings,
-  });
+  return saveAlertRule(
+    db,
+    admin,
+    parseInput(saveAlertRuleSchema, {
+      name: `${kind} ${Math.random().toString(36).slice(2, 8)}`,
+      kind,
+      destinationId: chatId,
+      ...settings,
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -65,7 +71,7 @@ beforeAll(async () => {
   const saved = await saveAlertDestination(
     db,
     admin,
-    { name: "rounds channel", kind: "slack", url: chat.url },
+    parseInput(alertDestinationBody, { name: "rounds channel", kind: "slack", url: chat.url }),
     { allow: TEST_RECEIVERS },
   );
   chatId = saved.destination.id;
@@ -98,7 +104,7 @@ describe("the round's schedule", () => {
     await saveAlertDestination(
       db,
       admin,
-      { id: chatId, name: "rounds channel", kind: "slack", url: chat.url },
+      parseInput(alertDestinationBody, { id: chatId, name: "rounds channel", kind: "slack", url: chat.url }),
       { allow: TEST_RECEIVERS },
     );
     expect(await judge()).toMatchObject({ evaluated: 1 });

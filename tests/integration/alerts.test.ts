@@ -23,6 +23,8 @@ import { webhookMessage } from "@/lib/services/notification/enqueue-notification
 import { resumeProviderBreaker, saveProviderBreaker } from "@/lib/services/provider-breaker/provider-breakers";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
+import { parseInput } from "@/lib/validation/parse-input";
 import { watchAlerts } from "@/lib/worker/alert-round";
 import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
 import { runTick } from "@/lib/worker/run-tick";
@@ -77,15 +79,19 @@ async function onlyRule(
   await db.alertRule.updateMany({ data: { enabled: false } });
   const windowMinutes = settings.windowMinutes ?? 60;
   const baseline = (await alertFigures(db, { kind, windowMinutes }, new Date())).count;
-  return saveAlertRule(db, admin, {
-    name: `${kind} ${Math.random().toString(36).slice(2, 8)}`,
-    kind,
-    thresholdCount: baseline + (settings.above ?? 1),
-    windowMinutes,
-    renotifyMinutes: settings.renotifyMinutes ?? 30,
-    destinationId,
-    ...(settings.thresholdAmount ? { thresholdAmount: settings.thresholdAmount, thresholdCurrency: "USD" } : {}),
-  });
+  return saveAlertRule(
+    db,
+    admin,
+    parseInput(saveAlertRuleSchema, {
+      name: `${kind} ${Math.random().toString(36).slice(2, 8)}`,
+      kind,
+      thresholdCount: baseline + (settings.above ?? 1),
+      windowMinutes,
+      renotifyMinutes: settings.renotifyMinutes ?? 30,
+      destinationId,
+      ...(settings.thresholdAmount ? { thresholdAmount: settings.thresholdAmount, thresholdCurrency: "USD" } : {}),
+    }),
+  );
 }
 
 type Envelope = { type: string; data: { firingId: string; figures: { count: number; held: unknown[] }; link: string } };
@@ -102,7 +108,7 @@ beforeAll(async () => {
   const created = await saveAlertDestination(
     db,
     admin,
-    { name: "on-call hooks", kind: "webhook", url: "http://127.0.0.1:9/hooks" },
+    parseInput(alertDestinationBody, { name: "on-call hooks", kind: "webhook", url: "http://127.0.0.1:9/hooks" }),
     { allow: TEST_RECEIVERS },
   );
   expect(created.signingSecret).toMatch(/^whsec_/);
@@ -117,14 +123,14 @@ beforeAll(async () => {
   await saveAlertDestination(
     db,
     admin,
-    { id: hooksId, name: "on-call hooks", kind: "webhook", url: hooks.url },
+    parseInput(alertDestinationBody, { id: hooksId, name: "on-call hooks", kind: "webhook", url: hooks.url }),
     { allow: TEST_RECEIVERS },
   );
   slack = await startPlainReceiver();
   const chat = await saveAlertDestination(
     db,
     admin,
-    { name: "ops channel", kind: "slack", url: slack.url },
+    parseInput(alertDestinationBody, { name: "ops channel", kind: "slack", url: slack.url }),
     { allow: TEST_RECEIVERS },
   );
   expect(chat.signingSecret).toBeNull();
@@ -160,7 +166,7 @@ describe("settings", () => {
       saveAlertDestination(
         db,
         admin,
-        { name: "inside", kind: "slack", url: "http://10.0.0.8/hook" },
+        parseInput(alertDestinationBody, { name: "inside", kind: "slack", url: "http://10.0.0.8/hook" }),
         { allow: TEST_RECEIVERS },
       ),
     ).rejects.toMatchObject({ code: "invalid_request" });
@@ -257,7 +263,7 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
     expect(typesOf(firing?.id ?? "")).toEqual(["alert.firing", "alert.still_firing", "alert.resolved"]);
     for (const message of messagesOf(firing?.id ?? "")) expect(hooks.acceptedCount(message.webhookId)).toBe(1);
 
-    const [listed] = await listAlertFirings(db, reviewer, { ruleId: rule.id });
+    const [listed] = await listAlertFirings(db, reviewer, parseInput(listAlertFiringsSchema, { ruleId: rule.id }));
     expect(listed).toMatchObject({
       status: "resolved",
       notifications: 2,
@@ -285,9 +291,9 @@ describe("a case escalated past its deadline (Standard Webhooks)", () => {
       thresholdCount: rule.thresholdCount,
       destinationId: hooksId,
     };
-    await saveAlertRule(db, admin, { ...edit, enabled: false });
+    await saveAlertRule(db, admin, parseInput(saveAlertRuleSchema, { ...edit, enabled: false }));
     expect(await openFiring(rule.id)).toBeNull();
-    await saveAlertRule(db, admin, { ...edit, enabled: true });
+    await saveAlertRule(db, admin, parseInput(saveAlertRuleSchema, { ...edit, enabled: true }));
     await evaluateAlerts(db, { consoleUrl: CONSOLE });
     expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(2);
     await dispatchNotifications(ctx, Date.now() + 10_000);
@@ -299,7 +305,7 @@ describe("a destination that answers 410 Gone", () => {
     const created = await saveAlertDestination(
       db,
       admin,
-      { name: "gone hooks", kind: "webhook", url: "http://127.0.0.1:9/hooks" },
+      parseInput(alertDestinationBody, { name: "gone hooks", kind: "webhook", url: "http://127.0.0.1:9/hooks" }),
       { allow: TEST_RECEIVERS },
     );
     const gone = await startWebhookReceiver(created.signingSecret as string, () => 410);
@@ -308,7 +314,7 @@ describe("a destination that answers 410 Gone", () => {
       await saveAlertDestination(
         db,
         admin,
-        { id, name: "gone hooks", kind: "webhook", url: gone.url },
+        parseInput(alertDestinationBody, { id, name: "gone hooks", kind: "webhook", url: gone.url }),
         { allow: TEST_RECEIVERS },
       );
       await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
@@ -334,7 +340,9 @@ describe("a disabled destination", () => {
   it("is told nothing and counted as told nothing: its rules are not judged, and disabling it ends their episodes quietly", async () => {
     const options = { allow: TEST_RECEIVERS };
     const edit = { name: "muted channel", kind: "slack", url: slack.url };
-    const muted = (await saveAlertDestination(db, admin, { ...edit, disabled: true }, options)).destination.id;
+    const muted = (
+      await saveAlertDestination(db, admin, parseInput(alertDestinationBody, { ...edit, disabled: true }), options)
+    ).destination.id;
     await parkCase(db, shop, parkInput("polling", { retryDeadline: past(5) }));
     await escalateOverdueCases(db, worker());
     const rule = await onlyRule("escalated_overdue", muted, { above: 0 });
@@ -343,15 +351,25 @@ describe("a disabled destination", () => {
     expect(await evaluateAlerts(db, { consoleUrl: CONSOLE })).toMatchObject({ evaluated: 0, fired: 0 });
     expect(await db.alertFiring.count({ where: { ruleId: rule.id } })).toBe(0);
 
-    await saveAlertDestination(db, admin, { ...edit, id: muted, disabled: false }, options);
+    await saveAlertDestination(
+      db,
+      admin,
+      parseInput(alertDestinationBody, { ...edit, id: muted, disabled: false }),
+      options,
+    );
     await round();
     expect(await openFiring(rule.id)).toMatchObject({ notifications: 1 });
     expect(slack.received).toHaveLength(before + 1);
-    await saveAlertDestination(db, admin, { ...edit, id: muted, disabled: true }, options);
+    await saveAlertDestination(
+      db,
+      admin,
+      parseInput(alertDestinationBody, { ...edit, id: muted, disabled: true }),
+      options,
+    );
     expect(await openFiring(rule.id)).toBeNull();
     await round();
     expect(slack.received).toHaveLength(before + 1);
-    const [listed] = await listAlertFirings(db, reviewer, { ruleId: rule.id });
+    const [listed] = await listAlertFirings(db, reviewer, parseInput(listAlertFiringsSchema, { ruleId: rule.id }));
     expect(listed).toMatchObject({
       status: "resolved",
       notifications: 1,
@@ -371,12 +389,16 @@ describe("a rule given another kind or destination", () => {
     const edit = { id: rule.id, name: rule.name, kind: rule.kind, thresholdCount: rule.thresholdCount };
 
     // New settings only: the same episode goes on, judged by them.
-    await saveAlertRule(db, admin, { ...edit, destinationId: hooksId, renotifyMinutes: 45 });
+    await saveAlertRule(
+      db,
+      admin,
+      parseInput(saveAlertRuleSchema, { ...edit, destinationId: hooksId, renotifyMinutes: 45 }),
+    );
     expect((await openFiring(rule.id))?.id).toBe(first?.id);
 
     // Another destination: the episode ends without a "resolved" (nothing cleared); the channel hears of a new one.
     const before = slack.received.length;
-    await saveAlertRule(db, admin, { ...edit, destinationId: slackId });
+    await saveAlertRule(db, admin, parseInput(saveAlertRuleSchema, { ...edit, destinationId: slackId }));
     expect(await openFiring(rule.id)).toBeNull();
     await round();
     const second = await openFiring(rule.id);
@@ -385,12 +407,16 @@ describe("a rule given another kind or destination", () => {
     expect(typesOf(first?.id ?? "")).toEqual(["alert.firing"]);
 
     // Another kind, one that does not hold: the episode ends, and nobody is told it cleared.
-    await saveAlertRule(db, admin, {
-      ...edit,
-      kind: "suspected_duplicates",
-      thresholdCount: 1000,
-      destinationId: slackId,
-    });
+    await saveAlertRule(
+      db,
+      admin,
+      parseInput(saveAlertRuleSchema, {
+        ...edit,
+        kind: "suspected_duplicates",
+        thresholdCount: 1000,
+        destinationId: slackId,
+      }),
+    );
     expect(await openFiring(rule.id)).toBeNull();
     await round();
     expect(slack.received).toHaveLength(before + 1);
@@ -465,14 +491,18 @@ describe("outputs about to expire and poison actions", () => {
 describe("provider error rate", () => {
   it("fires when a provider's share of unanswered status checks in the window reaches the threshold", async () => {
     const rule = await onlyRule("provider_error_rate", hooksId, { windowMinutes: 15 });
-    await saveAlertRule(db, admin, {
-      id: rule.id,
-      name: rule.name,
-      kind: rule.kind,
-      thresholdCount: 50,
-      windowMinutes: 15,
-      destinationId: hooksId,
-    });
+    await saveAlertRule(
+      db,
+      admin,
+      parseInput(saveAlertRuleSchema, {
+        id: rule.id,
+        name: rule.name,
+        kind: rule.kind,
+        thresholdCount: 50,
+        windowMinutes: 15,
+        destinationId: hooksId,
+      }),
+    );
     const { caseId } = await parkCase(db, shop, parkInput("polling", { provider: "fal", model: "fal-ai/veo3" }));
     const { attemptRef } = await db.case.findUniqueOrThrow({ where: { id: caseId } });
     // Status checks as a claim records them (one row per answer, with its action).

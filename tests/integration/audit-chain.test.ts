@@ -11,6 +11,8 @@ import { addNote } from "@/lib/services/case/add-note";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { claimActions } from "@/lib/services/claim/claim-actions";
+import { createUserSchema } from "@/lib/validation/admin";
+import { parseInput } from "@/lib/validation/parse-input";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
@@ -90,7 +92,11 @@ describe("the chain forms on every insert, whoever writes it", () => {
     await approveCase(db, reviewer, b.caseId, { action: "retry_delivery", evidence: "bucket has room again" });
     const claimed = await claimActions(db, worker(), { max: 10 });
     expect(claimed.map((c) => c.caseId).sort()).toEqual([a.caseId, b.caseId].sort());
-    await createUser(db, admin, { email: `chain-${randomUUID()}@example.com`, roles: ["operator"] });
+    await createUser(
+      db,
+      admin,
+      parseInput(createUserSchema, { email: `chain-${randomUUID()}@example.com`, roles: ["operator"] }),
+    );
 
     const kinds = async (caseId: string) =>
       (await app.query("SELECT kind FROM audit_events WHERE case_id = $1 ORDER BY chain_seq", [caseId])).rows.map(

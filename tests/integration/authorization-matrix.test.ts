@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { RouteHandler } from "@/lib/api/api-route";
 import { API_ROUTES, type RouteKey, routeKey } from "@/lib/api/routes";
 import type { Stage } from "@/lib/domain/stages";
+import { env } from "@/lib/env";
 import type { ProducerActor, UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
@@ -297,7 +298,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   },
   "POST /api/v1/attempts/{attemptId}/outcome": async () => {
     const { operationId, input } = permitInput();
-    await requestPermit(db, shop, operationId, input);
+    await requestPermit(db, shop, operationId, input, env());
     return {
       params: { attemptId: input.attemptId },
       body: outcomeInput(operationId, 1, "accepted", `job-${operationId}`),

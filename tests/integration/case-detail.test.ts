@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatMicros } from "@/lib/domain/money";
+import { env } from "@/lib/env";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
@@ -48,13 +49,13 @@ describe("case detail: the duplicate cost a replacement would risk", () => {
       parkInput("generation_failed", { provider: "replicate", model: "unlisted" }),
     );
 
-    const a = await getCase(db, operator, perGeneration.caseId);
+    const a = await getCase(db, operator, perGeneration.caseId, env());
     expect(a.duplicateCost).toMatchObject({ micros: 150_000, currency: "USD" });
-    const b = await getCase(db, operator, perSecond.caseId);
+    const b = await getCase(db, operator, perSecond.caseId, env());
     expect(b.duplicateCost?.micros).toBe(220_000);
     expect(formatMicros(20 * (b.duplicateCost?.micros ?? 0), "USD")).toBe("$4.40");
-    expect((await getCase(db, operator, noDuration.caseId)).duplicateCost).toBeNull();
-    expect((await getCase(db, operator, unpriced.caseId)).duplicateCost).toBeNull();
+    expect((await getCase(db, operator, noDuration.caseId, env())).duplicateCost).toBeNull();
+    expect((await getCase(db, operator, unpriced.caseId, env())).duplicateCost).toBeNull();
     expect(a.observations).toEqual([]);
     expect(a.assets).toEqual([]);
   });
@@ -65,12 +66,12 @@ describe("case detail: the provider job's own page", () => {
     const operator = await makeUser(db, ["operator"]);
     const polling = await parkCase(db, shop, parkInput("polling", { provider: "replicate" }));
     const uncertain = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "replicate" }));
-    expect((await getCase(db, operator, polling.caseId)).providerJobPage).toEqual({
+    expect((await getCase(db, operator, polling.caseId, env())).providerJobPage).toEqual({
       url: null,
       why: "simulated job: no provider page",
     });
     // No job known yet: nothing to link or explain.
-    expect((await getCase(db, operator, uncertain.caseId)).providerJobPage).toBeNull();
+    expect((await getCase(db, operator, uncertain.caseId, env())).providerJobPage).toBeNull();
   });
 });
 
@@ -82,7 +83,7 @@ describe("case detail: what the provider's API allows", () => {
       shop,
       parkInput("submission_uncertain", { provider: "runway", model: "gen4_turbo" }),
     );
-    expect((await getCase(db, reviewer, runway.caseId)).providerCapabilities).toEqual({
+    expect((await getCase(db, reviewer, runway.caseId, env())).providerCapabilities).toEqual({
       provider: "runway",
       known: true,
       notes: expect.arrayContaining(["no job list: a 'no job exists' verdict needs billing evidence"]),
@@ -92,13 +93,13 @@ describe("case detail: what the provider's API allows", () => {
       shop,
       parkInput("submission_uncertain", { provider: "veo", model: "veo-3.1-generate-preview" }),
     );
-    expect((await getCase(db, reviewer, veo.caseId)).providerCapabilities).toEqual({
+    expect((await getCase(db, reviewer, veo.caseId, env())).providerCapabilities).toEqual({
       provider: "veo",
       known: true,
       notes: expect.arrayContaining(["no job list: a 'no job exists' verdict needs billing evidence"]),
     });
     const replicate = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "replicate" }));
-    const notes = (await getCase(db, reviewer, replicate.caseId)).providerCapabilities.notes;
+    const notes = (await getCase(db, reviewer, replicate.caseId, env())).providerCapabilities.notes;
     expect(notes.some((note) => note.includes("billing"))).toBe(false);
   });
 });
@@ -107,7 +108,7 @@ describe("case detail: a Luma submission", () => {
   it("says Luma's list is searched by time, model and request, with no call for billing evidence", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const luma = await parkCase(db, shop, parkInput("submission_uncertain", { provider: "luma", model: "ray-2" }));
-    const detail = await getCase(db, reviewer, luma.caseId);
+    const detail = await getCase(db, reviewer, luma.caseId, env());
     expect(detail.providerCapabilities).toEqual({
       provider: "luma",
       known: true,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGES, type Stage } from "@/lib/domain/stages";
+import { env } from "@/lib/env";
 import type { Family } from "@/lib/metrics/figures";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -90,7 +91,7 @@ describe("deadlines", () => {
     const queue = await listCases(db, reviewer, listCasesSchema.parse({ flag: "escalated", limit: 50 }));
     expect(queue.items.map((c) => c.id).sort()).toEqual([...overdue].sort());
     expect(queue.items.every((c) => c.escalationReason !== null)).toBe(true);
-    const detail = await getCase(db, reviewer, overdue[1] ?? "");
+    const detail = await getCase(db, reviewer, overdue[1] ?? "", env());
     expect(detail.escalation?.reason).toBe("retry_deadline_passed");
   });
 
@@ -156,7 +157,7 @@ describe("held money on closed cases", () => {
     const queue = await listCases(db, finance, listCasesSchema.parse({ flag: "hold_open" }));
     const row = queue.items.find((c) => c.id === caseId);
     expect(row).toMatchObject({ state: "resolved", holdOpen: true, heldMicros: 3_000_000, currency: "CHF" });
-    expect((await getCase(db, finance, caseId)).holdOpen).toBe(true);
+    expect((await getCase(db, finance, caseId, env())).holdOpen).toBe(true);
 
     await resolveHold(db, finance, hold.id, {
       kind: "settle",

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { seedDemoUsers } from "@/lib/services/admin/seed-demo-users";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
@@ -56,7 +57,7 @@ describe("the demo's recoveries", () => {
     const seen = new Set<DemoJobFate>();
     for (const row of approved) {
       const fate = fates.get(row.providerJobId ?? "");
-      const { progress } = await getCase(db, reviewer, row.id);
+      const { progress } = await getCase(db, reviewer, row.id, env());
       expect(progress.lastAttempt, row.providerJobId ?? "").not.toBeNull();
       expect(progress.lastAttempt?.failed, `${row.providerJobId} (${fate})`).toBe(fate === "unknown_to_provider");
       if (fate) seen.add(fate);

@@ -7,6 +7,7 @@ import * as caseEvidenceRoute from "@/app/api/v1/cases/[id]/evidence/route";
 import * as filterEvidenceRoute from "@/app/api/v1/cases/evidence/route";
 import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { SignedEvidence } from "@/lib/evidence/packet-signature";
 import { verifyEvidenceBytes, verifyEvidenceText } from "@/lib/evidence/packet-signature";
@@ -82,7 +83,7 @@ const exportsOf = (caseId: string) =>
 describe("evidence packet of one case", () => {
   it("holds both episodes' facts, money as micros strings, and the audit chain up to its head", async () => {
     const { caseId, reviewer } = await twoEpisodeCase();
-    const issued = await exportCaseEvidence(db, reviewer, caseId);
+    const issued = await exportCaseEvidence(db, reviewer, caseId, env());
     const { packet } = issued.document;
     expect(packet.scope).toEqual({ kind: "case", caseId });
     expect(packet.exportedBy).toEqual({ kind: "user", id: reviewer.userId, label: reviewer.email });
@@ -128,8 +129,8 @@ describe("evidence packet of one case", () => {
 
   it("verifies against the deployment's public key; any edit fails", async () => {
     const { caseId, reviewer } = await twoEpisodeCase();
-    const issued = await exportCaseEvidence(db, reviewer, caseId);
-    const key = evidencePublicKey(reviewer);
+    const issued = await exportCaseEvidence(db, reviewer, caseId, env());
+    const key = evidencePublicKey(reviewer, env());
     const verified = verifyEvidenceText(issued.text, { trustedPublicKeys: [key.publicKey] });
     expect(verified).toMatchObject({ valid: true, keyId: key.keyId, trusted: true, demo: true });
     expect(verified.valid && verified.timeline.intact).toBe(true);
@@ -146,7 +147,7 @@ describe("evidence packet of one case", () => {
 
   it("records one audit event on the case per export, naming the packet and its file's SHA-256", async () => {
     const { caseId, finance } = await twoEpisodeCase();
-    const issued = await exportCaseEvidence(db, finance, caseId);
+    const issued = await exportCaseEvidence(db, finance, caseId, env());
     const [recorded, ...more] = await exportsOf(caseId);
     expect(more).toEqual([]);
     expect(recorded).toMatchObject({
@@ -168,10 +169,12 @@ describe("evidence packet of one case", () => {
     const operator = await makeUser(db, ["operator"]);
     const admin = await makeUser(db, ["admin"]);
     const before = await tableCounts(db);
-    const refused = await exportCaseEvidence(db, operator, caseId).catch((error: unknown) => error);
+    const refused = await exportCaseEvidence(db, operator, caseId, env()).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: "forbidden", status: 403 });
-    await expect(exportCaseEvidence(db, admin, crypto.randomUUID())).rejects.toMatchObject({ code: "not_found" });
+    await expect(exportCaseEvidence(db, admin, crypto.randomUUID(), env())).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(await tableCounts(db)).toEqual(before);
     expect(await exportsOf(caseId)).toEqual([]);
   });
@@ -218,8 +221,10 @@ describe("evidence packet of a case the retention policy redacted", () => {
     const retention = await runRetention(db, storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });
     expect(retention.redacted).toBe(1);
 
-    const issued = await exportCaseEvidence(db, reviewer, caseId);
-    const verified = verifyEvidenceText(issued.text, { trustedPublicKeys: [evidencePublicKey(reviewer).publicKey] });
+    const issued = await exportCaseEvidence(db, reviewer, caseId, env());
+    const verified = verifyEvidenceText(issued.text, {
+      trustedPublicKeys: [evidencePublicKey(reviewer, env()).publicKey],
+    });
     if (!verified.valid) throw new Error(verified.reason);
     expect(verified.timeline.intact).toBe(true);
     const [item] = verified.packet.cases;
@@ -260,7 +265,7 @@ describe("evidence packet of a queue filter", () => {
     const finance = await makeUser(db, ["finance"]);
     const theirs = [await parkCase(db, shopB, parkInput("polling")), await parkCase(db, shopB, parkInput("delivery"))];
     const ours = await parkCase(db, shopA, parkInput("polling"));
-    const issued = await exportFilterEvidence(db, finance, { producer: "evidence-shop-b" });
+    const issued = await exportFilterEvidence(db, finance, { producer: "evidence-shop-b" }, env());
     const { packet } = issued.document;
     expect(packet.scope).toEqual({
       kind: "filter",
@@ -307,7 +312,7 @@ describe("the audit chains after exports", () => {
   it("stay intact: one statement's export rows each link into their own case's chain", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     await parkCase(db, shopB, parkInput("polling"));
-    await exportFilterEvidence(db, reviewer, { producer: "evidence-shop-b" });
+    await exportFilterEvidence(db, reviewer, { producer: "evidence-shop-b" }, env());
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

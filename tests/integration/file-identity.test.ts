@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -186,7 +187,7 @@ describe("file identity", () => {
     };
     await db.asset.create({ data: { ...old, sha256: "ab".repeat(32), sizeBytes: 10n, publishedAt: new Date() } });
     const reviewer = await makeUser(db, ["reviewer"]);
-    const detail = await getCase(db, reviewer, caseId);
+    const detail = await getCase(db, reviewer, caseId, env());
     expect(detail.assets.map((a) => a.storageKey)).toEqual(["order-old-1/claim-1/output-0"]);
     await expect(
       db.asset.create({ data: { ...old, actionId: randomUUID(), storageKey: "x/1", publishedAt: new Date() } }),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
 import * as casesRoute from "@/app/api/v1/cases/route";
+import { env } from "@/lib/env";
 import type { JobStatus } from "@/lib/providers/types";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
@@ -198,7 +199,7 @@ describe("one provider job, one operation (rule 11)", () => {
     });
     const reviewer = await makeUser(db, ["reviewer"]);
     // The case page says whose the job is (and offers no confirm for it).
-    const detail = await getCase(db, reviewer, b.caseId);
+    const detail = await getCase(db, reviewer, b.caseId, env());
     expect(detail.suggestions).toEqual([expect.objectContaining({ id: suggestion.id, ownerCaseId: a.caseId })]);
     const refused = await refusal(
       confirmSuggestion(db, reviewer, b.caseId, { suggestionId: suggestion.id, evidence: "same prompt and time" }),

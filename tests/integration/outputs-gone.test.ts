@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
@@ -94,7 +95,7 @@ describe("outputs the provider no longer has", () => {
     expect(codeOf(again)).toBe("outputs_unavailable");
     expect(await db.recoveryAction.count({ where: { caseId, status: "ready" } })).toBe(0);
 
-    const detail = await getCase(db, reviewer, caseId);
+    const detail = await getCase(db, reviewer, caseId, env());
     expect(detail.outputsUnavailable).toBe(true);
 
     const result = await acceptOutputsLost(db, reviewer, caseId, { evidence: "deleted by the provider before copy" });
@@ -272,16 +273,16 @@ describe("what happened, and what happens next", () => {
   it("the case and the queue show the failed copy, who the case waits on, and the decisions that do not repeat it first", async () => {
     const caseId = await parked("delivery", { provider: "replicate", outputTtlMs: 0 });
     const reviewer = await makeUser(db, ["reviewer"]);
-    const before = await getCase(db, reviewer, caseId);
+    const before = await getCase(db, reviewer, caseId, env());
     expect(before.progress).toMatchObject({ lastAttempt: null, waitingOn: { party: "reviewer" } });
     await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "go" });
     // Approved: queued for the worker at once, not "parked".
-    expect((await getCase(db, reviewer, caseId)).progress.waitingOn).toMatchObject({
+    expect((await getCase(db, reviewer, caseId, env())).progress.waitingOn).toMatchObject({
       party: "worker",
       why: "approved: queued for the worker",
     });
     expect(await tickFor(caseId)).toBe("parked");
-    const after = await getCase(db, reviewer, caseId);
+    const after = await getCase(db, reviewer, caseId, env());
     expect(after.progress.lastAttempt).toMatchObject({ kind: "retry_delivery", failed: true, count: 1 });
     expect(after.progress.lastAttempt?.reason).toMatch(/\S/);
     expect(after.progress.waitingOn).toMatchObject({
@@ -304,13 +305,18 @@ describe("what happened, and what happens next", () => {
       parkInput("polling", { provider: "replicate", providerJobId: `unknown-${randomBytes(4).toString("hex")}` }),
     );
     const row = async () =>
-      (await listCases(db, reviewer, listCasesSchema.parse({ q: (await getCase(db, reviewer, caseId)).operationId })))
-        .items[0];
+      (
+        await listCases(
+          db,
+          reviewer,
+          listCasesSchema.parse({ q: (await getCase(db, reviewer, caseId, env())).operationId }),
+        )
+      ).items[0];
     for (const n of [1, 2]) {
       await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: `try ${n}` });
       expect(await tickFor(caseId)).toBe("parked");
       expect((await row())?.lastAttempt).toMatchObject({ kind: "resume_poll", failed: true, count: n });
     }
-    expect((await getCase(db, reviewer, caseId)).progress.lastAttempt).toMatchObject({ failed: true, count: 2 });
+    expect((await getCase(db, reviewer, caseId, env())).progress.lastAttempt).toMatchObject({ failed: true, count: 2 });
   });
 });

@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
@@ -66,7 +67,7 @@ async function sendUnderPermit(shop: typeof shopA) {
     provider: "replicate",
     requestFingerprint: requestFingerprint(request),
   });
-  const permit = await requestPermit(db, shop, operationId, input);
+  const permit = await requestPermit(db, shop, operationId, input, env());
   if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
   const job = sim.state.seedJob({ provider: "replicate", outcome: "succeeded", model: input.model, input: request });
   return { shop, operationId, input, ref: permit.webhook.ref, job, request };

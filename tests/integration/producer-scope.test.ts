@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import type { UserActor } from "@/lib/services/access/actor";
 import { authenticateToken } from "@/lib/services/access/authenticate-token";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
@@ -28,8 +29,11 @@ import { listPendingReplacementRequests } from "@/lib/services/replacement/list-
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { setUserProducersSchema, setUserRolesSchema } from "@/lib/validation/admin";
+import { listAlertFiringsSchema } from "@/lib/validation/alerts";
 import { listHoldsSchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
+import { parseInput } from "@/lib/validation/parse-input";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -60,7 +64,11 @@ async function asResolved(user: UserActor): Promise<UserActor> {
 beforeAll(async () => {
   const admin = await makeUser(db, ["admin"]);
   const person = await makeUser(db, ["operator", "reviewer", "finance"]);
-  await setUserProducers(db, admin, { userId: person.userId, producers: [mine.name] });
+  await setUserProducers(
+    db,
+    admin,
+    parseInput(setUserProducersSchema, { userId: person.userId, producers: [mine.name] }),
+  );
   agency = await asResolved(person);
   everyone = await makeUser(db, ["operator", "reviewer", "finance"]);
   for (const [shop, key] of [
@@ -82,10 +90,10 @@ describe("a person limited to some producers", () => {
   });
 
   it("finds another producer's case by ID nowhere: read, neighbours, evidence, and every decision", async () => {
-    await expect(getCase(db, agency, ids.theirsUncertain)).rejects.toMatchObject({ code: "not_found" });
-    expect((await getCase(db, agency, ids.mineUncertain)).producer).toBe(mine.name);
+    await expect(getCase(db, agency, ids.theirsUncertain, env())).rejects.toMatchObject({ code: "not_found" });
+    expect((await getCase(db, agency, ids.mineUncertain, env())).producer).toBe(mine.name);
     expect(await caseNeighbours(db, agency, query(), ids.theirsUncertain)).toEqual({ previous: null, next: null });
-    await expect(exportCaseEvidence(db, agency, ids.theirsFailed)).rejects.toMatchObject({ code: "not_found" });
+    await expect(exportCaseEvidence(db, agency, ids.theirsFailed, env())).rejects.toMatchObject({ code: "not_found" });
 
     const before = await tableCounts(db);
     const attempts = [
@@ -134,7 +142,7 @@ describe("a person limited to some producers", () => {
   });
 
   it("exports evidence of a filter with its own producers' cases only", async () => {
-    const packet = await exportFilterEvidence(db, agency, { q: `op-${run}` });
+    const packet = await exportFilterEvidence(db, agency, { q: `op-${run}` }, env());
     const producers = packet.document.packet.cases.map((c) => c.case.producer);
     expect(producers).toEqual([mine.name, mine.name]);
   });
@@ -183,7 +191,9 @@ describe("a person limited to some producers", () => {
     await setSpendLimit(db, everyone, { currency: "SEK", producer: theirs.name, perHourMicros: 7, perDayMicros: null });
     const limits = (await listSpendLimits(db, agency)).filter((limit) => limit.currency === "SEK");
     expect(limits.map((limit) => limit.producer)).toEqual([mine.name]);
-    await expect(listAlertFirings(db, agency)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(listAlertFirings(db, agency, parseInput(listAlertFiringsSchema, {}))).rejects.toMatchObject({
+      code: "forbidden",
+    });
   });
 
   it("is never shown another producer's case through a provider job both name", async () => {
@@ -204,9 +214,9 @@ describe("a person limited to some producers", () => {
         jobCreatedAt: new Date(),
       },
     });
-    const [seen] = (await getCase(db, agency, String(caseId))).suggestions;
+    const [seen] = (await getCase(db, agency, String(caseId), env())).suggestions;
     expect(seen).toMatchObject({ ownedElsewhere: true, ownerCaseId: null });
-    const [seenByAll] = (await getCase(db, everyone, String(caseId))).suggestions;
+    const [seenByAll] = (await getCase(db, everyone, String(caseId), env())).suggestions;
     expect(seenByAll).toMatchObject({ ownedElsewhere: true, ownerCaseId: ownerCase });
 
     const attach = { verdict: "attach", providerJobId: job, evidence: "found in the dashboard" } as const;
@@ -220,7 +230,11 @@ describe("a person limited to some producers", () => {
   it("is not offered, and cannot be given, another producer's case", async () => {
     const admin = await makeUser(db, ["admin"]);
     const theirReviewer = await makeUser(db, ["reviewer"]);
-    await setUserProducers(db, admin, { userId: theirReviewer.userId, producers: [theirs.name] });
+    await setUserProducers(
+      db,
+      admin,
+      parseInput(setUserProducersSchema, { userId: theirReviewer.userId, producers: [theirs.name] }),
+    );
     const offered = await listAssignableUsers(db, everyone, mine.name);
     expect(offered.map((user) => user.id)).not.toContain(theirReviewer.userId);
     const refused = await assignCase(db, everyone, ids.mineUncertain, { assigneeId: theirReviewer.userId }).catch(
@@ -261,7 +275,11 @@ describe("the admin's producer editor", () => {
     const admin = await makeUser(db, ["admin"]);
     const person = await makeUser(db, ["reviewer"]);
     const { secret } = await createAccessToken(db, person, { kind: "personal", name: "editor" });
-    await setUserProducers(db, admin, { userId: person.userId, producers: [theirs.name, mine.name, mine.name] });
+    await setUserProducers(
+      db,
+      admin,
+      parseInput(setUserProducersSchema, { userId: person.userId, producers: [theirs.name, mine.name, mine.name] }),
+    );
     const resolved = await authenticateToken(db, secret);
     expect(resolved?.kind === "user" && resolved.producers).toEqual([mine.name, theirs.name].sort());
     const audit = await db.auditEvent.findFirstOrThrow({
@@ -271,23 +289,33 @@ describe("the admin's producer editor", () => {
     expect(audit.after).toMatchObject({ id: person.userId, producers: [mine.name, theirs.name].sort() });
 
     await expect(
-      setUserRoles(db, admin, { userId: person.userId, roles: ["reviewer", "admin"] }),
+      setUserRoles(db, admin, parseInput(setUserRolesSchema, { userId: person.userId, roles: ["reviewer", "admin"] })),
     ).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(setUserProducers(db, admin, { userId: admin.userId, producers: [mine.name] })).rejects.toMatchObject({
+    await expect(
+      setUserProducers(db, admin, parseInput(setUserProducersSchema, { userId: admin.userId, producers: [mine.name] })),
+    ).rejects.toMatchObject({
       code: "invalid_request",
     });
-    await expect(setUserProducers(db, person, { userId: person.userId, producers: [] })).rejects.toMatchObject({
+    await expect(
+      setUserProducers(db, person, parseInput(setUserProducersSchema, { userId: person.userId, producers: [] })),
+    ).rejects.toMatchObject({
       code: "forbidden",
     });
     await expect(
-      setUserProducers(db, admin, { userId: person.userId, producers: ["no spaces allowed"] }),
+      Promise.resolve().then(() =>
+        setUserProducers(
+          db,
+          admin,
+          parseInput(setUserProducersSchema, { userId: person.userId, producers: ["no spaces allowed"] }),
+        ),
+      ),
     ).rejects.toMatchObject({ code: "invalid_request" });
     // The database refuses a limited admin too, whatever path a write takes.
     await expect(
       db.user.update({ where: { id: admin.userId }, data: { producerScope: [mine.name] } }),
     ).rejects.toThrow();
 
-    await setUserProducers(db, admin, { userId: person.userId, producers: [] });
+    await setUserProducers(db, admin, parseInput(setUserProducersSchema, { userId: person.userId, producers: [] }));
     const again = await authenticateToken(db, secret);
     expect(again?.kind === "user" && again.producers).toBeNull();
   });

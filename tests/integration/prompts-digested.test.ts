@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { addNote } from "@/lib/services/case/add-note";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
@@ -27,7 +28,7 @@ describe("prompts entering as text are digested", () => {
     await addNote(db, reviewer, caseId, { text: `customer resent it.\nprompt: "${PROMPT}"` });
 
     const { operationId, input } = permitInput();
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted") throw new Error(`expected a permit, got ${permit.status}`);
     const report = outcomeInput(operationId, permit.permit.token, "rejected");
     await reportOutcome(db, shop, input.attemptId, {

@@ -7,6 +7,7 @@ import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { WEBHOOK_REFUSALS_PER_WINDOW } from "@/lib/api/webhook-throttle";
 import { signWebhookReference } from "@/lib/auth/webhook-reference";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { falSignedMessage } from "@/lib/providers/fal/webhook";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -357,7 +358,7 @@ describe("jobs the product does not know yet", () => {
 
   it("answers a live permit's send: the provider's completion settles the permit's hold", async () => {
     const { operationId, input } = permitInput({ provider: "fal" });
-    await requestPermit(db, shop, operationId, input);
+    await requestPermit(db, shop, operationId, input, env());
     const job = `fal-req-${sequence++}`;
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
     const answer = await falCall({
@@ -377,7 +378,7 @@ describe("jobs the product does not know yet", () => {
   it("racing the producer's own report on a live permit, ends in one settlement whichever comes first", async () => {
     for (let round = 0; round < 4; round++) {
       const { operationId, input } = permitInput({ provider: "fal" });
-      const permit = await requestPermit(db, shop, operationId, input);
+      const permit = await requestPermit(db, shop, operationId, input, env());
       if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
       const job = `fal-race-${sequence++}`;
       const body = { request_id: job, status: "OK", payload: { video: { url: "https://v3.fal.media/files/v.mp4" } } };
@@ -398,7 +399,7 @@ describe("jobs the product does not know yet", () => {
 
   it("with the operation's signed reference, attaches the job to the uncertain case, and approves nothing", async () => {
     const { operationId, input, seed } = permitAndItsJob();
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     expect(permit.webhook.urls.replicate).toContain(`/api/v1/provider-webhooks/replicate?ref=${permit.webhook.ref}`);
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
@@ -427,7 +428,7 @@ describe("jobs the product does not know yet", () => {
 
   it("the reference names its attempt: a late webhook of the first attempt is not taken for the operation's next episode", async () => {
     const { operationId, input, seed } = permitAndItsJob();
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
     const caseId = parked.caseId ?? "";
@@ -456,7 +457,7 @@ describe("jobs the product does not know yet", () => {
 
   it("with the reference, contradicts a 'no job exists' verdict: back to reconciliation, the job attached, the pending replacement withdrawn", async () => {
     const { operationId, input, seed } = permitAndItsJob("stuck");
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("expected a permit with webhook URLs");
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
     const caseId = parked.caseId ?? "";

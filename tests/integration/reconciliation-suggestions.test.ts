@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { byProvider, simulatorAdapters } from "@/lib/providers";
 import { confirmSuggestion } from "@/lib/services/case/confirm-suggestion";
@@ -153,7 +154,7 @@ describe("reconciliation suggestions", () => {
 
     // The detail the case page reads carries them.
     const reviewer = await makeUser(db, ["reviewer"]);
-    const detail = await getCase(db, reviewer, caseId);
+    const detail = await getCase(db, reviewer, caseId, env());
     expect(detail.suggestions.map((s) => s.providerJobId)).toEqual([match.id, sameModel.id]);
     expect(detail.suggestions[0]).toMatchObject({ confidence: 100, status: "open" });
   });

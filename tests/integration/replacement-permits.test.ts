@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
 import { escalateOverdueCases } from "@/lib/services/case/escalate-overdue-cases";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -94,7 +95,7 @@ async function authorisedReplacement() {
 async function permitBornReplacement() {
   const { requestFingerprint: asked, seed } = requestAndItsJob();
   const { operationId, input } = permitInput({ provider: "replicate", requestFingerprint: asked });
-  await requestPermit(db, shop, operationId, input);
+  await requestPermit(db, shop, operationId, input, env());
   const firstJob = `job-${operationId}-first`;
   const failed = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "failed", firstJob));
   const caseId = failed.caseId ?? "";
@@ -195,11 +196,17 @@ describe("a replacement's send permit", () => {
 
     const item = (await recovery.replacements()).items.find((r) => r.id === requestId);
     // The later episode of a permit-born operation asks for its permit the same way: token 2.
-    const asked = await requestPermit(db, shop, operationId, {
-      ...input,
-      attemptId: authorized.attemptId,
-      hold: { holdId: authorized.holdId, amountMicros: 100_000, currency: "USD" },
-    });
+    const asked = await requestPermit(
+      db,
+      shop,
+      operationId,
+      {
+        ...input,
+        attemptId: authorized.attemptId,
+        hold: { holdId: authorized.holdId, amountMicros: 100_000, currency: "USD" },
+      },
+      env(),
+    );
     expect(asked).toMatchObject({ status: "permitted", created: false, permit: { token: 2 } });
     const result = await recovery.submitReplacement(requestId, () => new Promise<{ providerJobId: string }>(() => {}), {
       createTimeoutMs: 50,
@@ -287,7 +294,7 @@ describe("a replacement's send permit", () => {
 describe("a permit-born case's deadline", () => {
   it("is the send deadline plus the provider's settling period, so the next tick does not escalate a lost answer", async () => {
     const { operationId, input } = permitInput({ provider: "replicate" });
-    await requestPermit(db, shop, operationId, input);
+    await requestPermit(db, shop, operationId, input, env());
     const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
     const row = await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } });
     const settling = await noJobSettlingSeconds(db, "replicate");
@@ -302,21 +309,21 @@ describe("a permit-born case's deadline", () => {
 describe("the identical permit request after its deadline", () => {
   it("answers where the permit stands, while a new permit with a past deadline is still refused", async () => {
     const { operationId, input } = permitInput({ provider: "replicate" });
-    await requestPermit(db, shop, operationId, input);
+    await requestPermit(db, shop, operationId, input, env());
     const permit = await db.sendPermit.findFirstOrThrow({ where: { attempt: { attemptId: input.attemptId } } });
     const passed = new Date(Date.now() - 1000);
     await owner.sendPermit.update({ where: { id: permit.id }, data: { sendDeadline: passed } });
     const late = { ...input, sendDeadline: passed.toISOString() };
-    expect(await requestPermit(db, shop, operationId, late)).toMatchObject({
+    expect(await requestPermit(db, shop, operationId, late, env())).toMatchObject({
       status: "permitted",
       created: false,
       permit: { token: 1, sendDeadline: passed.toISOString() },
     });
     await parkOverduePermits(db, worker());
-    expect(await requestPermit(db, shop, operationId, late)).toMatchObject({ status: "uncertain" });
+    expect(await requestPermit(db, shop, operationId, late, env())).toMatchObject({ status: "uncertain" });
 
     const fresh = permitInput({ provider: "replicate", sendDeadline: passed.toISOString() });
-    await expect(requestPermit(db, shop, fresh.operationId, fresh.input)).rejects.toMatchObject({
+    await expect(requestPermit(db, shop, fresh.operationId, fresh.input, env())).rejects.toMatchObject({
       code: "invalid_request",
     });
     expect(await db.operation.count({ where: { operationId: fresh.operationId } })).toBe(0);

@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
+import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
@@ -28,7 +29,7 @@ const marked = (value: unknown) => isRedactedJson(JSON.stringify(value));
 /** An operation that only ever went through its permit: issued with a prompt, accepted, completed. */
 async function permitOnlyOperation() {
   const { operationId, input } = permitInput({ request: { prompt: "a red fox in the snow", seed: 7 } });
-  const permit = await requestPermit(db, shop, operationId, input);
+  const permit = await requestPermit(db, shop, operationId, input, env());
   if (permit.status !== "permitted") throw new Error(`expected a permit, got ${permit.status}`);
   const job = `job-${operationId}`;
   await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, permit.permit.token, "accepted", job));
@@ -138,7 +139,7 @@ describe("an operation that never became a case, under a 1-day policy", () => {
 
   it("is left alone while a permit is still live, however old", async () => {
     const { operationId, input } = permitInput({ request: { prompt: "a slow snail" } });
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     expect(permit.status).toBe("permitted");
     const operation = await db.operation.findFirstOrThrow({ where: { producer: shop.name, operationId } });
     await backdate(operation.id, 5);

@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRedactedJson, REDACTED_LABEL } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
+import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { addNote } from "@/lib/services/case/add-note";
 import { getCase } from "@/lib/services/case/get-case";
@@ -108,7 +109,7 @@ describe("retention by policy", () => {
       include: { holds: true, decisions: true, operation: true },
     });
     expect(after.redactedAt).not.toBeNull();
-    expect((await getCase(db, reviewer, caseId)).redactedAt).toBe(after.redactedAt?.toISOString());
+    expect((await getCase(db, reviewer, caseId, env())).redactedAt).toBe(after.redactedAt?.toISOString());
     expect(isRedactedJson(JSON.stringify(after.lastEvidence))).toBe(true);
     expect(isRedactedJson(JSON.stringify(after.operation.requestSummary))).toBe(true);
     expect(after.decisions.every((d) => d.evidence === REDACTED_LABEL)).toBe(true);

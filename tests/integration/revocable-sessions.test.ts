@@ -15,6 +15,8 @@ import { endUserSessions } from "@/lib/services/access/end-sessions";
 import { resetUserPassword } from "@/lib/services/admin/reset-user-password";
 import { setUserActive } from "@/lib/services/admin/set-user-active";
 import { setUserRoles } from "@/lib/services/admin/set-user-roles";
+import { resetPasswordSchema, setUserRolesSchema } from "@/lib/validation/admin";
+import { parseInput } from "@/lib/validation/parse-input";
 import { makeUser } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { openTestDb } from "./setup/test-db";
@@ -98,14 +100,18 @@ describe("a session cookie", () => {
     const user = await makeUser(db, ["reviewer"]);
     const cookie = await signIn(user);
     const kept = await createAccessToken(db, user, { kind: "personal", name: "kept" });
-    await resetUserPassword(db, admin, { userId: user.userId });
+    await resetUserPassword(db, admin, parseInput(resetPasswordSchema, { userId: user.userId }));
     expect(await doors(cookie)).toEqual(shut);
     expect(await authenticateToken(db, kept.secret)).toMatchObject({ kind: "user", userId: user.userId });
 
     const fresh = await signIn(user);
     expect(await doors(fresh)).toEqual(open(user));
     const second = await createAccessToken(db, user, { kind: "personal", name: "second" });
-    const reset = await resetUserPassword(db, admin, { userId: user.userId, revokePersonalTokens: true });
+    const reset = await resetUserPassword(
+      db,
+      admin,
+      parseInput(resetPasswordSchema, { userId: user.userId, revokePersonalTokens: true }),
+    );
     expect(reset.personalTokensRevoked).toBe(2);
     expect(await doors(fresh)).toEqual(shut);
     expect(await authenticateToken(db, kept.secret)).toBeNull();
@@ -120,7 +126,11 @@ describe("a session cookie", () => {
   it("stops working after a role change", async () => {
     const user = await makeUser(db, ["operator"]);
     const cookie = await signIn(user);
-    await setUserRoles(db, admin, { userId: user.userId, roles: ["operator", "reviewer"] });
+    await setUserRoles(
+      db,
+      admin,
+      parseInput(setUserRolesSchema, { userId: user.userId, roles: ["operator", "reviewer"] }),
+    );
     expect(await doors(cookie)).toEqual(shut);
     expect(await doors(await signIn(user))).toEqual(open(user));
   });

@@ -1,20 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { deleteView, listSavedViews, SAVED_VIEWS_MAX, saveView } from "@/lib/services/saved-view/saved-views";
+import { parseInput } from "@/lib/validation/parse-input";
+import { saveViewSchema } from "@/lib/validation/saved-views";
 import { makeUser } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
-// Saved queue views belong to one person: kept in the queue's own words, never another's to read or delete.
+// Saved queue views belong to one person: kept in the queue's own words (read so by the schema the
+// console's action parses with), never another's to read or delete.
 const { db } = openTestDb();
 
 describe("saved queue views", () => {
   it("keep the filter in the queue's words, without a page cursor, and a name replaces its view", async () => {
     const operator = await makeUser(db, ["operator"]);
-    const saved = await saveView(db, operator, {
-      name: "Big polling",
-      query: "stage=polling&sort=amount&minHeld=5.50&cursor=abc&q=",
-    });
+    const saved = await saveView(
+      db,
+      operator,
+      parseInput(saveViewSchema, {
+        name: "Big polling",
+        query: "stage=polling&sort=amount&minHeld=5.50&cursor=abc&q=",
+      }),
+    );
     expect(saved.query).toBe("stage=polling&minHeld=5.5&sort=amount");
-    await saveView(db, operator, { name: "Big polling", query: "stage=delivery" });
+    await saveView(db, operator, parseInput(saveViewSchema, { name: "Big polling", query: "stage=delivery" }));
     expect(await listSavedViews(db, operator)).toEqual([
       { id: saved.id, name: "Big polling", query: "stage=delivery" },
     ]);
@@ -23,7 +30,9 @@ describe("saved queue views", () => {
   it("refuse a filter the queue would not understand, and change nothing", async () => {
     const operator = await makeUser(db, ["operator"]);
     for (const query of ["stage=nonsense", "minHeld=5,50", "currency=JPY&minHeld=5.5"]) {
-      await expect(saveView(db, operator, { name: "bad", query })).rejects.toMatchObject({ code: "invalid_request" });
+      await expect(
+        Promise.resolve().then(() => saveView(db, operator, parseInput(saveViewSchema, { name: "bad", query }))),
+      ).rejects.toMatchObject({ code: "invalid_request" });
     }
     expect(await listSavedViews(db, operator)).toEqual([]);
   });
@@ -31,7 +40,7 @@ describe("saved queue views", () => {
   it("are nobody else's to read or delete", async () => {
     const owner = await makeUser(db, ["operator"]);
     const other = await makeUser(db, ["reviewer"]);
-    const saved = await saveView(db, owner, { name: "Mine", query: "flag=escalated" });
+    const saved = await saveView(db, owner, parseInput(saveViewSchema, { name: "Mine", query: "flag=escalated" }));
     expect(await listSavedViews(db, other)).toEqual([]);
     await expect(deleteView(db, other, saved.id)).rejects.toMatchObject({ code: "not_found" });
     expect(await listSavedViews(db, owner)).toHaveLength(1);
@@ -41,9 +50,12 @@ describe("saved queue views", () => {
 
   it(`stop at ${SAVED_VIEWS_MAX} per person, yet a name already saved may still be replaced`, async () => {
     const operator = await makeUser(db, ["operator"]);
-    for (let i = 0; i < SAVED_VIEWS_MAX; i++) await saveView(db, operator, { name: `v${i}`, query: `q=view-${i}` });
-    await expect(saveView(db, operator, { name: "one more", query: "" })).rejects.toMatchObject({ code: "conflict" });
-    await saveView(db, operator, { name: "v0", query: "stage=delivery" });
+    for (let i = 0; i < SAVED_VIEWS_MAX; i++)
+      await saveView(db, operator, parseInput(saveViewSchema, { name: `v${i}`, query: `q=view-${i}` }));
+    await expect(
+      saveView(db, operator, parseInput(saveViewSchema, { name: "one more", query: "" })),
+    ).rejects.toMatchObject({ code: "conflict" });
+    await saveView(db, operator, parseInput(saveViewSchema, { name: "v0", query: "stage=delivery" }));
     expect(await listSavedViews(db, operator)).toHaveLength(SAVED_VIEWS_MAX);
   });
 });

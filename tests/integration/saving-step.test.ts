@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { createLogger } from "@/lib/log/logger";
 import { processShared } from "@/lib/process-shared";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -123,7 +124,7 @@ describe("the saving step reuses the output URL its completion handed out", () =
     // Evidence keeps the URL, without its query.
     expect(stored.some((line) => line.startsWith("provider_observations: ") && line.includes(bare))).toBe(true);
     expect(stored.filter((line) => line.includes(signature))).toEqual([]);
-    expect(JSON.stringify(await getCase(db, reviewer, caseId))).not.toContain(signature);
+    expect(JSON.stringify(await getCase(db, reviewer, caseId, env()))).not.toContain(signature);
     expect(logLines.some((line) => line.includes(caseId))).toBe(true);
     expect(logLines.filter((line) => line.includes(signature))).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
 import { conditionHolds } from "@/lib/domain/alert-rules";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { counterSamples } from "@/lib/metrics/counters";
 import type { ProviderName } from "@/lib/providers/types";
@@ -49,7 +50,7 @@ function ask(shop: ReturnType<typeof producer>, overrides: Parameters<typeof per
     ...overrides,
     hold: { holdId: `hold-${Math.random().toString(36).slice(2)}`, amountMicros: AMOUNT, currency: "USD" },
   });
-  return { operationId, input, send: (client = db) => requestPermit(client, shop, operationId, input) };
+  return { operationId, input, send: (client = db) => requestPermit(client, shop, operationId, input, env()) };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
@@ -213,7 +214,7 @@ describe("spend limits at permit issue", () => {
       attemptId: `${first.operationId}-a2`,
       hold: { ...first.input.hold, holdId: `${first.input.hold.holdId}-2` },
     };
-    const error = await refusal(requestPermit(db, shop, first.operationId, again));
+    const error = await refusal(requestPermit(db, shop, first.operationId, again, env()));
     expect(error.extra.details).toMatchObject({ window: "hour", usedMicros: AMOUNT, requestedMicros: AMOUNT });
     expect(await tableCounts(db)).toEqual(counts);
   });

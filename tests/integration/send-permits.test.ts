@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { createPrismaClient } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { counterSamples } from "@/lib/metrics/counters";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { noJobSettlingSeconds } from "@/lib/services/admin/provider-settings";
@@ -35,7 +36,7 @@ const handler = (key: string) => {
 
 async function permitted(overrides: Parameters<typeof permitInput>[0] = {}) {
   const { operationId, input } = permitInput(overrides);
-  const result = await requestPermit(db, shop, operationId, input);
+  const result = await requestPermit(db, shop, operationId, input, env());
   if (result.status !== "permitted") throw new Error(`expected a permit, got ${result.status}`);
   return { operationId, input, token: result.permit.token };
 }
@@ -46,7 +47,9 @@ const holdOf = (holdId: string) =>
 describe("asking for a send permit", () => {
   it("issues one permit under 20 concurrent identical requests, and reserves its hold once", async () => {
     const { operationId, input } = permitInput();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => requestPermit(wide, shop, operationId, input)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => requestPermit(wide, shop, operationId, input, env())),
+    );
     const created = answers.filter((a) => a.status === "permitted" && a.created);
     expect(created).toHaveLength(1);
     expect(answers.every((a) => a.status === "permitted" && a.permit.token === 1)).toBe(true);
@@ -60,11 +63,17 @@ describe("asking for a send permit", () => {
     const { operationId, input } = permitInput();
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        requestPermit(wide, shop, operationId, {
-          ...input,
-          attemptId: `${operationId}-a${i}`,
-          hold: { ...input.hold, holdId: `${input.hold.holdId}-${i}` },
-        }),
+        requestPermit(
+          wide,
+          shop,
+          operationId,
+          {
+            ...input,
+            attemptId: `${operationId}-a${i}`,
+            hold: { ...input.hold, holdId: `${input.hold.holdId}-${i}` },
+          },
+          env(),
+        ),
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
@@ -108,13 +117,13 @@ describe("asking for a send permit", () => {
       attemptId: `${operationId}-a2`,
       hold: { ...input.hold, holdId: `${input.hold.holdId}-2` },
     };
-    expect(await requestPermit(db, shop, operationId, retry)).toEqual({
+    expect(await requestPermit(db, shop, operationId, retry, env())).toEqual({
       status: "in_flight",
       operationId,
       providerJobId: `job-${operationId}`,
     });
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "completed"));
-    expect(await requestPermit(db, shop, operationId, retry)).toMatchObject({ status: "done" });
+    expect(await requestPermit(db, shop, operationId, retry, env())).toMatchObject({ status: "done" });
   });
 });
 
@@ -170,7 +179,7 @@ describe("reporting a send's outcome", () => {
       attemptId: `${operationId}-a2`,
       hold: { ...input.hold, holdId: `${input.hold.holdId}-2` },
     };
-    const second = await requestPermit(db, shop, operationId, next);
+    const second = await requestPermit(db, shop, operationId, next, env());
     expect(second).toMatchObject({ status: "permitted", permit: { token: 2 } });
     // The first permit is superseded: its token no longer speaks for the operation.
     await expect(
@@ -192,7 +201,7 @@ describe("reporting a send's outcome", () => {
     const kase = await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } });
     expect(kase).toMatchObject({ stage: "submission_uncertain", state: "parked", heldMicros: 100_000n });
     expect(await holdOf(input.hold.holdId)).toMatchObject({ caseId: kase.id, status: "held" });
-    expect(await requestPermit(db, shop, operationId, input)).toEqual({
+    expect(await requestPermit(db, shop, operationId, input, env())).toEqual({
       status: "uncertain",
       operationId,
       caseId: kase.id,
@@ -279,11 +288,17 @@ describe("two producers", () => {
   it("each get their own permit for one operation ID, and one provider job belongs to one of them", async () => {
     const other = producer("permit-shop-two");
     const { operationId, input } = permitInput();
-    const first = await requestPermit(db, shop, operationId, input);
-    const second = await requestPermit(db, other, operationId, {
-      ...input,
-      hold: { ...input.hold, holdId: `${input.hold.holdId}-b` },
-    });
+    const first = await requestPermit(db, shop, operationId, input, env());
+    const second = await requestPermit(
+      db,
+      other,
+      operationId,
+      {
+        ...input,
+        hold: { ...input.hold, holdId: `${input.hold.holdId}-b` },
+      },
+      env(),
+    );
     expect([first.status, second.status]).toEqual(["permitted", "permitted"]);
     const job = `job-shared-${operationId}`;
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
@@ -321,7 +336,7 @@ describe("a second episode", () => {
     expect(await holdOf(input.hold.holdId)).toMatchObject({ status: "held", caseId });
     expect(await holdOf(again.hold.holdId)).toMatchObject({ status: "held", caseId });
     // The operation's permit was used: asking again never permits a second send of it.
-    expect((await requestPermit(db, shop, operationId, input)).status).not.toBe("permitted");
+    expect((await requestPermit(db, shop, operationId, input, env())).status).not.toBe("permitted");
   });
 });
 
@@ -360,7 +375,7 @@ describe("the deadline sweep", () => {
     const noJob = { verdict: "no_job" as const, evidence: "nothing listed at the provider" };
     await expect(reconcileCase(db, reviewer, permit.caseRef ?? "", noJob)).rejects.toMatchObject({ code: "too_early" });
     // The producer that crashed after sending comes back: it is told, and may not send again.
-    expect(await requestPermit(db, shop, operationId, input)).toMatchObject({ status: "uncertain" });
+    expect(await requestPermit(db, shop, operationId, input, env())).toMatchObject({ status: "uncertain" });
     const late = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "unknown"));
     expect(late.changed).toBe(false);
   });

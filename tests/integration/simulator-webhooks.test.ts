@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { serveDirect } from "@/server/serve-direct";
@@ -53,7 +54,7 @@ describe("the simulator's signed webhooks", () => {
       model: "minimax/video-01",
       requestFingerprint: requestFingerprint(request),
     });
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
     // The shop's create, with the permit's webhook URL; its answer is then lost.
     const created = await fetch(`${sim.url}/replicate/v1/models/minimax/video-01/predictions`, {
@@ -92,7 +93,7 @@ describe("the simulator's signed webhooks", () => {
     sim.state.webhooks.faults = { duplicate: true, lateProcessing: false, badSignatureFirst: false, delayMs: 2_000 };
     const model = "fal-ai/kling-video/v2.5-turbo/pro/text-to-video";
     const { operationId, input } = permitInput({ provider: "fal", model });
-    const permit = await requestPermit(db, shop, operationId, input);
+    const permit = await requestPermit(db, shop, operationId, input, env());
     if (permit.status !== "permitted" || !permit.webhook) throw new Error("no permit");
     const created = await fetch(`${sim.url}/fal/${model}?fal_webhook=${encodeURIComponent(permit.webhook.urls.fal)}`, {
       method: "POST",

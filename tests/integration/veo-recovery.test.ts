@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -160,7 +161,7 @@ describe("a Veo operation, recovered through the simulator", () => {
     await attach(operationName("k3tq9x1cvb7m"));
     // A producer's report of its send, too.
     const { operationId, input } = permitInput({ provider: "veo", model: MODEL });
-    const answer = await requestPermit(db, shop, operationId, input);
+    const answer = await requestPermit(db, shop, operationId, input, env());
     if (answer.status !== "permitted") throw new Error(`no permit: ${answer.status}`);
     const report = (id: string) =>
       reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, answer.permit.token, "accepted", id));

@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 // Every decision record opens the same way (a title, `Date:`, `Status:`), so a reader can tell at a
 // glance when it was decided and whether it still holds; a record that replaces part of another
 // says so on both sides, with links that lead somewhere.
 
 const DIR = path.resolve("docs/decisions");
+// A record says what was decided and why in a page or so; past this it is a design document, and a
+// changed decision belongs in a new record that supersedes it (docs/decisions/README.md).
+const LONG_RECORD_CHARS = 4000;
 const STATUSES = ["accepted", "superseded", "deprecated"] as const;
 
 type Relation = { kind: "superseded_by" | "superseded_in_part_by" | "supersedes"; line: string; targets: string[] };
@@ -39,6 +42,13 @@ function read(file: string): DecisionRecord {
 }
 
 const records = files.map(read);
+
+function warnIfLong(file: string, chars: number): void {
+  if (chars > LONG_RECORD_CHARS)
+    console.warn(
+      `${file} is ${chars} characters; keep a record short (~${LONG_RECORD_CHARS}) and supersede it to change it`,
+    );
+}
 const headerLines = (record: DecisionRecord) => record.lines.filter((line) => line.trim() !== "").slice(0, 3);
 const statusOf = (record: DecisionRecord) => headerLines(record)[2]?.replace(/^Status: /, "");
 const pointsAt = (record: DecisionRecord, kinds: Relation["kind"][], file: string) =>
@@ -94,5 +104,24 @@ describe("decision records", () => {
             expect(pointsAt(other, ["supersedes"], record.file), `${target} names ${record.file}`).toBe(true);
           }
         }
+  });
+
+  it("warn, without failing, about a record past ~4k characters", () => {
+    for (const record of records) warnIfLong(record.file, record.lines.join("\n").length);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      warnIfLong("probe.md", LONG_RECORD_CHARS + 1);
+      warnIfLong("short.md", LONG_RECORD_CHARS);
+      expect(warn.mock.calls.map(([message]) => String(message).split(" ")[0])).toEqual(["probe.md"]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("name, when one supersedes another, a record that exists", () => {
+    for (const record of records)
+      for (const relation of record.relations.filter((r) => r.kind === "supersedes"))
+        for (const target of relation.targets)
+          expect(files, `${record.file} supersedes ${target}, which is not a record`).toContain(target);
   });
 });

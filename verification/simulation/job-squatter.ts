@@ -1,4 +1,5 @@
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { env } from "@/lib/env";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import type { Steps } from "./steps";
@@ -43,15 +44,21 @@ export class JobSquatter {
       "squatter",
       `asks for a permit to squat on operation ${victim}'s job`,
       () =>
-        requestPermit(this.world.db, shop, operationId, {
-          attemptId,
-          requestFingerprint: requestFingerprint({ squat: operationId }),
-          provider: target.plan.model.provider,
-          model: target.plan.model.model,
-          hold: { holdId: `${attemptId}-hold`, amountMicros: 1_000, currency: "USD" },
-          // As the producer SDK sets it (the product checks it against its own clock).
-          sendDeadline: new Date(Date.now() + 10 * MINUTE).toISOString(),
-        }),
+        requestPermit(
+          this.world.db,
+          shop,
+          operationId,
+          {
+            attemptId,
+            requestFingerprint: requestFingerprint({ squat: operationId }),
+            provider: target.plan.model.provider,
+            model: target.plan.model.model,
+            hold: { holdId: `${attemptId}-hold`, amountMicros: 1_000, currency: "USD" },
+            // As the producer SDK sets it (the product checks it against its own clock).
+            sendDeadline: new Date(Date.now() + 10 * MINUTE).toISOString(),
+          },
+          env(),
+        ),
     );
     if (!permit.ok) return;
     const reported = await this.steps.call(

@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { acknowledgeReplacement, listReplacements } from "@/lib/services/replacement/producer-replacements";
@@ -207,7 +208,7 @@ export class Producer {
 
   private async submitReplacementsOf(shop: ShopProducer["principal"]): Promise<void> {
     const listed = await this.steps.call(null, "producer", "lists authorised replacements", () =>
-      listReplacements(this.world.db, shop, "authorized"),
+      listReplacements(this.world.db, shop, "authorized", env()),
     );
     if (!listed.ok) return;
     const items = [...listed.value.items].sort((a, b) => a.operationId.localeCompare(b.operationId));

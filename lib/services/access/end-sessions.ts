@@ -3,8 +3,6 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { userIdSchema } from "@/lib/validation/admin";
-import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
 import { requirePermission } from "./actor";
 
@@ -24,8 +22,7 @@ export async function bumpSessionVersion(tx: Db, userId: string): Promise<{ sess
  * "Sign out everywhere" for yourself, or "sign this user out" for an admin. Signs out the current
  * browser too when it is the actor's own.
  */
-export async function endUserSessions(db: Db, actor: Principal, raw: { userId: string }) {
-  const input = parseInput(userIdSchema, raw);
+export async function endUserSessions(db: Db, actor: Principal, input: { userId: string }) {
   const self = actor.kind === "user" && actor.userId === input.userId;
   const by = self ? actor : requirePermission(actor, "admin:users");
   return inTransaction(db, async (tx) => {

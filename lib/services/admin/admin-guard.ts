@@ -1,17 +1,6 @@
-import type { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { zodIssues } from "@/lib/validation/zod-issues";
 import type { UserActor } from "../access/actor";
-
-/** Services validate their own input too: a caller that skips the form's schema is still refused. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw new AppError("invalid_request", "Check the highlighted fields.", { issues: zodIssues(parsed.error) });
-  }
-  return parsed.data;
-}
 
 /**
  * Locks every active admin's row, in id order so two admins acting at once queue instead of

@@ -4,18 +4,16 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { createUserSchema } from "@/lib/validation/admin";
+import type { CreateUserInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
-import { parseInput } from "./admin-guard";
 
 /**
  * An admin creates an account with a generated password, returned exactly once (only its argon2id
  * hash is stored). An existing email is refused rather than silently overwritten.
  */
-export async function createUser(db: Db, actor: Principal, raw: { email: string; name?: string; roles: string[] }) {
+export async function createUser(db: Db, actor: Principal, input: CreateUserInput) {
   const admin = requirePermission(actor, "admin:users");
-  const input = parseInput(createUserSchema, raw);
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   const name = input.name ?? input.email.split("@")[0] ?? input.email;

@@ -2,15 +2,12 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { priceIdSchema } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
-import { parseInput } from "./admin-guard";
 
 /** Removes a price; cases for that model then show no duplicate cost rather than a stale one. */
-export async function deleteProviderPrice(db: Db, actor: Principal, raw: { priceId: string }) {
+export async function deleteProviderPrice(db: Db, actor: Principal, input: { priceId: string }) {
   const admin = requirePermission(actor, "admin:settings");
-  const input = parseInput(priceIdSchema, raw);
   return inTransaction(db, async (tx) => {
     const rows = await tx.$queryRaw<
       { provider: string; model: string; unit: string; price_micros: bigint; currency: string }[]

@@ -3,24 +3,18 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { resetPasswordSchema } from "@/lib/validation/admin";
+import type { ResetPasswordInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
 import { recordAudit } from "../case/writer/audit";
-import { parseInput } from "./admin-guard";
 
 /**
  * Issues a new generated password, returned exactly once; the old one stops working at once, and so
  * does every session signed in with it. The user's personal tokens are revoked too when the admin
  * asks (a reset after a suspected compromise), and left alone otherwise.
  */
-export async function resetUserPassword(
-  db: Db,
-  actor: Principal,
-  raw: { userId: string; revokePersonalTokens?: boolean },
-) {
+export async function resetUserPassword(db: Db, actor: Principal, input: ResetPasswordInput) {
   const admin = requirePermission(actor, "admin:users");
-  const input = parseInput(resetPasswordSchema, raw);
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   return inTransaction(db, async (tx) => {

@@ -2,20 +2,18 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { setUserActiveSchema } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
 import { recordAudit } from "../case/writer/audit";
-import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { lockActiveAdmins } from "./admin-guard";
 
 /**
  * Deactivates or reactivates an account. A deactivated user's sessions end (their version is
  * bumped) and personal tokens stop working on their next request (they re-read the account). An admin cannot deactivate themself,
  * and the last active admin cannot be deactivated. Idempotent.
  */
-export async function setUserActive(db: Db, actor: Principal, raw: { userId: string; active: boolean }) {
+export async function setUserActive(db: Db, actor: Principal, input: { userId: string; active: boolean }) {
   const admin = requirePermission(actor, "admin:users");
-  const input = parseInput(setUserActiveSchema, raw);
   if (!input.active && input.userId === admin.userId) {
     throw new AppError("forbidden", "You cannot deactivate your own account; another admin has to do that.");
   }

@@ -2,19 +2,17 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { setUserProducersSchema } from "@/lib/validation/admin";
+import type { SetUserProducersInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
-import { parseInput } from "./admin-guard";
 
 /**
  * Limits a person to some producers, or (an empty list) lets them see every producer again
  * (decision 035). Sessions read the scope on every request, so it applies from the next one. An
  * admin acts for the whole deployment and cannot be limited.
  */
-export async function setUserProducers(db: Db, actor: Principal, raw: { userId: string; producers: string[] }) {
+export async function setUserProducers(db: Db, actor: Principal, input: SetUserProducersInput) {
   const admin = requirePermission(actor, "admin:users");
-  const input = parseInput(setUserProducersSchema, raw);
   return inTransaction(db, async (tx) => {
     // Serialises with a role change on the same person, so "admin and limited" cannot slip between them.
     await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId}::uuid FOR UPDATE`;

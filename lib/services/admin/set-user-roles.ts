@@ -3,19 +3,18 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import type { Role } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
-import { setUserRolesSchema } from "@/lib/validation/admin";
+import type { SetUserRolesInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
 import { recordAudit } from "../case/writer/audit";
-import { lockActiveAdmins, parseInput } from "./admin-guard";
+import { lockActiveAdmins } from "./admin-guard";
 
 /**
  * Replaces a user's roles. An admin cannot take away their own admin role, and nobody can remove
  * the last active admin's: either would lock everyone out of user management.
  */
-export async function setUserRoles(db: Db, actor: Principal, raw: { userId: string; roles: string[] }) {
+export async function setUserRoles(db: Db, actor: Principal, input: SetUserRolesInput) {
   const admin = requirePermission(actor, "admin:users");
-  const input = parseInput(setUserRolesSchema, raw);
   if (input.userId === admin.userId && !input.roles.includes("admin")) {
     throw new AppError("forbidden", "You cannot remove your own admin role; another admin has to do that.");
   }

@@ -1,18 +1,16 @@
 import type { Db } from "@/lib/db/client";
 import type { AlertFigures } from "@/lib/domain/alert-rules";
 import type { Principal } from "@/lib/domain/principal";
-import { listAlertFiringsSchema } from "@/lib/validation/alerts";
+import type { ListAlertFiringsQuery } from "@/lib/validation/alerts";
 import { requirePermission, requireUnscoped } from "../access/actor";
-import { parseInput } from "../admin/admin-guard";
 
 /**
  * Every firing, newest first, with its figures and how its messages fared: what an operator reads
  * to learn what was alerted and whether anybody was told. Anyone who can read cases may see them.
  */
-export async function listAlertFirings(db: Db, actor: Principal, raw: unknown = {}) {
+export async function listAlertFirings(db: Db, actor: Principal, input: ListAlertFiringsQuery) {
   // Alerts count every producer together, so they are for people who see every producer (decision 035).
   requireUnscoped(requirePermission(actor, "case:read"));
-  const input = parseInput(listAlertFiringsSchema, raw);
   const firings = await db.alertFiring.findMany({
     where: input.ruleId ? { ruleId: input.ruleId } : {},
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],

@@ -3,10 +3,9 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import type { EndpointUrlOptions } from "@/lib/validation/admin";
-import { saveAlertDestinationSchema } from "@/lib/validation/alerts";
+import { type EndpointUrlOptions, requireEndpointUrl } from "@/lib/validation/admin";
+import type { SaveAlertDestinationInput } from "@/lib/validation/alerts";
 import { requirePermission } from "../access/actor";
-import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
 import { generateSigningSecret } from "../notification/notification-endpoint-signature";
 import { makeAlertRoundDue } from "./alert-schedule";
@@ -20,16 +19,21 @@ import { publicDestination } from "./list-alert-settings";
  * next tick (the round is made due); disabling it ends its rules' open episodes quietly, since they
  * can tell nobody any more and are not judged while it stays disabled.
  */
-export async function saveAlertDestination(db: Db, actor: Principal, raw: unknown, options: EndpointUrlOptions) {
+export async function saveAlertDestination(
+  db: Db,
+  actor: Principal,
+  input: SaveAlertDestinationInput,
+  options: EndpointUrlOptions,
+) {
   const admin = requirePermission(actor, "admin:settings");
-  const input = parseInput(saveAlertDestinationSchema(options), raw);
+  const url = requireEndpointUrl(input.url, options);
   const disabledAt = input.disabled ? new Date() : null;
   try {
     return await inTransaction(db, async (tx) => {
       if (!input.id) {
         const signingSecret = input.kind === "webhook" ? generateSigningSecret() : null;
         const created = await tx.alertDestination.create({
-          data: { name: input.name, kind: input.kind, url: input.url, signingSecret, disabledAt },
+          data: { name: input.name, kind: input.kind, url, signingSecret, disabledAt },
         });
         const destination = publicDestination(created);
         await makeAlertRoundDue(tx);
@@ -47,7 +51,7 @@ export async function saveAlertDestination(db: Db, actor: Principal, raw: unknow
         where: { id: existing.id },
         data: {
           name: input.name,
-          url: input.url,
+          url,
           disabledAt: input.disabled ? (existing.disabledAt ?? disabledAt) : null,
         },
       });

@@ -3,9 +3,8 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { saveAlertRuleSchema } from "@/lib/validation/alerts";
+import type { SaveAlertRuleInput } from "@/lib/validation/alerts";
 import { requirePermission } from "../access/actor";
-import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
 import { makeAlertRoundDue } from "./alert-schedule";
 import { endOpenEpisodes } from "./end-open-episodes";
@@ -18,9 +17,8 @@ import { publicRule } from "./list-alert-settings";
  * or given another kind or destination, ends its open episode quietly (endOpenEpisodes): the
  * condition did not clear, and the new definition starts an episode of its own.
  */
-export async function saveAlertRule(db: Db, actor: Principal, raw: unknown) {
+export async function saveAlertRule(db: Db, actor: Principal, input: SaveAlertRuleInput) {
   const admin = requirePermission(actor, "admin:settings");
-  const input = parseInput(saveAlertRuleSchema, raw);
   const data = {
     name: input.name,
     kind: input.kind,

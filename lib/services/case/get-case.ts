@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
-import { env } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
@@ -32,7 +32,7 @@ function duplicateCostOf(
 export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
 
 /** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
-export async function getCase(db: Db, actor: Principal, caseId: string) {
+export async function getCase(db: Db, actor: Principal, caseId: string, settings: Pick<Env, "providerMode">) {
   const user = requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
     where: { id: caseId },
@@ -128,7 +128,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     providerJobId: row.providerJobId,
     providerCapabilities: providerCapabilityView(row.provider),
     providerJobPage: row.providerJobId
-      ? providerJobPage({ provider: row.provider, providerJobId: row.providerJobId, mode: env().providerMode })
+      ? providerJobPage({ provider: row.provider, providerJobId: row.providerJobId, mode: settings.providerMode })
       : null,
     requestFingerprint: row.operation.requestFingerprint,
     requestSummary: row.operation.requestSummary,

@@ -4,7 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import type { RegistrationFacts } from "@/lib/domain/registration";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { storedText } from "@/lib/domain/stored-text";
-import { storePrompts } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { firstEpisodeAudit } from "./writer/first-episode";
@@ -48,13 +48,15 @@ export async function parkFirstEpisode(
   actor: ProducerActor,
   input: ParkCaseInput,
   at: Date | null = null,
+  settings?: Pick<Env, "STORE_PROMPTS">,
 ): Promise<FirstEpisode> {
   const { actorLabel } = actorColumns(actor);
   // Every row the registration writes carries the same moment, so the figures the triggers bucket
   // by hour (cases opened, holds reserved, money booked) agree with each other from the start.
   const moment = Prisma.sql`COALESCE(${at}::timestamptz, CURRENT_TIMESTAMP)`;
-  const evidence = JSON.stringify(storedText(input.evidence, { storePrompts: storePrompts() }));
-  const request = input.request ? JSON.stringify(storedText(input.request, { storePrompts: storePrompts() })) : null;
+  const storePrompts = settings?.STORE_PROMPTS === "1";
+  const evidence = JSON.stringify(storedText(input.evidence, { storePrompts }));
+  const request = input.request ? JSON.stringify(storedText(input.request, { storePrompts })) : null;
   const jobId = input.providerJobId ?? null;
   const amount = BigInt(input.hold.amountMicros);
   const rows = await sqlRows<Row>(

@@ -5,7 +5,7 @@ import { planReserve } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { decideRegistration, type RegistrationFacts } from "@/lib/domain/registration";
 import { storedText } from "@/lib/domain/stored-text";
-import { storePrompts } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
@@ -24,9 +24,15 @@ export type ParkOptions = {
    * ages and the hourly figures agree. The API never passes it: a producer's case opens now.
    */
   openedAt?: Date;
+  /**
+   * The deployment's settings, handed in by the caller (decision 044): STORE_PROMPTS=1 keeps full
+   * prompts in the request summary. Absent, prompts are kept as a digest (DESIGN rule 10).
+   */
+  settings?: Pick<Env, "STORE_PROMPTS">;
 };
 
-const json = (value: unknown) => storedText(value, { storePrompts: storePrompts() }) as Prisma.InputJsonValue;
+const json = (value: unknown, settings?: Pick<Env, "STORE_PROMPTS">) =>
+  storedText(value, { storePrompts: settings?.STORE_PROMPTS === "1" }) as Prisma.InputJsonValue;
 
 /**
  * Rule 1: parking is idempotent. The same facts return the existing case; different facts for an
@@ -62,7 +68,7 @@ export async function parkCase(
   }
   for (let attempt = 0; ; attempt++) {
     try {
-      const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null);
+      const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null, options.settings);
       if (first.kind === "created")
         return { caseId: first.caseId, created: true, stage: first.stage, state: first.state };
       if (first.kind === "hold_taken" || first.kind === "raced")
@@ -77,7 +83,7 @@ export async function parkCase(
       if (verdict.value.kind === "existing") {
         return { caseId: first.caseId, created: false, stage: first.stage, state: first.state };
       }
-      return await inTransaction(db, (tx) => parkNewEpisode(tx, producer, input));
+      return await inTransaction(db, (tx) => parkNewEpisode(tx, producer, input, options.settings));
     } catch (error) {
       // A concurrent identical registration won: re-read and answer from what it wrote.
       if (!lostRace(error) || attempt >= 2) throw error;
@@ -133,9 +139,14 @@ function lostRace(error: unknown): boolean {
 }
 
 /** A resolved case re-parked with a new attempt or stage: read again under the transaction and reopen. */
-async function parkNewEpisode(tx: Prisma.TransactionClient, actor: ProducerActor, input: ParkCaseInput) {
+async function parkNewEpisode(
+  tx: Prisma.TransactionClient,
+  actor: ProducerActor,
+  input: ParkCaseInput,
+  settings?: Pick<Env, "STORE_PROMPTS">,
+) {
   const facts = factsOf(input);
-  const evidence = json(input.evidence);
+  const evidence = json(input.evidence, settings);
   const operation = await tx.operation.findUnique({
     where: { producer_operationId: { producer: actor.name, operationId: input.operationId } },
     include: { case: true },

@@ -1,4 +1,4 @@
-import { type Env, env } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { demoPrivateKey, parsePrivateKey, type SigningKey, signingKeyOf } from "@/lib/evidence/signing-key";
 import { processShared } from "@/lib/process-shared";
@@ -8,7 +8,10 @@ import { processShared } from "@/lib/process-shared";
  * a key derived from the demo's AUTH_SECRET; in production without a configured key none, so an
  * export is refused rather than signed with anything a third party could derive (decision 029).
  */
-export function signingKeyFor(config: Pick<Env, "EVIDENCE_SIGNING_KEY" | "AUTH_SECRET" | "demo">): SigningKey | null {
+/** The settings a deployment signs evidence with, handed in by the caller (decision 044). */
+export type SigningSettings = Pick<Env, "EVIDENCE_SIGNING_KEY" | "AUTH_SECRET" | "demo">;
+
+export function signingKeyFor(config: SigningSettings): SigningKey | null {
   const configured = config.EVIDENCE_SIGNING_KEY ? parsePrivateKey(config.EVIDENCE_SIGNING_KEY) : null;
   if (configured) return signingKeyOf(configured, false);
   return config.demo ? signingKeyOf(demoPrivateKey(config.AUTH_SECRET), true) : null;
@@ -22,7 +25,7 @@ export function requireSigningKey(key: SigningKey | null): SigningKey {
   );
 }
 
-/** This deployment's key, derived once per process. */
-export function deploymentSigningKey(): SigningKey {
-  return requireSigningKey(processShared("evidence-signing-key", () => signingKeyFor(env())));
+/** This deployment's key, derived once per process: a process runs with one configuration. */
+export function deploymentSigningKey(settings: SigningSettings): SigningKey {
+  return requireSigningKey(processShared("evidence-signing-key", () => signingKeyFor(settings)));
 }

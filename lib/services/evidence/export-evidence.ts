@@ -3,7 +3,6 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { EvidencePacket, Json, PacketScope } from "@/lib/evidence/packet";
 import { evidenceText, type SignedEvidence, signPacket } from "@/lib/evidence/packet-signature";
@@ -11,7 +10,7 @@ import type { EvidenceFilter } from "@/lib/validation/evidence";
 import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
 import { viewConditions } from "../case/list-cases";
 import { recordAuditRows } from "../case/writer/audit";
-import { deploymentSigningKey } from "./deployment-key";
+import { deploymentSigningKey, type SigningSettings } from "./deployment-key";
 import { readCaseEvidence } from "./read-case-evidence";
 
 /** A filter's packet holds at most this many cases (the oldest first); the packet says when more matched. */
@@ -23,16 +22,29 @@ export const EVIDENCE_EXPORTED = "evidence_exported";
 export type IssuedPacket = { document: SignedEvidence; text: string; sha256: string; filename: string };
 
 /** One case's evidence packet, signed with the deployment's key; the export is audited on the case. */
-export async function exportCaseEvidence(db: Db, actor: Principal, caseId: string, now = new Date()) {
+export async function exportCaseEvidence(
+  db: Db,
+  actor: Principal,
+  caseId: string,
+  settings: SigningSettings,
+  now = new Date(),
+) {
   requirePermission(actor, "case:export_evidence");
-  return issuePacket(db, actor, { kind: "case", caseId }, [caseId], now, `evidence-case-${caseId}`);
+  const packet = { scope: { kind: "case" as const, caseId }, caseIds: [caseId], name: `evidence-case-${caseId}` };
+  return issuePacket(db, actor, packet, settings, now);
 }
 
 /**
  * The evidence of a queue view's cases (the queue's own filter conditions), the oldest first, up to
  * FILTER_PACKET_CAP; each exported case gets its own audit event.
  */
-export async function exportFilterEvidence(db: Db, actor: Principal, filter: EvidenceFilter, now = new Date()) {
+export async function exportFilterEvidence(
+  db: Db,
+  actor: Principal,
+  filter: EvidenceFilter,
+  settings: SigningSettings,
+  now = new Date(),
+) {
   requirePermission(actor, "case:export_evidence");
   const where = await viewConditions(db, actor, { ...filter, sort: "age", limit: FILTER_PACKET_CAP }, now);
   const rows = await sqlRows<{ id: string }>(
@@ -47,19 +59,19 @@ export async function exportFilterEvidence(db: Db, actor: Principal, filter: Evi
     truncated: rows.length > FILTER_PACKET_CAP,
   };
   const ids = rows.slice(0, FILTER_PACKET_CAP).map((row) => row.id);
-  return issuePacket(db, actor, scope, ids, now, `evidence-filter-${now.toISOString().slice(0, 10)}`);
+  const name = `evidence-filter-${now.toISOString().slice(0, 10)}`;
+  return issuePacket(db, actor, { scope, caseIds: ids, name }, settings, now);
 }
 
 async function issuePacket(
   db: Db,
   actor: Principal,
-  scope: PacketScope,
-  caseIds: string[],
+  { scope, caseIds, name }: { scope: PacketScope; caseIds: string[]; name: string },
+  settings: SigningSettings,
   now: Date,
-  name: string,
 ): Promise<IssuedPacket> {
   // Refused before anything is read when this deployment cannot sign.
-  const key = deploymentSigningKey();
+  const key = deploymentSigningKey(settings);
   const cases = await readCaseEvidence(db, caseIds);
   // The packet's own read is the existence check: an unknown case is refused before anything is written.
   if (scope.kind === "case" && cases.length === 0) throw new AppError("not_found", "No such case.");
@@ -70,7 +82,7 @@ async function issuePacket(
     packetId: randomUUID(),
     exportedAt: now.toISOString(),
     exportedBy: { kind: actorKind, id: actorId, label: actorLabel },
-    demo: env().demo,
+    demo: settings.demo,
     scope,
     cases,
     signer: { keyId: key.keyId, demo: key.demo },
@@ -95,8 +107,8 @@ async function issuePacket(
 }
 
 /** What a recipient checks a packet's key against: the deployment's public key and its id. */
-export function evidencePublicKey(actor: Principal) {
+export function evidencePublicKey(actor: Principal, settings: SigningSettings) {
   requirePermission(actor, "case:read");
-  const key = deploymentSigningKey();
+  const key = deploymentSigningKey(settings);
   return { algorithm: "Ed25519", keyId: key.keyId, publicKey: key.publicKeyPem, demo: key.demo };
 }

@@ -15,13 +15,17 @@ export type RefusedClaim = {
   reason: string;
 };
 
-// The refusal rolls its transaction back; the error carries what to keep afterwards. A WeakMap,
-// not a field, so nothing of it can reach an answer's body.
-const refusals = new WeakMap<Error, RefusedClaim>();
+// The refusal rolls its transaction back; the error carries what to keep afterwards, under a symbol
+// no answer's body reads (toErrorBody takes code, message and extra only).
+const REFUSED_CLAIM = Symbol("refusedClaim");
 
 export function markRefused<E extends Error>(error: E, claim: RefusedClaim): E {
-  refusals.set(error, claim);
+  Object.defineProperty(error, REFUSED_CLAIM, { value: claim, enumerable: false });
   return error;
+}
+
+function refusedClaimOf(error: unknown): RefusedClaim | undefined {
+  return error instanceof Error ? (error as Error & { [REFUSED_CLAIM]?: RefusedClaim })[REFUSED_CLAIM] : undefined;
 }
 
 /**
@@ -31,7 +35,7 @@ export function markRefused<E extends Error>(error: E, claim: RefusedClaim): E {
  * refused report cannot fill the holder's timeline. Anything else thrown is left alone.
  */
 export async function keepRefusedClaim(db: Db, actor: Principal, error: unknown): Promise<void> {
-  const claim = error instanceof Error ? refusals.get(error) : undefined;
+  const claim = refusedClaimOf(error);
   if (!claim) return;
   await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) =>
     logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept"),

@@ -1,4 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
 
 /**
@@ -14,3 +15,12 @@ export function endpointManager(actor: Principal): { actor: Principal; ownProduc
 
 /** A producer's own endpoint answers not_found alike whether it was never registered or is another's. */
 export const NO_OWN_ENDPOINT = "No notification endpoint is registered for this producer.";
+
+/** An admin names what they change (the endpoint or the producer); a request naming none is refused. */
+export function namedByAdmin(value: string | undefined, field: "endpointId" | "producer"): string {
+  if (!value)
+    throw new AppError("invalid_request", "Check the highlighted fields.", {
+      issues: [{ path: field, message: "required" }],
+    });
+  return value;
+}

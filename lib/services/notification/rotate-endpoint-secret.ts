@@ -2,10 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { endpointIdSchema } from "@/lib/validation/admin";
-import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
-import { endpointManager, NO_OWN_ENDPOINT } from "./endpoint-manager";
+import { endpointManager, NO_OWN_ENDPOINT, namedByAdmin } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
 
@@ -14,9 +12,9 @@ import { generateSigningSecret } from "./notification-endpoint-signature";
  * stops signing at once, including a message already taken for sending, which is signed when it is
  * sent. An admin names the endpoint (`endpointId`); a producer's key rotates its own.
  */
-export async function rotateEndpointSecret(db: Db, actor: Principal, raw: { endpointId?: string } = {}) {
+export async function rotateEndpointSecret(db: Db, actor: Principal, input: { endpointId?: string } = {}) {
   const { actor: manager, ownProducer } = endpointManager(actor);
-  const where = ownProducer ? { producer: ownProducer } : { id: parseInput(endpointIdSchema, raw).endpointId };
+  const where = ownProducer ? { producer: ownProducer } : { id: namedByAdmin(input.endpointId, "endpointId") };
   const signingSecret = generateSigningSecret();
   return inTransaction(db, async (tx) => {
     const updated = await tx.notificationEndpoint.updateManyAndReturn({

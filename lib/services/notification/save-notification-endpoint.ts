@@ -3,10 +3,9 @@ import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { type EndpointUrlOptions, saveEndpointSchema } from "@/lib/validation/admin";
-import { parseInput } from "../admin/admin-guard";
+import { type EndpointUrlOptions, requireEndpointUrl } from "@/lib/validation/admin";
 import { recordAudit } from "../case/writer/audit";
-import { endpointManager } from "./endpoint-manager";
+import { endpointManager, namedByAdmin } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";
 
@@ -20,28 +19,29 @@ import { generateSigningSecret } from "./notification-endpoint-signature";
 export async function saveNotificationEndpoint(
   db: Db,
   actor: Principal,
-  raw: { producer?: string; url: string },
+  input: { producer?: string; url: string },
   options: EndpointUrlOptions,
 ) {
   const { actor: admin, ownProducer } = endpointManager(actor);
-  const input = parseInput(saveEndpointSchema(options), ownProducer ? { ...raw, producer: ownProducer } : raw);
+  const producer = ownProducer ?? namedByAdmin(input.producer, "producer");
+  const url = requireEndpointUrl(input.url, options);
   try {
     return await inTransaction(db, async (tx) => {
-      const key = await tx.accessToken.findFirst({ where: { kind: "api_key", name: input.producer } });
+      const key = await tx.accessToken.findFirst({ where: { kind: "api_key", name: producer } });
       if (!key) {
-        throw new AppError("invalid_request", `No API key was ever issued to a producer named ${input.producer}.`, {
+        throw new AppError("invalid_request", `No API key was ever issued to a producer named ${producer}.`, {
           issues: [{ path: "producer", message: "create an API key for this producer first" }],
         });
       }
       const existing = await tx.notificationEndpoint.findUnique({
-        where: { producer: input.producer },
+        where: { producer },
         select: ENDPOINT_PUBLIC_FIELDS,
       });
       if (existing) {
-        if (existing.url === input.url) return { endpoint: existing, signingSecret: null };
+        if (existing.url === url) return { endpoint: existing, signingSecret: null };
         const endpoint = await tx.notificationEndpoint.update({
           where: { id: existing.id },
-          data: { url: input.url },
+          data: { url },
           select: ENDPOINT_PUBLIC_FIELDS,
         });
         await recordAudit(tx, {
@@ -54,7 +54,7 @@ export async function saveNotificationEndpoint(
       }
       const signingSecret = generateSigningSecret();
       const endpoint = await tx.notificationEndpoint.create({
-        data: { producer: input.producer, url: input.url, signingSecret },
+        data: { producer, url, signingSecret },
         select: ENDPOINT_PUBLIC_FIELDS,
       });
       await recordAudit(tx, {

@@ -1,23 +1,19 @@
-import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { setEndpointDisabledSchema } from "@/lib/validation/admin";
-import { parseInput } from "../admin/admin-guard";
 import { recordAudit } from "../case/writer/audit";
-import { endpointManager, NO_OWN_ENDPOINT } from "./endpoint-manager";
+import { endpointManager, NO_OWN_ENDPOINT, namedByAdmin } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
-
-const ownEndpointDisabledSchema = z.strictObject({ disabled: z.boolean() });
 
 /**
  * A disabled endpoint keeps its URL and secret but is sent nothing. Idempotent. An admin names
  * the endpoint (`endpointId`); a producer's key disables or enables its own.
  */
-export async function setEndpointDisabled(db: Db, actor: Principal, raw: { endpointId?: string; disabled: boolean }) {
+export async function setEndpointDisabled(db: Db, actor: Principal, input: { endpointId?: string; disabled: boolean }) {
   const { actor: manager, ownProducer } = endpointManager(actor);
-  const { where, disabled } = targetOf(ownProducer, raw);
+  const { disabled } = input;
+  const where = ownProducer ? { producer: ownProducer } : { id: namedByAdmin(input.endpointId, "endpointId") };
   return inTransaction(db, async (tx) => {
     const existing = await tx.notificationEndpoint.findUnique({ where, select: ENDPOINT_PUBLIC_FIELDS });
     if (!existing) throw new AppError("not_found", ownProducer ? NO_OWN_ENDPOINT : "No such notification endpoint.");
@@ -34,18 +30,4 @@ export async function setEndpointDisabled(db: Db, actor: Principal, raw: { endpo
     });
     return endpoint;
   });
-}
-
-type EndpointWhere = { id: string } | { producer: string };
-
-function targetOf(
-  ownProducer: string | null,
-  raw: { endpointId?: string; disabled: boolean },
-): { where: EndpointWhere; disabled: boolean } {
-  if (ownProducer) {
-    const { disabled } = parseInput(ownEndpointDisabledSchema, { disabled: raw.disabled });
-    return { where: { producer: ownProducer }, disabled };
-  }
-  const input = parseInput(setEndpointDisabledSchema, raw);
-  return { where: { id: input.endpointId }, disabled: input.disabled };
 }

@@ -3,7 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { PermitFacts } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
-import { storePrompts } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { insertCaselessAuditRow } from "../case/writer/audit";
@@ -26,9 +26,12 @@ export async function issueFirstPermit(
   operationId: string,
   input: PermitRequestInput,
   facts: PermitFacts,
+  settings: Pick<Env, "STORE_PROMPTS">,
 ): Promise<FirstPermit> {
   const { actorLabel } = actorColumns(producer);
-  const request = input.request ? JSON.stringify(storedText(input.request, { storePrompts: storePrompts() })) : null;
+  const request = input.request
+    ? JSON.stringify(storedText(input.request, { storePrompts: settings.STORE_PROMPTS === "1" }))
+    : null;
   const after = {
     operationId,
     attemptId: facts.attemptId,

@@ -3,7 +3,6 @@ import type { Principal } from "@/lib/domain/principal";
 import type { PermitStatus } from "@/lib/domain/send-permits";
 import type { Stage } from "@/lib/domain/stages";
 import { storedText } from "@/lib/domain/stored-text";
-import { storePrompts } from "@/lib/env";
 import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "../case/job-owner";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
@@ -49,6 +48,8 @@ export async function parkPermit(
     providerJobId: string | null;
     next: PermitStatus;
     evidence: Record<string, unknown>;
+    /** STORE_PROMPTS=1: the evidence keeps full prompts (absent: only their digest). */
+    storePrompts?: boolean;
   },
 ): Promise<{ caseId: string }> {
   const { permit, providerJobId } = input;
@@ -59,7 +60,7 @@ export async function parkPermit(
       providerJobId,
     });
   }
-  const evidence = storedText(input.evidence, { storePrompts: storePrompts() }) as Prisma.InputJsonValue;
+  const evidence = storedText(input.evidence, { storePrompts: input.storePrompts === true }) as Prisma.InputJsonValue;
   const settling = await noJobSettlingSeconds(tx, permit.operation.provider);
   const retryDeadline = new Date(permit.sendDeadline.getTime() + settling * 1000);
   const existing = await tx.case.findUnique({ where: { operationRef: permit.operationRef } });
@@ -191,7 +192,14 @@ async function recordHoldJoined(tx: Prisma.TransactionClient, input: ParkInput, 
  */
 export async function attachJobToUncertainCase(
   tx: Prisma.TransactionClient,
-  input: { actor: Principal; caseId: string; providerJobId: string; text: string; evidence: Record<string, unknown> },
+  input: {
+    actor: Principal;
+    caseId: string;
+    providerJobId: string;
+    text: string;
+    evidence: Record<string, unknown>;
+    storePrompts?: boolean;
+  },
 ): Promise<void> {
   const { actor, providerJobId } = input;
   const row = await loadCase(tx, input.caseId, actor);
@@ -202,7 +210,7 @@ export async function attachJobToUncertainCase(
     command: { type: "reconcile_attach", providerJobId, evidence: input.text },
     evidence: storedText(
       { ...input.evidence, text: input.text, providerJobId },
-      { storePrompts: storePrompts() },
+      { storePrompts: input.storePrompts === true },
     ) as Prisma.InputJsonValue,
     // The submission the deadline was about is answered: the episode is no longer overdue, and a job
     // to check has no submission deadline (its status checks carry it from here).

@@ -3,7 +3,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
-import { storePrompts } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { actorColumns, requireProducer } from "../access/actor";
@@ -51,8 +51,10 @@ export async function reportOutcome(
   actor: Principal,
   attemptId: string,
   input: OutcomeReportInput,
+  settings?: Pick<Env, "STORE_PROMPTS">,
 ): Promise<OutcomeResult> {
   const producer = requireProducer(actor);
+  const storePrompts = settings?.STORE_PROMPTS === "1";
   return keepingRefusedClaims(db, actor, () =>
     inTransaction(db, async (tx) => {
       const [locked] = await tx.$queryRaw<(LockedPermit & { provider: string })[]>`
@@ -68,7 +70,8 @@ export async function reportOutcome(
         token: input.token,
         report: reportOf(input),
         evidence,
-        note: storedText(input, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
+        note: storedText(input, { storePrompts }) as Prisma.InputJsonValue,
+        storePrompts,
       });
     }),
   );
@@ -90,6 +93,8 @@ export async function applyPermitReport(
     report: OutcomeReport;
     evidence: Record<string, unknown>;
     note: Prisma.InputJsonValue;
+    /** STORE_PROMPTS=1 for a producer's report: its evidence keeps full prompts (absent: their digest). */
+    storePrompts?: boolean;
   },
 ): Promise<OutcomeResult> {
   const permit = await tx.sendPermit.findUniqueOrThrow({ where: { id: locked.id }, include: PERMIT_FOR_PARKING });
@@ -102,7 +107,9 @@ export async function applyPermitReport(
   const verdict = decideOutcome({ ...permit, latestToken: locked.latest }, input.token ?? permit.token, input.report);
   if (!verdict.ok) throw verdict.error;
   const effect = verdict.value;
-  const { evidence } = input;
+  const { evidence, storePrompts = false } = input;
+  // What the audit rows keep of it; the case writers take the evidence itself and store it the same way.
+  const stored = storedText(evidence, { storePrompts }) as Prisma.InputJsonValue;
   const result = (status: PermitStatus, caseId: string | null, jobId: string | null, changed = true) => ({
     operationId: permit.operation.operationId,
     attemptId: permit.attempt.attemptId,
@@ -117,17 +124,17 @@ export async function applyPermitReport(
     case "record_job":
       await recordJob(tx, actor, permit, effect.providerJobId);
       await setStatus(tx, permit.id, effect.next, effect.providerJobId);
-      await audit(tx, actor, "permit_accepted", permit, { providerJobId: effect.providerJobId }, evidence);
+      await audit(tx, actor, "permit_accepted", permit, { providerJobId: effect.providerJobId }, stored);
       return result(effect.next, null, effect.providerJobId);
     case "close_rejected":
       // Rule 6: nothing was bought, yet only finance releases the hold; the answer is its evidence.
       await setStatus(tx, permit.id, effect.next, null);
-      await audit(tx, actor, "permit_rejected", permit, { holdAwaits: "finance" }, evidence);
+      await audit(tx, actor, "permit_rejected", permit, { holdAwaits: "finance" }, stored);
       return result(effect.next, null, null);
     case "settle":
       await recordJob(tx, actor, permit, effect.providerJobId);
       await setStatus(tx, permit.id, effect.next, effect.providerJobId);
-      await settleOnCompletion(tx, actor, permit, evidence);
+      await settleOnCompletion(tx, actor, permit, stored);
       return result(effect.next, null, effect.providerJobId);
     case "park": {
       const { caseId } = await parkPermit(tx, {
@@ -137,6 +144,7 @@ export async function applyPermitReport(
         providerJobId: effect.providerJobId,
         next: effect.next,
         evidence,
+        storePrompts,
       });
       // An unknown outcome may open the provider's breaker (decision 037); other outcomes cannot raise the share.
       if (input.report.kind === "unknown")
@@ -151,6 +159,7 @@ export async function applyPermitReport(
         providerJobId: effect.providerJobId,
         text: `${reporter(actor)} named the job after the permit was parked`,
         evidence,
+        storePrompts,
       });
       return result(permit.status, permit.caseRef, effect.providerJobId);
     }
@@ -167,7 +176,7 @@ async function audit(
   kind: string,
   permit: PermitForParking & { token: number },
   after: Record<string, unknown>,
-  evidence: Record<string, unknown>,
+  evidence: Prisma.InputJsonValue,
 ) {
   await recordAudit(tx, {
     actor,
@@ -180,7 +189,7 @@ async function audit(
       token: permit.token,
       ...after,
     } as Prisma.InputJsonValue,
-    evidence: storedText(evidence, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
+    evidence,
   });
 }
 
@@ -192,7 +201,7 @@ async function settleOnCompletion(
   tx: Prisma.TransactionClient,
   actor: Principal,
   permit: PermitForParking & { token: number },
-  evidence: Record<string, unknown>,
+  evidence: Prisma.InputJsonValue,
 ) {
   const settled = await settleInFull(tx, {
     holdRef: permit.holdRef,

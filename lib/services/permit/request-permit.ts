@@ -14,7 +14,7 @@ import {
 } from "@/lib/domain/send-permits";
 import type { CaseState } from "@/lib/domain/stages";
 import { storedText } from "@/lib/domain/stored-text";
-import { env, storePrompts } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
@@ -46,6 +46,7 @@ export async function requestPermit(
   actor: Principal,
   operationId: string,
   input: PermitRequestInput,
+  settings: PermitSettings,
 ): Promise<PermitResult> {
   const producer = requireProducer(actor);
   const now = new Date();
@@ -68,12 +69,15 @@ export async function requestPermit(
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const first = refusal ? "exists" : await issueFirstPermit(db, producer, operationId, input, facts);
-      if (first === "issued") return permitted(producer, operationId, input, 1, new Date(input.sendDeadline), true);
+      const first = refusal ? "exists" : await issueFirstPermit(db, producer, operationId, input, facts, settings);
+      if (first === "issued")
+        return permitted(producer, operationId, input, 1, new Date(input.sendDeadline), true, settings);
       if (first === "hold_taken") {
         throw new AppError("conflicting_registration", "This holdId already belongs to another send.");
       }
-      return await inTransaction(db, (tx) => decideAndWrite(tx, producer, operationId, input, facts, refusal));
+      return await inTransaction(db, (tx) =>
+        decideAndWrite(tx, producer, operationId, input, facts, refusal, settings),
+      );
     } catch (error) {
       // A concurrent first request created the operation or the permit: decide again on what it wrote.
       if (!isUniqueViolation(error) || attempt >= 3) throw translate(error);
@@ -94,6 +98,7 @@ async function decideAndWrite(
   facts: PermitFacts,
   /** Why no new permit may be issued on this request (its deadline has passed), if so. */
   refusal: AppError | null,
+  settings: PermitSettings,
 ): Promise<PermitResult> {
   const seen = await operationSeen(tx, producer.name, operationId, facts.attemptId);
   const verdict = decidePermitRequest(seen?.operation ?? null, facts);
@@ -108,6 +113,7 @@ async function decideAndWrite(
         answer.token,
         seen?.sendDeadline ?? new Date(input.sendDeadline),
         false,
+        settings,
       );
     case "in_flight":
       return { status: "in_flight", operationId, providerJobId: answer.providerJobId };
@@ -116,16 +122,23 @@ async function decideAndWrite(
       return { status: answer.kind, operationId, caseId: answer.caseId };
     case "issue":
       if (refusal) throw refusal;
-      await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null);
-      return permitted(producer, operationId, input, answer.token, new Date(input.sendDeadline), true);
+      await issue(tx, producer, operationId, input, facts, answer.token, seen?.operationRef ?? null, settings);
+      return permitted(producer, operationId, input, answer.token, new Date(input.sendDeadline), true, settings);
   }
 }
 
 export type ProviderWebhookUrls = { ref: string; urls: Record<"replicate" | "fal", string> };
 
+/** The settings a permit is issued with, handed in by its caller (decision 044). */
+export type PermitSettings = Pick<Env, "STORE_PROMPTS" | "AUTH_SECRET" | "authUrl">;
+
 /** The webhook URLs a producer passes to its create call, each carrying the attempt's signed reference. */
-export function webhookFor(producer: string, operationId: string, attemptId: string): ProviderWebhookUrls | null {
-  const { AUTH_SECRET, authUrl } = env();
+export function webhookFor(
+  producer: string,
+  operationId: string,
+  attemptId: string,
+  { AUTH_SECRET, authUrl }: Pick<Env, "AUTH_SECRET" | "authUrl">,
+): ProviderWebhookUrls | null {
   if (!AUTH_SECRET) return null;
   const ref = signWebhookReference(AUTH_SECRET, { producer, operationId, attemptId });
   const url = (provider: string) => `${authUrl.replace(/\/+$/, "")}/api/v1/provider-webhooks/${provider}?ref=${ref}`;
@@ -139,6 +152,7 @@ function permitted(
   token: number,
   deadline: Date,
   created: boolean,
+  settings: PermitSettings,
 ) {
   return {
     status: "permitted" as const,
@@ -150,7 +164,7 @@ function permitted(
       sendDeadline: deadline.toISOString(),
       holdId: input.hold.holdId,
     },
-    webhook: webhookFor(producer.name, operationId, input.attemptId),
+    webhook: webhookFor(producer.name, operationId, input.attemptId, settings),
   };
 }
 
@@ -234,6 +248,7 @@ async function issue(
   facts: PermitFacts,
   token: number,
   existingRef: string | null,
+  settings: PermitSettings,
 ): Promise<void> {
   // A new attempt spends again: the breaker and the spend limits decide first, and refuse with nothing written.
   await passSendGate(tx, { producer: producer.name, ...facts });
@@ -249,7 +264,9 @@ async function issue(
           requestFingerprint: facts.fingerprint,
           ...(input.request
             ? {
-                requestSummary: storedText(input.request, { storePrompts: storePrompts() }) as Prisma.InputJsonValue,
+                requestSummary: storedText(input.request, {
+                  storePrompts: settings.STORE_PROMPTS === "1",
+                }) as Prisma.InputJsonValue,
               }
             : {}),
         },

@@ -8,7 +8,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { OutcomeReport } from "@/lib/domain/send-permits";
 import { meaningOfWebhook, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
-import { env } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { statusForEvidence } from "@/lib/providers/outputs";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
@@ -39,10 +39,11 @@ export async function receiveSignedWebhook(
   db: Db,
   actor: Principal,
   input: { report: WebhookReport | null; ref?: string | undefined },
+  settings: Pick<Env, "AUTH_SECRET">,
 ): Promise<WebhookResult> {
   const provider = requireProvider(actor);
   if (!input.report) throw new AppError("invalid_request", "The webhook names no job this deployment can read.");
-  const secret = env().AUTH_SECRET;
+  const secret = settings.AUTH_SECRET;
   const echoed = input.report.echoedRef;
   const signedReference = echoed === undefined ? undefined : secret ? verifyWebhookReference(secret, echoed) : null;
   // Inside the signature, the echoed reference is the provider's word; the URL's is only a claim.

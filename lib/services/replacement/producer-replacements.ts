@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { requireProducer } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
@@ -12,7 +13,12 @@ import { webhookFor } from "../permit/request-permit";
  * Each carries its send permit (decision 036) as a permit request would answer it, with the webhook
  * URLs signed for its attempt; a withdrawn replacement's permit is `withdrawn`, void.
  */
-export async function listReplacements(db: Db, actor: Principal, status: "authorized" | "acknowledged" | "withdrawn") {
+export async function listReplacements(
+  db: Db,
+  actor: Principal,
+  status: "authorized" | "acknowledged" | "withdrawn",
+  settings: Pick<Env, "AUTH_SECRET" | "authUrl">,
+) {
   const producer = requireProducer(actor);
   const rows = await db.replacementRequest.findMany({
     where:
@@ -59,7 +65,7 @@ export async function listReplacements(db: Db, actor: Principal, status: "author
               status: attempt.permit.status,
             }
           : null,
-        webhook: attempt?.permit ? webhookFor(producer.name, r.case.operationId, attempt.attemptId) : null,
+        webhook: attempt?.permit ? webhookFor(producer.name, r.case.operationId, attempt.attemptId, settings) : null,
         authorizedAt: r.decidedAt?.toISOString() ?? null,
         acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,
         ...(r.status === "withdrawn" ? { withdrawnReason: r.closedReason } : {}),

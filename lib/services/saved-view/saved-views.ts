@@ -1,7 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
 import type { SaveViewInput } from "@/lib/validation/saved-views";
 import { requirePermission } from "../access/actor";
 
@@ -21,16 +20,12 @@ export async function listSavedViews(db: Db, actor: Principal): Promise<SavedVie
 }
 
 /**
- * Saves the queue's filter under a name (the same name replaces its view). The query is read as
- * the queue reads it and written back in its own words, without a page cursor, so a saved view is
- * always one the queue understands and always opens on its first page.
+ * Saves the queue's filter under a name (the same name replaces its view). The query arrives in the
+ * queue's own words (saveViewSchema), so a saved view is always one the queue understands.
  */
 export async function saveView(db: Db, actor: Principal, input: SaveViewInput): Promise<SavedView> {
   const user = requirePermission(actor, "case:read");
-  const { query, problem } = parseQueueParams(Object.fromEntries(new URLSearchParams(input.query)));
-  if (problem) throw new AppError("invalid_request", problem);
-  const { cursor: _cursor, limit: _limit, ...filter } = query;
-  const text = queueQueryString(filter);
+  const text = input.query;
   return db.$transaction(async (tx) => {
     const existing = await tx.savedView.count({ where: { userId: user.userId, name: { not: input.name } } });
     if (existing >= SAVED_VIEWS_MAX)

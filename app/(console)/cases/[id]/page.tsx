@@ -7,6 +7,7 @@ import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { consoleSettings } from "@/lib/services/admin/console-settings";
 import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
@@ -29,7 +30,7 @@ export default async function CasePage({
   const { id } = await params;
   const from = (await searchParams).from;
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
-  const detail = await getCase(db(), user, id).catch((error: unknown) => {
+  const detail = await getCase(db(), user, id, env()).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") notFound();
     throw error;
   });

@@ -3,6 +3,7 @@ import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { exportFilterEvidence } from "@/lib/services/evidence/export-evidence";
 import { evidenceFilterOf } from "@/lib/validation/evidence";
 import { parseQueueParams, queueHref } from "@/lib/validation/queue-params";
@@ -32,7 +33,7 @@ export default async function QueueEvidencePage({ searchParams }: Props) {
     );
   }
   const filter = evidenceFilterOf(query);
-  const issued = await exportFilterEvidence(db(), user, filter);
+  const issued = await exportFilterEvidence(db(), user, filter, env());
   return (
     <>
       <nav aria-label="Evidence packet" className="mb-4 flex flex-wrap gap-4 text-sm print:hidden">

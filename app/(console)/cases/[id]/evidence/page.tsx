@@ -4,6 +4,7 @@ import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { exportCaseEvidence } from "@/lib/services/evidence/export-evidence";
 
@@ -18,7 +19,7 @@ export default async function EvidencePacketPage({ params }: { params: Promise<{
   const user = await requirePageUser("case:export_evidence");
   const { id } = await params;
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
-  const issued = await exportCaseEvidence(db(), user, id).catch((error: unknown) => {
+  const issued = await exportCaseEvidence(db(), user, id, env()).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") notFound();
     throw error;
   });
