@@ -202,15 +202,20 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
           ))}
         </tbody>
         <tfoot>
-          <tr>
-            <th scope="row" colSpan={3} className="px-2 py-1 text-right">
-              Total reserved across attempts
-            </th>
-            <td className="px-2 py-1 text-right font-medium tabular-nums">
-              {formatMicros(detail.lineageTotalMicros, detail.currency)}
-            </td>
-            <td />
-          </tr>
+          {detail.lineageCost.map((cost) => (
+            <tr key={cost.currency} data-testid={`lineage-cost-${cost.currency}`}>
+              <th scope="row" colSpan={3} className="px-2 py-1 text-right">
+                Across attempts, {cost.currency}
+              </th>
+              <td className="px-2 py-1 text-right font-medium tabular-nums">
+                {formatMicros(cost.chargedMicros, cost.currency)} charged
+              </td>
+              <td className="px-2 py-1 tabular-nums">
+                {formatMicros(cost.reservedMicros, cost.currency)} reserved
+                {cost.heldMicros > 0 ? ` · ${formatMicros(cost.heldMicros, cost.currency)} still held` : ""}
+              </td>
+            </tr>
+          ))}
         </tfoot>
       </table>
     </section>

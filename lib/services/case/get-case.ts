@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
+import { lineageCost } from "@/lib/domain/lineage-cost";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
@@ -31,7 +32,7 @@ function duplicateCostOf(
 
 export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
 
-/** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
+/** The case with its hold and ledger, lineage (every attempt and its cost per currency) and timeline, newest first. */
 export async function getCase(db: Db, actor: Principal, caseId: string) {
   const user = requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
@@ -161,7 +162,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
         }
       : null,
     lineage,
-    lineageTotalMicros: lineage.reduce((sum, a) => sum + (a.hold?.amountMicros ?? 0), 0),
+    /** Per currency, never summed across currencies: reserved, charged and still held. */
+    lineageCost: lineageCost(lineage.flatMap((a) => (a.hold ? [a.hold] : []))),
     replacementRequests: row.replacementRequests.map((r) => ({
       id: r.id,
       status: r.status,
