@@ -74,6 +74,11 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
               <Badge tone="warn">resolved, hold open — needs a decision</Badge>
             </span>
           ) : null}
+          {detail.producerNotTold.length > 0 ? (
+            <span className="ml-2">
+              <Badge tone="warn">producer not told</Badge>
+            </span>
+          ) : null}
         </dd>
         <dt className="text-slate-700">Age</dt>
         <dd>{formatAge(age)}</dd>

@@ -8,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
+import { givenUpNotifications } from "../notification/producer-not-told";
 import { mayNameOwner, ownersOfJobs } from "./job-owner";
 
 const TIMELINE_LIMIT = 500;
@@ -49,7 +50,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
   if (!row) throw new AppError("not_found", "No such case.");
   requireCaseInScope(actor, row.producer);
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
-  const [timeline, suggestions, observations, assets, price] = await Promise.all([
+  const [timeline, suggestions, observations, assets, price, notTold] = await Promise.all([
     db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
     db.reconciliationSuggestion.findMany({
       where: { caseId, episode: row.episode },
@@ -59,6 +60,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     db.providerObservation.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: 50 }),
     db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
     db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
+    givenUpNotifications(db, caseId),
   ]);
   // A suggestion from before its job was recorded elsewhere must say whose the job is now.
   const owners = await ownersOfJobs(
@@ -139,6 +141,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
     escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
     holdOpen,
+    /** Messages to the producer that were given up: the case is flagged "producer not told" (decision 039). */
+    producerNotTold: notTold,
     progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
