@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   replacement_withdrawn: 409,
   // A producer tested a notification endpoint it (or an admin, or a 410 answer) disabled.
   endpoint_disabled: 409,
+  // A resend of a case's notifications found none given up (decision 045).
+  nothing_to_resend: 409,
   // A bulk execution needs its own dry run's token (decision 032): unknown or someone else's,
   // for a different request, or spent (executed already, or expired).
   bulk_preview_invalid: 400,

@@ -5,6 +5,7 @@ import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { CaseActions } from "./case-actions";
 import { CaseHeader, LineageSection, ObservationsSection, RequestSection, TimelineSection } from "./case-sections";
+import { ProducerNotToldSection } from "./producer-not-told";
 import { SuggestionsSection } from "./suggestions-section";
 
 async function fetchCase(id: string): Promise<CaseDetail> {
@@ -52,6 +53,7 @@ export function CaseLive({
         </p>
       )}
       <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} />
+      <ProducerNotToldSection detail={detail} roles={user.roles} onChanged={refresh} />
       <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
         <div className="space-y-4">
           <RequestSection detail={detail} />

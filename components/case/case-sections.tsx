@@ -74,6 +74,11 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
               <Badge tone="warn">resolved, hold open — needs a decision</Badge>
             </span>
           ) : null}
+          {detail.producerNotTold.length > 0 ? (
+            <span className="ml-2">
+              <Badge tone="warn">producer not told</Badge>
+            </span>
+          ) : null}
         </dd>
         <dt className="text-slate-700">Age</dt>
         <dd>{formatAge(age)}</dd>
@@ -202,15 +207,20 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
           ))}
         </tbody>
         <tfoot>
-          <tr>
-            <th scope="row" colSpan={3} className="px-2 py-1 text-right">
-              Total reserved across attempts
-            </th>
-            <td className="px-2 py-1 text-right font-medium tabular-nums">
-              {formatMicros(detail.lineageTotalMicros, detail.currency)}
-            </td>
-            <td />
-          </tr>
+          {detail.lineageCost.map((cost) => (
+            <tr key={cost.currency} data-testid={`lineage-cost-${cost.currency}`}>
+              <th scope="row" colSpan={3} className="px-2 py-1 text-right">
+                Across attempts, {cost.currency}
+              </th>
+              <td className="px-2 py-1 text-right font-medium tabular-nums">
+                {formatMicros(cost.chargedMicros, cost.currency)} charged
+              </td>
+              <td className="px-2 py-1 tabular-nums">
+                {formatMicros(cost.reservedMicros, cost.currency)} reserved
+                {cost.heldMicros > 0 ? ` · ${formatMicros(cost.heldMicros, cost.currency)} still held` : ""}
+              </td>
+            </tr>
+          ))}
         </tfoot>
       </table>
     </section>

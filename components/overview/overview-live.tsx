@@ -9,6 +9,7 @@ import { formatMicros } from "@/lib/domain/money";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
+import { ProducerNotToldSummary } from "./producer-not-told-summary";
 
 async function fetchOverview(producer: string | undefined): Promise<OverviewStats> {
   const response = await fetch(producer ? `/api/v1/overview?${new URLSearchParams({ producer })}` : "/api/v1/overview");
@@ -68,6 +69,7 @@ export function OverviewLive({
         </p>
       ))}
       <CaseFlagsSummary stats={stats} />
+      <ProducerNotToldSummary stats={stats} />
       <h2 className="pt-2 font-semibold">Open cases by stage</h2>
       <Table caption="Open cases by stage">
         <TableHead

@@ -155,6 +155,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
             <option value="">any</option>
             <option value="escalated">escalated (deadline passed)</option>
             <option value="hold_open">resolved, hold open</option>
+            <option value="producer_not_told">producer not told</option>
           </select>
         </label>
         <Picker label="Producer" bound={bind("producer")} none="any" choices={options.producers} />

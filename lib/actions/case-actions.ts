@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { acceptOutputsLost } from "@/lib/services/case/accept-outputs-lost";
 import { addNote } from "@/lib/services/case/add-note";
@@ -10,6 +11,7 @@ import { approveCase } from "@/lib/services/case/approve-case";
 import { assignCase } from "@/lib/services/case/assign-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reviewCase } from "@/lib/services/case/review-case";
+import { resendCaseNotifications } from "@/lib/services/notification/resend-notifications";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import {
   approveSchema,
@@ -72,4 +74,14 @@ export const requestReplacementAction = safeAction(
   ({ caseId, input }, actor) =>
     requestReplacement(db(), actor, caseId, input, { ttlSeconds: env().REPLACEMENT_TTL_SECONDS }),
   { revalidate: (input) => [...paths(input), "/finance"] },
+);
+
+export const resendNotificationsAction = safeAction(
+  z.object({ caseId: z.uuid() }),
+  ({ caseId }, actor) =>
+    resendCaseNotifications(db(), actor, caseId, {
+      send: { allow: webhookAllowListFromEnv(env()) },
+      random: Math.random,
+    }),
+  { revalidate: (input) => [...paths(input), "/overview"] },
 );

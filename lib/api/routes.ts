@@ -31,6 +31,11 @@ import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { getOwnNotificationEndpoint } from "@/lib/services/notification/get-own-notification-endpoint";
 import { endpointView } from "@/lib/services/notification/list-notification-endpoints";
+import {
+  type ResendOptions,
+  resendCaseNotifications,
+  resendOwnNotifications,
+} from "@/lib/services/notification/resend-notifications";
 import { rotateEndpointSecret } from "@/lib/services/notification/rotate-endpoint-secret";
 import { saveNotificationEndpoint } from "@/lib/services/notification/save-notification-endpoint";
 import { sendTestNotification } from "@/lib/services/notification/send-test-notification";
@@ -106,6 +111,9 @@ const evidenceFile = {
     },
   }),
 };
+
+/** A resend leaves the server as every notification does: to public addresses or the allow-list. */
+const resendOptions = (): ResendOptions => ({ send: { allow: webhookAllowListFromEnv(env()) }, random: Math.random });
 
 /**
  * Every JSON API route, declared once: method, path, who may call it, its schemas, its summary and
@@ -275,6 +283,17 @@ export const API_ROUTES = [
     success: [200],
     handler: ({ actor }) => sendTestNotification(db(), actor, { allow: webhookAllowListFromEnv(env()) }),
   }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/by-operation/{operationId}/notifications/resend",
+    audience: "producer",
+    summary:
+      'Send your operation\'s given-up notifications again now (the case is flagged "producer not told" until one is ' +
+      "delivered); 409 nothing_to_resend or endpoint_disabled, 429 past 3 resends of a case an hour",
+    params: operationParams,
+    success: [200],
+    handler: ({ actor, params }) => resendOwnNotifications(db(), actor, params.operationId, resendOptions()),
+  }),
   // People (a personal token, or the console's session): reading, reviewing, deciding money.
   apiRoute({
     method: "GET",
@@ -384,6 +403,17 @@ export const API_ROUTES = [
     body: noteSchema,
     success: [200],
     handler: ({ actor, params, body }) => addNote(db(), actor, params.id, body, env()),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/cases/{id}/notifications/resend",
+    audience: "user",
+    summary:
+      "Send the case's given-up producer notifications again now (audited); 409 nothing_to_resend or " +
+      "endpoint_disabled, 429 past 3 resends of a case an hour",
+    params: idParams,
+    success: [200],
+    handler: ({ actor, params }) => resendCaseNotifications(db(), actor, params.id, resendOptions()),
   }),
   apiRoute({
     method: "POST",

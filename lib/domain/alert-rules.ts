@@ -9,6 +9,7 @@ export const ALERT_RULE_KINDS = [
   "outputs_expiring",
   "provider_error_rate",
   "provider_paused",
+  "producer_not_told",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -93,6 +94,13 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: false,
     window: null,
     link: "/admin/providers",
+  },
+  producer_not_told: {
+    label: "Producers not told",
+    counts: "cases whose producer's notification was given up (410, or every send failed)",
+    money: false,
+    window: null,
+    link: "/queue?flag=producer_not_told",
   },
 };
 

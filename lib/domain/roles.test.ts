@@ -3,13 +3,14 @@ import { can, PERMISSIONS, permissionsOf, ROLES } from "./roles";
 
 // The table is written out here on purpose: a change to who may do what must change this test.
 const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
-  operator: ["case:assign", "case:note", "case:read"],
+  operator: ["case:assign", "case:note", "case:notify_producer", "case:read"],
   reviewer: [
     "case:accept_failure",
     "case:approve",
     "case:assign",
     "case:export_evidence",
     "case:note",
+    "case:notify_producer",
     "case:read",
     "case:reconcile",
     "replacement:request",
@@ -29,6 +30,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "admin:users",
     "admin:worker_tokens",
     "case:export_evidence",
+    "case:notify_producer",
     "case:read",
   ],
   viewer: ["case:read"],

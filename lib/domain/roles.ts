@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   "case:approve",
   "case:accept_failure",
   "case:export_evidence",
+  /** Resend a case's given-up notifications to its producer (decision 045). */
+  "case:notify_producer",
   "replacement:request",
   "replacement:authorize",
   "hold:read",
@@ -30,7 +32,7 @@ export const PERMISSIONS = [
 export type Permission = (typeof PERMISSIONS)[number];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  operator: ["case:read", "case:note", "case:assign"],
+  operator: ["case:read", "case:note", "case:assign", "case:notify_producer"],
   reviewer: [
     "case:read",
     "case:note",
@@ -39,6 +41,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:approve",
     "case:accept_failure",
     "case:export_evidence",
+    "case:notify_producer",
     "replacement:request",
   ],
   // Evidence packets are for billing disputes (finance) and reviews (reviewer, admin); decision 029.
@@ -54,6 +57,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   admin: [
     "case:read",
     "case:export_evidence",
+    "case:notify_producer",
     "admin:users",
     "admin:api_keys",
     "admin:worker_tokens",

@@ -36,6 +36,10 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   escalated: () => "Escalated",
   deadline_escalated: () => "Escalated: its deadline passed",
   note_added: () => "Note added",
+  notification_resent: (_a, _b, e) => {
+    const n = Array.isArray(e.webhookIds) ? e.webhookIds.length : 0;
+    return `Producer's given-up ${n === 1 ? "notification" : `notifications (${n})`} sent again`;
+  },
   // The assignee is in the evidence (the snapshot carries stage, state and job only).
   assigned: (a, _b, e) => ((e.assigneeId ?? a.assigneeId) ? "Assigned" : "Unassigned"),
   failure_accepted: () => "The failure was accepted",

@@ -50,6 +50,11 @@ const FIGURES = {
     help: "Open cases escalated because their deadline passed",
     labelNames: [],
   },
+  recovery_producer_not_told_cases: {
+    type: "gauge",
+    help: "Cases whose producer's notification was given up (410, or every send failed) and not resent since",
+    labelNames: [],
+  },
   recovery_deadline_escalations_total: {
     type: "counter",
     help: "Cases escalated by the deadline sweep",

@@ -25,8 +25,11 @@ export const listCasesSchema = z.strictObject({
   currency: currency.optional(),
   /** Part of an operation, attempt or provider job ID (3 characters or more; shorter: a whole ID). */
   q: optionalText,
-  /** Rule 13's flags: open cases past their deadline, or resolved cases that still hold money. */
-  flag: z.enum(["escalated", "hold_open"]).optional(),
+  /**
+   * Rule 13's flags: open cases past their deadline, or resolved cases that still hold money; and
+   * cases in any state whose producer's notification was given up (decision 045).
+   */
+  flag: z.enum(["escalated", "hold_open", "producer_not_told"]).optional(),
   /** age: oldest first; newest: newest first; amount: most money first; smallest: least first. */
   sort: z.enum(QUEUE_SORTS).default("age"),
   cursor: z.string().max(200).optional(),

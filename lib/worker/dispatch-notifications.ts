@@ -1,19 +1,11 @@
-import { afterFailedSend, isDelivered } from "@/lib/domain/webhook-retry";
-import { increment } from "@/lib/metrics/counters";
-import { sendWebhook } from "@/lib/notify/send-webhook";
-import { webhookHeaders } from "@/lib/notify/sign-webhook";
 import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
 import {
   claimNotificationDeliveries,
   type DueNotification,
-  deliveryEndpointFor,
 } from "@/lib/services/notification/claim-notification-deliveries";
-import { recordDeliveryOutcome } from "@/lib/services/notification/record-delivery-outcome";
+import { deliverMessage, SEND_LEASE_SECONDS } from "@/lib/services/notification/deliver-message";
 import { workerLog } from "./log";
 import type { WorkerContext } from "./worker-context";
-
-/** While a worker sends a message, nobody else picks it up (a crash makes it due again later). */
-const SEND_LEASE_SECONDS = 60;
 
 /** No exceptions: public https addresses only, unless the context brings an allow-list. */
 const PUBLIC_ONLY = parseWebhookAllowList("");
@@ -47,59 +39,26 @@ export async function dispatchNotifications(
 }
 
 async function send(ctx: WorkerContext, message: DueNotification): Promise<boolean> {
-  const endpoint = await deliveryEndpointFor(ctx.db, message);
-  if (!endpoint) {
-    await recordDeliveryOutcome(ctx.db, message.id, { kind: "no_endpoint" });
-    return false;
-  }
-  const body = JSON.stringify(message.payload);
-  let status: number | null = null;
-  let error: string | null = null;
-  let refused = false;
-  try {
-    // A Slack-compatible destination verifies nothing: its URL is the secret.
-    const headers: Record<string, string> = endpoint.signingSecret
-      ? webhookHeaders(endpoint.signingSecret, message.id, body)
-      : { "content-type": "application/json" };
-    const attempt = await sendWebhook(endpoint.url, headers, body, {
-      allow: ctx.webhookAllowList ?? PUBLIC_ONLY,
-      ...(ctx.webhookLookup ? { lookup: ctx.webhookLookup } : {}),
-      ...(ctx.fetchImpl ? { fetchImpl: ctx.fetchImpl } : {}),
-    });
-    if (attempt.kind === "refused") {
-      refused = true;
-      error = `refused: ${attempt.reason}`;
-    } else if (attempt.kind === "answered") {
-      status = attempt.status;
-    } else {
-      error = attempt.error;
-    }
-  } catch (cause) {
-    error = cause instanceof Error ? cause.message : String(cause);
-  }
-  const now = new Date();
-  if (isDelivered(status)) {
-    await recordDeliveryOutcome(ctx.db, message.id, { kind: "delivered", status }, now);
-    workerLog({ step: "notified", webhookId: message.id, ...recipientOf(message), status });
+  const result = await deliverMessage(
+    {
+      db: ctx.db,
+      random: ctx.random,
+      send: {
+        allow: ctx.webhookAllowList ?? PUBLIC_ONLY,
+        ...(ctx.webhookLookup ? { lookup: ctx.webhookLookup } : {}),
+        ...(ctx.fetchImpl ? { fetchImpl: ctx.fetchImpl } : {}),
+      },
+    },
+    message,
+  );
+  if (result.kind === "delivered") {
+    workerLog({ step: "notified", webhookId: message.id, ...recipientOf(message), status: result.status });
     return true;
   }
-  const { giveUp, disableEndpoint, retryInMs } = afterFailedSend(status, message.attempts, ctx.random);
-  await recordDeliveryOutcome(
-    ctx.db,
-    message.id,
-    {
-      kind: "failed",
-      status,
-      error: error ?? `HTTP ${status}`,
-      nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-      disable: disableEndpoint ? endpoint : null,
-    },
-    now,
-  );
-  increment("recovery_notification_failures_total", {
-    status: refused ? "refused" : status === null ? "transport" : String(status),
-  });
-  workerLog({ step: "notify_failed", webhookId: message.id, ...recipientOf(message), status, error, giveUp });
+  if (result.kind === "failed") {
+    const { status, error, giveUp } = result;
+    workerLog({ step: "notify_failed", webhookId: message.id, ...recipientOf(message), status, error, giveUp });
+  }
   return false;
 }
 

@@ -86,6 +86,7 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/notification-endpoint/disable": [U, F, F, F, F, U, U, A, U, F, F, F],
   "POST /api/v1/notification-endpoint/enable": [U, F, F, F, F, U, U, A, U, F, F, F],
   "POST /api/v1/notification-endpoint/test": [U, F, F, F, F, U, U, A, U, F, F, F],
+  "POST /api/v1/cases/by-operation/{operationId}/notifications/resend": [U, F, F, F, F, U, U, A, U, F, F, F],
   "GET /api/v1/cases": [U, A, A, A, A, U, U, F, U, F, A, A],
   "GET /api/v1/cases/{id}": [U, A, A, A, A, U, U, F, U, F, A, N],
   // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
@@ -97,6 +98,8 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/cases/{id}/accept-failure": [U, F, A, F, F, U, U, F, U, F, F, N],
   "POST /api/v1/cases/{id}/accept-outputs-lost": [U, F, A, F, F, U, U, F, U, F, F, N],
   "POST /api/v1/cases/{id}/notes": [U, A, A, A, F, U, U, F, U, F, F, N],
+  // Telling a producer again is triage: operators, reviewers and admins (who manage endpoints).
+  "POST /api/v1/cases/{id}/notifications/resend": [U, A, A, F, A, U, U, F, U, F, F, N],
   "POST /api/v1/cases/{id}/assign": [U, A, A, F, F, U, U, F, U, F, F, N],
   // A bulk action needs its verb's permission (here a reviewer's reject); producers' keys never reach it.
   "POST /api/v1/cases/bulk": [U, F, A, F, F, U, U, F, U, F, F, A],
@@ -281,6 +284,29 @@ async function ownEndpoint(url = "https://hooks.example.com/matrix"): Promise<Ca
   return {};
 }
 
+/**
+ * A matrix-shop case whose notification was given up, with the endpoint at a literal private
+ * address: an allowed resend is refused before any connection (a 200 saying it was not delivered).
+ */
+async function notToldCase() {
+  await ownEndpoint("https://10.255.255.1/matrix");
+  const input = parkInput("delivery");
+  const { caseId } = await parkCase(db, shop, input);
+  await db.notificationOutbox.create({
+    data: {
+      id: `msg_matrix_${randomUUID()}`,
+      producer: "matrix-shop",
+      caseId: String(caseId),
+      eventType: "case.delivered",
+      payload: { type: "case.delivered" },
+      attempts: 12,
+      giveUpAt: new Date(),
+      lastStatus: 503,
+    },
+  });
+  return { caseId: String(caseId), operationId: input.operationId };
+}
+
 /** A proven failure with a replacement request waiting, asked for by a reviewer (not the caller). */
 async function pendingReplacement() {
   const caseId = await parked("generation_failed");
@@ -315,6 +341,10 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/notification-endpoint/enable": ownEndpoint,
   // A literal private address: the test send is refused before any connection (a 200 saying so).
   "POST /api/v1/notification-endpoint/test": () => ownEndpoint("https://10.255.255.1/matrix"),
+  "POST /api/v1/cases/by-operation/{operationId}/notifications/resend": async () => ({
+    params: { operationId: (await notToldCase()).operationId },
+  }),
+  "POST /api/v1/cases/{id}/notifications/resend": async () => ({ params: { id: (await notToldCase()).caseId } }),
   "GET /api/v1/cases": async () => ({ query: { stage: "polling", limit: "5" } }),
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),

@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { ALERT_KINDS, type AlertFigures, type AlertRuleKind } from "@/lib/domain/alert-rules";
 import { caseFlagFigures } from "../case/case-flags";
+import { producerNotToldCount } from "../notification/producer-not-told";
 import { outputsExpiringSoon } from "../overview/overview-expiring";
 import { foldWhenDue } from "../overview/stat-figures";
 
@@ -118,6 +119,8 @@ async function readFigures(
       );
       return { count: Number(rows[0]?.n ?? 0), held: [] };
     }
+    case "producer_not_told":
+      return { count: await producerNotToldCount(db), held: [] };
     case "worker_silence": {
       const rows = await sqlRows<{ last: Date | null }>(
         db,

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
+import { lineageCost } from "@/lib/domain/lineage-cost";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import type { Env } from "@/lib/env";
@@ -7,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
+import { givenUpNotifications } from "../notification/producer-not-told";
 import { mayNameOwner, ownersOfJobs } from "./job-owner";
 
 const TIMELINE_LIMIT = 500;
@@ -31,7 +33,7 @@ function duplicateCostOf(
 
 export type CaseDetail = Awaited<ReturnType<typeof getCase>>;
 
-/** The case with its hold and ledger, lineage (every attempt and its cost) and timeline, newest first. */
+/** The case with its hold and ledger, lineage (every attempt and its cost per currency) and timeline, newest first. */
 export async function getCase(db: Db, actor: Principal, caseId: string, settings: Pick<Env, "providerMode">) {
   const user = requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
@@ -48,7 +50,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
   if (!row) throw new AppError("not_found", "No such case.");
   requireCaseInScope(actor, row.producer);
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
-  const [timeline, suggestions, observations, assets, price] = await Promise.all([
+  const [timeline, suggestions, observations, assets, price, notTold] = await Promise.all([
     db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
     db.reconciliationSuggestion.findMany({
       where: { caseId, episode: row.episode },
@@ -58,6 +60,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     db.providerObservation.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: 50 }),
     db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
     db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
+    givenUpNotifications(db, caseId),
   ]);
   // A suggestion from before its job was recorded elsewhere must say whose the job is now.
   const owners = await ownersOfJobs(
@@ -138,6 +141,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
     escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
     holdOpen,
+    /** Messages to the producer that were given up: the case is flagged "producer not told" (decision 045). */
+    producerNotTold: notTold,
     progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
@@ -161,7 +166,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
         }
       : null,
     lineage,
-    lineageTotalMicros: lineage.reduce((sum, a) => sum + (a.hold?.amountMicros ?? 0), 0),
+    /** Per currency, never summed across currencies: reserved, charged and still held. */
+    lineageCost: lineageCost(lineage.flatMap((a) => (a.hold ? [a.hold] : []))),
     replacementRequests: row.replacementRequests.map((r) => ({
       id: r.id,
       status: r.status,

@@ -7,6 +7,7 @@ import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { requirePermission, scopeOf } from "../access/actor";
+import { GIVEN_UP } from "../notification/producer-not-told";
 import { caseFilterConditions } from "./case-filter";
 
 type Cursor = { v: string; id: string };
@@ -58,7 +59,10 @@ function afterCursorSql(sort: QueueSort, cursor: Cursor) {
   return Prisma.sql`(${Prisma.raw(key)}, id) ${Prisma.raw(descending ? "<" : ">")} (${value}, ${cursor.id}::uuid)`;
 }
 
-/** The view's cases by state and flag: open cases unless a state or the hold-open flag is asked for. */
+/**
+ * The view's cases by state and flag: open cases unless a state, the hold-open flag or the
+ * producer-not-told flag (cases in any state) is asked for.
+ */
 export async function viewConditions(
   db: Db,
   actor: Principal,
@@ -71,11 +75,15 @@ export async function viewConditions(
       ? Prisma.sql`state = ${query.state}::"CaseState"`
       : query.flag === "hold_open"
         ? Prisma.sql`state = 'resolved'`
-        : Prisma.sql`state <> 'resolved'`,
+        : query.flag === "producer_not_told"
+          ? Prisma.sql`true`
+          : Prisma.sql`state <> 'resolved'`,
   ];
   // Spelled as the partial indexes' predicates, so each flag reads only its own few rows.
   if (query.flag === "hold_open") where.push(Prisma.sql`state = 'resolved' AND held_micros > 0`);
   if (query.flag === "escalated") where.push(Prisma.sql`state <> 'resolved' AND escalated_at IS NOT NULL`);
+  if (query.flag === "producer_not_told")
+    where.push(Prisma.sql`id IN (SELECT case_id FROM notification_outbox WHERE ${GIVEN_UP})`);
   if (query.stage) where.push(Prisma.sql`stage = ${query.stage}::"Stage"`);
   const page = options.page && {
     where: [...where, ...options.page.cursor],

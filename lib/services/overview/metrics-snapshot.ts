@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { type Family, renderFigures } from "@/lib/metrics/figures";
 import { caseFlagFigures } from "../case/case-flags";
+import { producerNotToldCount } from "../notification/producer-not-told";
 import { allHours, figureRows, foldWhenDue } from "./stat-figures";
 
 /** One scrape: the figures and review latencies read now, rendered with the process's counters. */
@@ -85,6 +86,7 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     { name: "recovery_deadline_escalations_total", samples: one(Number(escalations[0]?.n ?? 0)) },
   ];
   families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now));
+  families.push({ name: "recovery_producer_not_told_cases", samples: one(await producerNotToldCount(db)) });
   return families;
 }
 
