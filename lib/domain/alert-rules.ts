@@ -9,6 +9,7 @@ export const ALERT_RULE_KINDS = [
   "outputs_expiring",
   "provider_error_rate",
   "provider_paused",
+  "charged_after_release",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -93,6 +94,14 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: false,
     window: null,
     link: "/admin/providers",
+  },
+  // DESIGN rule 18: the provider charged for a job whose hold finance had released or written off.
+  charged_after_release: {
+    label: "Charged after release",
+    counts: "charges after a hold's release that finance has not decided",
+    money: true,
+    window: null,
+    link: "/finance#charged-after-release",
   },
 };
 

@@ -138,6 +138,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string) {
     retryDeadline: row.retryDeadline?.toISOString() ?? null,
     escalation: row.escalatedAt ? { at: row.escalatedAt.toISOString(), reason: row.escalationReason } : null,
     holdOpen,
+    /** DESIGN rule 18: a hold of this case was charged after its release and finance has not decided it. */
+    chargedAfterRelease: row.operation.attempts.some((a) => a.hold?.lateChargedAt && !a.hold.lateChargeDecidedAt),
     progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,

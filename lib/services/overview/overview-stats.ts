@@ -5,6 +5,7 @@ import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
+import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { inFlightPermits } from "../permit/in-flight";
 import { pausedProviders } from "../provider-breaker/provider-breakers";
 import { retentionPolicyView } from "../retention/retention-policy";
@@ -50,11 +51,23 @@ export async function overviewStats(
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
   const ends = AGE_BUCKET_ENDS_SECONDS.map((s) => new Date(now.getTime() - s * 1000));
   const hours = ends.map(utcHourOf);
-  const [stages, money, latency, events, recentUncertain, series, flags, inFlight, expiring, retention, paused] =
-    await Promise.all([
-      sqlRows<StageRow>(
-        db,
-        Prisma.sql`
+  const [
+    stages,
+    money,
+    latency,
+    events,
+    recentUncertain,
+    series,
+    flags,
+    inFlight,
+    expiring,
+    retention,
+    paused,
+    lateCharges,
+  ] = await Promise.all([
+    sqlRows<StageRow>(
+      db,
+      Prisma.sql`
       WITH totals AS (
         SELECT stage, sum(count)::bigint AS open FROM ${figureRows("open_cases", allHours, producers)} f GROUP BY stage
       ), recent AS (
@@ -87,16 +100,16 @@ export async function overviewStats(
                AS oldest
       FROM totals t LEFT JOIN recent r ON r.stage = t.stage LEFT JOIN edges e ON e.stage = t.stage
       WHERE t.open > 0`,
-      ),
-      sqlRows<MoneyRow>(
-        db,
-        Prisma.sql`
+    ),
+    sqlRows<MoneyRow>(
+      db,
+      Prisma.sql`
       SELECT stage::text, currency, sum(micros)::bigint AS held FROM ${figureRows("case_held", undefined, producers)} f
       GROUP BY stage, currency HAVING sum(micros) > 0`,
-      ),
-      sqlRows<LatencyRow>(
-        db,
-        Prisma.sql`
+    ),
+    sqlRows<LatencyRow>(
+      db,
+      Prisma.sql`
       WITH first_decisions AS (
         -- Each decision carries when its episode opened (set on insert), so no case is looked up.
         SELECT d.case_id, d.episode, min(d.created_at) AS decided_at, min(d.case_opened_at) AS opened_at
@@ -107,28 +120,29 @@ export async function overviewStats(
              percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM f.decided_at - f.opened_at)) AS p90,
              count(*) AS n
       FROM first_decisions f`,
-      ),
-      sqlRows<{ rescues: bigint; delivery_failures: bigint; poison: bigint }>(
-        db,
-        Prisma.sql`
+    ),
+    sqlRows<{ rescues: bigint; delivery_failures: bigint; poison: bigint }>(
+      db,
+      Prisma.sql`
       SELECT count(*) FILTER (WHERE kind = 'lease_rescued') AS rescues,
              count(*) FILTER (WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failures,
              count(*) FILTER (WHERE kind = 'poison_parked') AS poison
       FROM audit_events WHERE kind IN ('lease_rescued', 'recovery_unresolved', 'poison_parked') AND created_at >= ${since}`,
-      ),
-      sqlRows<{ n: bigint }>(
-        db,
-        Prisma.sql`
+    ),
+    sqlRows<{ n: bigint }>(
+      db,
+      Prisma.sql`
       SELECT count(*) AS n FROM cases
       WHERE stage = 'submission_uncertain' AND state <> 'resolved' AND opened_at >= ${alertSince} AND ${mine}`,
-      ),
-      heldOverTime(db, now, producers),
-      caseFlagFigures(db, producers),
-      inFlightPermits(db, now, producers),
-      outputsExpiringSoon(db, now, producers),
-      retentionPolicyView(db),
-      pausedProviders(db, now, producers),
-    ]);
+    ),
+    heldOverTime(db, now, producers),
+    caseFlagFigures(db, producers),
+    inFlightPermits(db, now, producers),
+    outputsExpiringSoon(db, now, producers),
+    retentionPolicyView(db),
+    pausedProviders(db, now, producers),
+    openLateChargeFigures(db, producers),
+  ]);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
   const recent = Number(recentUncertain[0]?.n ?? 0);
@@ -155,6 +169,8 @@ export async function overviewStats(
     /** Resolved cases whose hold is still open: finance must settle or release it (rule 13). */
     needsDecision: flags.holdOpen,
     escalatedOpen: flags.escalatedOpen,
+    /** DESIGN rule 18: charges proved after a hold's release that finance has not decided. */
+    chargedAfterRelease: lateCharges,
     leaseRescues24h: Number(events[0]?.rescues ?? 0),
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
     poisonParked24h: Number(events[0]?.poison ?? 0),
