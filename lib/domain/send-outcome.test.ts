@@ -6,11 +6,20 @@ import { CASE_STATES, STAGES } from "./stages";
 const noCase: SendFacts["case"] = null;
 
 describe("DESIGN rule 18: a hold's send outcome", () => {
-  it("is unknown while a permit is live or accepted and not parked, and while it is uncertain", () => {
+  it("is unknown while a permit is live or accepted and not parked", () => {
     for (const status of PERMIT_STATUSES) {
       const unknown = unknownSendOutcome({ permit: { status, parked: false }, case: noCase }) !== null;
-      expect([status, unknown]).toEqual([status, ["live", "accepted", "uncertain"].includes(status)]);
+      expect([status, unknown]).toEqual([status, ["live", "accepted"].includes(status)]);
     }
+  });
+
+  it("follows the case of a parked uncertain permit: unknown while uncertain, known once the case proved no job", () => {
+    const permit = { status: "uncertain" as const, parked: true };
+    const uncertain = { stage: "submission_uncertain" as const, state: "parked" as const, current: true };
+    expect(unknownSendOutcome({ permit, case: uncertain })).toMatch(/uncertain submission/);
+    expect(
+      unknownSendOutcome({ permit, case: { stage: "generation_failed", state: "resolved", current: true } }),
+    ).toBeNull();
   });
 
   it("is decided by the case once the permit parked", () => {

@@ -19,7 +19,8 @@ export function unknownSendOutcome(facts: SendFacts): string | null {
   if (permit && !permit.parked && (permit.status === "live" || permit.status === "accepted")) {
     return "the send is in flight: its permit was issued and the producer has not reported what it came to";
   }
-  if (permit?.status === "uncertain") return "the send's outcome is uncertain: the provider may have accepted it";
+  // A parked permit (uncertain, or a job to check) speaks through its case from then on: the case
+  // moves on (a job attached, "no job exists" confirmed), while the permit keeps its last status.
   const kase = facts.case;
   if (!kase?.current || kase.state === "resolved") return null;
   if (kase.stage === "submission_uncertain")
