@@ -39,6 +39,9 @@ export const ERROR_STATUS = {
   // be looked for before paying again, so no replacement rests on a "no job exists" verdict there.
   provider_cannot_be_searched: 409,
   replacement_withdrawn: 409,
+  // DESIGN rule 18: the provider may still complete the hold's send, so it is not released; finance
+  // may write it off with a reason instead.
+  send_outcome_unknown: 409,
   // A producer tested a notification endpoint it (or an admin, or a 410 answer) disabled.
   endpoint_disabled: 409,
   // A resend of a case's notifications found none given up (decision 045).

@@ -79,6 +79,11 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
               <Badge tone="warn">producer not told</Badge>
             </span>
           ) : null}
+          {detail.chargedAfterRelease ? (
+            <span className="ml-2">
+              <Badge tone="danger">charged after release — finance to decide</Badge>
+            </span>
+          ) : null}
         </dd>
         <dt className="text-slate-700">Age</dt>
         <dd>{formatAge(age)}</dd>
@@ -166,6 +171,7 @@ const LEDGER_WORDS: Record<string, string> = {
   settle: "Settled",
   release: "Released",
   overage: "Charged over the hold",
+  late_charge: "Charged after release",
 };
 
 export function LineageSection({ detail }: { detail: CaseDetail }) {

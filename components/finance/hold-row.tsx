@@ -94,7 +94,7 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
                 aria-controls={`${id}-panel`}
                 onClick={() => setPanel(panel === "release" ? null : "release")}
               >
-                Release…
+                {hold.outcomeUnknown ? "Write off…" : "Release…"}
               </Button>
             </div>
           ) : (

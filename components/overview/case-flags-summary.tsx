@@ -2,7 +2,12 @@ import { formatMicros } from "@/lib/domain/money";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
 /** Rule 13's flags: money held on closed cases and cases past their deadline, each a link to its list. */
-export function CaseFlagsSummary({ stats }: { stats: Pick<OverviewStats, "needsDecision" | "escalatedOpen"> }) {
+export function CaseFlagsSummary({
+  stats,
+}: {
+  stats: Pick<OverviewStats, "needsDecision" | "escalatedOpen" | "chargedAfterRelease">;
+}) {
+  const late = stats.chargedAfterRelease.reduce((sum, row) => sum + row.count, 0);
   const count = stats.needsDecision.reduce((sum, row) => sum + row.count, 0);
   const money = stats.needsDecision.map((row) => formatMicros(row.micros, row.currency)).join(" + ");
   return (
@@ -34,6 +39,27 @@ export function CaseFlagsSummary({ stats }: { stats: Pick<OverviewStats, "needsD
           <dd className="text-sm">
             <a className="text-brand underline" href="/queue?flag=escalated">
               Show in the queue
+            </a>
+          </dd>
+        ) : null}
+      </div>
+      <div
+        data-testid="overview-charged-after-release"
+        className={`rounded border p-3 ${late > 0 ? "border-red-500 bg-red-50" : "border-slate-300 bg-white"}`}
+      >
+        <dt className="text-sm text-slate-700">Charged after release — finance to decide</dt>
+        <dd className="text-xl font-semibold">
+          {late}{" "}
+          {late > 0 ? (
+            <span className="text-base font-normal">
+              ({stats.chargedAfterRelease.map((row) => formatMicros(row.micros, row.currency)).join(" + ")})
+            </span>
+          ) : null}
+        </dd>
+        {late > 0 ? (
+          <dd className="text-sm">
+            <a className="text-brand underline" href="/finance#charged-after-release">
+              Decide in finance
             </a>
           </dd>
         ) : null}

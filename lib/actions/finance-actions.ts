@@ -1,10 +1,16 @@
 "use server";
 
 import { db } from "@/lib/db/client";
+import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
-import { decideReplacementSchema, releaseHoldSchema, settleHoldSchema } from "@/lib/validation/finance";
+import {
+  decideReplacementSchema,
+  lateChargeFormSchema,
+  releaseHoldSchema,
+  settleHoldSchema,
+} from "@/lib/validation/finance";
 import { spendLimitFormSchema } from "@/lib/validation/spend-limits";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";
@@ -20,6 +26,15 @@ export const settleHoldAction = safeAction(settleHoldSchema, ({ holdRef, chargeM
 
 export const releaseHoldAction = safeAction(releaseHoldSchema, ({ holdRef, note, evidence }, actor) =>
   resolveHold(db(), actor, holdRef, { kind: "release", note, evidence }),
+);
+
+// The same form as a release: its note is the reason the hold is written off (DESIGN rule 18).
+export const writeOffHoldAction = safeAction(releaseHoldSchema, ({ holdRef, note, evidence }, actor) =>
+  resolveHold(db(), actor, holdRef, { kind: "write_off", note, evidence }),
+);
+
+export const acknowledgeLateChargeAction = safeAction(lateChargeFormSchema, ({ holdRef, note }, actor) =>
+  acknowledgeLateCharge(db(), actor, holdRef, { note }),
 );
 
 export const authorizeReplacementAction = safeAction(decideReplacementSchema, ({ requestId, evidence }, actor) =>

@@ -28,6 +28,7 @@ import {
   type IssuedPacket,
 } from "@/lib/services/evidence/export-evidence";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
+import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { getOwnNotificationEndpoint } from "@/lib/services/notification/get-own-notification-endpoint";
 import { endpointView } from "@/lib/services/notification/list-notification-endpoints";
@@ -79,6 +80,7 @@ import {
   approveSchema,
   assignSchema,
   evidenceOnlySchema,
+  lateChargeDecisionSchema,
   noteSchema,
   reconcileSchema,
   releaseSchema,
@@ -86,6 +88,7 @@ import {
   replacementRequestSchema,
   reviewSchema,
   settleSchema,
+  writeOffSchema,
 } from "@/lib/validation/review";
 import { spendLimitSchema } from "@/lib/validation/spend-limits";
 import { tickSchema } from "@/lib/validation/worker-tick";
@@ -469,6 +472,27 @@ export const API_ROUTES = [
     body: releaseSchema,
     success: [200],
     handler: ({ actor, params, body }) => resolveHold(db(), actor, params.id, { kind: "release", ...body }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/holds/{id}/write-off",
+    audience: "user",
+    summary: "Write a hold off for a reason while its send's outcome is unknown (DESIGN rule 18)",
+    params: idParams,
+    body: writeOffSchema,
+    success: [200],
+    handler: ({ actor, params, body }) =>
+      resolveHold(db(), actor, params.id, { kind: "write_off", note: body.reason, evidence: body.evidence }),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/holds/{id}/late-charge/acknowledge",
+    audience: "user",
+    summary: "Acknowledge a charge the provider proved after the hold's release (DESIGN rule 18)",
+    params: idParams,
+    body: lateChargeDecisionSchema,
+    success: [200],
+    handler: ({ actor, params, body }) => acknowledgeLateCharge(db(), actor, params.id, body),
   }),
   apiRoute({
     method: "POST",

@@ -10,6 +10,7 @@ export const ALERT_RULE_KINDS = [
   "provider_error_rate",
   "provider_paused",
   "producer_not_told",
+  "charged_after_release",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -101,6 +102,14 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: false,
     window: null,
     link: "/queue?flag=producer_not_told",
+  },
+  // DESIGN rule 18: the provider charged for a job whose hold finance had released or written off.
+  charged_after_release: {
+    label: "Charged after release",
+    counts: "charges after a hold's release that finance has not decided",
+    money: true,
+    window: null,
+    link: "/finance#charged-after-release",
   },
 };
 

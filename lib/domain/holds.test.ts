@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { balances, type HoldSnapshot, planRelease, planReserve, planSettle } from "./holds";
+import { balances, type HoldSnapshot, planLateCharge, planRelease, planReserve, planSettle } from "./holds";
 
 const held = (amountMicros: number): HoldSnapshot => ({ amountMicros, status: "held" });
 
@@ -128,5 +128,27 @@ describe("properties over random amounts", () => {
         return release.ok && balances(amount, release.value.entries) && !planSettle(after, charge).ok;
       }),
     );
+  });
+});
+
+describe("DESIGN rule 18: a charge proved after the hold stopped being held", () => {
+  it("is a flagged late charge on a released hold, at the known cost or else the held amount", () => {
+    expect(planLateCharge({ amountMicros: 500, status: "released" }, null)).toEqual({
+      kind: "late_charge",
+      amountMicros: 500,
+      flagged: true,
+    });
+    expect(planLateCharge({ amountMicros: 500, status: "released" }, 730)?.amountMicros).toBe(730);
+    expect(planLateCharge({ amountMicros: 500, status: "released" }, 0)?.amountMicros).toBe(500);
+  });
+
+  it("is nothing on a hold that is held (it is settled) or settled (it has its charge)", () => {
+    expect(planLateCharge({ amountMicros: 500, status: "held" }, null)).toBeNull();
+    expect(planLateCharge({ amountMicros: 500, status: "settled" }, 500)).toBeNull();
+  });
+
+  it("leaves the reservation's balance alone: it is money beyond the hold, like an overage", () => {
+    const charge = planLateCharge({ amountMicros: 500, status: "released" }, null);
+    expect(charge && balances(500, [{ kind: "release", amountMicros: 500, flagged: false }, charge])).toBe(true);
   });
 });

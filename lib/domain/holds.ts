@@ -3,7 +3,7 @@ import { fail, ok, type Result } from "./errors";
 export const HOLD_STATUSES = ["held", "settled", "released"] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
 
-export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage"] as const;
+export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage", "late_charge"] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 
 /** `flagged` marks money that nobody reserved, so finance sees it instead of it being absorbed. */
@@ -94,4 +94,15 @@ export function balances(reservedMicros: number, entries: readonly LedgerEntryPl
     if (entry.kind === "settle" || entry.kind === "release") resolved += BigInt(entry.amountMicros);
   }
   return resolved === BigInt(reservedMicros);
+}
+
+/**
+ * DESIGN rule 18: a completion proved after the hold stopped being held. A released hold (by
+ * finance, or written off) gets a flagged charge of its own kind, at the known cost or else the
+ * amount it held; a settled hold already carries its charge, and a held one is settled instead.
+ */
+export function planLateCharge(hold: HoldSnapshot, costMicros: number | null): LedgerEntryPlan | null {
+  if (hold.status !== "released") return null;
+  const amountMicros = costMicros !== null && isPositiveMicros(costMicros) ? costMicros : hold.amountMicros;
+  return { kind: "late_charge", amountMicros, flagged: true };
 }

@@ -15,6 +15,8 @@ const EFFECT: Record<LedgerEntryKind, { reserved: number; charged: number; held:
   settle: { reserved: 0, charged: 1, held: -1 },
   release: { reserved: 0, charged: 0, held: -1 },
   overage: { reserved: 0, charged: 1, held: 0 },
+  // DESIGN rule 18: the provider charged after the hold was released: charged, nothing held.
+  late_charge: { reserved: 0, charged: 1, held: 0 },
 };
 
 /**

@@ -28,6 +28,9 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   hold_reserved: (a) => `${money(a)} put on hold (${String(a.holdId)})`.trim(),
   hold_settled: (_a, b) => `Hold ${String(b.holdId)} settled`,
   hold_released: (_a, b) => `Hold ${String(b.holdId)} released`,
+  hold_written_off: (_a, b) => `Hold ${String(b.holdId)} written off while its send's outcome was unknown`,
+  charged_after_release: (a) => `Charged after release: ${money(a)} on hold ${String(a.holdId)}`.trim(),
+  late_charge_acknowledged: (a) => `Finance acknowledged the charge after release on hold ${String(a.holdId)}`,
   reconciled_job_found: (a, _b, e) =>
     `Provider job ${String(e.providerJobId ?? a.providerJobId ?? "")} attached`.trim(),
   reconciled_no_job: () => "Recorded that no provider job exists",

@@ -70,6 +70,16 @@ const FIGURES = {
     help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",
     labelNames: ["provider", "producer"],
   },
+  recovery_charged_after_release_open: {
+    type: "gauge",
+    help: "Charges the provider proved after a hold's release that finance has not decided, by currency (DESIGN rule 18)",
+    labelNames: ["currency"],
+  },
+  recovery_charged_after_release_open_micros: {
+    type: "gauge",
+    help: "Money charged after a hold's release that finance has not decided, in micro-units, by currency",
+    labelNames: ["currency"],
+  },
 } as const satisfies Record<string, { type: "gauge" | "counter"; help: string; labelNames: readonly string[] }>;
 
 export type FigureName = keyof typeof FIGURES;

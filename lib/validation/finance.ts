@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { HOLD_STATUSES } from "@/lib/domain/holds";
 import { producerParam } from "./producer-filter";
-import { releaseSchema, replacementDecisionSchema, settleSchema } from "./review";
+import { lateChargeDecisionSchema, releaseSchema, replacementDecisionSchema, settleSchema } from "./review";
 
 /** Console forms name the record they act on; the decision itself is the API's schema. */
 export const settleHoldSchema = settleSchema.extend({ holdRef: z.uuid() });
 export const releaseHoldSchema = releaseSchema.extend({ holdRef: z.uuid() });
+export const lateChargeFormSchema = lateChargeDecisionSchema.extend({ holdRef: z.uuid() });
 export const decideReplacementSchema = replacementDecisionSchema.extend({ requestId: z.uuid() });
 
 export const listHoldsSchema = z.object({

@@ -20,5 +20,8 @@ export const assignSchema = z.strictObject({ assigneeId: z.uuid().nullable() });
 
 export const settleSchema = z.strictObject({ chargeMicros: micros, note: evidenceText, evidence: evidenceText });
 export const releaseSchema = z.strictObject({ note: evidenceText, evidence: evidenceText });
+/** DESIGN rule 18: a hold whose send may still be charged is written off for a reason, not released. */
+export const writeOffSchema = z.strictObject({ reason: evidenceText, evidence: evidenceText });
+export const lateChargeDecisionSchema = z.strictObject({ note: evidenceText });
 export const replacementRequestSchema = z.strictObject({ evidence: evidenceText, amountMicros: micros.optional() });
 export const replacementDecisionSchema = z.strictObject({ evidence: evidenceText });

@@ -31,7 +31,7 @@ test.describe("finance", () => {
     test.setTimeout(90_000);
     const apiKey = createApiKey(`e2e-finance-${run}-holds`);
     await parkCase(request, apiKey, "partial", "polling", 1_000_000);
-    await parkCase(request, apiKey, "release", "polling", 2_500_000);
+    await parkCase(request, apiKey, "release", "generation_failed", 2_500_000);
     await parkCase(request, apiKey, "uncertain", "submission_uncertain", 250_000);
 
     await login("finance@demo.local");

@@ -9,6 +9,8 @@ import type { ProducerActor, UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
+import { chargeAfterRelease } from "@/lib/services/hold/charge-after-release";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { generateSigningSecret } from "@/lib/services/notification/notification-endpoint-signature";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
@@ -106,6 +108,8 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F, N],
   "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F, N],
   "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/holds/{id}/write-off": [U, F, F, A, F, U, U, F, U, F, F, N],
+  "POST /api/v1/holds/{id}/late-charge/acknowledge": [U, F, F, A, F, U, U, F, U, F, F, N],
   "POST /api/v1/replacement-requests/{id}/authorize": [U, F, F, A, F, U, U, F, U, F, F, N],
   "POST /api/v1/replacement-requests/{id}/decline": [U, F, F, A, F, U, U, F, U, F, F, N],
   // The console's JSON reads, then the tick (the worker's route).
@@ -266,9 +270,17 @@ async function outputsLost() {
   return caseId;
 }
 
-async function heldHold() {
-  const caseId = await parked("polling");
+async function heldHold(stage: Stage = "polling") {
+  const caseId = await parked(stage);
   return (await db.hold.findFirstOrThrow({ where: { caseId } })).id;
+}
+
+/** A hold written off while its job was being checked, then charged: its completion came after. */
+async function lateChargedHold() {
+  const holdRef = await heldHold();
+  await resolveHold(db, financeUser, holdRef, { kind: "write_off", note: "support lost it", evidence: "ticket 9" });
+  await chargeAfterRelease(db, shop, { holdRef, how: "the matrix's fixture" });
+  return holdRef;
 }
 
 /**
@@ -393,8 +405,16 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
     body: { chargeMicros: 40_000, note: "invoice line 14", evidence: "usage export" },
   }),
   "POST /api/v1/holds/{id}/release": async () => ({
-    params: { id: await heldHold() },
+    params: { id: await heldHold("generation_failed") },
     body: { note: "no charge on the invoice", evidence: "usage export, 0 s" },
+  }),
+  "POST /api/v1/holds/{id}/write-off": async () => ({
+    params: { id: await heldHold() },
+    body: { reason: "the provider's support lost the job", evidence: "ticket 9" },
+  }),
+  "POST /api/v1/holds/{id}/late-charge/acknowledge": async () => ({
+    params: { id: await lateChargedHold() },
+    body: { note: "recovered from the customer" },
   }),
   "POST /api/v1/replacement-requests/{id}/authorize": async () => ({
     params: { id: await pendingReplacement() },

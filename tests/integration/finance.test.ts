@@ -134,7 +134,8 @@ describe("exposure", () => {
       { now: new Date("2100-01-01T00:00:00Z") },
     );
     await acceptFailure(db, reviewer, closed.caseId, { evidence: "not accepted by the provider" });
-    await resolveHold(db, finance, releasedHold.holdRef, release);
+    // Still uncertain, so it cannot be released: finance writes it off (DESIGN rule 18).
+    await resolveHold(db, finance, releasedHold.holdRef, { ...release, kind: "write_off" });
 
     expect((await getExposure(db, finance)).filter((e) => e.currency === "GBP")).toMatchObject([
       { currency: "GBP", count: 1, micros: 1_000 },

@@ -24,8 +24,9 @@ const settle = (chargeMicros: number): HoldDecision => ({
 });
 const release: HoldDecision = { kind: "release", note: "no charge on the invoice", evidence: "usage export, 0 s" };
 
+/** A proven failure's hold: its outcome is known, so finance may settle or release it (DESIGN rule 18). */
 async function heldCase(amountMicros = 100_000) {
-  const input = parkInput("polling");
+  const input = parkInput("generation_failed");
   const { caseId } = await parkCase(db, shop, { ...input, hold: { ...input.hold, amountMicros } });
   const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
   return { caseId, holdRef: hold.id };

@@ -564,11 +564,16 @@ class ResolveHold extends CaseCommand {
         : this.decision === "full"
           ? hold.amount
           : hold.amount + 12_345;
+    // DESIGN rule 18: the current attempt's job may still complete while its case is uncertain or polling.
+    const outcomeUnknown =
+      hold.ref === c.currentHold && c.state !== "resolved" && ["submission_uncertain", "polling"].includes(c.stage);
     const expected = this.asReviewer
       ? err("forbidden")
       : hold.status !== "held"
         ? err("hold_already_resolved")
-        : ok(this.decision === "release" ? "released" : "settled");
+        : this.decision === "release" && outcomeUnknown
+          ? err("send_outcome_unknown")
+          : ok(this.decision === "release" ? "released" : "settled");
     const user = this.asReviewer ? r.users.reviewer : r.users.finance1;
     const result = await attempt(() =>
       resolveHold(

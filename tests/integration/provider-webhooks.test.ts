@@ -14,6 +14,7 @@ import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { listHolds } from "@/lib/services/hold/list-holds";
+import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
@@ -195,6 +196,26 @@ describe("a verified webhook is an observation", () => {
     expect(settled.items.find((h) => h.holdId === holdId)).toMatchObject({
       decidedBy: "replicate webhook (signature verified)",
       decisionNote: "settled on the provider's signed completion",
+    });
+  });
+
+  it("books a flagged charge after release when the job's completion comes after finance wrote its hold off (DESIGN rule 18)", async () => {
+    const { caseId, jobId, holdId } = await parkedPolling();
+    const finance = await makeUser(db, ["finance"]);
+    const hold = await db.hold.findFirstOrThrow({ where: { holdId } });
+    await resolveHold(db, finance, hold.id, { kind: "write_off", note: "support lost it", evidence: "ticket 3" });
+    const answer = await replicateCall(await prediction(jobId));
+    expect(answer.json).toMatchObject({ outcome: "converged", caseId });
+    const entries = await db.ledgerEntry.findMany({ where: { holdRef: hold.id }, orderBy: { createdAt: "asc" } });
+    expect(entries.map((e) => [e.kind, e.amountMicros, e.flagged])).toEqual([
+      ["reserve", 100_000n, false],
+      ["release", 100_000n, false],
+      ["late_charge", 100_000n, true],
+    ]);
+    expect(await db.auditEvent.count({ where: { caseId, kind: "charged_after_release" } })).toBe(1);
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      stage: "delivery",
+      heldMicros: 0n,
     });
   });
 

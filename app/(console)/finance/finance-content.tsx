@@ -5,6 +5,7 @@ import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
 import { financeHref } from "@/components/finance/finance-href";
 import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
+import { LateCharges } from "@/components/finance/late-charges";
 import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
 import { ReplacementRequests } from "@/components/finance/replacement-requests";
@@ -21,6 +22,7 @@ import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-dupl
 import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
+import { listOpenLateCharges } from "@/lib/services/hold/list-late-charges";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
@@ -43,7 +45,7 @@ export async function FinanceContent({
 }) {
   const now = new Date();
   const producers = producersOf(producer);
-  const [totals, aging, exposure, requests, holds, flags, duplicates, limits] = await Promise.all([
+  const [totals, aging, exposure, requests, holds, flags, duplicates, limits, lateCharges] = await Promise.all([
     getFinanceTotals(db(), actor, producers),
     getHeldByAge(db(), actor, now, producers),
     getExposure(db(), actor, producers),
@@ -52,6 +54,7 @@ export async function FinanceContent({
     caseFlagFigures(db(), producers),
     listSuspectedDuplicates(db(), actor),
     listSpendLimits(db(), actor, now),
+    listOpenLateCharges(db(), actor, producers),
   ]);
   const canSetLimits = can(actor.roles, "spend_limit:set");
   const needsDecision = query.view === "needs_decision";
@@ -70,6 +73,15 @@ export async function FinanceContent({
           Released includes the unused part of partly settled holds. Overage is charged beyond what was held.
         </p>
       </FinanceSection>
+      {lateCharges.length ? (
+        <FinanceSection
+          id="charged-after-release"
+          title="Charged after release"
+          description="The provider completed these jobs after their hold was released or written off: the charge is booked and flagged until finance decides it."
+        >
+          <LateCharges items={lateCharges} canDecide={can(actor.roles, "hold:decide")} />
+        </FinanceSection>
+      ) : null}
       <FinanceSection
         id="replacements"
         title="Replacement requests awaiting finance"

@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { ALERT_KINDS, type AlertFigures, type AlertRuleKind } from "@/lib/domain/alert-rules";
 import { caseFlagFigures } from "../case/case-flags";
+import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
 import { outputsExpiringSoon } from "../overview/overview-expiring";
 import { foldWhenDue } from "../overview/stat-figures";
@@ -109,6 +110,13 @@ async function readFigures(
       );
       const providers = rows.map((r) => ({ provider: r.provider, checks: Number(r.checks), errors: Number(r.errors) }));
       return { count: providers.reduce((sum, p) => sum + p.errors, 0), held: [], providers };
+    }
+    case "charged_after_release": {
+      const open = await openLateChargeFigures(db);
+      return {
+        count: open.reduce((sum, m) => sum + m.count, 0),
+        held: open.map(({ currency, micros }) => ({ currency, micros })),
+      };
     }
     case "provider_paused": {
       // Pauses running at the round's `now` (decision 037): of a provider, or of one producer at it.

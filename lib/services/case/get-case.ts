@@ -143,6 +143,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     holdOpen,
     /** Messages to the producer that were given up: the case is flagged "producer not told" (decision 045). */
     producerNotTold: notTold,
+    /** DESIGN rule 18: a hold of this case was charged after its release and finance has not decided it. */
+    chargedAfterRelease: row.operation.attempts.some((a) => a.hold?.lateChargedAt && !a.hold.lateChargeDecidedAt),
     progress,
     openedAt: row.openedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,

@@ -12,6 +12,7 @@ import type { JobStatus } from "@/lib/providers/types";
 import { actorColumns, requireWorker, type WorkerActor } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
 import { pollCounted } from "../case/writer/facts";
+import { chargeAfterRelease } from "../hold/charge-after-release";
 import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
@@ -116,6 +117,10 @@ async function observeCompletion(
   const evidence = completionEvidence(status);
   const move = decide(before, { type: "move_stage", stage: "delivery", evidence });
   if (!move.ok) return refuse(move.error, locked);
+  // DESIGN rule 18: a released hold's late charge is written with the move, so the rare completion
+  // of a released hold takes the locked transaction (write-under-claim.ts) instead of one statement.
+  const lateCharge = seen.holdStatus === "released" && seen.holdRef !== null;
+  if (lateCharge && !locked) return "stale";
   const settling = seen.holdStatus === "held" && seen.holdMicros !== null;
   const plan = settling
     ? planSettle({ amountMicros: Number(seen.holdMicros), status: "held" }, Number(seen.holdMicros))
@@ -165,5 +170,8 @@ async function observeCompletion(
     SELECT (SELECT count(*) FROM held) AS held, (SELECT count(*) FROM moved) AS moved`,
   );
   const ended = claimWriteEnded("move_stage", rows[0]);
+  if (ended === "moved" && lateCharge && seen.holdRef) {
+    await chargeAfterRelease(db, worker, { holdRef: seen.holdRef, how: "a status check saw the job completed" });
+  }
   return ended === "moved" ? true : ended === "stale" ? "stale" : false;
 }

@@ -1,11 +1,13 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
+import { unknownSendOutcome } from "@/lib/domain/send-outcome";
 import { AppError } from "@/lib/errors";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { type ProducerFilter, producerIn } from "../overview/stat-figures";
+import { HOLD_OPERATION, holdHeading } from "./hold-heading";
 
 type Cursor = { v: string; id: string };
 
@@ -49,8 +51,8 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
     ...(decisionPage ? {} : { take: query.limit + 1 }),
     include: {
       case: { select: { stage: true, state: true, attemptRef: true } },
-      attempt: { select: { operation: { select: { operationId: true, provider: true, model: true } } } },
-      permit: { select: { status: true } },
+      attempt: HOLD_OPERATION,
+      permit: { select: { status: true, caseRef: true } },
       entries: {
         where: { kind: { in: ["overage", "settle", "release"] } },
         select: { kind: true, amountMicros: true, actorLabel: true },
@@ -66,13 +68,7 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
   const lastAt = open ? last?.createdAt : last?.resolvedAt;
   return {
     items: page.map((hold) => ({
-      id: hold.id,
-      holdId: hold.holdId,
-      producer: hold.producer,
-      caseId: hold.caseId,
-      operationId: hold.attempt.operation.operationId,
-      provider: hold.attempt.operation.provider,
-      model: hold.attempt.operation.model,
+      ...holdHeading(hold),
       // A send permit's hold has no case until the permit parks.
       stage: hold.case?.stage ?? null,
       caseState: hold.case?.state ?? null,
@@ -92,6 +88,15 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       createdAt: hold.createdAt.toISOString(),
       resolvedAt: hold.resolvedAt?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - hold.createdAt.getTime()) / 1000)),
+      // DESIGN rule 18: while the provider may still complete the send, finance writes off, never releases.
+      outcomeUnknown:
+        hold.status === "held"
+          ? unknownSendOutcome({
+              permit: hold.permit ? { status: hold.permit.status, parked: hold.permit.caseRef !== null } : null,
+              case: hold.case ? { ...hold.case, current: hold.case.attemptRef === hold.attemptRef } : null,
+            })
+          : null,
+      writtenOff: hold.writtenOff,
       needsDecision: hold.status === "held" && (hold.case?.state === "resolved" || hold.permit?.status === "rejected"),
       exposure:
         open &&

@@ -8,10 +8,15 @@ import { actorColumns, requireCaseInScope, requirePermission } from "../access/a
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { bookEntries } from "./book-entries";
+import { refuseReleaseWhileUnknown } from "./send-outcome-of-hold";
 
 export type HoldDecision =
   | { kind: "settle"; chargeMicros: number; note: string; evidence: string }
-  | { kind: "release"; note: string; evidence: string };
+  | { kind: "release"; note: string; evidence: string }
+  /** DESIGN rule 18: a release that is allowed while the send's outcome is unknown, for a reason. */
+  | { kind: "write_off"; note: string; evidence: string };
+
+const AUDIT_KIND = { settle: "hold_settled", release: "hold_released", write_off: "hold_written_off" } as const;
 
 /**
  * Rules 6 and 7: only finance resolves a hold, with an accounting note and evidence, exactly once.
@@ -29,6 +34,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
     const snapshot = { amountMicros: Number(hold.amountMicros), status: hold.status };
     const plan = decision.kind === "settle" ? planSettle(snapshot, decision.chargeMicros) : planRelease(snapshot);
     if (!plan.ok) throw plan.error;
+    if (decision.kind === "release") await refuseReleaseWhileUnknown(tx, hold);
     const settled = plan.value.entries.find((e) => e.kind === "settle")?.amountMicros ?? 0;
     const released = plan.value.entries.find((e) => e.kind === "release")?.amountMicros ?? 0;
     const { count } = await tx.hold.updateMany({
@@ -40,6 +46,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
         decidedById: user.userId,
         decisionNote: note,
         resolvedAt: new Date(),
+        writtenOff: decision.kind === "write_off",
       },
     });
     if (count === 0) throw new AppError("conflict", "This hold was already resolved by someone else.");
@@ -53,7 +60,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
     if (hold.caseId) await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
     await recordAudit(tx, {
       actor: user,
-      kind: decision.kind === "settle" ? "hold_settled" : "hold_released",
+      kind: AUDIT_KIND[decision.kind],
       caseId: hold.caseId,
       episode: hold.case?.episode ?? null,
       before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },

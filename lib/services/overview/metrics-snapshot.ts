@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { type Family, renderFigures } from "@/lib/metrics/figures";
 import { caseFlagFigures } from "../case/case-flags";
+import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
 import { allHours, figureRows, foldWhenDue } from "./stat-figures";
 
@@ -85,7 +86,7 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     { name: "recovery_escalated_open_cases", samples: one(flags.escalatedOpen) },
     { name: "recovery_deadline_escalations_total", samples: one(Number(escalations[0]?.n ?? 0)) },
   ];
-  families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now));
+  families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now), ...(await lateChargeFamilies(db)));
   families.push({ name: "recovery_producer_not_told_cases", samples: one(await producerNotToldCount(db)) });
   return families;
 }
@@ -107,6 +108,21 @@ async function breakerFamily(db: Db, now: Date): Promise<Family> {
       ...mine.map((r) => ({ labels: { provider: r.provider, producer: r.producer }, value: open(r.pausedUntil) })),
     ],
   };
+}
+
+/** DESIGN rule 18: charges after release that finance has not decided, counted and summed per currency. */
+async function lateChargeFamilies(db: Db): Promise<Family[]> {
+  const open = await openLateChargeFigures(db);
+  return [
+    {
+      name: "recovery_charged_after_release_open",
+      samples: open.map((m) => ({ labels: { currency: m.currency }, value: m.count })),
+    },
+    {
+      name: "recovery_charged_after_release_open_micros",
+      samples: open.map((m) => ({ labels: { currency: m.currency }, value: m.micros })),
+    },
+  ];
 }
 
 /** Time from each case episode's opening to its first decision: the review-latency histogram's observations. */

@@ -5,6 +5,7 @@ import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { caseFlagFigures } from "../case/case-flags";
+import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
 import { inFlightPermits } from "../permit/in-flight";
 import { pausedProviders } from "../provider-breaker/provider-breakers";
@@ -64,6 +65,7 @@ export async function overviewStats(
     retention,
     paused,
     notTold,
+    lateCharges,
   ] = await Promise.all([
     sqlRows<StageRow>(
       db,
@@ -142,6 +144,7 @@ export async function overviewStats(
     retentionPolicyView(db),
     pausedProviders(db, now, producers),
     producerNotToldCount(db, producers),
+    openLateChargeFigures(db, producers),
   ]);
   const ordered = [...stages].sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage));
   const openUncertain = stages.find((s) => s.stage === "submission_uncertain");
@@ -171,6 +174,8 @@ export async function overviewStats(
     escalatedOpen: flags.escalatedOpen,
     /** Cases whose producer's notification was given up: nobody told the producer (decision 045). */
     producerNotTold: notTold,
+    /** DESIGN rule 18: charges proved after a hold's release that finance has not decided. */
+    chargedAfterRelease: lateCharges,
     leaseRescues24h: Number(events[0]?.rescues ?? 0),
     deliveryFailures24h: Number(events[0]?.delivery_failures ?? 0),
     poisonParked24h: Number(events[0]?.poison ?? 0),

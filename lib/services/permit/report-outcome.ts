@@ -11,6 +11,7 @@ import { keepingRefusedClaims, recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
+import { chargeAfterRelease } from "../hold/charge-after-release";
 import { settleInFull } from "../hold/settle-in-full";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
@@ -209,6 +210,7 @@ async function settleOnCompletion(
     actorLabel: actorColumns(actor).actorLabel,
   });
   await audit(tx, actor, "permit_completed", permit, { holdSettledMicros: Number(settled) }, evidence);
+  if (settled === 0n) await chargeAfterRelease(tx, actor, { holdRef: permit.holdRef, how: reporter(actor) });
   // A replacement's hold is its case's from the authorisation (decision 036): the case holds that much
   // less, and its timeline carries the settlement, as a status check's completion does.
   const hold = await tx.hold.findUniqueOrThrow({

@@ -8,6 +8,7 @@ import { actorColumns, type ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
 import { observedOutputs } from "../claim/record-observation";
+import { chargeAfterRelease } from "../hold/charge-after-release";
 import { settleInFull } from "../hold/settle-in-full";
 
 /** What a webhook did, as its kept row says. */
@@ -37,6 +38,12 @@ export async function converge(
       before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
       after: { status: "settled", settledMicros: Number(settled) },
       evidence: { text: "charge is certain: the provider's signed webhook reports completion" },
+    });
+  }
+  if (hold && settled === 0n) {
+    await chargeAfterRelease(tx, actor, {
+      holdRef: hold.id,
+      how: `the ${actor.provider} webhook (signature verified)`,
     });
   }
   const expiry = earliestExpiry(report.status);

@@ -1,0 +1,30 @@
+import type { PermitStatus } from "./send-permits";
+import type { CaseState, Stage } from "./stages";
+
+/** What is known of a hold's send: its permit (if it went out under one) and its case (if it parked). */
+export interface SendFacts {
+  permit: { status: PermitStatus; parked: boolean } | null;
+  /** The case the hold belongs to; `current` says whether the case's present attempt is the hold's. */
+  case: { stage: Stage; state: CaseState; current: boolean } | null;
+}
+
+/**
+ * DESIGN rule 18: whether the provider may still complete (and charge for) a hold's send, and why.
+ * Null when the outcome is known: nothing was sent, the provider refused it, it failed, or it
+ * completed. Stages follow DESIGN section 3: an uncertain submission may have been accepted, and a
+ * polling case names a job nobody has seen finish; delivery and generation_failed are outcomes.
+ */
+export function unknownSendOutcome(facts: SendFacts): string | null {
+  const { permit } = facts;
+  if (permit && !permit.parked && (permit.status === "live" || permit.status === "accepted")) {
+    return "the send is in flight: its permit was issued and the producer has not reported what it came to";
+  }
+  // A parked permit (uncertain, or a job to check) speaks through its case from then on: the case
+  // moves on (a job attached, "no job exists" confirmed), while the permit keeps its last status.
+  const kase = facts.case;
+  if (!kase?.current || kase.state === "resolved") return null;
+  if (kase.stage === "submission_uncertain")
+    return "the case is an uncertain submission: the provider may have the job";
+  if (kase.stage === "polling") return "the case's job is still being checked: the provider may complete it";
+  return null;
+}

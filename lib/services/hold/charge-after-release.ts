@@ -1,0 +1,58 @@
+import type { Db } from "@/lib/db/client";
+import { planLateCharge } from "@/lib/domain/holds";
+import type { Principal } from "@/lib/domain/principal";
+import { actorColumns } from "../access/actor";
+import { recordAudit } from "../case/writer/audit";
+
+/**
+ * DESIGN rule 18: a completion proved (by the producer's report, the provider's signed webhook or a
+ * status check) after the hold was released books a flagged `late_charge` entry, once per hold (the
+ * ledger's (hold, kind) key), and flags the hold and its case's timeline until finance decides it.
+ * Returns the micro-units charged, 0n when the hold is not released or was charged already.
+ */
+export async function chargeAfterRelease(
+  tx: Db,
+  actor: Principal,
+  input: { holdRef: string; how: string; costMicros?: number | null },
+): Promise<bigint> {
+  const hold = await tx.hold.findUnique({
+    where: { id: input.holdRef },
+    include: { case: { select: { episode: true } } },
+  });
+  if (!hold) return 0n;
+  const plan = planLateCharge(
+    { amountMicros: Number(hold.amountMicros), status: hold.status },
+    input.costMicros ?? null,
+  );
+  if (!plan) return 0n;
+  const { count } = await tx.ledgerEntry.createMany({
+    data: [
+      {
+        holdRef: hold.id,
+        kind: plan.kind,
+        amountMicros: BigInt(plan.amountMicros),
+        flagged: plan.flagged,
+        note: `charged after release: ${input.how}`,
+        actorLabel: actorColumns(actor).actorLabel,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (count === 0) return 0n;
+  await tx.hold.update({ where: { id: hold.id }, data: { lateChargedAt: new Date() } });
+  await recordAudit(tx, {
+    actor,
+    kind: "charged_after_release",
+    caseId: hold.caseId,
+    episode: hold.case?.episode ?? null,
+    after: {
+      holdId: hold.holdId,
+      producer: hold.producer,
+      amountMicros: plan.amountMicros,
+      currency: hold.currency,
+      writtenOff: hold.writtenOff,
+    },
+    evidence: { text: `the provider completed the job after its hold was released: ${input.how}` },
+  });
+  return BigInt(plan.amountMicros);
+}
