@@ -145,14 +145,15 @@ describe("finishing a claimed action", () => {
   });
 
   it("a finish the stage does not allow is refused and writes nothing", async () => {
-    const { caseId, claimed, w } = await claimedCase("delivery");
+    // Only a delivery copies outputs, so only a delivery can find them gone (a throttled delivery may
+    // be rescheduled like a status check, decision 043).
+    const { caseId, claimed, w } = await claimedCase("polling");
     const before = await rowsOf(caseId, claimed);
     const error = await finishAction(db, w, proofOf(claimed, w.workerId), {
-      kind: "rescheduled",
-      evidence: "still running",
-      nextCheckAt: new Date(Date.now() + 60_000),
+      kind: "outputs_unavailable",
+      evidence: "copying output 0 failed",
     }).catch((e: unknown) => e);
-    expect((error as AppError).code).toBe("action_not_permitted_for_stage");
+    expect((error as AppError).code).toBe("illegal_transition");
     expect(await rowsOf(caseId, claimed)).toEqual(before);
   });
 

@@ -27,7 +27,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-re
 import { TEST_RECEIVERS, testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
-// Decision 039: a producer's notification that is given up (a 410, or its last send failed) flags
+// Decision 045: a producer's notification that is given up (a 410, or its last send failed) flags
 // its case "producer not told", counts in the overview, the metrics and an alert rule, and can be
 // sent again (bounded, audited) from the console or by the producer; a delivered resend clears it.
 process.env.WORKER_LOG = "0";

@@ -7,7 +7,8 @@ import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { actorColumns, type ProducerActor } from "../access/actor";
-import { firstEpisodeAudit } from "./writer/first-episode";
+import { reserveCtes } from "../hold/writer/reserve";
+import { firstCaseCte, firstEpisodeAudit } from "./writer/first-episode";
 
 export type FirstEpisode =
   | { kind: "created"; caseId: string; stage: Stage; state: CaseState }
@@ -83,26 +84,19 @@ export async function parkFirstEpisode(
       INSERT INTO attempts (operation_ref, attempt_id, kind, provider_job_id, submitted_at, created_at)
       SELECT id, ${input.attemptId}, 'original', ${jobId}, ${input.submittedAt ?? null}::timestamptz, ${moment} FROM op
       RETURNING id, operation_ref
-    ), cs AS (
-      INSERT INTO cases (operation_ref, attempt_ref, producer, operation_id, attempt_id, provider, model, stage, state,
-                         provider_job_id, registered_stage, registered_job_id, registered_fingerprint, held_micros,
-                         currency, last_evidence, poll_attempts, delivery_attempts, submitted_at, retry_deadline,
-                         opened_at, updated_at)
-      SELECT operation_ref, id, ${actor.name}, ${input.operationId}, ${input.attemptId}, ${input.provider},
-             ${input.model}, ${input.stage}::"Stage", 'parked', ${jobId}, ${input.stage}::"Stage", ${jobId},
-             ${input.requestFingerprint}, ${amount}, ${input.hold.currency}, ${evidence}::jsonb,
-             ${input.counters?.pollAttempts ?? 0}, ${input.counters?.deliveryAttempts ?? 0},
-             ${input.submittedAt ?? null}::timestamptz, ${input.retryDeadline ?? null}::timestamptz, ${moment}, ${moment}
-      FROM att
-      RETURNING id, attempt_ref, stage, state, provider_job_id, version
-    ), hold AS (
-      INSERT INTO holds (hold_id, producer, case_id, attempt_ref, amount_micros, currency, created_at)
-      SELECT ${input.hold.holdId}, ${actor.name}, id, attempt_ref, ${amount}, ${input.hold.currency}, ${moment} FROM cs
-      RETURNING id
-    ), reserve AS (
-      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label, created_at)
-      SELECT id, 'reserve', ${amount}, ${actorLabel}, ${moment} FROM hold
-    ), audit AS (
+    ), ${firstCaseCte({ source: Prisma.sql`att`, producer: actor.name, input, evidence, heldMicros: amount, at: moment })}, ${reserveCtes(
+      {
+        source: Prisma.sql`cs`,
+        attemptRef: Prisma.sql`s.attempt_ref`,
+        caseId: Prisma.sql`s.id`,
+        holdId: input.hold.holdId,
+        producer: actor.name,
+        amountMicros: amount,
+        currency: input.hold.currency,
+        actorLabel,
+        at: moment,
+      },
+    )}, audit AS (
       -- In the order the events happened: the case was parked, then its hold reserved.
       ${firstEpisodeAudit({ actor, source: Prisma.sql`cs`, evidence, at: moment, hold: { ...input.hold, amountMicros: amount } })}
     )

@@ -13,6 +13,7 @@ import { actorColumns, requireWorker, type WorkerActor } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
 import { pollCounted } from "../case/writer/facts";
 import { chargeAfterRelease } from "../hold/charge-after-release";
+import { resolvedCtes } from "../hold/writer/resolve";
 import { type ClaimProof, claimIsHeld, currentCaseCtes, type HeldCase, heldClaimCtes } from "./lease-guard";
 import { refuse, writeUnderClaim } from "./write-under-claim";
 
@@ -128,6 +129,16 @@ async function observeCompletion(
   if (plan && !plan.ok) return refuse(plan.error, locked);
   const entries = plan?.value.entries ?? [];
   const { actorLabel } = actorColumns(worker);
+  const settlement = resolvedCtes({
+    holdRef: seen.holdRef,
+    amountMicros: seen.holdMicros,
+    plan: plan?.value ?? null,
+    note: SETTLE_NOTE,
+    entryNote: SETTLE_ENTRY_NOTE,
+    actorLabel,
+    from: Prisma.sql`kase`,
+    where: Prisma.sql`h.attempt_ref = kase.attempt_ref`,
+  });
   const settledAudit = {
     kind: "hold_settled",
     before: { holdId: seen.holdId, status: "held", amountMicros: Number(seen.holdMicros) },
@@ -138,17 +149,7 @@ async function observeCompletion(
   const rows = await sqlRows<{ held: bigint; moved: bigint }>(
     db,
     Prisma.sql`
-    WITH ${heldClaimCtes(held)}, ${currentCaseCtes(seen)}, settled AS (
-      UPDATE holds h SET status = 'settled', settled_micros = h.amount_micros, resolved_at = now(), decision_note = ${SETTLE_NOTE}
-      FROM kase WHERE ${settling} AND h.id = ${seen.holdRef}::uuid AND h.attempt_ref = kase.attempt_ref
-        AND h.status = 'held' AND h.amount_micros = ${seen.holdMicros ?? 0n}
-      RETURNING h.id, h.amount_micros
-    ), entries AS (
-      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, flagged, note, actor_label)
-      SELECT settled.id, e.kind::"LedgerEntryKind", e."amountMicros", e.flagged, ${SETTLE_ENTRY_NOTE}, ${actorLabel}
-      FROM settled CROSS JOIN jsonb_to_recordset(${JSON.stringify(entries)}::jsonb)
-        AS e(kind text, "amountMicros" bigint, flagged boolean)
-    ), ${caseChange({
+    WITH ${heldClaimCtes(held)}, ${currentCaseCtes(seen)}, ${settlement}, ${caseChange({
       decision: move,
       seen,
       actor: worker,

@@ -5,6 +5,7 @@ import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { decideLateCharge } from "./writer/facts";
 
 /**
  * DESIGN rule 18: finance decides a charge after release (recovers it, books it, disputes it) and
@@ -20,11 +21,8 @@ export async function acknowledgeLateCharge(db: Db, actor: Principal, holdRef: s
     requireCaseInScope(user, hold.producer, "hold");
     if (!hold.lateChargedAt) throw new AppError("conflict", "This hold has no charge after release to decide.");
     const decidedAt = new Date();
-    const { count } = await tx.hold.updateMany({
-      where: { id: hold.id, lateChargedAt: { not: null }, lateChargeDecidedAt: null },
-      data: { lateChargeDecidedAt: decidedAt, lateChargeDecidedById: user.userId, lateChargeNote: note },
-    });
-    if (count === 0) throw new AppError("conflict", "This charge after release was already decided.");
+    const decided = await decideLateCharge(tx, { holdRef: hold.id, decidedById: user.userId, note, at: decidedAt });
+    if (!decided) throw new AppError("conflict", "This charge after release was already decided.");
     await recordAudit(tx, {
       actor: user,
       kind: "late_charge_acknowledged",

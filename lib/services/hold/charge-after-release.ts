@@ -3,6 +3,7 @@ import { planLateCharge } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import { actorColumns } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { bookLateCharge } from "./writer/late-charge";
 
 /**
  * DESIGN rule 18: a completion proved (by the producer's report, the provider's signed webhook or a
@@ -25,21 +26,9 @@ export async function chargeAfterRelease(
     input.costMicros ?? null,
   );
   if (!plan) return 0n;
-  const { count } = await tx.ledgerEntry.createMany({
-    data: [
-      {
-        holdRef: hold.id,
-        kind: plan.kind,
-        amountMicros: BigInt(plan.amountMicros),
-        flagged: plan.flagged,
-        note: `charged after release: ${input.how}`,
-        actorLabel: actorColumns(actor).actorLabel,
-      },
-    ],
-    skipDuplicates: true,
-  });
-  if (count === 0) return 0n;
-  await tx.hold.update({ where: { id: hold.id }, data: { lateChargedAt: new Date() } });
+  const note = `charged after release: ${input.how}`;
+  const booked = await bookLateCharge(tx, { holdRef: hold.id, plan, note, actorLabel: actorColumns(actor).actorLabel });
+  if (!booked) return 0n;
   await recordAudit(tx, {
     actor,
     kind: "charged_after_release",

@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { actorColumns } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { reserve } from "./writer/reserve";
 
 /**
  * Reserves an attempt's possible cost, once per attempt. Returns the micro-units newly held (0 when
@@ -42,30 +43,21 @@ export async function reserveHold(
   if (taken) throw new AppError("conflicting_registration", "This holdId already belongs to another attempt.");
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
-  const hold = await tx.hold.create({
-    data: {
-      holdId: input.hold.holdId,
-      producer: actor.name,
-      caseId: input.caseId,
-      attemptRef: input.attemptRef,
-      amountMicros: BigInt(plan.value.amountMicros),
-      currency: input.hold.currency,
-    },
-  });
-  await tx.ledgerEntry.create({
-    data: {
-      holdRef: hold.id,
-      kind: "reserve",
-      amountMicros: hold.amountMicros,
-      actorLabel: actorColumns(actor).actorLabel,
-    },
+  await reserve(tx, {
+    holdId: input.hold.holdId,
+    producer: actor.name,
+    caseId: input.caseId,
+    attemptRef: input.attemptRef,
+    amountMicros: BigInt(plan.value.amountMicros),
+    currency: input.hold.currency,
+    actorLabel: actorColumns(actor).actorLabel,
   });
   await recordAudit(tx, {
     actor,
     kind: "hold_reserved",
     caseId: input.caseId,
     episode: input.episode,
-    after: { holdId: hold.holdId, amountMicros: plan.value.amountMicros, currency: hold.currency },
+    after: { holdId: input.hold.holdId, amountMicros: plan.value.amountMicros, currency: input.hold.currency },
   });
   return plan.value.amountMicros;
 }

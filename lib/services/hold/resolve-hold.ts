@@ -7,8 +7,8 @@ import { AppError } from "@/lib/errors";
 import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
-import { bookEntries } from "./book-entries";
 import { refuseReleaseWhileUnknown } from "./send-outcome-of-hold";
+import { resolve } from "./writer/resolve";
 
 export type HoldDecision =
   | { kind: "settle"; chargeMicros: number; note: string; evidence: string }
@@ -35,27 +35,16 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
     const plan = decision.kind === "settle" ? planSettle(snapshot, decision.chargeMicros) : planRelease(snapshot);
     if (!plan.ok) throw plan.error;
     if (decision.kind === "release") await refuseReleaseWhileUnknown(tx, hold);
-    const settled = plan.value.entries.find((e) => e.kind === "settle")?.amountMicros ?? 0;
-    const released = plan.value.entries.find((e) => e.kind === "release")?.amountMicros ?? 0;
-    const { count } = await tx.hold.updateMany({
-      where: { id: hold.id, status: "held" },
-      data: {
-        status: plan.value.status,
-        settledMicros: BigInt(settled),
-        releasedMicros: BigInt(released),
-        decidedById: user.userId,
-        decisionNote: note,
-        resolvedAt: new Date(),
-        writtenOff: decision.kind === "write_off",
-      },
-    });
-    if (count === 0) throw new AppError("conflict", "This hold was already resolved by someone else.");
-    await bookEntries(tx, {
+    const resolved = await resolve(tx, {
       holdRef: hold.id,
-      entries: plan.value.entries,
+      amountMicros: hold.amountMicros,
+      plan: plan.value,
       note,
+      decidedById: user.userId,
       actorLabel: actorColumns(user).actorLabel,
+      writtenOff: decision.kind === "write_off",
     });
+    if (!resolved) throw new AppError("conflict", "This hold was already resolved by someone else.");
     // A send permit's hold that never parked (the provider refused the send) has no case to update.
     if (hold.caseId) await releaseHeldMicros(tx, hold.caseId, hold.amountMicros);
     await recordAudit(tx, {

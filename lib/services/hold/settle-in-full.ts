@@ -1,6 +1,6 @@
 import type { Prisma } from "@/lib/db/client";
 import { planSettle } from "@/lib/domain/holds";
-import { bookEntries } from "./book-entries";
+import { resolve } from "./writer/resolve";
 
 /**
  * A completion the provider reported makes the charge certain (rule 7): the hold is settled for its
@@ -15,21 +15,12 @@ export async function settleInFull(
   if (hold?.status !== "held") return 0n;
   const plan = planSettle({ amountMicros: Number(hold.amountMicros), status: "held" }, Number(hold.amountMicros));
   if (!plan.ok) throw plan.error;
-  const { count } = await tx.hold.updateMany({
-    where: { id: hold.id, status: "held", amountMicros: hold.amountMicros },
-    data: {
-      status: plan.value.status,
-      settledMicros: hold.amountMicros,
-      resolvedAt: new Date(),
-      decisionNote: input.note,
-    },
-  });
-  if (count === 0) return 0n;
-  await bookEntries(tx, {
+  const settled = await resolve(tx, {
     holdRef: hold.id,
-    entries: plan.value.entries,
+    amountMicros: hold.amountMicros,
+    plan: plan.value,
     note: input.note,
     actorLabel: input.actorLabel,
   });
-  return hold.amountMicros;
+  return settled ? hold.amountMicros : 0n;
 }

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db/client";
+import type { Db, Prisma } from "@/lib/db/client";
 import type { ClaimDoor } from "@/lib/domain/job-claims";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
@@ -70,4 +70,14 @@ export async function recordConflict(
       },
     });
   }
+}
+
+/** Retention's redaction of the evidence of claims on an operation's jobs (DESIGN rule 20); the rows stay as facts. */
+export async function redactConflictEvidence(tx: Db, input: { operationRef: string; marker: string }): Promise<number> {
+  const { operationRef, marker } = input;
+  return tx.$executeRaw`
+    UPDATE job_claim_conflicts SET evidence = ${marker}::jsonb
+     WHERE (claimant_attempt_ref IN (SELECT id FROM attempts WHERE operation_ref = ${operationRef}::uuid)
+            OR holder_attempt_ref IN (SELECT id FROM attempts WHERE operation_ref = ${operationRef}::uuid))
+       AND NOT (evidence ? '$redacted')`;
 }

@@ -7,6 +7,7 @@ import type { Env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor } from "../access/actor";
 import { insertCaselessAuditRow } from "../case/writer/audit";
+import { reserveCtes } from "../hold/writer/reserve";
 import { type GateRefusal, gateCtes, gateOutcomes, gateRefusal, gateTake } from "./send-gate";
 
 export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
@@ -60,14 +61,15 @@ export async function issueFirstPermit(
       INSERT INTO attempts (operation_ref, attempt_id, kind, provider)
       SELECT id, ${facts.attemptId}, 'original', ${facts.provider} FROM op
       RETURNING id, operation_ref
-    ), hold AS (
-      INSERT INTO holds (hold_id, producer, attempt_ref, amount_micros, currency)
-      SELECT ${facts.holdId}, ${producer.name}, id, ${facts.amountMicros}, ${facts.currency} FROM att
-      RETURNING id, attempt_ref
-    ), reserve AS (
-      INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label)
-      SELECT id, 'reserve', ${facts.amountMicros}, ${actorLabel} FROM hold
-    ), permit AS (
+    ), ${reserveCtes({
+      source: Prisma.sql`att`,
+      attemptRef: Prisma.sql`s.id`,
+      holdId: facts.holdId,
+      producer: producer.name,
+      amountMicros: facts.amountMicros,
+      currency: facts.currency,
+      actorLabel,
+    })}, permit AS (
       INSERT INTO send_permits (producer, operation_ref, attempt_ref, hold_ref, token, send_deadline)
       SELECT ${producer.name}, att.operation_ref, att.id, hold.id, 1, ${new Date(input.sendDeadline)}
       FROM att JOIN hold ON hold.attempt_ref = att.id

@@ -7,6 +7,8 @@ import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "../case/job-owner";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
+import { openParkedCase } from "../case/writer/open-case";
+import { attachHoldToCase } from "../hold/writer/facts";
 
 /** A permit, with what parking it needs of its operation, attempt and hold. */
 export type PermitForParking = {
@@ -83,38 +85,24 @@ async function parkAsFirstCase(
   retryDeadline: Date,
 ): Promise<string> {
   const { permit, stage, providerJobId } = input;
-  const created = await tx.case.create({
-    data: {
-      operationRef: permit.operationRef,
-      attemptRef: permit.attemptRef,
-      producer: permit.producer,
-      operationId: permit.operation.operationId,
-      attemptId: permit.attempt.attemptId,
-      provider: permit.operation.provider,
-      model: permit.operation.model,
-      stage,
-      state: "parked",
-      providerJobId,
-      registeredStage: stage,
-      registeredJobId: providerJobId,
-      registeredFingerprint: permit.operation.requestFingerprint,
-      heldMicros: permit.hold.amountMicros,
-      currency: permit.hold.currency,
-      lastEvidence: evidence,
-      submittedAt: permit.createdAt,
-      retryDeadline,
-    },
-    select: { id: true, version: true },
-  });
-  await tx.hold.update({ where: { id: permit.holdRef }, data: { caseId: created.id } });
-  await recordAudit(tx, {
-    actor: input.actor,
-    kind: "parked",
-    caseId: created.id,
-    episode: 1,
-    after: { stage, state: "parked", providerJobId, version: created.version },
+  const created = await openParkedCase(tx, input.actor, {
+    operationRef: permit.operationRef,
+    attemptRef: permit.attemptRef,
+    producer: permit.producer,
+    operationId: permit.operation.operationId,
+    attemptId: permit.attempt.attemptId,
+    provider: permit.operation.provider,
+    model: permit.operation.model,
+    stage,
+    providerJobId,
+    requestFingerprint: permit.operation.requestFingerprint,
+    heldMicros: permit.hold.amountMicros,
+    currency: permit.hold.currency,
     evidence,
+    submittedAt: permit.createdAt,
+    retryDeadline,
   });
+  await attachHoldToCase(tx, { holdRef: permit.holdRef, caseId: created.id });
   await recordHoldJoined(tx, input, created.id, 1);
   return created.id;
 }
@@ -134,7 +122,7 @@ async function parkAsNewEpisode(
   const { permit, stage, providerJobId } = input;
   const hold = await tx.hold.findUniqueOrThrow({ where: { id: permit.holdRef }, select: { caseId: true } });
   const joins = hold.caseId === null;
-  if (joins) await tx.hold.update({ where: { id: permit.holdRef }, data: { caseId: row.id } });
+  if (joins) await attachHoldToCase(tx, { holdRef: permit.holdRef, caseId: row.id });
   const episode = row.episode + 1;
   await transitionCase(tx, {
     row: { ...row, episode },

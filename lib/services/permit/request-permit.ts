@@ -19,6 +19,7 @@ import { AppError } from "@/lib/errors";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
+import { reserve } from "../hold/writer/reserve";
 import { issueFirstPermit } from "./issue-first-permit";
 import { passSendGate } from "./send-gate";
 
@@ -277,19 +278,14 @@ async function issue(
     data: { operationRef, attemptId: facts.attemptId, kind: "original", provider: facts.provider },
     select: { id: true },
   });
-  const hold = await tx.hold.create({
-    data: {
-      holdId: facts.holdId,
-      producer: producer.name,
-      attemptRef: attempt.id,
-      amountMicros: facts.amountMicros,
-      currency: facts.currency,
-    },
-    select: { id: true },
-  });
-  const { actorLabel } = actorColumns(producer);
-  await tx.ledgerEntry.create({
-    data: { holdRef: hold.id, kind: "reserve", amountMicros: facts.amountMicros, actorLabel },
+  const hold = await reserve(tx, {
+    holdId: facts.holdId,
+    producer: producer.name,
+    caseId: null,
+    attemptRef: attempt.id,
+    amountMicros: facts.amountMicros,
+    currency: facts.currency,
+    actorLabel: actorColumns(producer).actorLabel,
   });
   await tx.sendPermit.create({
     data: {

@@ -16,6 +16,7 @@ import {
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { recordAudit } from "../case/writer/audit";
+import { reserve } from "../hold/writer/reserve";
 import { issueReplacementPermit } from "../permit/issue-replacement-permit";
 import { enforceSpendLimit } from "../spend-limit/enforce-spend-limit";
 
@@ -68,8 +69,8 @@ export async function authorizeReplacement(
     await tx.$queryRaw`SELECT id FROM replacement_requests WHERE id = ${requestId}::uuid FOR UPDATE`;
     const request = await visibleRequest(tx, user, requestId);
     requireAuthorizable(request, user, context);
-    const reserve = planReserve(Number(request.amountMicros));
-    if (!reserve.ok) throw reserve.error;
+    const planned = planReserve(Number(request.amountMicros));
+    if (!planned.ok) throw planned.error;
     const row = await loadCase(tx, request.caseId, user);
     // The check covered one episode; a case that moved on since needs a check of its own.
     // A no-job verdict recorded after the look was skipped needs the look too.
@@ -98,23 +99,14 @@ export async function authorizeReplacement(
         replacesAttemptId: original.id,
       },
     });
-    const hold = await tx.hold.create({
-      data: {
-        holdId: `replacement-${request.id}`,
-        producer: row.producer,
-        caseId: row.id,
-        attemptRef: attempt.id,
-        amountMicros: request.amountMicros,
-        currency: request.currency,
-      },
-    });
-    await tx.ledgerEntry.create({
-      data: {
-        holdRef: hold.id,
-        kind: "reserve",
-        amountMicros: hold.amountMicros,
-        actorLabel: actorColumns(user).actorLabel,
-      },
+    const hold = await reserve(tx, {
+      holdId: `replacement-${request.id}`,
+      producer: row.producer,
+      caseId: row.id,
+      attemptRef: attempt.id,
+      amountMicros: request.amountMicros,
+      currency: request.currency,
+      actorLabel: actorColumns(user).actorLabel,
     });
     const { count } = await tx.replacementRequest.updateMany({
       where: { id: request.id, status: "pending" },

@@ -1,5 +1,7 @@
 import { REDACTED_LABEL } from "@/lib/audit/canonical";
 import type { Db } from "@/lib/db/client";
+import { redactPermitHoldNotes } from "../hold/writer/facts";
+import { redactConflictEvidence } from "../job-claim/record-conflict";
 
 /** How many of each kind of an operation's records a redaction replaced (the `fields` of its audit record). */
 export type OperationRecordCounts = {
@@ -34,14 +36,7 @@ export async function redactOperationRecords(
        WHERE (permit_ref IN (SELECT id FROM send_permits WHERE operation_ref = ${operationRef}::uuid)
               OR case_ref = ${caseId}::uuid)
          AND NOT (detail ? '$redacted')`,
-    claimConflicts: await tx.$executeRaw`
-      UPDATE job_claim_conflicts SET evidence = ${marker}::jsonb
-       WHERE (claimant_attempt_ref IN (SELECT id FROM attempts WHERE operation_ref = ${operationRef}::uuid)
-              OR holder_attempt_ref IN (SELECT id FROM attempts WHERE operation_ref = ${operationRef}::uuid))
-         AND NOT (evidence ? '$redacted')`,
-    permitHoldNotes: await tx.$executeRaw`
-      UPDATE holds SET decision_note = ${REDACTED_LABEL}
-       WHERE id IN (SELECT hold_ref FROM send_permits WHERE operation_ref = ${operationRef}::uuid)
-         AND decision_note IS NOT NULL AND decision_note <> ${REDACTED_LABEL}`,
+    claimConflicts: await redactConflictEvidence(tx, { operationRef, marker }),
+    permitHoldNotes: await redactPermitHoldNotes(tx, { operationRef, label: REDACTED_LABEL }),
   };
 }

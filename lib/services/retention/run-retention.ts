@@ -8,6 +8,7 @@ import type { AssetStorage } from "@/lib/storage/types";
 import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
 import { forgetExpiredOutputUrls } from "../claim/output-urls";
+import { redactHoldNotes } from "../hold/writer/facts";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
 import { redactEndedOperations, redactLooseWebhooks } from "./redact-operation";
 import { redactOperationRecords } from "./redact-operation-records";
@@ -129,9 +130,7 @@ async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date
     replacementEvidence: await count(Prisma.sql`
       UPDATE replacement_requests SET evidence = ${REDACTED_LABEL}
        WHERE case_id = ${row.id}::uuid AND evidence <> ${REDACTED_LABEL}`),
-    holdNotes: await count(Prisma.sql`
-      UPDATE holds SET decision_note = ${REDACTED_LABEL}
-       WHERE case_id = ${row.id}::uuid AND decision_note IS NOT NULL AND decision_note <> ${REDACTED_LABEL}`),
+    holdNotes: await redactHoldNotes(tx, { caseId: row.id, label: REDACTED_LABEL }),
     ledgerNotes: ledger?.n ?? 0,
     // The provider's text and the output URLs it named go too (DESIGN rule 20); status and kind stay.
     providerDetails: await count(Prisma.sql`

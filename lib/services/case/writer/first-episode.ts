@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import type { ParkCaseInput } from "@/lib/validation/park-case";
 import type { ProducerActor } from "../../access/actor";
 import { actorColumns } from "../../access/actor";
 
@@ -26,4 +27,34 @@ export function firstEpisodeAudit(input: {
                                                 'currency', ${currency}::text), NULL::jsonb)
       ) AS e(ord, kind, after, evidence)
       ORDER BY e.ord`;
+}
+
+/**
+ * A registration's case, parked at its first episode, as the CTE `cs` (returning id, attempt_ref,
+ * stage, state, provider_job_id and version) for each row of `source` (the attempt just inserted:
+ * its `id` and `operation_ref`). `evidence` is the sanitised JSON text; `at` stamps opening and update.
+ */
+export function firstCaseCte(input: {
+  source: Prisma.Sql;
+  producer: string;
+  input: ParkCaseInput;
+  evidence: string;
+  heldMicros: bigint;
+  at: Prisma.Sql;
+}): Prisma.Sql {
+  const park = input.input;
+  const jobId = park.providerJobId ?? null;
+  return Prisma.sql`cs AS (
+      INSERT INTO cases (operation_ref, attempt_ref, producer, operation_id, attempt_id, provider, model, stage, state,
+                         provider_job_id, registered_stage, registered_job_id, registered_fingerprint, held_micros,
+                         currency, last_evidence, poll_attempts, delivery_attempts, submitted_at, retry_deadline,
+                         opened_at, updated_at)
+      SELECT operation_ref, id, ${input.producer}, ${park.operationId}, ${park.attemptId}, ${park.provider},
+             ${park.model}, ${park.stage}::"Stage", 'parked', ${jobId}, ${park.stage}::"Stage", ${jobId},
+             ${park.requestFingerprint}, ${input.heldMicros}, ${park.hold.currency}, ${input.evidence}::jsonb,
+             ${park.counters?.pollAttempts ?? 0}, ${park.counters?.deliveryAttempts ?? 0},
+             ${park.submittedAt ?? null}::timestamptz, ${park.retryDeadline ?? null}::timestamptz, ${input.at}, ${input.at}
+      FROM ${input.source}
+      RETURNING id, attempt_ref, stage, state, provider_job_id, version
+    )`;
 }
