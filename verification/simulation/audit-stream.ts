@@ -124,7 +124,7 @@ export class AuditStream {
     if (event.kind === "hold_reserved") {
       this.countHold(this.holdReserves, holdKey(caseId, after.holdId), String(after.holdId), problem, "reserved");
     }
-    if (event.kind === "hold_settled" || event.kind === "hold_released") {
+    if (event.kind === "hold_settled" || event.kind === "hold_released" || event.kind === "hold_written_off") {
       this.countHold(this.holdResolutions, holdKey(caseId, before.holdId), String(before.holdId), problem, "resolved");
     }
 

@@ -1,4 +1,5 @@
 import { type ProviderAdapters, simulatorAdapters } from "@/lib/providers";
+import type { UserActor } from "@/lib/services/access/actor";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { authorizeReplacement, declineReplacement } from "@/lib/services/replacement/decide-replacement";
 import { phaseOf } from "@/verification/simulator/jobs";
@@ -28,6 +29,7 @@ export class Finance extends CaseDesk {
 
   async visit(index: number): Promise<void> {
     await this.releaseRefusedSends(index);
+    await this.releaseEarly(index);
     const visit = this.caseToVisit(index, "finance");
     if (!visit) return;
     const { op, view } = visit;
@@ -126,6 +128,43 @@ export class Finance extends CaseDesk {
     }
   }
 
+  /**
+   * Finance acting before the outcome is known (DESIGN rule 18): now and then it tries to release
+   * the hold of a send still in flight or uncertain, is refused, and sometimes writes it off. If
+   * the job then completes, the product must book a flagged charge after release.
+   */
+  private async releaseEarly(index: number): Promise<void> {
+    const op = this.world.ops[index];
+    if (!op?.plan.permit || !op.plan.rng.chance(0.3)) return;
+    const { rows } = await this.world.sql.query<{ id: string }>(
+      `SELECT h.id::text FROM send_permits p
+       JOIN operations o ON o.id = p.operation_ref JOIN holds h ON h.id = p.hold_ref
+       LEFT JOIN cases c ON c.id = h.case_id
+       WHERE o.producer = $1 AND o.operation_id = $2 AND h.status = 'held'
+         AND (p.status IN ('live', 'accepted') OR c.stage IN ('submission_uncertain', 'polling'))
+       ORDER BY p.token`,
+      [producerOf(this.world, op).principal.name, op.plan.operationId],
+    );
+    for (const row of rows) {
+      const { who, as } = this.pickPerson(op, this.world.people.finance, "finance");
+      const note = "released early: the usage report shows nothing yet";
+      const released = await this.steps.call(
+        index,
+        as,
+        "releases a hold before its send's outcome is known",
+        () => resolveHold(this.world.db, who, row.id, { kind: "release", note, evidence: "usage report" }),
+        ["send_outcome_unknown"],
+      );
+      if (!released.ok && op.plan.rng.chance(0.5)) await this.writeOff(index, as, who, row.id, note);
+    }
+  }
+
+  private async writeOff(index: number, as: string, who: UserActor, holdId: string, note: string): Promise<void> {
+    await this.steps.call(index, as, "writes off a hold whose send's outcome is unknown", () =>
+      resolveHold(this.world.db, who, holdId, { kind: "write_off", note, evidence: "provider usage report" }),
+    );
+  }
+
   /** Resolves every hold whose charge is known; returns true when some hold must wait for its job. */
   private async decideHolds(index: number, op: OpRecord, view: CaseView): Promise<boolean> {
     const rng = op.plan.rng;
@@ -160,13 +199,18 @@ export class Finance extends CaseDesk {
           }),
         );
       } else {
-        await this.steps.call(index, as, "releases a hold (no charge)", () =>
-          resolveHold(this.world.db, who, hold.id, {
-            kind: "release",
-            note: job ? "the generation failed; provider does not bill failures" : "no job exists at the provider",
-            evidence: "provider usage report shows no charge",
-          }),
+        const note = job ? "the generation failed; provider does not bill failures" : "no job exists at the provider";
+        const evidence = "provider usage report shows no charge";
+        // A send whose outcome the product cannot know yet (a shop died before reporting it) is not
+        // released but written off, with finance's reason (DESIGN rule 18).
+        const released = await this.steps.call(
+          index,
+          as,
+          "releases a hold (no charge)",
+          () => resolveHold(this.world.db, who, hold.id, { kind: "release", note, evidence }),
+          ["send_outcome_unknown"],
         );
+        if (!released.ok) await this.writeOff(index, as, who, hold.id, note);
       }
     }
     return waiting;

@@ -5,7 +5,7 @@ import { availableCaseActions } from "@/lib/domain/available-actions";
 import { ROLES } from "@/lib/domain/roles";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { canBeSearched } from "@/lib/providers/capabilities";
-import { outputAvailable } from "@/verification/simulator/jobs";
+import { outputAvailable, phaseOf } from "@/verification/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
 import { count, type Figure, opOfCase, simJobOf, type World } from "./world";
@@ -102,6 +102,7 @@ export class PromiseChecks {
     await this.checkUnsearchableReplacements();
     await this.checkFiles();
     await this.checkJobsOnHolds();
+    await this.checkCompletedJobsCharged();
     await this.checkLedgerTotals();
   }
 
@@ -217,6 +218,33 @@ export class PromiseChecks {
         "jobsOnTwoHolds",
         opOfCase(this.world, row.caseId),
         `one ${row.provider} job settled on ${row.holds} holds`,
+      );
+    }
+  }
+
+  /**
+   * DESIGN rule 18: a job the provider completed is charged somewhere in the ledger. A hold still
+   * held is money accounted for; a released (or written-off) one must carry a settle, an overage or
+   * a charge after release for the job.
+   */
+  private async checkCompletedJobsCharged(): Promise<void> {
+    const { rows } = await this.world.sql.query<{ jobId: string; caseId: string | null; holdId: string }>(
+      `SELECT a.provider_job_id AS "jobId", h.case_id::text AS "caseId", h.hold_id AS "holdId"
+       FROM holds h JOIN attempts a ON a.id = h.attempt_ref
+       WHERE h.status = 'released' AND a.provider_job_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.hold_ref = h.id AND l.kind IN ('settle', 'overage', 'late_charge'))
+       ORDER BY a.provider_job_id`,
+    );
+    const now = this.world.clock.now();
+    for (const row of rows) {
+      const job = simJobOf(this.world, row.jobId);
+      if (!job) continue;
+      if (job.outcome !== "succeeded" || phaseOf(job, now) !== "done") continue;
+      this.report(
+        `uncharged:${row.jobId}`,
+        "completedWithoutCharge",
+        row.caseId ? opOfCase(this.world, row.caseId) : null,
+        `job ${row.jobId} completed at the provider; its hold ${row.holdId} was released with no charge recorded`,
       );
     }
   }

@@ -83,6 +83,7 @@ export const FIGURES = {
   backwardTransitions: "permits or cases moved backwards (a terminal outcome changed, or a webhook undoing one)",
   bytesToAnotherOperation: "bytes delivered to an operation that did not create the job",
   holdsSettledByAnotherJob: "holds settled by another operation's job",
+  completedWithoutCharge: "provider-completed jobs with no charge entry (a released hold and no charge after release)",
 } as const;
 export type Figure = keyof typeof FIGURES;
 
