@@ -42,6 +42,8 @@ export const ERROR_STATUS = {
   // DESIGN rule 18: the provider may still complete the hold's send, so it is not released; finance
   // may write it off with a reason instead.
   send_outcome_unknown: 409,
+  // DESIGN rule 18: the hold's job is known to be completed; it is settled, never released or written off.
+  send_completed: 409,
   // A producer tested a notification endpoint it (or an admin, or a 410 answer) disabled.
   endpoint_disabled: 409,
   // A resend of a case's notifications found none given up (decision 045).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SendFacts, unknownSendOutcome } from "./send-outcome";
+import { completedSend, type SendFacts, unknownSendOutcome } from "./send-outcome";
 import { PERMIT_STATUSES } from "./send-permits";
 import { CASE_STATES, STAGES } from "./stages";
 
@@ -49,5 +49,17 @@ describe("DESIGN rule 18: a hold's send outcome", () => {
     ).toBeNull();
     expect(unknownSendOutcome({ permit: null, case: noCase })).toBeNull();
     expect(unknownSendOutcome({ permit: { status: "rejected", parked: false }, case: noCase })).toBeNull();
+  });
+});
+
+describe("a send known to be completed (DESIGN rule 18)", () => {
+  it("is the delivery case of the hold's attempt, in every state, and nothing else", () => {
+    for (const stage of STAGES) {
+      for (const state of CASE_STATES) {
+        const completed = completedSend({ permit: null, case: { stage, state, current: true } }) !== null;
+        expect([stage, state, completed]).toEqual([stage, state, stage === "delivery"]);
+      }
+    }
+    expect(completedSend({ permit: null, case: { stage: "delivery", state: "parked", current: false } })).toBeNull();
   });
 });

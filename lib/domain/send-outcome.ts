@@ -28,3 +28,14 @@ export function unknownSendOutcome(facts: SendFacts): string | null {
   if (kase.stage === "polling") return "the case's job is still being checked: the provider may complete it";
   return null;
 }
+
+/**
+ * DESIGN rule 18 the other way: the provider completed the hold's job (its case reached delivery,
+ * open or resolved), so the hold is charged: finance settles it with the charge, never releases or writes
+ * it off as if nothing were bought. Null when no completion is known.
+ */
+export function completedSend(facts: SendFacts): string | null {
+  const kase = facts.case;
+  if (!kase?.current || kase.stage !== "delivery") return null;
+  return "the provider completed its job (its case delivered, or is delivering, the outputs): settle it with the charge";
+}

@@ -29,6 +29,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   hold_settled: (_a, b) => `Hold ${String(b.holdId)} settled`,
   hold_released: (_a, b) => `Hold ${String(b.holdId)} released`,
   hold_written_off: (_a, b) => `Hold ${String(b.holdId)} written off while its send's outcome was unknown`,
+  hold_decided_before_case: (a, b) =>
+    `Hold ${String(b.holdId)} was ${a.writtenOff ? "written off" : "released"} by finance while its send was in flight`,
   charged_after_release: (a) => `Charged after release: ${money(a)} on hold ${String(a.holdId)}`.trim(),
   late_charge_acknowledged: (a) => `Finance acknowledged the charge after release on hold ${String(a.holdId)}`,
   reconciled_job_found: (a, _b, e) =>

@@ -113,6 +113,27 @@ describe("a release while the send's outcome is unknown", () => {
   });
 });
 
+describe("a hold whose job is known to be completed", () => {
+  it("is neither released nor written off (409 send_completed) while its case delivers, and settles", async () => {
+    const { finance } = await financeToken();
+    const { caseId } = await h.approvedCase("delivery");
+    const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
+    for (const kind of ["release", "write_off"] as const) {
+      await expect(
+        resolveHold(db, finance, hold.id, { kind, note: "no charge", evidence: "usage" }),
+      ).rejects.toMatchObject({ code: "send_completed", message: expect.stringMatching(/settle it with the charge/) });
+    }
+    expect((await ledgerOf(hold.id)).map((e) => e.kind)).toEqual(["reserve"]);
+    await resolveHold(db, finance, hold.id, {
+      kind: "settle",
+      chargeMicros: Number(hold.amountMicros),
+      note: "invoice",
+      evidence: "line 4",
+    });
+    expect(await db.hold.findUniqueOrThrow({ where: { id: hold.id } })).toMatchObject({ status: "settled" });
+  });
+});
+
 describe("a completion proved after the hold was written off books a flagged charge", () => {
   it("through the producer's completion report", async () => {
     const { finance } = await financeToken();

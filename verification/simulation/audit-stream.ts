@@ -48,7 +48,12 @@ const NOT_UNDER_CLAIM = new Set([
   "hold_reserved",
   // ... or, for a replacement's permit, as a new episode of the operation's resolved case (decision 036).
   "reopened",
+  // ... carrying finance's decision on that hold, taken while the send was in flight (DESIGN rule 18).
+  "hold_decided_before_case",
 ]);
+
+/** A hold's resolution on its case's timeline: finance's, or one it took before the send parked as the case. */
+const HOLD_RESOLUTIONS = new Set(["hold_settled", "hold_released", "hold_written_off", "hold_decided_before_case"]);
 
 const holdKey = (caseId: string, holdId: unknown) => `${caseId}:${String(holdId)}`;
 
@@ -124,7 +129,7 @@ export class AuditStream {
     if (event.kind === "hold_reserved") {
       this.countHold(this.holdReserves, holdKey(caseId, after.holdId), String(after.holdId), problem, "reserved");
     }
-    if (event.kind === "hold_settled" || event.kind === "hold_released" || event.kind === "hold_written_off") {
+    if (HOLD_RESOLUTIONS.has(event.kind)) {
       this.countHold(this.holdResolutions, holdKey(caseId, before.holdId), String(before.holdId), problem, "resolved");
     }
 

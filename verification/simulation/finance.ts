@@ -153,9 +153,11 @@ export class Finance extends CaseDesk {
         as,
         "releases a hold before its send's outcome is known",
         () => resolveHold(this.world.db, who, row.id, { kind: "release", note, evidence: "usage report" }),
-        ["send_outcome_unknown"],
+        ["send_outcome_unknown", "send_completed"],
       );
-      if (!released.ok && op.plan.rng.chance(0.5)) await this.writeOff(index, as, who, row.id, note);
+      // A completed job is settled by its own path; only an unknown outcome may be written off.
+      if (!released.ok && released.code === "send_outcome_unknown" && op.plan.rng.chance(0.5))
+        await this.writeOff(index, as, who, row.id, note);
     }
   }
 
@@ -208,9 +210,19 @@ export class Finance extends CaseDesk {
           as,
           "releases a hold (no charge)",
           () => resolveHold(this.world.db, who, hold.id, { kind: "release", note, evidence }),
-          ["send_outcome_unknown"],
+          ["send_outcome_unknown", "send_completed"],
         );
-        if (!released.ok) await this.writeOff(index, as, who, hold.id, note);
+        if (!released.ok && released.code === "send_completed") {
+          // The product knows the job completed (its case reached delivery): it was charged.
+          await this.steps.call(index, as, "settles a hold the product shows completed", () =>
+            resolveHold(this.world.db, who, hold.id, {
+              kind: "settle",
+              chargeMicros: hold.amount,
+              note: `invoice line for ${attempt.attemptId}`,
+              evidence: "provider invoice",
+            }),
+          );
+        } else if (!released.ok) await this.writeOff(index, as, who, hold.id, note);
       }
     }
     return waiting;

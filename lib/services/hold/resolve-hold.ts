@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
 import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
-import { refuseReleaseWhileUnknown } from "./send-outcome-of-hold";
+import { refuseUnchargedResolution } from "./send-outcome-of-hold";
 import { resolve } from "./writer/resolve";
 
 export type HoldDecision =
@@ -34,7 +34,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
     const snapshot = { amountMicros: Number(hold.amountMicros), status: hold.status };
     const plan = decision.kind === "settle" ? planSettle(snapshot, decision.chargeMicros) : planRelease(snapshot);
     if (!plan.ok) throw plan.error;
-    if (decision.kind === "release") await refuseReleaseWhileUnknown(tx, hold);
+    if (decision.kind !== "settle") await refuseUnchargedResolution(tx, hold, decision.kind);
     const resolved = await resolve(tx, {
       holdRef: hold.id,
       amountMicros: hold.amountMicros,

@@ -21,13 +21,13 @@ export type PermitForParking = {
   sendDeadline: Date;
   operation: { operationId: string; provider: string; model: string; requestFingerprint: string };
   attempt: { attemptId: string; providerJobId: string | null };
-  hold: { holdId: string; amountMicros: bigint; currency: string };
+  hold: { holdId: string; amountMicros: bigint; currency: string; status: string; writtenOff: boolean };
 };
 
 export const PERMIT_FOR_PARKING = {
   operation: { select: { operationId: true, provider: true, model: true, requestFingerprint: true } },
   attempt: { select: { attemptId: true, providerJobId: true } },
-  hold: { select: { holdId: true, amountMicros: true, currency: true } },
+  hold: { select: { holdId: true, amountMicros: true, currency: true, status: true, writtenOff: true } },
 } as const;
 
 /**
@@ -96,7 +96,7 @@ async function parkAsFirstCase(
     stage,
     providerJobId,
     requestFingerprint: permit.operation.requestFingerprint,
-    heldMicros: permit.hold.amountMicros,
+    heldMicros: stillHeld(permit),
     currency: permit.hold.currency,
     evidence,
     submittedAt: permit.createdAt,
@@ -141,7 +141,7 @@ async function parkAsNewEpisode(
       episode: { increment: 1 },
       attemptRef: permit.attemptRef,
       attemptId: permit.attempt.attemptId,
-      ...(joins ? { heldMicros: { increment: permit.hold.amountMicros } } : {}),
+      ...(joins ? { heldMicros: { increment: stillHeld(permit) } } : {}),
       assigneeId: null,
       outcome: null,
       resolvedAt: null,
@@ -155,7 +155,16 @@ async function parkAsNewEpisode(
   return row.id;
 }
 
-/** The case's timeline carries every hold it holds, as a case parked without a permit does. */
+/**
+ * What the hold adds to the case's held total: its amount, unless finance resolved it before the
+ * send parked (a write-off of a send still in flight, DESIGN rule 18).
+ */
+const stillHeld = (permit: PermitForParking): bigint => (permit.hold.status === "held" ? permit.hold.amountMicros : 0n);
+
+/**
+ * The case's timeline carries every hold it holds, as a case parked without a permit does, and the
+ * decision finance took on it before the send parked (recorded then with no case to show it on).
+ */
 async function recordHoldJoined(tx: Prisma.TransactionClient, input: ParkInput, caseId: string, episode: number) {
   const { permit } = input;
   await recordAudit(tx, {
@@ -171,6 +180,17 @@ async function recordHoldJoined(tx: Prisma.TransactionClient, input: ParkInput, 
     },
     evidence: { text: "reserved when the send permit was issued; the case holds it from here" },
   });
+  if (permit.hold.status !== "held") {
+    await recordAudit(tx, {
+      actor: input.actor,
+      kind: "hold_decided_before_case",
+      caseId,
+      episode,
+      before: { holdId: permit.hold.holdId, status: "held", amountMicros: Number(permit.hold.amountMicros) },
+      after: { status: permit.hold.status, writtenOff: permit.hold.writtenOff },
+      evidence: { text: "finance decided this hold while its send was in flight; the case carries the decision" },
+    });
+  }
 }
 
 /**
