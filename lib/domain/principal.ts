@@ -9,3 +9,21 @@ export type Principal =
   | { kind: "worker"; tokenId: string; name: string; workerId: string }
   /** A provider speaking through a webhook whose signature was verified; `webhookId` is its own event ID. */
   | { kind: "provider"; provider: string; webhookId: string; signedAt: string };
+
+/** How an audit row, a ledger entry or a decision names who acted: a kind, a stable ID and a label people read. */
+export function actorColumns(actor: Principal) {
+  switch (actor.kind) {
+    case "user":
+      return { actorKind: "user" as const, actorId: actor.userId, actorLabel: actor.email };
+    case "api_key":
+      return { actorKind: "api_key" as const, actorId: actor.apiKeyId, actorLabel: `api key ${actor.name}` };
+    case "worker":
+      return { actorKind: "worker" as const, actorId: actor.tokenId, actorLabel: `worker ${actor.workerId}` };
+    case "provider":
+      return {
+        actorKind: "system" as const,
+        actorId: `${actor.provider}-webhook:${actor.webhookId}`,
+        actorLabel: `${actor.provider} webhook (signature verified)`,
+      };
+  }
+}

@@ -1,4 +1,5 @@
 import { parseWebhookAllowList } from "@/lib/notify/webhook-allow-list";
+import { disableGoneDestination } from "@/lib/services/alert/disable-gone-destination";
 import {
   claimNotificationDeliveries,
   type DueNotification,
@@ -43,6 +44,7 @@ async function send(ctx: WorkerContext, message: DueNotification): Promise<boole
     {
       db: ctx.db,
       random: ctx.random,
+      destinationGone: disableGoneDestination,
       send: {
         allow: ctx.webhookAllowList ?? PUBLIC_ONLY,
         ...(ctx.webhookLookup ? { lookup: ctx.webhookLookup } : {}),

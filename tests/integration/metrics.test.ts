@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as metricsRoute from "@/app/api/metrics/route";
+import { foldStatDeltas } from "@/lib/db/stat-figures";
 import type { Stage } from "@/lib/domain/stages";
 import { increment } from "@/lib/metrics/counters";
 import { type Family, metricsContentType } from "@/lib/metrics/figures";
@@ -8,7 +9,6 @@ import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
-import { foldStatDeltas } from "@/lib/services/overview/stat-figures";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { overviewByScan } from "./helpers/figures-by-scan";
 import { openTestDb } from "./setup/test-db";

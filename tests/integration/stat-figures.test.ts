@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
+import { foldStatDeltas } from "@/lib/db/stat-figures";
 import type { Stage } from "@/lib/domain/stages";
 import type { ProviderName } from "@/lib/providers/types";
 import type { UserActor } from "@/lib/services/access/actor";
@@ -9,7 +10,6 @@ import { openCasesByStage } from "@/lib/services/case/count-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
-import { foldStatDeltas } from "@/lib/services/overview/stat-figures";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { backdateLedger } from "./helpers/backdate-ledger";
 import { compareFiguresWithScans } from "./helpers/compare-figures";

@@ -11,7 +11,7 @@ const SCANNED = ["lib", "app", "scripts", "prisma/seed", "server"];
 const SKIPPED = ["lib/db/generated/", "node_modules/"];
 
 const CASE_WRITER = "lib/services/case/writer";
-const AUDIT_WRITER = "lib/services/case/writer";
+const AUDIT_WRITER = "lib/audit";
 const MONEY_WRITER = "lib/services/hold/writer";
 const ACTION_WRITER = "lib/services/claim";
 const JOB_CLAIM_WRITER = "lib/services/job-claim";

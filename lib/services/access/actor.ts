@@ -54,20 +54,3 @@ export function requireProvider(actor: Principal): ProviderActor {
   if (actor.kind !== "provider") throw new AppError("forbidden", "Only a provider's signed webhook may do this.");
   return actor;
 }
-
-export function actorColumns(actor: Principal) {
-  switch (actor.kind) {
-    case "user":
-      return { actorKind: "user" as const, actorId: actor.userId, actorLabel: actor.email };
-    case "api_key":
-      return { actorKind: "api_key" as const, actorId: actor.apiKeyId, actorLabel: `api key ${actor.name}` };
-    case "worker":
-      return { actorKind: "worker" as const, actorId: actor.tokenId, actorLabel: `worker ${actor.workerId}` };
-    case "provider":
-      return {
-        actorKind: "system" as const,
-        actorId: `${actor.provider}-webhook:${actor.webhookId}`,
-        actorLabel: `${actor.provider} webhook (signature verified)`,
-      };
-  }
-}

@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import { generateToken, type TokenKind } from "@/lib/auth/token-secret";
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "../case/writer/audit";
 import { requirePermission } from "./actor";
 
 /** Only an admin issues producer keys and worker tokens; any user issues personal tokens for themself. */

@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import { parseSessionClaims } from "@/lib/auth/session-claims";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "../case/writer/audit";
 import { requirePermission } from "./actor";
 
 /**

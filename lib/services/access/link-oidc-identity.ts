@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { scopeFromColumn } from "@/lib/domain/producer-scope";
 import { isRole } from "@/lib/domain/roles";
-import { recordAudit } from "../case/writer/audit";
 
 export type OidcLogin = { issuer: string; subject: string; email: string | null; emailVerified: boolean };
 export type OidcRefusal = "email_unverified" | "no_account" | "inactive" | "issuer_linked_to_other_subject";

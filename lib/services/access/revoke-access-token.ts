@@ -1,7 +1,7 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "../case/writer/audit";
 import { requirePermission } from "./actor";
 
 /** Admins revoke keys and worker tokens; a user revokes their own personal tokens. Idempotent. */

@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 export type ConsoleSettings = { assignmentIsOwnership: boolean; updatedAt: Date | null };
 

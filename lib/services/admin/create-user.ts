@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import { generatePassword, hashPassword } from "@/lib/auth/password";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
@@ -6,7 +7,6 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { CreateUserInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * An admin creates an account with a generated password, returned exactly once (only its argon2id

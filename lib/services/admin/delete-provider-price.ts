@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 /** Removes a price; cases for that model then show no duplicate cost rather than a stale one. */
 export async function deleteProviderPrice(db: Db, actor: Principal, input: { priceId: string }) {

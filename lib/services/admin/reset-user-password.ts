@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import { generatePassword, hashPassword } from "@/lib/auth/password";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
@@ -6,7 +7,6 @@ import { AppError } from "@/lib/errors";
 import type { ResetPasswordInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * Issues a new generated password, returned exactly once; the old one stops working at once, and so

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -5,7 +6,6 @@ import { AppError } from "@/lib/errors";
 import type { ProviderName } from "@/lib/providers/types";
 import { MAX_REQUESTS_PER_SECOND, PACED_PROVIDERS } from "@/lib/validation/provider-pace";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 export type ProviderPaceView = { provider: ProviderName; requestsPerSecond: number | null; holdOffUntil: Date | null };
 

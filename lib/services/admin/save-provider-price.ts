@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import type { SavePriceForm } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import type { ProviderPriceRow } from "./list-provider-prices";
 
 /** What the console's form parses (savePriceSchema), the price read into integer micro-units. */

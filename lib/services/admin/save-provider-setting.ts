@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { noJobSettlingSeconds, SETTLED_PROVIDERS } from "./provider-settings";
 
 /** A week: beyond that a lost submission is a matter for the provider's support, not for waiting. */

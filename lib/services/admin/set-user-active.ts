@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
-import { recordAudit } from "../case/writer/audit";
 import { lockActiveAdmins } from "./admin-guard";
 
 /**

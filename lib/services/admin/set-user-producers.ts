@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { SetUserProducersInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * Limits a person to some producers, or (an empty list) lets them see every producer again

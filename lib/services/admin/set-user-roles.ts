@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -6,7 +7,6 @@ import { AppError } from "@/lib/errors";
 import type { SetUserRolesInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
 import { bumpSessionVersion } from "../access/end-sessions";
-import { recordAudit } from "../case/writer/audit";
 import { lockActiveAdmins } from "./admin-guard";
 
 /**

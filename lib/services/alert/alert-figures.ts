@@ -1,12 +1,12 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { foldWhenDue } from "@/lib/db/stat-figures";
 import { ALERT_KINDS, type AlertFigures, type AlertRuleKind } from "@/lib/domain/alert-rules";
 import { caseFlagFigures } from "../case/case-flags";
 import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
 import { outputsExpiringSoon } from "../overview/overview-expiring";
-import { foldWhenDue } from "../overview/stat-figures";
 
 type Money = { currency: string; n: bigint; held: bigint };
 

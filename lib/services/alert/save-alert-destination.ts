@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
@@ -6,7 +7,6 @@ import { AppError } from "@/lib/errors";
 import { type EndpointUrlOptions, requireEndpointUrl } from "@/lib/validation/admin";
 import type { SaveAlertDestinationInput } from "@/lib/validation/alerts";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { generateSigningSecret } from "../notification/notification-endpoint-signature";
 import { makeAlertRoundDue } from "./alert-schedule";
 import { endOpenEpisodes } from "./end-open-episodes";

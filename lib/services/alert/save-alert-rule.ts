@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
@@ -5,7 +6,6 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { SaveAlertRuleInput } from "@/lib/validation/alerts";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { makeAlertRoundDue } from "./alert-schedule";
 import { endOpenEpisodes } from "./end-open-episodes";
 import { publicRule } from "./list-alert-settings";

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -5,7 +6,6 @@ import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
 import { reconcileCase } from "./reconcile-case";
 import { loadCase } from "./transition-case";
-import { recordAudit } from "./writer/audit";
 
 export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
 

@@ -1,11 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
+import { allHours, figureRows, foldWhenDue, type ProducerFilter } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { allHours, figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { viewConditions } from "./list-cases";
 
 /**

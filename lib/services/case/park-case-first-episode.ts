@@ -1,12 +1,13 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { actorColumns } from "@/lib/domain/principal";
 import type { RegistrationFacts } from "@/lib/domain/registration";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
-import { actorColumns, type ProducerActor } from "../access/actor";
+import type { ProducerActor } from "../access/actor";
 import { reserveCtes } from "../hold/writer/reserve";
 import { firstCaseCte, firstEpisodeAudit } from "./writer/first-episode";
 

@@ -1,10 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { figureRows, foldWhenDue, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, scopeOf } from "../access/actor";
 import { assignableWhere } from "../admin/list-assignable-users";
-import { figureRows, foldWhenDue, producerIn } from "../overview/stat-figures";
 
 export type QueueFilterOptions = {
   producers: string[];

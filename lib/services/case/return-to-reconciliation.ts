@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { AppError } from "@/lib/errors";
 import type { UserActor } from "../access/actor";
 import type { OriginalJobMatch } from "./look-for-original-job";
 import { loadCase, transitionCase } from "./transition-case";
-import { recordAudit } from "./writer/audit";
 
 /**
  * The found job becomes a suggestion, the case an uncertain submission again, and the request is

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -5,7 +6,6 @@ import { type ScoredJob, type SuggestionTarget, scoreListedJob } from "@/lib/dom
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "../access/actor";
 import { type Candidate, type Lookup, lookUp } from "./provider-lookup";
-import { recordAudit } from "./writer/audit";
 
 /** Half-width of the searched window around the submission time (DESIGN section 7). */
 export const SUGGESTION_WINDOW_MS = 10 * 60_000;

@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import type { ConfiguredAdapters } from "@/lib/providers";
 import { requireWorker, type WorkerActor } from "../access/actor";
 import { FRESH_CHECK_KIND, lookForOriginalJob, type OriginalJobMatch, recordCheck } from "./look-for-original-job";
-import { recordAudit } from "./writer/audit";
 
 /** A lagging list shows a late job within hours, not days: replaced originals are watched this long. */
 export const WATCH_AFTER_REPLACEMENT_MS = 24 * 60 * 60_000;

@@ -1,15 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
+import { recordAuditRows } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { EvidencePacket, Json, PacketScope } from "@/lib/evidence/packet";
 import { evidenceText, type SignedEvidence, signPacket } from "@/lib/evidence/packet-signature";
 import type { EvidenceFilter } from "@/lib/validation/evidence";
-import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
+import { requireCaseInScope, requirePermission } from "../access/actor";
 import { viewConditions } from "../case/list-cases";
-import { recordAuditRows } from "../case/writer/audit";
 import { deploymentSigningKey, type SigningSettings } from "./deployment-key";
 import { readCaseEvidence } from "./read-case-evidence";
 

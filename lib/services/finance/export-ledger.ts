@@ -1,10 +1,10 @@
 import type { Db } from "@/lib/db/client";
+import type { ProducerFilter } from "@/lib/db/stat-figures";
 import { formatMicros } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { type ExportQuery, exportWindow } from "@/lib/validation/finance";
 import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, visibleProducers } from "../access/actor";
-import type { ProducerFilter } from "../overview/stat-figures";
 import { type Cell, readInBatches, toCsv } from "./export-ledger-csv";
 
 const HOLD_HEADER = (

@@ -1,8 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import type { Principal } from "@/lib/domain/principal";
-import { requirePermission, visibleProducers } from "../access/actor";
 import {
   allHours,
   figureRows,
@@ -11,7 +9,9 @@ import {
   type ProducerFilter,
   producerIn,
   utcHourOf,
-} from "../overview/stat-figures";
+} from "@/lib/db/stat-figures";
+import type { Principal } from "@/lib/domain/principal";
+import { requirePermission, visibleProducers } from "../access/actor";
 import { toCount, toMicros } from "./finance-micros";
 
 /** Upper bounds in seconds; the last bucket is open-ended. */

@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { allHours, figureRows, foldWhenDue, type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { allHours, figureRows, foldWhenDue, type ProducerFilter, producerIn } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
 type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | null };

@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { figureRows, foldWhenDue, type ProducerFilter } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { figureRows, foldWhenDue, type ProducerFilter } from "../overview/stat-figures";
 import { toCount, toMicros } from "./finance-micros";
 
 type Sums = {

@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { requireCaseInScope, requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { decideLateCharge } from "./writer/facts";
 
 /**

@@ -1,8 +1,7 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { planLateCharge } from "@/lib/domain/holds";
-import type { Principal } from "@/lib/domain/principal";
-import { actorColumns } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { bookLateCharge } from "./writer/late-charge";
 
 /**

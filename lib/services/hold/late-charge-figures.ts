@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { type ProducerFilter, producerIn } from "../overview/stat-figures";
+import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 
 export type LateChargeFigure = { currency: string; count: number; micros: number };
 

@@ -1,12 +1,12 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { unknownSendOutcome } from "@/lib/domain/send-outcome";
 import { AppError } from "@/lib/errors";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { type ProducerFilter, producerIn } from "../overview/stat-figures";
 import { HOLD_OPERATION, holdHeading } from "./hold-heading";
 
 type Cursor = { v: string; id: string };

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
+import type { ProducerFilter } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import type { ProducerFilter } from "../overview/stat-figures";
 import { HOLD_OPERATION, holdHeading } from "./hold-heading";
 
 /** Most charges after release one Finance page lists; the figures above it count them all. */

@@ -1,9 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import { planReserve } from "@/lib/domain/holds";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { actorColumns } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { reserve } from "./writer/reserve";
 
 /**

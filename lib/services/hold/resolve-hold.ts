@@ -1,11 +1,11 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { planRelease, planSettle } from "@/lib/domain/holds";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
-import { actorColumns, requireCaseInScope, requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
+import { requireCaseInScope, requirePermission } from "../access/actor";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { refuseUnchargedResolution } from "./send-outcome-of-hold";
 import { resolve } from "./writer/resolve";

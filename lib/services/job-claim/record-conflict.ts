@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import type { ClaimDoor } from "@/lib/domain/job-claims";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * A claim that met another operation's claim or the provider's evidence, kept with the evidence,

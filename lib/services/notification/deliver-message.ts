@@ -4,13 +4,18 @@ import { increment } from "@/lib/metrics/counters";
 import { sendWebhook, type WebhookSendOptions } from "@/lib/notify/send-webhook";
 import { webhookHeaders } from "@/lib/notify/sign-webhook";
 import { type DueNotification, deliveryEndpointFor } from "./claim-notification-deliveries";
-import { recordDeliveryOutcome } from "./record-delivery-outcome";
+import { type DestinationGone, recordDeliveryOutcome } from "./record-delivery-outcome";
 
 /** While a message is being sent, nobody else picks it up (a crash makes it due again later). */
 export const SEND_LEASE_SECONDS = 60;
 
 /** What sending needs: where webhooks may go, and the jitter of the retry delays. */
-export type DeliveryContext = { db: Db; send: WebhookSendOptions; random: () => number };
+export type DeliveryContext = {
+  db: Db;
+  send: WebhookSendOptions;
+  random: () => number;
+  destinationGone?: DestinationGone;
+};
 
 /** What became of one send, for the sender's log (its error is for the server's records only). */
 export type DeliveryResult =
@@ -69,6 +74,7 @@ export async function deliverMessage(ctx: DeliveryContext, message: DueNotificat
       disable: disableEndpoint ? endpoint : null,
     },
     now,
+    ctx.destinationGone,
   );
   increment("recovery_notification_failures_total", {
     status: refused ? "refused" : status === null ? "transport" : String(status),

@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { endOpenEpisodes } from "../alert/end-open-episodes";
 import type { DeliveryEndpoint } from "./claim-notification-deliveries";
 
 export type DeliveryOutcome =
@@ -16,12 +15,20 @@ export type DeliveryOutcome =
       disable: Pick<DeliveryEndpoint, "id" | "owner"> | null;
     };
 
-/** Writes what became of one send of a webhook taken by claim-notification-deliveries. */
+/** What disables an alert destination that answered 410, handed in by whoever sends alerts (the worker). */
+export type DestinationGone = (tx: Db, destinationId: string, now: Date) => Promise<void>;
+
+/**
+ * Writes what became of one send of a webhook taken by claim-notification-deliveries. Without
+ * `destinationGone` (a person's resend, which sends producer messages only) a gone alert
+ * destination's message is given up and the destination left to the worker's next send.
+ */
 export async function recordDeliveryOutcome(
   db: Db,
   messageId: string,
   outcome: DeliveryOutcome,
   now = new Date(),
+  destinationGone?: DestinationGone,
 ): Promise<void> {
   switch (outcome.kind) {
     case "no_endpoint":
@@ -39,12 +46,9 @@ export async function recordDeliveryOutcome(
     case "failed":
       if (outcome.disable?.owner === "producer_endpoint") {
         await db.notificationEndpoint.update({ where: { id: outcome.disable.id }, data: { disabledAt: now } });
-      } else if (outcome.disable?.owner === "alert_destination") {
+      } else if (outcome.disable?.owner === "alert_destination" && destinationGone) {
         const { id } = outcome.disable;
-        await inTransaction(db, async (tx) => {
-          await tx.alertDestination.update({ where: { id }, data: { disabledAt: now } });
-          await endOpenEpisodes(tx, { destinationId: id });
-        });
+        await inTransaction(db, (tx) => destinationGone(tx, id, now));
       }
       await db.notificationOutbox.update({
         where: { id: messageId },

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
@@ -7,7 +8,6 @@ import { AppError } from "@/lib/errors";
 import type { WebhookSendOptions } from "@/lib/notify/send-webhook";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { consumeRateLimit } from "../access/consume-rate-limit";
-import { recordAudit } from "../case/writer/audit";
 import type { DueNotification } from "./claim-notification-deliveries";
 import { deliverMessage, SEND_LEASE_SECONDS } from "./deliver-message";
 import { findDeliverableEndpoint } from "./notification-endpoint-signature";

@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "../case/writer/audit";
 import { endpointManager, NO_OWN_ENDPOINT, namedByAdmin } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";

@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { type EndpointUrlOptions, requireEndpointUrl } from "@/lib/validation/admin";
-import { recordAudit } from "../case/writer/audit";
 import { endpointManager, namedByAdmin } from "./endpoint-manager";
 import { ENDPOINT_PUBLIC_FIELDS } from "./list-notification-endpoints";
 import { generateSigningSecret } from "./notification-endpoint-signature";

@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
+import { allHours, figureRows, foldWhenDue } from "@/lib/db/stat-figures";
 import { type Family, renderFigures } from "@/lib/metrics/figures";
 import { caseFlagFigures } from "../case/case-flags";
 import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
-import { allHours, figureRows, foldWhenDue } from "./stat-figures";
 
 /** One scrape: the figures and review latencies read now, rendered with the process's counters. */
 export async function scrapeMetrics(db: Db, now = new Date()): Promise<string> {

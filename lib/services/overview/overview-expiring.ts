@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { type ProducerFilter, producerIn } from "./stat-figures";
+import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 
 export const EXPIRING_WINDOW_SECONDS = 3600;
 

@@ -1,6 +1,15 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import {
+  allHours,
+  figureRows,
+  foldWhenDue,
+  hoursFrom,
+  type ProducerFilter,
+  producerIn,
+  utcHourOf,
+} from "@/lib/db/stat-figures";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
@@ -11,15 +20,6 @@ import { inFlightPermits } from "../permit/in-flight";
 import { pausedProviders } from "../provider-breaker/provider-breakers";
 import { retentionPolicyView } from "../retention/retention-policy";
 import { outputsExpiringSoon } from "./overview-expiring";
-import {
-  allHours,
-  figureRows,
-  foldWhenDue,
-  hoursFrom,
-  type ProducerFilter,
-  producerIn,
-  utcHourOf,
-} from "./stat-figures";
 
 export { AGE_BUCKETS };
 

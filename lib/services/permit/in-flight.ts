@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { type ProducerFilter, producerIn } from "../overview/stat-figures";
+import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 
 type Row = { currency: string; live: bigint; accepted: bigint; micros: bigint; oldest: Date };
 

@@ -1,12 +1,13 @@
+import { insertCaselessAuditRow } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { actorColumns } from "@/lib/domain/principal";
 import type { PermitFacts } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
-import { actorColumns, type ProducerActor } from "../access/actor";
-import { insertCaselessAuditRow } from "../case/writer/audit";
+import type { ProducerActor } from "../access/actor";
 import { reserveCtes } from "../hold/writer/reserve";
 import { type GateRefusal, gateCtes, gateOutcomes, gateRefusal, gateTake } from "./send-gate";
 

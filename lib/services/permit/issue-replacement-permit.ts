@@ -1,7 +1,7 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { REPLACEMENT_SEND_WINDOW_SECONDS } from "@/lib/domain/send-permits";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * The permit of a send the product itself authorised (decision 036): a replacement finance

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { PermitStatus } from "@/lib/domain/send-permits";
@@ -6,7 +7,6 @@ import { storedText } from "@/lib/domain/stored-text";
 import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { recordJobOnAttempt } from "../case/job-owner";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
 import { openParkedCase } from "../case/writer/open-case";
 import { attachHoldToCase } from "../hold/writer/facts";
 

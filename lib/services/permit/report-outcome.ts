@@ -1,15 +1,15 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
-import { actorColumns, requireProducer } from "../access/actor";
+import { requireProducer } from "../access/actor";
 import { keepingRefusedClaims, recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
-import { recordAudit } from "../case/writer/audit";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { chargeAfterRelease } from "../hold/charge-after-release";
 import { settleInFull } from "../hold/settle-in-full";

@@ -1,9 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import { signWebhookReference } from "@/lib/auth/webhook-reference";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { planReserve } from "@/lib/domain/holds";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import {
   checkSendDeadline,
   decidePermitRequest,
@@ -17,8 +18,7 @@ import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { PermitRequestInput } from "@/lib/validation/permits";
-import { actorColumns, type ProducerActor, requireProducer } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
+import { type ProducerActor, requireProducer } from "../access/actor";
 import { reserve } from "../hold/writer/reserve";
 import { issueFirstPermit } from "./issue-first-permit";
 import { passSendGate } from "./send-gate";

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -6,7 +7,6 @@ import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import type { ProviderName } from "@/lib/providers/types";
 import type { ProviderBreakerInput } from "@/lib/validation/provider-breaker";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 
 type Settings = { unknownPercent: number; windowSeconds: number; minOutcomes: number };
 

@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import type { Principal } from "@/lib/domain/principal";
 import { increment } from "@/lib/metrics/counters";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * After a send of `producer` to `provider` ended `unknown` (the producer's report, or the product's

@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
 
 /**
  * A failure recorded without a job ("no job exists") that the job's own signed webhook

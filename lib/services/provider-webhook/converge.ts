@@ -1,12 +1,13 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
+import { actorColumns } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
 import { statusForEvidence } from "@/lib/providers/outputs";
 import type { WebhookReport } from "@/lib/providers/types";
-import { actorColumns, type ProviderActor } from "../access/actor";
+import type { ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
 import { observedOutputs } from "../claim/record-observation";
 import { chargeAfterRelease } from "../hold/charge-after-release";
 import { settleInFull } from "../hold/settle-in-full";

@@ -1,10 +1,10 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { scoreListedJob } from "@/lib/domain/reconciliation-score";
 import { requireWorker } from "../access/actor";
 import { SUGGESTION_WINDOW_MS } from "../case/suggest-reconciliations";
-import { recordAudit } from "../case/writer/audit";
 
 /** Its own kind, so a webhook's suggestion never counts as one of the provider searches a case is due. */
 export const WEBHOOK_SUGGESTION_AUDIT_KIND = "reconciliation_suggested_by_webhook";

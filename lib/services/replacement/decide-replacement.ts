@@ -1,11 +1,12 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { planReserve } from "@/lib/domain/holds";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { canAuthorizeReplacement } from "@/lib/domain/replacement";
 import { AppError } from "@/lib/errors";
 import type { ConfiguredAdapters } from "@/lib/providers";
-import { actorColumns, requireCaseInScope, requirePermission, type UserActor } from "../access/actor";
+import { requireCaseInScope, requirePermission, type UserActor } from "../access/actor";
 import {
   checkedCase,
   lookForOriginalJob,
@@ -15,7 +16,6 @@ import {
 } from "../case/look-for-original-job";
 import { returnToReconciliation } from "../case/return-to-reconciliation";
 import { loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
 import { reserve } from "../hold/writer/reserve";
 import { issueReplacementPermit } from "../permit/issue-replacement-permit";
 import { enforceSpendLimit } from "../spend-limit/enforce-spend-limit";

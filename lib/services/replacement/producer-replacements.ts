@@ -1,9 +1,9 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { requireProducer } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { webhookFor } from "../permit/request-permit";
 
 /**

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -7,7 +8,6 @@ import { requirePermission, type UserActor } from "../access/actor";
 import { refuseUnsearchableNoJob } from "../case/look-for-original-job";
 import { recordDecision } from "../case/record-decision";
 import { type CaseRow, loadCase, transitionCase } from "../case/transition-case";
-import { recordAudit } from "../case/writer/audit";
 
 export const DEFAULT_REPLACEMENT_TTL_SECONDS = 72 * 60 * 60;
 

@@ -1,9 +1,9 @@
 import { REDACTED_LABEL, redactedJson } from "@/lib/audit/canonical";
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, PrismaClient } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { GLOBAL_RETENTION_SCOPE, retentionReason } from "@/lib/domain/retention";
-import { recordAudit } from "../case/writer/audit";
 import { type EligibleOperation, eligibleOperationsSql } from "./eligible-operations";
 import { redactOperationRecords } from "./redact-operation-records";
 

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -5,7 +6,6 @@ import { GLOBAL_RETENTION_SCOPE } from "@/lib/domain/retention";
 import { AppError } from "@/lib/errors";
 import type { RetentionPolicyInput } from "@/lib/validation/retention";
 import { requirePermission } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { type RetentionDryRun, retentionFigures } from "./eligible-cases";
 
 export type RetentionPolicyView = {

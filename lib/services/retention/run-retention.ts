@@ -1,11 +1,11 @@
 import { REDACTED_LABEL, redactedJson } from "@/lib/audit/canonical";
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db, PrismaClient } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { RETENTION_BATCH, RETENTION_INTERVAL_MS, retentionReason } from "@/lib/domain/retention";
 import type { AssetStorage } from "@/lib/storage/types";
-import { recordAudit } from "../case/writer/audit";
 import { redactCaseRow } from "../case/writer/redaction";
 import { forgetExpiredOutputUrls } from "../claim/output-urls";
 import { redactHoldNotes } from "../hold/writer/facts";

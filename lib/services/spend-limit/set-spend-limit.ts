@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
@@ -5,7 +6,6 @@ import { inProducerScope } from "@/lib/domain/producer-scope";
 import type { SpendLimitTarget } from "@/lib/domain/spend-limits";
 import { AppError } from "@/lib/errors";
 import { requirePermission, requireUnscoped } from "../access/actor";
-import { recordAudit } from "../case/writer/audit";
 import { toMicros } from "../finance/finance-micros";
 
 export type SetSpendLimitInput = {

@@ -1,6 +1,6 @@
 import pg from "pg";
+import { foldStatDeltas } from "@/lib/db/stat-figures";
 import { createPrismaClient } from "../../../lib/db/client";
-import { foldStatDeltas } from "../../../lib/services/overview/stat-figures";
 import { runSessionTasks, type SessionTask } from "./session-tasks";
 
 /**
@@ -84,7 +84,7 @@ const SEED_ROWS = (count: number, table: string, first: number, last: number) =>
   FROM u`;
 
 // What the loaded rows add to the running totals: the deltas the triggers would have appended had
-// they been on, grouped per figure (lib/services/overview/stat-figures.ts and the migration define them).
+// they been on, grouped per figure (lib/db/stat-figures.ts and the migration define them).
 // The part's last check compares every figure with full scans of the rows.
 const SEED_DELTAS = (
   seed: string,

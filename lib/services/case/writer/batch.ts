@@ -1,8 +1,8 @@
+import { insertAuditSelect } from "@/lib/audit/writer";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { AuditKind } from "@/lib/domain/case-commands";
-import type { Principal } from "@/lib/domain/principal";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import type { StateMove } from "@/lib/domain/state-moves";
-import { actorColumns } from "../../access/actor";
 import { auditSnapshots, type CaseSeen, type Decided, snapshotOf, timestampAssignments, timestampsOf } from "./change";
 
 /**
@@ -34,12 +34,11 @@ export function stateMoveCtes(input: {
         AND c.stage::text = ANY(string_to_array(${move.stages.join(",")}::text, ','))
       RETURNING c.id, c.episode, c.stage, c.version, c.provider_job_id, c.provider, c.model, c.poll_attempts
     ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT m.id, m.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${move.auditKind},
+      ${insertAuditSelect(Prisma.sql`SELECT m.id, m.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${move.auditKind},
              ${snapshot(Prisma.sql`${move.from}::text`, Prisma.sql`m.version - 1`)},
              ${snapshot(Prisma.sql`${move.to}::text`, Prisma.sql`m.version`)},
              ${input.evidence}
-      FROM moved m JOIN ${input.source} s ON s.case_id = m.id
+      FROM moved m JOIN ${input.source} s ON s.case_id = m.id`)}
     )`;
 }
 
@@ -90,9 +89,8 @@ export function decidedChangesCtes(input: { actor: Principal; source: Prisma.Sql
         ${input.where ? Prisma.sql`AND ${input.where}` : Prisma.empty}
       RETURNING c.id
     ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT r.id, r.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, r.audit_kind, r.before, r.after, r.evidence
-      FROM ${input.source} r JOIN moved m ON m.id = r.id
+      ${insertAuditSelect(Prisma.sql`SELECT r.id, r.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, r.audit_kind, r.before, r.after, r.evidence
+      FROM ${input.source} r JOIN moved m ON m.id = r.id`)}
     )`;
 }
 
@@ -112,9 +110,8 @@ export function escalationCtes(input: { actor: Principal; source: Prisma.Sql; no
       FROM ${input.source} s WHERE c.id = s.id AND c.escalated_at IS NULL AND c.state <> 'resolved'
       RETURNING c.id, c.episode, c.stage, c.state, c.provider_job_id, c.version, c.retry_deadline, s.reason
     ), audited AS (
-      INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence)
-      SELECT e.id, e.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${kind},
+      ${insertAuditSelect(Prisma.sql`SELECT e.id, e.episode, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${kind},
              ${snapshot(false)}, ${snapshot(true)}, jsonb_build_object('reason', e.reason, 'deadline', e.retry_deadline)
-      FROM escalated e
+      FROM escalated e`)}
     )`;
 }

@@ -1,3 +1,4 @@
+import { type AuditRow, insertAuditRows, recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { AuditKind, CaseCommandType, CaseSnapshot } from "@/lib/domain/case-commands";
@@ -5,7 +6,6 @@ import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
-import { type AuditRow, insertAuditRows, recordAudit } from "./audit";
 
 /** A decision `decide()` allowed. */
 export type Decided = { next: CaseSnapshot; auditKind: AuditKind; changesState: boolean };

@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "./audit";
 
 type OpenCase = {
   id: string;

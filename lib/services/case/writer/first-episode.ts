@@ -1,7 +1,7 @@
+import { insertAuditSelect } from "@/lib/audit/writer";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
-import type { ProducerActor } from "../../access/actor";
-import { actorColumns } from "../../access/actor";
 
 /**
  * The audit rows of a case's first registration, for the statement that inserts it (`source`: the
@@ -9,7 +9,7 @@ import { actorColumns } from "../../access/actor";
  * hold reserved, in that order.
  */
 export function firstEpisodeAudit(input: {
-  actor: ProducerActor;
+  actor: Extract<Principal, { kind: "api_key" }>;
   source: Prisma.Sql;
   evidence: string;
   /** When it happened (an SQL timestamptz expression). */
@@ -18,15 +18,17 @@ export function firstEpisodeAudit(input: {
 }): Prisma.Sql {
   const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
   const { holdId, amountMicros, currency } = input.hold;
-  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, after, evidence, created_at)
-      SELECT cs.id, 1, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, e.kind, e.after, e.evidence, ${input.at}
+  return insertAuditSelect(
+    Prisma.sql`SELECT cs.id, 1, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, e.kind, NULL::jsonb, e.after, e.evidence, ${input.at}
       FROM ${input.source} cs CROSS JOIN LATERAL (VALUES
         (1, 'parked', jsonb_build_object('stage', cs.stage, 'state', cs.state, 'providerJobId', cs.provider_job_id,
                                          'version', cs.version), ${input.evidence}::jsonb),
         (2, 'hold_reserved', jsonb_build_object('holdId', ${holdId}::text, 'amountMicros', ${amountMicros}::bigint,
                                                 'currency', ${currency}::text), NULL::jsonb)
       ) AS e(ord, kind, after, evidence)
-      ORDER BY e.ord`;
+      ORDER BY e.ord`,
+    { at: true },
+  );
 }
 
 /**

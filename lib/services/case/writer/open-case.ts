@@ -1,8 +1,8 @@
+import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/prisma/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { Stage } from "@/lib/domain/stages";
-import { recordAudit } from "./audit";
 
 /** What a case is opened with, parked: the operation and attempt it recovers and what was registered. */
 export type ParkedCaseFacts = {

@@ -1,7 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import type { Principal } from "@/lib/domain/principal";
-import { actorColumns } from "../../access/actor";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 
 export type AuditInput = {
   actor: Principal;
@@ -88,4 +87,15 @@ export function insertCaselessAuditRow(input: {
   return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, after)
     SELECT NULL, NULL, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${input.kind}, ${JSON.stringify(input.after)}::jsonb
     FROM ${input.source} s`;
+}
+
+/**
+ * `INSERT INTO audit_events` of the rows `select` yields, for a writer's single statement (the case
+ * writer's batches and first episodes): its columns are case_id, episode, actor_kind, actor_id,
+ * actor_label, kind, before, after, evidence, and with `at` a created_at. The chain's columns are the trigger's.
+ */
+export function insertAuditSelect(select: Prisma.Sql, options: { at?: boolean } = {}): Prisma.Sql {
+  const createdAt = options.at ? Prisma.sql`, created_at` : Prisma.empty;
+  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence${createdAt})
+    ${select}`;
 }
