@@ -116,7 +116,7 @@ describe("a release while the send's outcome is unknown", () => {
 describe("a hold whose job is known to be completed", () => {
   it("is neither released nor written off (409 send_completed) while its case delivers, and settles", async () => {
     const { finance } = await financeToken();
-    const { caseId } = await h.approvedCase("delivery");
+    const { caseId } = await h.approvedCase("delivery", { outcome: "succeeded" });
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
     for (const kind of ["release", "write_off"] as const) {
       await expect(
