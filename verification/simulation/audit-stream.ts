@@ -50,6 +50,9 @@ const NOT_UNDER_CLAIM = new Set([
   "reopened",
   // ... carrying finance's decision on that hold, taken while the send was in flight (DESIGN rule 18).
   "hold_decided_before_case",
+  // A charge after release is booked on the completion's proof, whoever brings it (DESIGN rule 18):
+  // a producer's report, a webhook, or a delivery's stored outputs in the claim's own transaction.
+  "charged_after_release",
 ]);
 
 /** A hold's resolution on its case's timeline: finance's, or one it took before the send parked as the case. */

@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker } from "../access/actor";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
-import { chargeAfterRelease } from "../hold/charge-after-release";
+import { chargeCaseIfReleased } from "../hold/charge-after-release";
 import { webhookMessage } from "../notification/enqueue-notification";
 import type { FinishOutcome } from "./finish-action";
 import { type ClaimProof, claimIsHeld, type HeldCase, heldClaimCtes } from "./lease-guard";
@@ -108,21 +108,7 @@ export async function publishDelivery(
     );
     const ended = claimWriteEnded("finish_resolved", rows[0]);
     if (ended !== "moved") return ended;
-    await chargeIfReleased(db, worker, seen.caseId);
+    await chargeCaseIfReleased(db, worker, seen.caseId, "the worker stored the outputs");
     return "resolved";
   });
-}
-
-/**
- * DESIGN rule 18: stored outputs prove the provider completed the job. If finance released or wrote
- * off its hold before (a send in flight, a case parked for delivery by its producer), the charge is
- * booked now, flagged, like every other completion proved after a release.
- */
-async function chargeIfReleased(db: Db, actor: Principal, caseId: string): Promise<void> {
-  const [hold] = await sqlRows<{ id: string }>(
-    db,
-    Prisma.sql`SELECT h.id FROM holds h JOIN cases c ON c.attempt_ref = h.attempt_ref
-               WHERE c.id = ${caseId}::uuid AND h.status = 'released'`,
-  );
-  if (hold) await chargeAfterRelease(db, actor, { holdRef: hold.id, how: "the worker stored the outputs" });
 }

@@ -44,3 +44,15 @@ export async function chargeAfterRelease(
   });
   return BigInt(plan.amountMicros);
 }
+
+/**
+ * The same for a case's current attempt, when a completion is proved on the case (a status check
+ * in delivery, stored outputs): a hold released or written off before it is charged now, flagged.
+ * One read when nothing was released.
+ */
+export async function chargeCaseIfReleased(db: Db, actor: Principal, caseId: string, how: string): Promise<void> {
+  const [hold] = await db.$queryRaw<{ id: string }[]>`
+    SELECT h.id::text FROM holds h JOIN cases c ON c.attempt_ref = h.attempt_ref
+    WHERE c.id = ${caseId}::uuid AND h.status = 'released'`;
+  if (hold) await chargeAfterRelease(db, actor, { holdRef: hold.id, how });
+}
