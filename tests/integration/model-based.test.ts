@@ -567,13 +567,17 @@ class ResolveHold extends CaseCommand {
     // DESIGN rule 18: the current attempt's job may still complete while its case is uncertain or polling.
     const outcomeUnknown =
       hold.ref === c.currentHold && c.state !== "resolved" && ["submission_uncertain", "polling"].includes(c.stage);
+    // ... and once the case of the current attempt reached delivery, the job is known completed: settled only.
+    const completed = hold.ref === c.currentHold && c.stage === "delivery";
     const expected = this.asReviewer
       ? err("forbidden")
       : hold.status !== "held"
         ? err("hold_already_resolved")
-        : this.decision === "release" && outcomeUnknown
-          ? err("send_outcome_unknown")
-          : ok(this.decision === "release" ? "released" : "settled");
+        : this.decision === "release" && completed
+          ? err("send_completed")
+          : this.decision === "release" && outcomeUnknown
+            ? err("send_outcome_unknown")
+            : ok(this.decision === "release" ? "released" : "settled");
     const user = this.asReviewer ? r.users.reviewer : r.users.finance1;
     const result = await attempt(() =>
       resolveHold(

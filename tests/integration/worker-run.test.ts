@@ -91,8 +91,9 @@ function pick<T>(random: () => number, items: readonly T[]): T {
 }
 
 /** What each case should end as, given its job and its fault. */
-function allowedFinals(kind: JobKind, stage: Plan["stage"], fault: FaultKind): Final[] {
-  const statusFatal = fault === "http_500_exhausted" || (fault === "rate_limit_long" && stage === "delivery");
+function allowedFinals(kind: JobKind, fault: FaultKind): Final[] {
+  // A long throttle is waited out in either stage (a delivery waits like a poll, decision 043).
+  const statusFatal = fault === "http_500_exhausted";
   const downloadFatal = fault === "corrupt" || fault === "truncate";
   switch (kind) {
     case "fast":
@@ -163,7 +164,7 @@ function buildPlan(random: () => number): Plan[] {
       ];
       fault = pick(random, choices);
     }
-    plans.push({ index, provider, model, stage, kind, fault, jobId, spec, allowed: allowedFinals(kind, stage, fault) });
+    plans.push({ index, provider, model, stage, kind, fault, jobId, spec, allowed: allowedFinals(kind, fault) });
   }
   return plans;
 }
@@ -189,7 +190,7 @@ function faultRule(plan: Plan, random: () => number): FaultRuleInput | null {
       // Within the adapter's patience: it waits and asks again.
       return { match: { jobId, route: "status" }, fault: { type: "rate_limit", retryAfterSeconds: 1 }, times: 1 };
     case "rate_limit_long":
-      // Beyond it: the check ends as throttled and is rescheduled (polling) or parked (delivery).
+      // Beyond it: the check ends as throttled and is rescheduled, whatever the stage.
       return { match: { jobId, route: "status" }, fault: { type: "rate_limit", retryAfterSeconds: 2 }, times: 1 };
     case "http_500_once":
       return { match: { jobId, route: "status" }, fault: { type: "http_error", status: 500 }, times: 1 };
