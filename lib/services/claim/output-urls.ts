@@ -41,7 +41,7 @@ export function keepOutputUrls(wanted: Prisma.Sql, outputs: readonly OutputRef[]
   return Prisma.sql`INSERT INTO output_urls (attempt_ref, output_index, case_id, url, content_type, size_bytes, expires_at)
     SELECT w.attempt_ref, o."outputIndex", w.case_id, o.url, o."contentType", o.size,
            coalesce(o."expiresAt", now() + make_interval(secs => ${DEFAULT_OUTPUT_URL_SECONDS}))
-    FROM (SELECT DISTINCT case_id, attempt_ref FROM ${wanted}) w
+    FROM (SELECT DISTINCT case_id, attempt_ref FROM ${wanted} AS wanted_outputs) w
     CROSS JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS o("outputIndex" int, url text, "contentType" text, size bigint, "expiresAt" timestamptz)
     ON CONFLICT (attempt_ref, output_index) DO UPDATE
