@@ -138,9 +138,9 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
         id="queue-more-filters"
         className={`${open ? "grid" : "hidden"} mt-2 grid-cols-2 gap-3 md:grid md:grid-cols-4`}
       >
-        <label className="text-sm font-medium">
-          State
-          <select {...bind("state")}>
+        <div className="text-sm font-medium">
+          <label htmlFor="queue-filter-state">State</label>
+          <select {...bind("state")} id="queue-filter-state">
             <option value="">open (not resolved)</option>
             {CASE_STATES.map((s) => (
               <option key={s} value={s}>
@@ -148,20 +148,20 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
               </option>
             ))}
           </select>
-        </label>
-        <label className="text-sm font-medium">
-          Flag
-          <select {...bind("flag")}>
+        </div>
+        <div className="text-sm font-medium">
+          <label htmlFor="queue-filter-flag">Flag</label>
+          <select {...bind("flag")} id="queue-filter-flag">
             <option value="">any</option>
             <option value="escalated">escalated (deadline passed)</option>
             <option value="hold_open">resolved, hold open</option>
             <option value="producer_not_told">producer not told</option>
           </select>
-        </label>
+        </div>
         <Picker label="Producer" bound={bind("producer")} none="any" choices={options.producers} />
-        <label className="text-sm font-medium">
-          Assigned to
-          <select {...bind("assigneeId")}>
+        <div className="text-sm font-medium">
+          <label htmlFor="queue-filter-assigneeId">Assigned to</label>
+          <select {...bind("assigneeId")} id="queue-filter-assigneeId">
             <option value="">anyone or no one</option>
             {options.assignees.map((a) => (
               <option key={a.id} value={a.id}>
@@ -169,7 +169,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <Picker
           label="Provider"
           bound={bind("provider")}
@@ -177,9 +177,9 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
           choices={options.providers.map((p) => p.provider)}
         />
         <Picker label="Model" bound={bind("model")} none="any" choices={models} />
-        <label className="text-sm font-medium">
-          Older than
-          <select {...bind("minAgeMinutes")}>
+        <div className="text-sm font-medium">
+          <label htmlFor="queue-filter-minAgeMinutes">Older than</label>
+          <select {...bind("minAgeMinutes")} id="queue-filter-minAgeMinutes">
             <option value="">any age</option>
             {ageOptions.map((p) => (
               <option key={p.minutes} value={p.minutes}>
@@ -187,7 +187,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <fieldset className="text-sm font-medium">
           <legend>Held at least</legend>
           <div className="flex gap-1">
