@@ -63,8 +63,8 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
         onConfirm={confirm}
         onBack={() => (back() ? onClose() : setConfirming(false))}
       >
-        Releases the whole <Money micros={hold.amountMicros} currency={hold.currency} /> back to budget and records that
-        {writeOff ? "writes it off for your reason." : "nothing was charged."}
+        Releases the whole <Money micros={hold.amountMicros} currency={hold.currency} /> back to budget and records{" "}
+        {writeOff ? "that you wrote it off, with your reason." : "that nothing was charged."}
         {writeOff ? (
           <strong className="mt-1 block text-red-900">
             ⚠ The provider may still complete this job ({hold.outcomeUnknown}); if it does, its charge is booked and
@@ -97,7 +97,11 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
         errors={errors}
         onChange={setText}
         noteLabel={writeOff ? "Reason for writing it off" : undefined}
-        evidenceHint="Evidence of no charge: usage export with 0 s, invoice without the job, provider support reply."
+        evidenceHint={
+          writeOff
+            ? "What you relied on: the producer's or provider's word, a ticket, a usage export so far."
+            : "Evidence of no charge: usage export with 0 s, invoice without the job, provider support reply."
+        }
       />
       <div className="flex gap-2">
         <Button type="submit">{writeOff ? "Review write-off" : "Review release"}</Button>

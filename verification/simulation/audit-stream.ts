@@ -51,7 +51,7 @@ const NOT_UNDER_CLAIM = new Set([
   // ... carrying finance's decision on that hold, taken while the send was in flight (DESIGN rule 18).
   "hold_decided_before_case",
   // A charge after release is booked on the completion's proof, whoever brings it (DESIGN rule 18):
-  // a producer's report, a webhook, or a delivery's stored outputs in the claim's own transaction.
+  // a producer's report, a webhook, a status check or a delivery's stored outputs, in a transaction of its own.
   "charged_after_release",
 ]);
 

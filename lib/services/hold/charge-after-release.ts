@@ -1,5 +1,6 @@
 import { recordAudit } from "@/lib/audit/writer";
-import type { Db } from "@/lib/db/client";
+import type { Db, Prisma } from "@/lib/db/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { planLateCharge } from "@/lib/domain/holds";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { bookLateCharge } from "./writer/late-charge";
@@ -11,7 +12,17 @@ import { bookLateCharge } from "./writer/late-charge";
  * Returns the micro-units charged, 0n when the hold is not released or was charged already.
  */
 export async function chargeAfterRelease(
-  tx: Db,
+  db: Db,
+  actor: Principal,
+  input: { holdRef: string; how: string; costMicros?: number | null },
+): Promise<bigint> {
+  // The entry, the hold's flag and the audit row commit together (DESIGN rule 8): a crash between
+  // them would leave an entry that a retry (skipping the duplicate) never flags or audits.
+  return inTransaction(db, (tx) => bookIfReleased(tx, actor, input));
+}
+
+async function bookIfReleased(
+  tx: Prisma.TransactionClient,
   actor: Principal,
   input: { holdRef: string; how: string; costMicros?: number | null },
 ): Promise<bigint> {
@@ -53,6 +64,6 @@ export async function chargeAfterRelease(
 export async function chargeCaseIfReleased(db: Db, actor: Principal, caseId: string, how: string): Promise<void> {
   const [hold] = await db.$queryRaw<{ id: string }[]>`
     SELECT h.id::text FROM holds h JOIN cases c ON c.attempt_ref = h.attempt_ref
-    WHERE c.id = ${caseId}::uuid AND h.status = 'released'`;
+    WHERE c.id = ${caseId}::uuid AND h.status = 'released' AND h.late_charged_at IS NULL`;
   if (hold) await chargeAfterRelease(db, actor, { holdRef: hold.id, how });
 }

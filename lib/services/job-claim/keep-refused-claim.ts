@@ -1,19 +1,11 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import type { ClaimDoor } from "@/lib/domain/job-claims";
 import type { Principal } from "@/lib/domain/principal";
 import { logger } from "@/lib/log/logger";
-import { recordConflict } from "./record-conflict";
+import { type ClaimConflict, recordConflict } from "./record-conflict";
 
 /** A claim the rule refused, as the conflict row and both timelines will name it. */
-export type RefusedClaim = {
-  provider: string;
-  providerJobId: string;
-  door: ClaimDoor;
-  claimantAttemptRef: string;
-  holderAttemptRef: string | null;
-  reason: string;
-};
+export type RefusedClaim = ClaimConflict;
 
 // The refusal rolls its transaction back; the error carries what to keep afterwards, under a symbol
 // no answer's body reads (toErrorBody takes code, message and extra only).

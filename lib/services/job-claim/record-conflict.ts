@@ -4,6 +4,16 @@ import type { ClaimDoor } from "@/lib/domain/job-claims";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 
+/** Two claims on one job as a conflict row and both timelines name them. */
+export type ClaimConflict = {
+  provider: string;
+  providerJobId: string;
+  door: ClaimDoor;
+  claimantAttemptRef: string;
+  holderAttemptRef: string | null;
+  reason: string;
+};
+
 /**
  * A claim that met another operation's claim or the provider's evidence, kept with the evidence,
  * and flagged on both operations' cases (or their permits' records, before they have one) with a
@@ -12,14 +22,8 @@ import { sanitise } from "@/lib/domain/sanitise";
 export async function recordConflict(
   tx: Prisma.TransactionClient,
   actor: Principal,
-  input: {
-    provider: string;
-    providerJobId: string;
-    door: ClaimDoor;
+  input: ClaimConflict & {
     outcome: "taken_from_holder" | "contested" | "transplant" | "refused";
-    claimantAttemptRef: string;
-    holderAttemptRef: string | null;
-    reason: string;
     evidence: Record<string, unknown>;
   },
 ): Promise<void> {

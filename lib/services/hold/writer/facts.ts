@@ -1,8 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 
-// Writes to a hold that move no money: which case holds it, and its note's redaction. The amounts,
-// the status and the ledger change only through reserve.ts and resolve.ts.
+// Writes to a hold that move no money: which case holds it, finance's decision on a charge after
+// release, and the redaction of its notes. The amounts, the status and the ledger change only
+// through reserve.ts, resolve.ts and late-charge.ts.
 
 /** A send permit's hold joins the case its send parked as (it had none until then). */
 export async function attachHoldToCase(tx: Db, input: { holdRef: string; caseId: string }): Promise<void> {
