@@ -69,4 +69,11 @@ describe("request summaries keep prompts as digests", () => {
     expect(storedText("the prompt was wrong", { storePrompts: false })).toBe("the prompt was wrong");
     expect(storedText(note, { storePrompts: true })).toBe(note);
   });
+
+  it("digests the whole of a quoted prompt that spans lines, leaving none of its lines in clear", () => {
+    const note = 'prompt: "a fox in the snow,\nslow dolly zoom"\nthanks';
+    expect(storedText(note, { storePrompts: false })).toBe(
+      `prompt: [prompt sha256:${sha("a fox in the snow,\nslow dolly zoom")} length:34]\nthanks`,
+    );
+  });
 });

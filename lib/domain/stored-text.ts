@@ -36,7 +36,8 @@ export function storedText(value: unknown, options: StoredTextOptions): unknown 
 
 // "prompt: a fox", "negative_prompt = 'blur'", "Prompt: \"a fox\"": the name ends in prompt(s),
 // as isPromptKey reads names; the value is a quoted string or the rest of the line.
-const PROMPT_IN_TEXT = /\b([A-Za-z_-]*prompts?)(["']?[ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\n]+)/gi;
+// A quoted value may span lines (a pasted multi-line prompt): all of it is the prompt.
+const PROMPT_IN_TEXT = /\b([A-Za-z_-]*prompts?)(["']?[ \t]*[:=][ \t]*)("[^"]*"|'[^']*'|[^\n]+)/gi;
 
 function digestPromptsInText(text: string): string {
   return text.replace(PROMPT_IN_TEXT, (whole, name: string, separator: string, raw: string) => {

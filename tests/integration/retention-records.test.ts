@@ -11,6 +11,8 @@ import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { dryRunRetention, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
@@ -188,6 +190,36 @@ describe("records that belong to a case or to nothing", () => {
     expect(marked(seen.detail)).toBe(true);
     expect(seen.kind).toBe("completed");
     expect(marked((await db.providerWebhook.findUniqueOrThrow({ where: { id: webhook.id } })).detail)).toBe(true);
+  });
+
+  it("a resolved case waits while a later send of its operation is recent, then ends with it", async () => {
+    const park = parkInput("generation_failed", { providerJobId: undefined });
+    const { caseId } = await parkCase(db, shop, park);
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "content filter" });
+    const finance = await makeUser(db, ["finance"]);
+    const authorized = await authorizeReplacement(db, finance, requestId, { evidence: "ok" });
+    const first = await db.hold.findFirstOrThrow({ where: { caseId, holdId: park.hold.holdId } });
+    await resolveHold(db, finance, first.id, { kind: "release", note: "no charge", evidence: "none" });
+    // The replacement went out under its permit and completed today; the case resolved days ago.
+    const job = `job-${park.operationId}-replacement`;
+    const report = outcomeInput(park.operationId, authorized.permit.token, "completed", job);
+    await reportOutcome(db, shop, authorized.attemptId, {
+      ...report,
+      evidence: { summary: "the new video", observedAt: new Date().toISOString() },
+    });
+    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '2 days' WHERE id = ${caseId}::uuid`;
+    expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ state: "resolved" });
+    await run();
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).redactedAt).toBeNull();
+    const sent = await db.sendPermit.findFirstOrThrow({ where: { attempt: { attemptId: authorized.attemptId } } });
+    expect(marked(sent.lastReport)).toBe(false);
+    // Once its send is as old as the policy, the operation's records end together.
+    await db.$executeRaw`UPDATE send_permits SET created_at = now() - interval '2 days', reported_at = now() - interval '2 days'
+                          WHERE id = ${sent.id}::uuid`;
+    await run();
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).redactedAt).not.toBeNull();
+    expect(marked((await db.sendPermit.findUniqueOrThrow({ where: { id: sent.id } })).lastReport)).toBe(true);
   });
 
   it("a webhook that matched nothing keeps its body for the global policy, then loses it", async () => {

@@ -7,7 +7,8 @@ export type EligibleCase = { id: string; resolved_at: Date; days: number };
 
 /**
  * Resolved cases whose retention period (the producer's policy, else the global one) has passed,
- * not yet redacted, and with nothing still open: no hold still held, no pending replacement
+ * not yet redacted, and with nothing still open: no hold still held, no send of its operation in
+ * flight or younger than the period, no pending replacement
  * request, no suspected duplicate that was not withdrawn (the "open dispute", decision 033), and no
  * notification still due (the producer hears of the case first; retries end within days).
  * `lock` takes the rows (SKIP LOCKED) for a run; a dry run reads without locking.
@@ -28,6 +29,12 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
       -- Never later than the database's clock: audit_redact_case judges the period by it.
       AND c.resolved_at <= least(${options.now}::timestamptz, now()) - make_interval(days => e.days)
       AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
+      -- The operation's records end together (redact-operation-records.ts): not while a later send
+      -- of it is in flight, or was issued or reported within the period.
+      AND NOT EXISTS (SELECT 1 FROM send_permits s WHERE s.operation_ref = c.operation_ref
+                       AND (s.status IN ('live', 'accepted')
+                            OR greatest(s.created_at, s.reported_at)
+                               > least(${options.now}::timestamptz, now()) - make_interval(days => e.days)))
       AND NOT EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = c.id AND r.status = 'pending')
       AND NOT EXISTS (SELECT 1 FROM suspected_duplicates d WHERE d.case_id = c.id AND NOT d.withdrawn)
       AND NOT EXISTS (SELECT 1 FROM notification_outbox n
