@@ -210,6 +210,13 @@ describe("one provider job, one operation (rule 11)", () => {
       status: "open",
     });
     expect(await db.decision.count({ where: { caseId: b.caseId } })).toBe(0);
+    // The refused attach is kept for both reviewers once (decision 039), though it came from inside
+    // the confirmation's own transaction.
+    const kase = await db.case.findUniqueOrThrow({ where: { id: b.caseId } });
+    const conflicts = await db.jobClaimConflict.findMany({
+      where: { claimantAttemptRef: kase.attemptRef, outcome: "refused" },
+    });
+    expect(conflicts).toMatchObject([{ door: "attach" }]);
   });
 
   it("a new episode of the same operation names its own job; it cannot reuse an earlier attempt's job", async () => {

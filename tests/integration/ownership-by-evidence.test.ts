@@ -169,6 +169,17 @@ describe("two producers claim one job: the provider's evidence decides, in any o
     }
   });
 
+  it("keeps a refused claim once, however its repeats interleave", async () => {
+    const a = await sendUnderPermit(shopA);
+    const b = await sendUnderPermit(shopB);
+    const x = a.job.id;
+    expect((await report(a, x)).ok).toBe(true);
+    const answers = await Promise.all([report(b, x), report(b, x), report(b, x)]);
+    expect(answers.map((answer) => answer.code)).toEqual(Array(3).fill("provider_job_in_use"));
+    const claimant = (await attemptOf(b)).id;
+    expect(await db.jobClaimConflict.count({ where: { claimantAttemptRef: claimant, outcome: "refused" } })).toBe(1);
+  });
+
   it("a reviewer can still move the job only to the operation the evidence proves", async () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     const a = await sendUnderPermit(shopA);

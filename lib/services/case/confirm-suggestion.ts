@@ -4,6 +4,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import { requirePermission } from "../access/actor";
+import { keepingRefusedClaims } from "./job-owner";
 import { reconcileCase } from "./reconcile-case";
 import { loadCase } from "./transition-case";
 
@@ -17,43 +18,46 @@ export type ConfirmSuggestionInput = { suggestionId: string; evidence: string };
  */
 export async function confirmSuggestion(db: Db, actor: Principal, caseId: string, input: ConfirmSuggestionInput) {
   const user = requirePermission(actor, "case:reconcile");
-  return inTransaction(db, async (tx) => {
-    const row = await loadCase(tx, caseId, user);
-    const suggestion = await tx.reconciliationSuggestion.findUnique({ where: { id: input.suggestionId } });
-    if (!suggestion || suggestion.caseId !== caseId) throw new AppError("not_found", "No such suggestion.");
-    if (suggestion.status !== "open") {
-      throw new AppError("conflict", `This suggestion was already ${suggestion.status}.`);
-    }
-    if (row.episode !== suggestion.episode) {
-      throw new AppError("conflict", "This suggestion belongs to an earlier episode of the case.");
-    }
-    const result = await reconcileCase(tx, user, caseId, {
-      verdict: "attach",
-      providerJobId: suggestion.providerJobId,
-      evidence: input.evidence,
-    });
-    const { count } = await tx.reconciliationSuggestion.updateMany({
-      where: { id: suggestion.id, status: "open" },
-      data: { status: "confirmed" },
-    });
-    if (count === 0) throw new AppError("lost_race", "Someone else acted on this suggestion first; reload.");
-    const dismissed = await tx.reconciliationSuggestion.updateMany({
-      where: { caseId, episode: suggestion.episode, status: "open" },
-      data: { status: "dismissed" },
-    });
-    await recordAudit(tx, {
-      actor: user,
-      kind: "reconciliation_suggestion_confirmed",
-      caseId,
-      episode: suggestion.episode,
-      evidence: {
-        suggestionId: suggestion.id,
+  // The attach is refused inside this transaction, so its refusal is kept after this one rolls back.
+  return keepingRefusedClaims(db, user, () =>
+    inTransaction(db, async (tx) => {
+      const row = await loadCase(tx, caseId, user);
+      const suggestion = await tx.reconciliationSuggestion.findUnique({ where: { id: input.suggestionId } });
+      if (!suggestion || suggestion.caseId !== caseId) throw new AppError("not_found", "No such suggestion.");
+      if (suggestion.status !== "open") {
+        throw new AppError("conflict", `This suggestion was already ${suggestion.status}.`);
+      }
+      if (row.episode !== suggestion.episode) {
+        throw new AppError("conflict", "This suggestion belongs to an earlier episode of the case.");
+      }
+      const result = await reconcileCase(tx, user, caseId, {
+        verdict: "attach",
         providerJobId: suggestion.providerJobId,
-        confidence: suggestion.confidence,
-        matched: suggestion.matched ?? [],
-        othersDismissed: dismissed.count,
-      },
-    });
-    return { ...result, suggestionId: suggestion.id, providerJobId: suggestion.providerJobId };
-  });
+        evidence: input.evidence,
+      });
+      const { count } = await tx.reconciliationSuggestion.updateMany({
+        where: { id: suggestion.id, status: "open" },
+        data: { status: "confirmed" },
+      });
+      if (count === 0) throw new AppError("lost_race", "Someone else acted on this suggestion first; reload.");
+      const dismissed = await tx.reconciliationSuggestion.updateMany({
+        where: { caseId, episode: suggestion.episode, status: "open" },
+        data: { status: "dismissed" },
+      });
+      await recordAudit(tx, {
+        actor: user,
+        kind: "reconciliation_suggestion_confirmed",
+        caseId,
+        episode: suggestion.episode,
+        evidence: {
+          suggestionId: suggestion.id,
+          providerJobId: suggestion.providerJobId,
+          confidence: suggestion.confidence,
+          matched: suggestion.matched ?? [],
+          othersDismissed: dismissed.count,
+        },
+      });
+      return { ...result, suggestionId: suggestion.id, providerJobId: suggestion.providerJobId };
+    }),
+  );
 }

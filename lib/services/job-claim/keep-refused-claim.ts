@@ -1,5 +1,6 @@
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import type { Principal } from "@/lib/domain/principal";
 import { logger } from "@/lib/log/logger";
 import { type ClaimConflict, recordConflict } from "./record-conflict";
@@ -29,9 +30,11 @@ function refusedClaimOf(error: unknown): RefusedClaim | undefined {
 export async function keepRefusedClaim(db: Db, actor: Principal, error: unknown): Promise<void> {
   const claim = refusedClaimOf(error);
   if (!claim) return;
-  await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) =>
-    logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept"),
-  );
+  await inTransaction(db, (tx) => keepOnce(tx, actor, claim)).catch((failure: unknown) => {
+    // A refusal racing its twin: the other kept it (job_claim_conflicts_refused_once).
+    if (isUniqueViolation(failure)) return;
+    logger("job-claim").error({ err: failure, provider: claim.provider }, "a refused job claim could not be kept");
+  });
 }
 
 async function keepOnce(tx: Prisma.TransactionClient, actor: Principal, claim: RefusedClaim): Promise<void> {
