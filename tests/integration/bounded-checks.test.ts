@@ -114,7 +114,10 @@ describe("bounded status checks (DESIGN rule 19)", () => {
   it("schedules the next check within the bound no later than the bound's end", async () => {
     // An hour's bound and a wait of one to two hours: however slowly a busy machine reaches the tick,
     // the check falls within the bound and its next one is cut to the bound's end.
-    const ctx = await contextWith({ maxAttempts: 1_000, maxSeconds: 3_600 }, { pollBaseSeconds: 7_200, pollMaxSeconds: 7_200 });
+    const ctx = await contextWith(
+      { maxAttempts: 1_000, maxSeconds: 3_600 },
+      { pollBaseSeconds: 7_200, pollMaxSeconds: 7_200 },
+    );
     const { caseId, actionId } = await approvedNeverFinishing();
     expect(await tickFor(ctx, caseId)).toBe("rescheduled");
     const action = await db.recoveryAction.findUniqueOrThrow({ where: { id: actionId } });
