@@ -86,16 +86,23 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
               >
                 Settle…
               </Button>
-              <Button
-                id={`${id}-release`}
-                variant="secondary"
-                className="px-3 py-1"
-                aria-expanded={panel === "release"}
-                aria-controls={`${id}-panel`}
-                onClick={() => setPanel(panel === "release" ? null : "release")}
-              >
-                {hold.outcomeUnknown ? "Write off…" : "Release…"}
-              </Button>
+              {hold.completed ? (
+                // DESIGN rule 18: the job is known completed, so it is charged: settle only.
+                <span className="self-center text-xs text-slate-700" title={hold.completed}>
+                  completed: settle it
+                </span>
+              ) : (
+                <Button
+                  id={`${id}-release`}
+                  variant="secondary"
+                  className="px-3 py-1"
+                  aria-expanded={panel === "release"}
+                  aria-controls={`${id}-panel`}
+                  onClick={() => setPanel(panel === "release" ? null : "release")}
+                >
+                  {hold.outcomeUnknown ? "Write off…" : "Release…"}
+                </Button>
+              )}
             </div>
           ) : (
             <span className="text-xs text-slate-600">view only</span>

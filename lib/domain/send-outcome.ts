@@ -8,6 +8,19 @@ export interface SendFacts {
   case: { stage: Stage; state: CaseState; current: boolean } | null;
 }
 
+/** A hold's send facts from its permit and case rows, as every reader of holds has them. */
+export function sendFactsOf(hold: {
+  attemptRef: string;
+  permit: { status: PermitStatus; caseRef: string | null } | null;
+  case: { stage: Stage; state: CaseState; attemptRef: string } | null;
+}): SendFacts {
+  const { permit, case: kase } = hold;
+  return {
+    permit: permit ? { status: permit.status, parked: permit.caseRef !== null } : null,
+    case: kase ? { stage: kase.stage, state: kase.state, current: kase.attemptRef === hold.attemptRef } : null,
+  };
+}
+
 /**
  * DESIGN rule 18: whether the provider may still complete (and charge for) a hold's send, and why.
  * Null when the outcome is known: nothing was sent, the provider refused it, it failed, or it

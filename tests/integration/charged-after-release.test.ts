@@ -5,6 +5,7 @@ import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
 import { getCase } from "@/lib/services/case/get-case";
 import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
+import { listHolds } from "@/lib/services/hold/list-holds";
 import { listOpenLateCharges } from "@/lib/services/hold/list-late-charges";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
@@ -124,6 +125,12 @@ describe("a hold whose job is known to be completed", () => {
       ).rejects.toMatchObject({ code: "send_completed", message: expect.stringMatching(/settle it with the charge/) });
     }
     expect((await ledgerOf(hold.id)).map((e) => e.kind)).toEqual(["reserve"]);
+    // Finance's list says so before anyone tries: it offers the settle, not the release.
+    const listed = await listHolds(db, finance, { status: "held", limit: 200 });
+    expect(listed.items.find((item) => item.id === hold.id)).toMatchObject({
+      completed: expect.stringMatching(/settle it with the charge/),
+      outcomeUnknown: null,
+    });
     await resolveHold(db, finance, hold.id, {
       kind: "settle",
       chargeMicros: Number(hold.amountMicros),

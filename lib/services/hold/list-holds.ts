@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
-import { unknownSendOutcome } from "@/lib/domain/send-outcome";
+import { completedSend, sendFactsOf, unknownSendOutcome } from "@/lib/domain/send-outcome";
 import { AppError } from "@/lib/errors";
 import type { ListHoldsQuery } from "@/lib/validation/finance";
 import { producersOf } from "@/lib/validation/producer-filter";
@@ -88,14 +88,10 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
       createdAt: hold.createdAt.toISOString(),
       resolvedAt: hold.resolvedAt?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - hold.createdAt.getTime()) / 1000)),
-      // DESIGN rule 18: while the provider may still complete the send, finance writes off, never releases.
-      outcomeUnknown:
-        hold.status === "held"
-          ? unknownSendOutcome({
-              permit: hold.permit ? { status: hold.permit.status, parked: hold.permit.caseRef !== null } : null,
-              case: hold.case ? { ...hold.case, current: hold.case.attemptRef === hold.attemptRef } : null,
-            })
-          : null,
+      // DESIGN rule 18: while the provider may still complete the send, finance writes off, never
+      // releases; once the job is known completed, finance only settles.
+      outcomeUnknown: hold.status === "held" ? unknownSendOutcome(sendFactsOf(hold)) : null,
+      completed: hold.status === "held" ? completedSend(sendFactsOf(hold)) : null,
       writtenOff: hold.writtenOff,
       needsDecision: hold.status === "held" && (hold.case?.state === "resolved" || hold.permit?.status === "rejected"),
       exposure:

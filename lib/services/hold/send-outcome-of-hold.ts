@@ -1,5 +1,5 @@
 import type { Prisma } from "@/lib/db/client";
-import { completedSend, type SendFacts, unknownSendOutcome } from "@/lib/domain/send-outcome";
+import { completedSend, type SendFacts, sendFactsOf, unknownSendOutcome } from "@/lib/domain/send-outcome";
 import { isStage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 
@@ -13,7 +13,7 @@ export async function refuseUnchargedResolution(
   hold: { id: string; attemptRef: string; caseId: string | null },
   kind: "release" | "write_off",
 ): Promise<void> {
-  const facts = await sendFactsOf(tx, hold);
+  const facts = await readSendFacts(tx, hold);
   const completed = completedSend(facts);
   if (completed)
     throw new AppError(
@@ -29,7 +29,7 @@ export async function refuseUnchargedResolution(
   }
 }
 
-async function sendFactsOf(
+async function readSendFacts(
   tx: Prisma.TransactionClient,
   hold: { id: string; attemptRef: string; caseId: string | null },
 ): Promise<SendFacts> {
@@ -39,11 +39,9 @@ async function sendFactsOf(
       ? tx.case.findUnique({ where: { id: hold.caseId }, select: { stage: true, state: true, attemptRef: true } })
       : null,
   ]);
-  return {
-    permit: permit ? { status: permit.status, parked: permit.caseRef !== null } : null,
-    case:
-      kase && isStage(kase.stage)
-        ? { stage: kase.stage, state: kase.state, current: kase.attemptRef === hold.attemptRef }
-        : null,
-  };
+  return sendFactsOf({
+    attemptRef: hold.attemptRef,
+    permit,
+    case: kase && isStage(kase.stage) ? { ...kase, stage: kase.stage } : null,
+  });
 }
