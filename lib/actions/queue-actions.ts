@@ -16,7 +16,7 @@ export const dryRunBulkAction = safeAction(dryRunSchema, (input, actor) =>
   dryRunBulk(db(), actor, input, env().BULK_APPROVE_LIMIT),
 );
 
-export const executeBulkAction = safeAction(executeSchema, (input, actor) => executeBulk(db(), actor, input), {
+export const executeBulkAction = safeAction(executeSchema, (input, actor) => executeBulk(db(), actor, input, env()), {
   revalidate: () => ["/queue", "/overview"],
 });
 

@@ -440,7 +440,7 @@ export const API_ROUTES = [
     handler: async ({ actor, body }): Promise<BulkDryRun | BulkExecution> =>
       body.mode === "dry_run"
         ? dryRunBulk(db(), actor, body, env().BULK_APPROVE_LIMIT)
-        : executeBulk(db(), actor, body),
+        : executeBulk(db(), actor, body, env()),
   }),
   apiRoute({
     method: "POST",

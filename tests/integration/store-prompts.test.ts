@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "@/lib/env";
 import { addNote } from "@/lib/services/case/add-note";
+import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
@@ -41,6 +42,21 @@ describe("STORE_PROMPTS=1", () => {
     await addNote(db, await makeUser(db, ["reviewer"]), caseId, { text: `prompt: ${prompt}` }, env());
     const row = await db.case.findUniqueOrThrow({ where: { id: caseId } });
     expect((row.lastEvidence as { details: unknown }).details).toEqual({ prompt });
+    const note = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "note_added" } });
+    expect(JSON.stringify(note.evidence)).toContain(`prompt: ${prompt}`);
+  });
+
+  it("keeps a prompt in a bulk note as a single note does", async () => {
+    const prompt = "a paper boat on a rain gutter";
+    const model = `keeper-${Date.now()}`;
+    const { caseId } = await parkCase(db, producer("prompt-keeper"), parkInput("polling", { model }), {
+      settings: env(),
+    });
+    const finance = await makeUser(db, ["finance"]);
+    const action = { verb: "note" as const, text: `prompt: ${prompt}` };
+    const target = { kind: "filter" as const, filter: { model } };
+    const preview = await dryRunBulk(db, finance, { mode: "dry_run", action, target });
+    await executeBulk(db, finance, { mode: "execute", action, target, token: preview.token }, env());
     const note = await db.auditEvent.findFirstOrThrow({ where: { caseId, kind: "note_added" } });
     expect(JSON.stringify(note.evidence)).toContain(`prompt: ${prompt}`);
   });

@@ -10,6 +10,7 @@ import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
 import { requirePermission, scopeOf, type UserActor } from "../access/actor";
@@ -186,7 +187,14 @@ async function takePreview(db: Db, userId: string, input: BulkExecuteInput, now:
  * own decision and audit row; a case that changed meanwhile is skipped, never re-decided unseen.
  * Cases that came to match the filter after the dry run are not touched.
  */
-export async function executeBulk(db: Db, actor: Principal, input: BulkExecuteInput) {
+export async function executeBulk(
+  db: Db,
+  actor: Principal,
+  input: BulkExecuteInput,
+  settings?: Pick<Env, "STORE_PROMPTS">,
+) {
+  // A bulk note keeps prompts as a single note does (DESIGN rule 20).
+  const storePrompts = settings?.STORE_PROMPTS === "1";
   const user = requirePermission(actor, BULK_VERB_PERMISSION[input.action.verb]);
   if (input.action.verb === "assign") await checkAssignee(db, input.action.assigneeId);
   const preview = await takePreview(db, user.userId, input, new Date());
@@ -197,7 +205,9 @@ export async function executeBulk(db: Db, actor: Principal, input: BulkExecuteIn
       ? await approvePreviewed(db, user, input.action.evidence, preview.cases, via)
       : new Set<string>();
   const rest = preview.cases.filter((c) => !batched.has(c.id));
-  const outcomes = await eachAtMost(CONCURRENT_CASES, rest, (seen) => executeOne(db, user, input.action, seen, via));
+  const outcomes = await eachAtMost(CONCURRENT_CASES, rest, (seen) =>
+    executeOne(db, user, input.action, seen, via, storePrompts),
+  );
   const applied = [...batched, ...rest.filter((_, at) => outcomes[at] === null).map((seen) => seen.id)];
   const skipped: BulkSkipped[] = [
     ...preview.skipped,
@@ -224,13 +234,14 @@ async function executeOne(
   action: BulkAction,
   seen: { id: string; version: number },
   via: ChangeVia,
+  storePrompts: boolean,
 ): Promise<Refusal | null> {
   try {
     return await inTransaction(db, async (tx) => {
       const row = await tx.case.findUnique({ where: { id: seen.id } });
       if (!row) return { code: "not_found", message: "No such case.", operationId: "" };
       if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
-      await applyBulkAction(tx, user, row, action, via);
+      await applyBulkAction(tx, user, row, action, via, storePrompts);
       return null;
     });
   } catch (error) {

@@ -20,6 +20,7 @@ export async function applyBulkAction(
   row: CaseRow,
   action: BulkAction,
   via: ChangeVia,
+  storePrompts = false,
 ): Promise<void> {
   switch (action.verb) {
     case "approve":
@@ -40,6 +41,6 @@ export async function applyBulkAction(
     case "assign":
       return assignLoaded(tx, user, row, { assigneeId: action.assigneeId }, via);
     case "note":
-      return addNoteLoaded(tx, user, row, { text: action.text }, via);
+      return addNoteLoaded(tx, user, row, { text: action.text, storePrompts }, via);
   }
 }

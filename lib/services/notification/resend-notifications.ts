@@ -6,7 +6,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { WebhookSendOptions } from "@/lib/notify/send-webhook";
-import { requireCaseInScope, requirePermission } from "../access/actor";
+import { requireCaseInScope, requirePermission, requireProducer } from "../access/actor";
 import { consumeRateLimit } from "../access/consume-rate-limit";
 import type { DueNotification } from "./claim-notification-deliveries";
 import { deliverMessage, SEND_LEASE_SECONDS } from "./deliver-message";
@@ -55,13 +55,13 @@ export async function resendOwnNotifications(
   operationId: string,
   options: ResendOptions,
 ): Promise<ResendResult> {
-  if (actor.kind !== "api_key") throw new AppError("forbidden", "This needs a producer API key.");
+  const producer = requireProducer(actor);
   const found = await db.case.findFirst({
-    where: { producer: actor.name, operationId },
+    where: { producer: producer.name, operationId },
     select: { id: true, producer: true, episode: true },
   });
   if (!found) throw new AppError("not_found", "No case for that operation.");
-  return resend(db, actor, found, options);
+  return resend(db, producer, found, options);
 }
 
 /**
