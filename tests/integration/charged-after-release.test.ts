@@ -114,6 +114,25 @@ describe("a release while the send's outcome is unknown", () => {
   });
 });
 
+describe("a hold written off while its send was in flight", () => {
+  it("joins the case its send parks as, decided: nothing counted as held, the decision on its timeline", async () => {
+    const { finance } = await financeToken();
+    const { operationId, input, hold } = await inFlight();
+    await resolveHold(db, finance, hold.id, { kind: "write_off", note: "the shop went quiet", evidence: "ticket 9" });
+    // The shop's answer was lost after all: it reports unknown, and the permit parks as a case.
+    const parked = await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "unknown"));
+    const kase = await db.case.findUniqueOrThrow({ where: { id: parked.caseId ?? "" } });
+    expect(kase.heldMicros).toBe(0n);
+    const decided = await db.auditEvent.findFirstOrThrow({
+      where: { caseId: kase.id, kind: "hold_decided_before_case" },
+    });
+    expect(decided).toMatchObject({
+      before: { holdId: input.hold.holdId },
+      after: { status: "released", writtenOff: true },
+    });
+  });
+});
+
 describe("a hold whose job is known to be completed", () => {
   it("is neither released nor written off (409 send_completed) while its case delivers, and settles", async () => {
     const { finance } = await financeToken();
