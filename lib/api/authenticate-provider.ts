@@ -18,8 +18,11 @@ const refused = () => new AppError("unauthenticated", "The webhook's signature d
  * is the provider's, and this deployment's own webhooks come from it too.
  */
 export class OtherAccountRefused extends AppError {
-  constructor(provider: string) {
-    super("unauthenticated", `The webhook comes from a ${provider} account that is not this deployment's.`);
+  constructor(
+    provider: string,
+    message = `The webhook comes from a ${provider} account that is not this deployment's.`,
+  ) {
+    super("unauthenticated", message);
   }
 }
 
@@ -54,11 +57,10 @@ export async function authenticateFal(req: ApiRequest, rawBody: string): Promise
   if (!verified) throw refused();
   // fal's keys sign every fal customer's webhooks: the signature alone does not make one ours.
   const config = env();
+  // Unconfigured, no account is this deployment's: refused like any other account, which fal's own
+  // signature proves is not an attack, so fal's addresses are not throttled for it.
   if (config.providerMode === "live" && !config.FAL_USER_ID) {
-    throw new AppError(
-      "unauthenticated",
-      "fal webhooks need FAL_USER_ID (this deployment's fal account) in live mode.",
-    );
+    throw new OtherAccountRefused("fal", "fal webhooks need FAL_USER_ID (this deployment's fal account) in live mode.");
   }
   const ref = new URL(req.url, "http://localhost").searchParams.get("ref");
   const own = await isOwnProviderAccount(db(), {

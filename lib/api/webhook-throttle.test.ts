@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { SOCKET_ADDRESS_HEADER } from "@/lib/auth/client-address";
+import { AppError } from "@/lib/errors";
 import type { ApiRequest } from "./api-request";
+import { OtherAccountRefused } from "./authenticate-provider";
 import {
   admitWebhook,
+  countsAgainstAddress,
   countWebhookRefusal,
   throttleKey,
   WEBHOOK_REFUSAL_WINDOW_MS,
@@ -33,5 +36,14 @@ describe("unverified webhooks are throttled per client address", () => {
     expect(() => admitWebhook(from("2001:db8:aa:cc::1"), now + 1)).not.toThrow();
     expect(() => admitWebhook(from("198.51.100.1"), now + 1)).not.toThrow();
     expect(() => admitWebhook(from("2001:db8:aa:bb::1"), now + WEBHOOK_REFUSAL_WINDOW_MS)).not.toThrow();
+  });
+});
+
+describe("which refusals count against an address", () => {
+  it("counts what cannot verify, never a webhook a provider really signed for an account that is not ours", () => {
+    expect(countsAgainstAddress(new AppError("unauthenticated", "bad signature"))).toBe(true);
+    expect(countsAgainstAddress(new OtherAccountRefused("fal"))).toBe(false);
+    expect(countsAgainstAddress(new OtherAccountRefused("fal", "fal webhooks need FAL_USER_ID"))).toBe(false);
+    expect(countsAgainstAddress(new Error("boom"))).toBe(false);
   });
 });
