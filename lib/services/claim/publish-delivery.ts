@@ -22,7 +22,14 @@ export type StoredOutput = {
 
 const DELIVERED_EVENT = "case.delivered";
 
-type Seen = HeldCase & { producer: string; operationId: string; attemptId: string; held: boolean; reserved: bigint };
+type Seen = HeldCase & {
+  producer: string;
+  operationId: string;
+  attemptId: string;
+  held: boolean;
+  reserved: bigint;
+  chargeDue: boolean;
+};
 
 /**
  * Publishes verified files and resolves the case, only while this claim is still held: a late,
@@ -57,11 +64,16 @@ export async function publishDelivery(
              c.episode, ${claimIsHeld(held)} AS held,
              (SELECT count(*) FROM assets r JOIN ${outputSet} ON o."storageKey" = r.storage_key
               WHERE r.action_id = a.id AND r.fencing_token = ${BigInt(held.fencingToken)} AND r.published_at IS NULL
-                AND r.output_index = o."outputIndex") AS reserved
+                AND r.output_index = o."outputIndex") AS reserved,
+             EXISTS (SELECT 1 FROM holds h WHERE h.attempt_ref = c.attempt_ref AND h.status = 'released'
+                       AND h.late_charged_at IS NULL) AS "chargeDue"
       FROM recovery_actions a JOIN cases c ON c.id = a.case_id
       WHERE a.id = ${held.actionId}::uuid`,
     );
     if (!seen?.held) return "lost_claim";
+    // DESIGN rule 18: stored outputs prove the completion. A hold released before them is charged in
+    // the transaction that resolves the case (the locked retry), so no crash falls between the two.
+    if (seen.chargeDue && !locked) return "stale";
     if (Number(seen.reserved) !== outputs.length) {
       return refuse(new Error("the outputs to publish are not all reserved by this claim"), locked);
     }
@@ -108,7 +120,7 @@ export async function publishDelivery(
     );
     const ended = claimWriteEnded("finish_resolved", rows[0]);
     if (ended !== "moved") return ended;
-    await chargeCaseIfReleased(db, worker, seen.caseId, "the worker stored the outputs");
+    if (seen.chargeDue) await chargeCaseIfReleased(db, worker, seen.caseId, "the worker stored the outputs");
     return "resolved";
   });
 }
