@@ -57,7 +57,7 @@ type MRequest = {
   status: "pending" | "authorized" | "expired";
   expired: boolean;
   amount: number;
-  replacement?: { attemptId: string; holdId: string; parked: boolean };
+  replacement?: { attemptId: string; holdId: string; holdRef: string; parked: boolean };
 };
 type MCase = {
   id: string;
@@ -564,9 +564,13 @@ class ResolveHold extends CaseCommand {
         : this.decision === "full"
           ? hold.amount
           : hold.amount + 12_345;
-    // DESIGN rule 18: the current attempt's job may still complete while its case is uncertain or polling.
+    // DESIGN rule 18: the current attempt's job may still complete while its case is uncertain or
+    // polling, and an authorised replacement may be sent at any moment under its live permit until
+    // the producer parks (or reports) it.
+    const sendInFlight = c.requests.some((q) => q.replacement?.holdRef === hold.ref && !q.replacement.parked);
     const outcomeUnknown =
-      hold.ref === c.currentHold && c.state !== "resolved" && ["submission_uncertain", "polling"].includes(c.stage);
+      sendInFlight ||
+      (hold.ref === c.currentHold && c.state !== "resolved" && ["submission_uncertain", "polling"].includes(c.stage));
     // ... and once the case of the current attempt reached delivery, the job is known completed: settled only.
     const completed = hold.ref === c.currentHold && c.stage === "delivery";
     const expected = this.asReviewer
@@ -703,8 +707,13 @@ class AuthorizeReplacement extends CaseCommand {
     same(this.toString(), result.ok ? ok() : result, expected);
     if (!result.ok) return;
     request.status = "authorized";
-    request.replacement = { attemptId: result.value.attemptId, holdId: result.value.holdId, parked: false };
     const ref = await holdRefOf(c.id, result.value.holdId);
+    request.replacement = {
+      attemptId: result.value.attemptId,
+      holdId: result.value.holdId,
+      holdRef: ref,
+      parked: false,
+    };
     c.holds.push({ ref, amount: request.amount, status: "held", settled: 0, released: 0 });
     bump(c, { state: "resolved", outcome: "replacement_authorized" });
   }
