@@ -6,6 +6,7 @@ import { isRecoveryActionKind } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ApproveInput } from "@/lib/validation/review";
 import { requirePermission, type UserActor } from "../access/actor";
+import { createApprovedAction } from "../claim/writer/actions";
 import { recordDecision } from "./record-decision";
 import { type CaseRow, type ChangeVia, loadCase, transitionCase } from "./transition-case";
 
@@ -61,13 +62,11 @@ export async function approveLoaded(
     evidence: input.evidence,
     actionKind: input.action,
   });
-  const action = await tx.recoveryAction.create({
-    data: {
-      caseId,
-      decisionId: decision.id,
-      kind: input.action,
-      ...(input.action === "retry_delivery" ? { outputsExpireAt: row.outputsExpireAt } : {}),
-    },
+  const actionId = await createApprovedAction(tx, {
+    caseId,
+    decisionId: decision.id,
+    kind: input.action,
+    outputsExpireAt: row.outputsExpireAt,
   });
-  return { actionId: action.id, created: true };
+  return { actionId, created: true };
 }

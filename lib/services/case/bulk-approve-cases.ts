@@ -4,6 +4,7 @@ import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import type { UserActor } from "../access/actor";
+import { approvedActionsInsert } from "../claim/writer/actions";
 import { ownershipRule } from "./ownership-rule";
 import type { CaseRow, ChangeVia } from "./transition-case";
 import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
@@ -100,11 +101,7 @@ async function approveChunk(
       SELECT l.id, l.episode, 'approve', ${action}::"RecoveryActionKind", ${user.userId}::uuid, ${evidence}
       FROM locked l JOIN moved m ON m.id = l.id
       RETURNING id, case_id
-    ), acted AS (
-      INSERT INTO recovery_actions (case_id, decision_id, kind, outputs_expire_at)
-      SELECT d.case_id, d.id, ${action}::"RecoveryActionKind", c.outputs_expire_at
-      FROM decided d JOIN cases c ON c.id = d.case_id
-      RETURNING case_id
+    ), acted AS (${approvedActionsInsert(Prisma.sql`decided`, action)}
     )
     SELECT case_id AS id FROM acted`;
   countConflicts("approve", changes.length - written.length);

@@ -3,6 +3,7 @@ import type { Prisma } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
+import { supersedeLiveAction } from "../../claim/writer/actions";
 
 type OpenCase = {
   id: string;
@@ -25,16 +26,11 @@ export async function disownCaseJob(
   kase: OpenCase,
   evidence: { text: string; providerJobId: string },
 ): Promise<void> {
-  await tx.recoveryAction.updateMany({
-    where: { caseId: kase.id, status: { in: ["ready", "claimed"] } },
-    data: {
-      status: "superseded",
-      leaseOwner: null,
-      leaseUntil: null,
-      finishedAt: new Date(),
-      outcome: "provider job disowned: the provider's evidence shows it is another operation's",
-    },
-  });
+  await supersedeLiveAction(
+    tx,
+    kase.id,
+    "provider job disowned: the provider's evidence shows it is another operation's",
+  );
   const moved = await tx.case.updateMany({
     where: { id: kase.id, version: kase.version, state: kase.state },
     data: { stage: "submission_uncertain", state: "parked", providerJobId: null, version: { increment: 1 } },
