@@ -18,6 +18,7 @@ export function ProviderModelTable({ rows }: { rows: Totals[] }) {
           { label: "Settled", align: "right" },
           { label: "Released", align: "right" },
           { label: "Overage", align: "right" },
+          { label: "Charged after release", align: "right" },
         ]}
       />
       <tbody>
@@ -39,6 +40,10 @@ export function ProviderModelTable({ rows }: { rows: Totals[] }) {
             <NumCell>
               <Money micros={row.overage.micros} currency={row.currency} />
               {row.overage.count ? <span className="ml-1 text-amber-800">⚑ flagged</span> : null}
+            </NumCell>
+            <NumCell>
+              <Money micros={row.lateCharged.micros} currency={row.currency} />
+              {row.lateCharged.count ? <span className="ml-1 text-amber-800">⚑ flagged</span> : null}
             </NumCell>
           </Row>
         ))}

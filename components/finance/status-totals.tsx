@@ -25,6 +25,7 @@ export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
           { label: "Settled (charged)", align: "right" },
           { label: "Released", align: "right" },
           { label: "Overage (flagged)", align: "right" },
+          { label: "Charged after release (flagged)", align: "right" },
           { label: "Reserved in total", align: "right" },
         ]}
       />
@@ -54,6 +55,13 @@ export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
                 micros={row.overage.micros}
                 currency={row.currency}
                 note={row.overage.count ? `⚑ ${plural(row.overage.count, "entry", "entries")} to review` : "none"}
+              />
+            </NumCell>
+            <NumCell className={row.lateCharged.count ? "bg-amber-50" : ""} data-testid="late-charged">
+              <Amount
+                micros={row.lateCharged.micros}
+                currency={row.currency}
+                note={row.lateCharged.count ? `⚑ ${plural(row.lateCharged.count, "hold")} charged after release` : "none"}
               />
             </NumCell>
             <NumCell>

@@ -15,6 +15,7 @@ export type Figure =
   | "held_holds"
   | "ledger_held"
   | "overage"
+  | "late_charge"
   | "exposure"
   | "resolved_held";
 

@@ -98,11 +98,11 @@ export function balances(reservedMicros: number, entries: readonly LedgerEntryPl
 
 /**
  * DESIGN rule 18: a completion proved after the hold stopped being held. A released hold (by
- * finance, or written off) gets a flagged charge of its own kind, at the known cost or else the
- * amount it held; a settled hold already carries its charge, and a held one is settled instead.
+ * finance, or written off) gets a flagged charge of its own kind at the amount it held (what the
+ * provider really charged is a reconciliation's correction, not a guess here); a settled hold
+ * already carries its charge, and a held one is settled instead.
  */
-export function planLateCharge(hold: HoldSnapshot, costMicros: number | null): LedgerEntryPlan | null {
+export function planLateCharge(hold: HoldSnapshot): LedgerEntryPlan | null {
   if (hold.status !== "released") return null;
-  const amountMicros = costMicros !== null && isPositiveMicros(costMicros) ? costMicros : hold.amountMicros;
-  return { kind: "late_charge", amountMicros, flagged: true };
+  return { kind: "late_charge", amountMicros: hold.amountMicros, flagged: true };
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
+import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
 import { getCase } from "@/lib/services/case/get-case";
 import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
@@ -12,6 +14,7 @@ import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { exportQuerySchema } from "@/lib/validation/finance";
 import { makeUser, outcomeInput, permitInput, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { providerRecovery } from "./helpers/provider-recovery";
@@ -226,5 +229,31 @@ describe("a completion proved after the hold was written off books a flagged cha
     await acknowledgeLateCharge(db, finance, hold.id, { note: "booked as a cost" });
     const decided = await alertFigures(db, { kind: "charged_after_release", windowMinutes: 60 }, new Date());
     expect(decided.count).toBe(after.count - 1);
+  });
+
+  it("stays in Finance's totals and the holds export after it is decided: money nobody reserved", async () => {
+    const { finance } = await financeToken();
+    const lateOf = async () =>
+      (await getFinanceTotals(db, finance, [shop.name])).byCurrency.find((r) => r.currency === "USD")?.lateCharged;
+    const before = (await lateOf()) ?? { count: 0, micros: 0 };
+    const { operationId, input, job, hold } = await inFlight();
+    await resolveHold(db, finance, hold.id, { kind: "write_off", note: "lost track", evidence: "none" });
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "completed", job));
+    await acknowledgeLateCharge(db, finance, hold.id, { note: "booked as a cost" });
+    expect(await lateOf()).toEqual({ count: before.count + 1, micros: before.micros + 100_000 });
+    const today = new Date().toISOString().slice(0, 10);
+    const csv = await exportFinanceCsv(
+      db,
+      finance,
+      exportQuerySchema.parse({ from: today, to: today, kind: "holds", producer: shop.name }),
+    );
+    const [header = "", ...rows] = csv.body.trim().split("\n");
+    const row = rows.find((line) => line.startsWith(`${hold.id},`))?.split(",") ?? [];
+    const column = (name: string) => row[header.split(",").indexOf(name)];
+    expect([column("late_charge_micros"), column("written_off"), column("status")]).toEqual([
+      "100000",
+      "true",
+      "released",
+    ]);
   });
 });

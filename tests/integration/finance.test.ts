@@ -69,6 +69,7 @@ describe("finance totals", () => {
       settled: { count: 2, partial: 1, micros: 140_000 },
       released: { count: 1, micros: 110_000 },
       overage: { count: 1, micros: 30_000 },
+      lateCharged: { count: 0, micros: 0 },
       reservedMicros: 320_000,
     });
     // Every reserved micro-unit is held, settled or released; overage is on top.

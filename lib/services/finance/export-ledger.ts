@@ -9,7 +9,8 @@ import { type Cell, readInBatches, toCsv } from "./export-ledger-csv";
 
 const HOLD_HEADER = (
   "hold_ref hold_id producer case_id operation_id provider model status currency amount_micros amount " +
-  "settled_micros settled released_micros released overage_micros overage created_at resolved_at decision_note"
+  "settled_micros settled released_micros released overage_micros overage late_charge_micros late_charge " +
+  "written_off created_at resolved_at decision_note"
 ).split(" ");
 const LEDGER_HEADER = (
   "entry_id created_at kind flagged currency amount_micros amount hold_ref hold_id producer case_id " +
@@ -25,6 +26,10 @@ const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 /** Integer micro-units for machines, then the same amount as the console shows it, for people. */
 const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(micros, currency)];
 
+/** A hold's flagged entry of one kind (at most one each, by the ledger's (hold, kind) key). */
+const flaggedMicros = (entries: { kind: string; amountMicros: bigint }[], kind: string) =>
+  entries.find((e) => e.kind === kind)?.amountMicros ?? 0n;
+
 function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFilter) {
   return readInBatches(
     (after, take) =>
@@ -32,7 +37,10 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFil
         where: { AND: [{ createdAt: range }, after, producers ? { producer: { in: [...producers] } } : {}] },
         orderBy: order,
         take,
-        include: { attempt: operationColumns, entries: { where: { kind: "overage" }, select: { amountMicros: true } } },
+        include: {
+          attempt: operationColumns,
+          entries: { where: { kind: { in: ["overage", "late_charge"] } }, select: { kind: true, amountMicros: true } },
+        },
       }),
     (h) => [
       ...[h.id, h.holdId, h.producer, h.caseId, h.attempt.operation.operationId],
@@ -41,7 +49,9 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFil
       ...money(h.amountMicros, h.currency),
       ...money(h.settledMicros, h.currency),
       ...money(h.releasedMicros, h.currency),
-      ...money(h.entries[0]?.amountMicros ?? 0n, h.currency),
+      ...money(flaggedMicros(h.entries, "overage"), h.currency),
+      ...money(flaggedMicros(h.entries, "late_charge"), h.currency),
+      h.writtenOff ? "true" : "false",
       ...[h.createdAt.toISOString(), h.resolvedAt?.toISOString() ?? null, h.decisionNote],
     ],
   );

@@ -16,11 +16,14 @@ type Sums = {
   releasedMicros: bigint;
   overageCount: bigint;
   overageMicros: bigint;
+  lateCount: bigint;
+  lateMicros: bigint;
   reservedMicros: bigint;
 };
 
 // Held money is the open holds' amounts; settled and released money is what resolved holds
-// booked (a partial settle releases its remainder); overage is the flagged excess beyond a hold.
+// booked (a partial settle releases its remainder); overage is the flagged excess beyond a hold,
+// and a late charge a completion proved after its hold was released (DESIGN rule 18), decided or not.
 // Both come from running totals per currency, provider, model and status (stat-figures.ts).
 const SUMS = Prisma.sql`
   coalesce(sum(h.count) FILTER (WHERE h.hold_status = 'held'), 0)::bigint AS "heldCount",
@@ -32,6 +35,11 @@ const SUMS = Prisma.sql`
   coalesce(sum(h.released_micros), 0)::bigint AS "releasedMicros",
   coalesce(sum(h.micros), 0)::bigint AS "reservedMicros"`;
 
+/** The flagged money beyond the holds: overage (`o`) and charges after release (`l`), one row per group. */
+const FLAGGED = Prisma.sql`
+  coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros",
+  coalesce(max(l.count), 0)::bigint AS "lateCount", coalesce(max(l.micros), 0)::bigint AS "lateMicros"`;
+
 function shape(row: Sums) {
   return {
     held: { count: toCount(row.heldCount), micros: toMicros(row.heldMicros) },
@@ -42,6 +50,7 @@ function shape(row: Sums) {
     },
     released: { count: toCount(row.releasedCount), micros: toMicros(row.releasedMicros) },
     overage: { count: toCount(row.overageCount), micros: toMicros(row.overageMicros) },
+    lateCharged: { count: toCount(row.lateCount), micros: toMicros(row.lateMicros) },
     reservedMicros: toMicros(row.reservedMicros),
   };
 }
@@ -62,10 +71,12 @@ export async function getFinanceTotals(db: Db, actor: Principal, requested: Prod
       Prisma.sql`
       WITH o AS (
         SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("overage", undefined, producers)} f GROUP BY 1
+      ), l AS (
+        SELECT currency, sum(count) AS count, sum(micros) AS micros FROM ${figureRows("late_charge", undefined, producers)} f GROUP BY 1
       )
-      SELECT h.currency, ${SUMS},
-             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      SELECT h.currency, ${SUMS}, ${FLAGGED}
       FROM ${figureRows("holds", undefined, producers)} h LEFT JOIN o ON o.currency = h.currency
+      LEFT JOIN l ON l.currency = h.currency
       GROUP BY h.currency HAVING sum(h.count) > 0 ORDER BY h.currency`,
     ),
     sqlRows<Sums & { currency: string; provider: string; model: string }>(
@@ -74,11 +85,14 @@ export async function getFinanceTotals(db: Db, actor: Principal, requested: Prod
       WITH o AS (
         SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
         FROM ${figureRows("overage", undefined, producers)} f GROUP BY 1, 2, 3
+      ), l AS (
+        SELECT currency, provider, model, sum(count) AS count, sum(micros) AS micros
+        FROM ${figureRows("late_charge", undefined, producers)} f GROUP BY 1, 2, 3
       )
-      SELECT h.currency, h.provider, h.model, ${SUMS},
-             coalesce(max(o.count), 0)::bigint AS "overageCount", coalesce(max(o.micros), 0)::bigint AS "overageMicros"
+      SELECT h.currency, h.provider, h.model, ${SUMS}, ${FLAGGED}
       FROM ${figureRows("holds", undefined, producers)} h
       LEFT JOIN o ON o.currency = h.currency AND o.provider = h.provider AND o.model = h.model
+      LEFT JOIN l ON l.currency = h.currency AND l.provider = h.provider AND l.model = h.model
       GROUP BY h.currency, h.provider, h.model HAVING sum(h.count) > 0
       ORDER BY h.currency, h.provider, h.model
       LIMIT 500`,

@@ -14,7 +14,7 @@ import { bookLateCharge } from "./writer/late-charge";
 export async function chargeAfterRelease(
   db: Db,
   actor: Principal,
-  input: { holdRef: string; how: string; costMicros?: number | null },
+  input: { holdRef: string; how: string },
 ): Promise<bigint> {
   // The entry, the hold's flag and the audit row commit together (DESIGN rule 8): a crash between
   // them would leave an entry that a retry (skipping the duplicate) never flags or audits.
@@ -24,17 +24,14 @@ export async function chargeAfterRelease(
 async function bookIfReleased(
   tx: Prisma.TransactionClient,
   actor: Principal,
-  input: { holdRef: string; how: string; costMicros?: number | null },
+  input: { holdRef: string; how: string },
 ): Promise<bigint> {
   const hold = await tx.hold.findUnique({
     where: { id: input.holdRef },
     include: { case: { select: { episode: true } } },
   });
   if (!hold) return 0n;
-  const plan = planLateCharge(
-    { amountMicros: Number(hold.amountMicros), status: hold.status },
-    input.costMicros ?? null,
-  );
+  const plan = planLateCharge({ amountMicros: Number(hold.amountMicros), status: hold.status });
   if (!plan) return 0n;
   const note = `charged after release: ${input.how}`;
   const booked = await bookLateCharge(tx, { holdRef: hold.id, plan, note, actorLabel: actorColumns(actor).actorLabel });

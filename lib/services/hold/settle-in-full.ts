@@ -1,13 +1,26 @@
 import type { Prisma } from "@/lib/db/client";
 import { planSettle } from "@/lib/domain/holds";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
+import { chargeAfterRelease } from "./charge-after-release";
 import { resolve } from "./writer/resolve";
 
 /**
  * A completion the provider reported makes the charge certain (rule 7): the hold is settled for its
- * whole amount, once. Returns the amount settled, or 0n when the hold was no longer held (finance,
- * or an earlier report, decided it already; the ledger keeps that decision).
+ * whole amount, once; a hold finance released before is charged after release instead (rule 18).
+ * Returns the amount settled, or 0n when the hold was no longer held (finance, or an earlier
+ * report, decided it already; the ledger keeps that decision, and a release gets its late charge).
  */
-export async function settleInFull(
+export async function settleCompletion(
+  tx: Prisma.TransactionClient,
+  actor: Principal,
+  input: { holdRef: string; note: string; how: string },
+): Promise<bigint> {
+  const settled = await settleIfHeld(tx, { ...input, actorLabel: actorColumns(actor).actorLabel });
+  if (settled === 0n) await chargeAfterRelease(tx, actor, { holdRef: input.holdRef, how: input.how });
+  return settled;
+}
+
+async function settleIfHeld(
   tx: Prisma.TransactionClient,
   input: { holdRef: string; note: string; actorLabel: string },
 ): Promise<bigint> {

@@ -1,7 +1,7 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { actorColumns, type Principal } from "@/lib/domain/principal";
+import type { Principal } from "@/lib/domain/principal";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
 import type { Env } from "@/lib/env";
@@ -11,8 +11,7 @@ import { requireProducer } from "../access/actor";
 import { keepingRefusedClaims, recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { releaseHeldMicros } from "../case/writer/facts";
-import { chargeAfterRelease } from "../hold/charge-after-release";
-import { settleInFull } from "../hold/settle-in-full";
+import { settleCompletion } from "../hold/settle-in-full";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 
@@ -204,13 +203,12 @@ async function settleOnCompletion(
   permit: PermitForParking & { token: number },
   evidence: Prisma.InputJsonValue,
 ) {
-  const settled = await settleInFull(tx, {
+  const settled = await settleCompletion(tx, actor, {
     holdRef: permit.holdRef,
     note: `settled on ${reporter(actor)} that the job completed`,
-    actorLabel: actorColumns(actor).actorLabel,
+    how: reporter(actor),
   });
   await audit(tx, actor, "permit_completed", permit, { holdSettledMicros: Number(settled) }, evidence);
-  if (settled === 0n) await chargeAfterRelease(tx, actor, { holdRef: permit.holdRef, how: reporter(actor) });
   // A replacement's hold is its case's from the authorisation (decision 036): the case holds that much
   // less, and its timeline carries the settlement, as a status check's completion does.
   const hold = await tx.hold.findUniqueOrThrow({

@@ -1,6 +1,5 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
-import { actorColumns } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import { earliestExpiry } from "@/lib/providers/output-expiry";
@@ -9,8 +8,7 @@ import type { WebhookReport } from "@/lib/providers/types";
 import type { ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { observedOutputs } from "../claim/record-observation";
-import { chargeAfterRelease } from "../hold/charge-after-release";
-import { settleInFull } from "../hold/settle-in-full";
+import { settleCompletion } from "../hold/settle-in-full";
 
 /** What a webhook did, as its kept row says. */
 export type Applied = { outcome: string; note: string | null; caseId: string | null };
@@ -25,10 +23,13 @@ export async function converge(
   evidence: Record<string, unknown>,
 ): Promise<Applied> {
   const row = await loadCase(tx, caseId, actor);
-  const { actorLabel } = actorColumns(actor);
   const hold = verdict.settle ? await tx.hold.findUnique({ where: { attemptRef: row.attemptRef } }) : null;
   const settled = hold
-    ? await settleInFull(tx, { holdRef: hold.id, note: "settled on the provider's signed completion", actorLabel })
+    ? await settleCompletion(tx, actor, {
+        holdRef: hold.id,
+        note: "settled on the provider's signed completion",
+        how: `the ${actor.provider} webhook (signature verified)`,
+      })
     : 0n;
   if (hold && settled > 0n) {
     await recordAudit(tx, {
@@ -39,12 +40,6 @@ export async function converge(
       before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
       after: { status: "settled", settledMicros: Number(settled) },
       evidence: { text: "charge is certain: the provider's signed webhook reports completion" },
-    });
-  }
-  if (hold && settled === 0n) {
-    await chargeAfterRelease(tx, actor, {
-      holdRef: hold.id,
-      how: `the ${actor.provider} webhook (signature verified)`,
     });
   }
   const expiry = earliestExpiry(report.status);

@@ -120,6 +120,8 @@ export async function compareFiguresWithScans(
         t.released.micros,
         t.overage.count,
         t.overage.micros,
+        t.lateCharged.count,
+        t.lateCharged.micros,
         t.reservedMicros,
       ]),
       scanned: totalsScan.map((row) => Object.values(row).map(num)),

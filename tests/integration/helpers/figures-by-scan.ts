@@ -124,9 +124,12 @@ export function totalsByScan(db: PrismaClient, producers: Producers = null) {
       COALESCE(sum(h.released_micros), 0)::bigint AS "releasedMicros",
       count(o.id) AS "overageCount",
       COALESCE(sum(o.amount_micros), 0)::bigint AS "overageMicros",
+      count(l.id) AS "lateCount",
+      COALESCE(sum(l.amount_micros), 0)::bigint AS "lateMicros",
       COALESCE(sum(h.amount_micros), 0)::bigint AS "reservedMicros"
     FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN operations op ON op.id = a.operation_ref
     LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
+    LEFT JOIN ledger_entries l ON l.hold_ref = h.id AND l.kind = 'late_charge'
     WHERE ${of(producers, "h.producer")}
     GROUP BY h.currency, op.provider, op.model
     ORDER BY h.currency, op.provider, op.model`;
