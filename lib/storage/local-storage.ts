@@ -68,23 +68,29 @@ export function localStorage(root: string): AssetStorage {
     async remove(key) {
       await rm(resolve(key), { force: true });
     },
-    async listOlderThan(cutoff, limit) {
+    async listOlderThan(cutoff, limit, after) {
       const found: string[] = [];
-      const walk = async (dir: string, prefix: string): Promise<void> => {
+      const spine = after ? after.split("/") : [];
+      // `onSpine`: the folder is an ancestor of `after`, so only names from after's segment on count.
+      const walk = async (dir: string, prefix: string, depth: number, onSpine: boolean): Promise<void> => {
         const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         for (const entry of entries) {
           if (found.length >= limit) return;
+          const boundary = onSpine ? spine[depth] : undefined;
+          if (boundary !== undefined && entry.name < boundary) continue;
           // A link is neither followed nor listed: whatever it points at is not this store's.
           if (entry.isSymbolicLink()) continue;
           const key = prefix ? `${prefix}/${entry.name}` : entry.name;
-          if (entry.isDirectory()) await walk(path.join(dir, entry.name), key);
-          else if (entry.isFile() && SAFE_KEY.test(key)) {
+          const alongSpine = boundary !== undefined && entry.name === boundary;
+          if (entry.isDirectory()) await walk(path.join(dir, entry.name), key, depth + 1, alongSpine);
+          else if (!alongSpine && entry.isFile() && SAFE_KEY.test(key)) {
             const info = await lstat(path.join(dir, entry.name)).catch(() => null);
             if (info?.isFile() && info.mtime < cutoff) found.push(key);
           }
         }
       };
-      await walk(root, "");
+      await walk(root, "", 0, spine.length > 0);
       return found;
     },
   };

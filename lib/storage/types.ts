@@ -17,9 +17,11 @@ export interface AssetStorage {
   remove(key: string): Promise<void>;
   /**
    * Keys of the files last written before `cutoff`, by what is on disk (DESIGN rule 20: an orphan
-   * no row names is found this way), at most `limit`. Never follows a link, so never leaves the store.
+   * no row names is found this way), at most `limit`, in key order (segment by segment) and only
+   * those after `after`, so a caller pages through a store larger than one listing. Never follows a
+   * link, so never leaves the store.
    */
-  listOlderThan(cutoff: Date, limit: number): Promise<string[]>;
+  listOlderThan(cutoff: Date, limit: number, after?: string): Promise<string[]>;
 }
 
 export interface PendingWrite {

@@ -68,6 +68,24 @@ describe("files swept by what is on disk", () => {
     expect(await storage.exists("named/video")).toBe(true);
     expect(await readdir(outside)).toEqual(["precious"]);
   });
+
+  it("pages through more old files than one listing holds, so named files listed first cannot hide an orphan", async () => {
+    // One batch lists 20 files: 20 old files that rows name come first in key order, the orphan after them.
+    for (let i = 0; i < 20; i++) {
+      const { caseId } = await parkCase(db, producer(), parkInput("delivery", { providerJobId: `job-page-${i}` }));
+      const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+      const key = `a-named/${String(i).padStart(2, "0")}`;
+      await fileOnDisk(key, 60);
+      await publishedAsset(db, kase, { storageKey: key, sizeBytes: 5, sha256: "ef".repeat(32) });
+    }
+    await fileOnDisk("z-orphan/old", 40);
+    const once = () => runRetention(db, storage, bot, { now: new Date(), deadline: Date.now() + 10_000, batch: 1 });
+    expect((await once()).orphanFiles).toBe(0);
+    expect(await storage.exists("z-orphan/old")).toBe(true);
+    expect((await once()).orphanFiles).toBe(1);
+    expect(await storage.exists("z-orphan/old")).toBe(false);
+    expect(await storage.exists("a-named/00")).toBe(true);
+  });
 });
 
 describe("a delivery that stored output 0 and failed on output 1", () => {

@@ -41,7 +41,7 @@ export function faultyStorage(world: World, worker: SimWorker, inner: AssetStora
     exists: (key) => inner.exists(key),
     size: (key) => inner.size(key),
     remove: (key) => inner.remove(key),
-    listOlderThan: (cutoff, limit) => inner.listOlderThan(cutoff, limit),
+    listOlderThan: (cutoff, limit, after) => inner.listOlderThan(cutoff, limit, after),
     async begin(key) {
       const index = operationOfKey(world, worker, key);
       const op = index === null ? undefined : world.ops[index];

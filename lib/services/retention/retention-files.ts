@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { RETENTION_BATCH } from "@/lib/domain/retention";
 import { increment } from "@/lib/metrics/counters";
+import { processShared } from "@/lib/process-shared";
 import type { AssetStorage } from "@/lib/storage/types";
 
 /** What a run reports of its files. */
@@ -43,6 +44,9 @@ async function removeEach(storage: AssetStorage, keys: string[], total: FileTall
   return removed;
 }
 
+/** Where this process's orphan sweep goes on from; a restart starts at the beginning again. */
+const sweep = processShared("retention-orphan-sweep", () => ({ after: undefined as string | undefined }));
+
 /**
  * Files under the storage root that no asset row names (a delivery cut short, a crashed write's
  * staging file) have no row for retention to work from, so they are found on disk (DESIGN rule 20).
@@ -50,10 +54,20 @@ async function removeEach(storage: AssetStorage, keys: string[], total: FileTall
  * or investigation can show it, and a write in flight is named by its reserved row (rule 12) or is
  * younger. A file any row names, deleted or not, is left to the row's own path.
  */
-export async function removeOrphanFiles(db: Db, storage: AssetStorage, now: Date, total: FileTally): Promise<number> {
+export async function removeOrphanFiles(
+  db: Db,
+  storage: AssetStorage,
+  now: Date,
+  total: FileTally,
+  batch = RETENTION_BATCH,
+): Promise<number> {
   const [policy] = await db.$queryRaw<{ days: number | null }[]>`SELECT min(days) AS days FROM retention_policies`;
   if (policy?.days == null) return 0;
-  const old = await storage.listOlderThan(new Date(now.getTime() - policy.days * 86_400_000), RETENTION_BATCH * 20);
+  // Each run lists one page of old files after where the last one stopped, so old files that rows
+  // still name (a case kept open for months) cannot hide the orphans listed after them.
+  const limit = batch * 20;
+  const old = await storage.listOlderThan(new Date(now.getTime() - policy.days * 86_400_000), limit, sweep.after);
+  sweep.after = old.length === limit ? old[old.length - 1] : undefined;
   if (old.length === 0) return 0;
   const named = await db.asset.findMany({ where: { storageKey: { in: old } }, select: { storageKey: true } });
   const keep = new Set(named.map((row) => row.storageKey));

@@ -83,7 +83,7 @@ export async function runRetention(
   };
   // Files an earlier run could not remove go first: their rows already say the videos are deleted.
   await removeFiles(db, storage, await filesStillWaiting(db), total);
-  total.orphanFiles = await removeOrphanFiles(db, storage, options.now, total);
+  total.orphanFiles = await removeOrphanFiles(db, storage, options.now, total, batch);
   await forgetExpiredOutputUrls(db, options.now);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
