@@ -61,7 +61,9 @@ export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
               <Amount
                 micros={row.lateCharged.micros}
                 currency={row.currency}
-                note={row.lateCharged.count ? `⚑ ${plural(row.lateCharged.count, "hold")} charged after release` : "none"}
+                note={
+                  row.lateCharged.count ? `⚑ ${plural(row.lateCharged.count, "hold")} charged after release` : "none"
+                }
               />
             </NumCell>
             <NumCell>
