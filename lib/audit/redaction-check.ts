@@ -99,7 +99,7 @@ function rowProblem(row: RedactionRow, states: readonly StateMark[] | null): str
     return `it was redacted before its ${row.days} days had passed`;
   if (states === null) return null;
   const last = [...states].reverse().find((s) => s.seq <= row.through_seq);
-  if (!last || last.state !== "resolved" || last.seq !== row.resolution_seq)
+  if (last?.state !== "resolved" || last.seq !== row.resolution_seq)
     return `the case's history did not say resolved at seq ${row.through_seq}`;
   return null;
 }
