@@ -9,8 +9,15 @@ import {
   SYSTEM_CHAIN,
   textDigest,
 } from "./canonical";
+import { type Marker, RedactionLedger, type StateMark } from "./redaction-check";
 
-export type ChainProblem = "edited_content" | "missing_event" | "broken_link" | "head_mismatch";
+export type ChainProblem =
+  | "edited_content"
+  | "missing_event"
+  | "broken_link"
+  | "head_mismatch"
+  /** A redaction marker no justified retention redaction covers (decision 052). */
+  | "unjustified_redaction";
 
 /** The first broken link of one chain. */
 export type BrokenLink = {
@@ -108,7 +115,7 @@ class CursorReader<Row> {
 type Field = { name: string; text: string | null; digest: string | null; redacted: (text: string) => boolean };
 
 /** Which free-text field no longer matches its digest (redaction markers excepted), if any. */
-function editedField(row: EventRow): { field?: string; redacted: number } {
+function editedField(row: EventRow): { field?: string; redacted: number; markers: Marker[] } {
   const fields: Field[] = [
     {
       name: "actor_label",
@@ -120,18 +127,34 @@ function editedField(row: EventRow): { field?: string; redacted: number } {
     { name: "after", text: row.after, digest: row.after_digest, redacted: isRedactedJson },
     { name: "evidence", text: row.evidence, digest: row.evidence_digest, redacted: isRedactedJson },
   ];
-  let redacted = 0;
+  const markers: Marker[] = [];
   for (const field of fields) {
     const actual = textDigest(field.text);
     if (actual === null && field.digest === null) continue;
     if (actual !== null && actual === field.digest) continue;
     if (field.text !== null && field.digest !== null && field.redacted(field.text)) {
-      redacted++;
+      markers.push({ field: field.name, reason: markerReason(field.text) });
       continue;
     }
-    return { field: field.name, redacted };
+    return { field: field.name, redacted: markers.length, markers };
   }
-  return { redacted };
+  return { redacted: markers.length, markers };
+}
+
+function markerReason(text: string): string | null {
+  if (!isRedactedJson(text)) return null;
+  return (JSON.parse(text) as { $redacted: string }).$redacted;
+}
+
+/** The state a case event records, when its `after` is a case snapshot (stage and state). */
+function stateOf(row: EventRow): string | null {
+  if (row.case_id === null || row.after === null || !row.after.includes('"state"')) return null;
+  try {
+    const after = JSON.parse(row.after) as { stage?: unknown; state?: unknown } | null;
+    return after && typeof after.state === "string" && after.stage !== undefined ? after.state : null;
+  } catch {
+    return null;
+  }
 }
 
 function asChained(row: EventRow): ChainedEvent {
@@ -152,7 +175,16 @@ function asChained(row: EventRow): ChainedEvent {
   };
 }
 
-type ChainState = { key: string; caseId: string | null; lastSeq: number; lastHash: string; broken: boolean };
+type ChainState = {
+  key: string;
+  caseId: string | null;
+  lastSeq: number;
+  lastHash: string;
+  broken: boolean;
+  /** State-bearing events and redaction markers, judged when the chain ends (decision 052). */
+  states: StateMark[];
+  markers: Array<{ seq: number; eventId: string; after: string | null; marker: Marker }>;
+};
 
 const caseIdOf = (key: string) => (key === SYSTEM_CHAIN ? null : key);
 
@@ -175,6 +207,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
     await client.query("SET LOCAL search_path = pg_catalog, public");
+    const redactions = await RedactionLedger.load(client);
     await client.query(`DECLARE audit_chain_events NO SCROLL CURSOR FOR ${AUDIT_WALK_SQL}`);
     await client.query(`DECLARE audit_chain_heads_read NO SCROLL CURSOR FOR ${HEADS_SQL}`);
     const events = new CursorReader<EventRow>(client, "audit_chain_events", batchSize);
@@ -200,6 +233,13 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       await headsWithoutEvents(chain.key);
       const head = (await heads.peek())?.chain_key === chain.key ? await heads.next() : undefined;
       if (chain.broken) return;
+      for (const found of chain.markers) {
+        const why = redactions.unjustified({ caseId: chain.caseId, states: chain.states, ...found });
+        if (why === null) continue;
+        const link = { chain: chain.key, caseId: chain.caseId, seq: found.seq, eventId: found.eventId };
+        fail(chain, { ...link, problem: "unjustified_redaction", detail: why });
+        return;
+      }
       const at = { chain: chain.key, caseId: chain.caseId, eventId: null };
       if (!head) {
         fail(chain, { ...at, seq: chain.lastSeq, problem: "head_mismatch", detail: "the chain has no head row" });
@@ -225,7 +265,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       const key = chainKeyOf(row.case_id);
       if (chain?.key !== key) {
         if (chain) await finish(chain);
-        chain = { key, caseId: row.case_id, lastSeq: 0, lastHash: GENESIS_HEX, broken: false };
+        chain = { key, caseId: row.case_id, lastSeq: 0, lastHash: GENESIS_HEX, broken: false, states: [], markers: [] };
         report.chains++;
       }
       report.events++;
@@ -268,6 +308,10 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       }
       chain.lastSeq = row.chain_seq;
       chain.lastHash = row.hash;
+      const state = stateOf(row);
+      if (state !== null) chain.states.push({ seq: row.chain_seq, state });
+      for (const marker of edited.markers)
+        chain.markers.push({ seq: row.chain_seq, eventId: row.id, after: row.after, marker });
     }
     if (chain) await finish(chain);
     await headsWithoutEvents(null);

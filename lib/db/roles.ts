@@ -14,6 +14,11 @@ export const RESTRICTED_TABLES: Readonly<Record<string, readonly TablePrivilege[
   provider_accounts: ["SELECT", "INSERT"],
   // Kept by a SECURITY DEFINER trigger on audit_events; the app only reads it.
   audit_chain_heads: ["SELECT"],
+  // What retention's definer functions judge by, and what they did (decision 052): owner-kept,
+  // written only by SECURITY DEFINER triggers and functions, so the app cannot move them.
+  case_resolution_facts: ["SELECT"],
+  retention_policy_log: ["SELECT"],
+  audit_redactions: ["SELECT"],
   // The migration runner's bookkeeping: readable (to see what is applied), never writable.
   _prisma_migrations: ["SELECT"],
 };

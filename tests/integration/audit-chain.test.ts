@@ -288,28 +288,37 @@ describe("the verifier", () => {
     expect(report.brokenChains).toBe(4);
   });
 
-  it("a redaction that replaces text with the marker and keeps its digest still verifies", async () => {
+  // Decision 052: a marker whose digest stands is not enough; retention's own function must have
+  // recorded a redaction its policy justifies (tests/integration/redaction-facts.test.ts has those).
+  it("a marker with its digest kept, but made by no retention redaction, is named as unjustified", async () => {
     const target = redacted.chain[0];
     await asOwner("UPDATE audit_events SET evidence = $2, actor_label = '[redacted]' WHERE id = $1", [
       target?.id,
       JSON.stringify(redactedJson("retention policy test")),
     ]);
     const report = await verify();
-    expect(brokenFor(report, redacted.caseId)).toBeUndefined();
+    expect(brokenFor(report, redacted.caseId)).toMatchObject({
+      seq: 1,
+      eventId: target?.id,
+      problem: "unjustified_redaction",
+    });
     expect(report.redactedFields).toBe(2);
-    expect(report.brokenChains).toBe(4);
+    expect(report.brokenChains).toBe(5);
   });
 
   it("npm run audit:verify exits 1 and prints the first broken link of each broken chain", async () => {
     const run = await runScript();
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/Audit chains BROKEN: 4 of/);
+    expect(run.stdout).toMatch(/Audit chains BROKEN: 5 of/);
     expect(run.stdout).toContain(
       `case ${edited.caseId}, seq 3 (event ${edited.chain[2]?.id}): edited content: evidence differs from its recorded digest`,
     );
     expect(run.stdout).toContain(`case ${middle.caseId}, seq 3 (event ${middle.chain[3]?.id}): missing event`);
     expect(run.stdout).toContain(`case ${last.caseId}, seq 5: missing event`);
     expect(run.stdout).toContain(`case ${rehashed.caseId}, seq 4 (event ${rehashed.chain[3]?.id}): broken link`);
+    expect(run.stdout).toContain(
+      `case ${redacted.caseId}, seq 1 (event ${redacted.chain[0]?.id}): unjustified redaction`,
+    );
   });
 });
 

@@ -30,6 +30,7 @@ import { runRetention } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
 import { evidenceQueryString } from "@/lib/validation/evidence";
 import { makeUser, parkInput, producer, publishedAsset, worker } from "./fixtures";
+import { backdateResolution } from "./helpers/backdate-resolution";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
@@ -216,7 +217,7 @@ describe("evidence packet of a case the retention policy redacted", () => {
     await resolveHold(db, finance, hold.id, { kind: "release", note: "refund per ticket 7", evidence: "ticket 7" });
     const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
     await publishedAsset(db, kase, { storageKey: `videos/${caseId}/0.mp4`, sizeBytes: 4096, sha256: "cd".repeat(32) });
-    await db.$executeRaw`UPDATE cases SET resolved_at = now() - make_interval(days => 31) WHERE id = ${caseId}::uuid`;
+    await backdateResolution(caseId, 31);
     const storage = localStorage(await mkdtemp(path.join(tmpdir(), "evidence-retention-")));
     const retention = await runRetention(db, storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });
     expect(retention.redacted).toBe(1);

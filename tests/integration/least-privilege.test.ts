@@ -4,6 +4,7 @@ import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { backdateResolution } from "./helpers/backdate-resolution";
 import { openTestDb, ownerUrl } from "./setup/test-db";
 
 // DESIGN rule 15: the app connects as a role that owns nothing. It appends to history and money and
@@ -150,7 +151,7 @@ describe("ledger_entries admits a note's redaction and nothing else", () => {
       note: "refund per ticket 9",
       evidence: "ticket 9",
     });
-    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '40 days' WHERE id = ${resolvedId}::uuid`;
+    await backdateResolution(resolvedId, 40);
   });
 
   it("the app cannot UPDATE a note directly, not even to the marker", async () => {
@@ -206,7 +207,7 @@ describe("audit_events admits a redaction and nothing else", () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     ({ caseId: resolvedId } = await parkCase(db, producer(), parkInput("generation_failed")));
     await acceptFailure(db, reviewer, resolvedId, { evidence: "customer text" });
-    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '40 days' WHERE id = ${resolvedId}::uuid`;
+    await backdateResolution(resolvedId, 40);
   });
 
   it("the app cannot UPDATE audit_events directly, not even to a marker", async () => {
@@ -236,12 +237,12 @@ describe("audit_events admits a redaction and nothing else", () => {
   });
 
   it("audit_redact_case refuses a case that is not resolved or still within its policy, and redacts a resolved one's evidence only", async () => {
-    const refused = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [caseId]);
+    const refused = await attempt(app, "SELECT * FROM audit_redact_case($1::uuid)", [caseId]);
     expect(refused?.code).toBe("42501");
     expect(refused?.message).toMatch(/not resolved/);
 
     // Resolved 40 days ago: refused while no policy allows it, redacted once one does.
-    const early = await attempt(app, "SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId]);
+    const early = await attempt(app, "SELECT * FROM audit_redact_case($1::uuid)", [resolvedId]);
     expect(early?.message).toMatch(/within its retention period/);
     await app.query("BEGIN");
     try {
@@ -250,9 +251,7 @@ describe("audit_events admits a redaction and nothing else", () => {
       );
       await app.query("SAVEPOINT young");
       expect(
-        await app
-          .query("SELECT audit_redact_case($1::uuid, 'retention test')", [resolvedId])
-          .catch((e: Error) => e.message),
+        await app.query("SELECT * FROM audit_redact_case($1::uuid)", [resolvedId]).catch((e: Error) => e.message),
       ).toMatch(/within its retention period/);
       await app.query("ROLLBACK TO SAVEPOINT young");
       await app.query("UPDATE retention_policies SET days = 30 WHERE scope = '*'");
@@ -260,7 +259,7 @@ describe("audit_events admits a redaction and nothing else", () => {
         "SELECT id, hash, evidence_digest, before, after FROM audit_events WHERE case_id = $1 ORDER BY id",
         [resolvedId],
       );
-      const { rows } = await app.query<{ n: number }>("SELECT audit_redact_case($1::uuid, 'retention test') AS n", [
+      const { rows } = await app.query<{ n: number }>("SELECT redacted AS n FROM audit_redact_case($1::uuid)", [
         resolvedId,
       ]);
       expect(rows[0]?.n).toBeGreaterThan(0);

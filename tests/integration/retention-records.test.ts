@@ -17,6 +17,7 @@ import { dryRunRetention, saveRetentionPolicy } from "@/lib/services/retention/r
 import { runRetention } from "@/lib/services/retention/run-retention";
 import { localStorage } from "@/lib/storage/local-storage";
 import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
+import { backdateResolution } from "./helpers/backdate-resolution";
 import { openTestDb } from "./setup/test-db";
 
 // DESIGN rule 20: every kind of record ends under the retention policies, not only cases.
@@ -148,7 +149,7 @@ describe("an operation that never became a case, under a 1-day policy", () => {
     await run();
     expect((await db.operation.findUniqueOrThrow({ where: { id: operation.id } })).redactedAt).toBeNull();
     // Not even the app's own role can redact it early: the owner's function refuses.
-    await expect(db.$queryRaw`SELECT audit_redact_operation(${operation.id}::uuid, 'early')`).rejects.toThrow(
+    await expect(db.$queryRaw`SELECT * FROM audit_redact_operation(${operation.id}::uuid)`).rejects.toThrow(
       /still open/,
     );
   });
@@ -183,7 +184,7 @@ describe("records that belong to a case or to nothing", () => {
     await acceptFailure(db, admin, caseId, { evidence: "accepted" });
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
     await resolveHold(db, admin, hold.id, { kind: "release", note: "no charge", evidence: "none" });
-    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '2 days' WHERE id = ${caseId}::uuid`;
+    await backdateResolution(caseId, 2);
     await run();
     const seen = await db.providerObservation.findUniqueOrThrow({ where: { id: observation.id } });
     expect(marked(seen.outputs)).toBe(true);
@@ -208,7 +209,7 @@ describe("records that belong to a case or to nothing", () => {
       ...report,
       evidence: { summary: "the new video", observedAt: new Date().toISOString() },
     });
-    await db.$executeRaw`UPDATE cases SET resolved_at = now() - interval '2 days' WHERE id = ${caseId}::uuid`;
+    await backdateResolution(caseId, 2);
     expect(await db.case.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ state: "resolved" });
     await run();
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).redactedAt).toBeNull();

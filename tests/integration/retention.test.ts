@@ -20,6 +20,7 @@ import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import { startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, publishedAsset, worker } from "./fixtures";
+import { backdateResolution } from "./helpers/backdate-resolution";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
@@ -59,7 +60,7 @@ async function resolvedCase(options: { producer?: string; daysAgo: number; keepH
   }
   const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
   expect(kase.state).toBe("resolved");
-  await db.$executeRaw`UPDATE cases SET resolved_at = now() - make_interval(days => ${options.daysAgo}) WHERE id = ${caseId}::uuid`;
+  await backdateResolution(caseId, options.daysAgo);
   let key: string | null = null;
   if (options.video) {
     key = `videos/${caseId}/0.mp4`;

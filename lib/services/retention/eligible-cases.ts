@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { GLOBAL_RETENTION_SCOPE } from "@/lib/domain/retention";
 import { eligibleOperationsSql } from "./eligible-operations";
 
 export type EligibleCase = { id: string; resolved_at: Date; days: number };
@@ -15,10 +14,11 @@ export type EligibleCase = { id: string; resolved_at: Date; days: number };
  */
 export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: boolean }): Prisma.Sql {
   return Prisma.sql`
-    SELECT c.id, c.resolved_at, e.days FROM cases c
-    LEFT JOIN retention_policies p ON p.scope = c.producer
-    LEFT JOIN retention_policies g ON g.scope = ${GLOBAL_RETENTION_SCOPE}
-    CROSS JOIN LATERAL (SELECT CASE WHEN p.scope IS NOT NULL THEN p.days ELSE g.days END AS days) e
+    SELECT c.id, f.resolved_at, e.days FROM cases c
+    -- The owner's facts, which audit_redact_case judges by (decision 052): the resolution as the
+    -- case's audit chain records it, and the policy as its log records it.
+    JOIN case_resolution_facts f ON f.case_id = c.id AND f.resolved
+    CROSS JOIN LATERAL retention_policy_in_force(c.producer) e
     WHERE c.state = 'resolved' AND c.resolved_at IS NOT NULL
       -- Never redacted, or re-opened and resolved again since (a new episode's text).
       AND (c.redacted_at IS NULL OR c.redacted_at < c.resolved_at)
@@ -27,7 +27,7 @@ export function eligibleCasesSql(options: { now: Date; limit?: number; lock?: bo
       AND c.resolved_at <= ${options.now}::timestamptz
         - make_interval(days => (SELECT min(days) FROM retention_policies))
       -- Never later than the database's clock: audit_redact_case judges the period by it.
-      AND c.resolved_at <= least(${options.now}::timestamptz, now()) - make_interval(days => e.days)
+      AND f.resolved_at <= least(${options.now}::timestamptz, now()) - make_interval(days => e.days)
       AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.case_id = c.id AND h.status = 'held')
       -- The operation's records end together (redact-operation-records.ts): not while a later send
       -- of it is in flight, or was issued or reported within the period.

@@ -1,5 +1,4 @@
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { GLOBAL_RETENTION_SCOPE } from "@/lib/domain/retention";
 
 export type EligibleOperation = { id: string; producer: string; operation_id: string; last_at: Date; days: number };
 
@@ -12,9 +11,8 @@ export type EligibleOperation = { id: string; producer: string; operation_id: st
 export function eligibleOperationsSql(options: { now: Date; limit?: number; lock?: boolean }): Prisma.Sql {
   return Prisma.sql`
     SELECT o.id, o.producer, o.operation_id, x.last_at, e.days FROM operations o
-    LEFT JOIN retention_policies p ON p.scope = o.producer
-    LEFT JOIN retention_policies g ON g.scope = ${GLOBAL_RETENTION_SCOPE}
-    CROSS JOIN LATERAL (SELECT CASE WHEN p.scope IS NOT NULL THEN p.days ELSE g.days END AS days) e
+    -- The policy as its owner-kept log records it, as audit_redact_operation reads it (decision 052).
+    CROSS JOIN LATERAL retention_policy_in_force(o.producer) e
     CROSS JOIN LATERAL (
       SELECT greatest(o.created_at, max(s.created_at), max(s.reported_at)) AS last_at
         FROM send_permits s WHERE s.operation_ref = o.id) x

@@ -35,9 +35,11 @@ export async function redactEndedOperations(
 }
 
 async function redactOperation(tx: Db, actor: Principal, row: EligibleOperation, now: Date): Promise<void> {
-  const reason = retentionReason(row.days, now);
-  const [audit] = await tx.$queryRaw<{ n: number }[]>`SELECT audit_redact_operation(${row.id}::uuid, ${reason}) AS n`;
+  // The owner's function writes the policy's own reason (decision 052); the other records carry it too.
+  const [audit] = await tx.$queryRaw<{ redacted: number; reason: string }[]>`
+    SELECT redacted, reason FROM audit_redact_operation(${row.id}::uuid)`;
   const [ledger] = await tx.$queryRaw<{ n: number }[]>`SELECT ledger_redact_operation_notes(${row.id}::uuid) AS n`;
+  const reason = audit?.reason ?? retentionReason(row.days, now);
   const marker = JSON.stringify(redactedJson(reason));
   const fields = await redactOperationRecords(tx, { operationRef: row.id, caseId: null, marker });
   await tx.$executeRaw`UPDATE operations SET redacted_at = ${now} WHERE id = ${row.id}::uuid`;
@@ -51,7 +53,7 @@ async function redactOperation(tx: Db, actor: Principal, row: EligibleOperation,
       reason,
       retentionDays: row.days,
       lastActivityAt: row.last_at.toISOString(),
-      fields: { ...fields, auditEvidence: audit?.n ?? 0, ledgerNotes: ledger?.n ?? 0 },
+      fields: { ...fields, auditEvidence: audit?.redacted ?? 0, ledgerNotes: ledger?.n ?? 0 },
     },
   });
 }

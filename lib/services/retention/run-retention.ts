@@ -116,16 +116,18 @@ export async function runRetention(
 
 /** One case's customer text replaced in place, its videos marked deleted; the keys to delete after commit. */
 async function redactCase(tx: Db, actor: Principal, row: EligibleCase, now: Date): Promise<string[]> {
-  const reason = retentionReason(row.days, now);
-  const marker = JSON.stringify(redactedJson(reason));
   // The append-only history (audit text, and the ledger's notes: the hold notes' own words) is
-  // rewritten only through the owner's functions, which check the case's period themselves.
-  const [audit] = await tx.$queryRaw<{ n: number }[]>`SELECT audit_redact_case(${row.id}::uuid, ${reason}) AS n`;
+  // rewritten only through the owner's functions, which judge the case by the owner's facts and
+  // write the policy's own reason (decision 052); the other records carry the same marker.
+  const [audit] = await tx.$queryRaw<{ redacted: number; reason: string }[]>`
+    SELECT redacted, reason FROM audit_redact_case(${row.id}::uuid)`;
   const [ledger] = await tx.$queryRaw<{ n: number }[]>`SELECT ledger_redact_case_notes(${row.id}::uuid) AS n`;
+  const reason = audit?.reason ?? retentionReason(row.days, now);
+  const marker = JSON.stringify(redactedJson(reason));
   const kase = await redactCaseRow(tx, { caseId: row.id, marker, now });
   const count = (sql: Prisma.Sql) => tx.$executeRaw(sql);
   const fields = {
-    auditEvidence: audit?.n ?? 0,
+    auditEvidence: audit?.redacted ?? 0,
     caseEvidence: 1,
     // The operation's own records: summary, permit reports, kept webhooks, claim conflicts (DESIGN rule 20).
     ...(await redactOperationRecords(tx, { operationRef: kase.operationRef, caseId: row.id, marker })),
