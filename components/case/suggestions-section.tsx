@@ -72,7 +72,7 @@ function SuggestionItem({
     <li className="rounded border border-slate-200 p-3 text-sm" data-testid="suggestion">
       <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
         <dt className="text-slate-700">Job</dt>
-        <dd className="break-all font-mono">{suggestion.providerJobId}</dd>
+        <dd className="break-all font-mono">{suggestion.providerJobId ?? "another producer's operation's job"}</dd>
         <dt className="text-slate-700">Confidence</dt>
         <dd className="font-medium">{suggestion.confidence}%</dd>
         <dt className="text-slate-700">Matched</dt>
@@ -117,7 +117,7 @@ function SuggestionForm({
   const fieldId = `suggestion-${suggestion.id}-evidence`;
   return (
     <form
-      aria-label={`Use job ${suggestion.providerJobId}`}
+      aria-label={`Use job ${suggestion.providerJobId ?? ""}`}
       className="mt-2"
       onSubmit={(event) => {
         event.preventDefault();

@@ -17,10 +17,10 @@ import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
-import { caseFlagFigures } from "@/lib/services/case/case-flags";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
 import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
+import { getNeedsDecision } from "@/lib/services/finance/finance-needs-decision";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { listOpenLateCharges } from "@/lib/services/hold/list-late-charges";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
@@ -45,17 +45,18 @@ export async function FinanceContent({
 }) {
   const now = new Date();
   const producers = producersOf(producer);
-  const [totals, aging, exposure, requests, holds, flags, duplicates, limits, lateCharges] = await Promise.all([
-    getFinanceTotals(db(), actor, producers),
-    getHeldByAge(db(), actor, now, producers),
-    getExposure(db(), actor, producers),
-    listPendingReplacementRequests(db(), actor, now),
-    loadHoldsPage(actor, query, now),
-    caseFlagFigures(db(), producers),
-    listSuspectedDuplicates(db(), actor),
-    listSpendLimits(db(), actor, now),
-    listOpenLateCharges(db(), actor, producers),
-  ]);
+  const [totals, aging, exposure, requests, holds, needsDecisionRows, duplicates, limits, lateCharges] =
+    await Promise.all([
+      getFinanceTotals(db(), actor, producers),
+      getHeldByAge(db(), actor, now, producers),
+      getExposure(db(), actor, producers),
+      listPendingReplacementRequests(db(), actor, now),
+      loadHoldsPage(actor, query, now),
+      getNeedsDecision(db(), actor, producers),
+      listSuspectedDuplicates(db(), actor),
+      listSpendLimits(db(), actor, now),
+      listOpenLateCharges(db(), actor, producers),
+    ]);
   const canSetLimits = can(actor.roles, "spend_limit:set");
   const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
@@ -66,7 +67,7 @@ export async function FinanceContent({
   return (
     <Announcer>
       <ExposureSummary rows={exposure} />
-      <NeedsDecisionSummary rows={flags.holdOpen} active={needsDecision} producer={producer} />
+      <NeedsDecisionSummary rows={needsDecisionRows} active={needsDecision} producer={producer} />
       <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">

@@ -10,6 +10,7 @@ import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { givenUpNotifications } from "../notification/producer-not-told";
 import { mayNameOwner, ownersOfJobs } from "./job-owner";
+import { narrowEventsOfCase } from "./named-cases";
 
 const TIMELINE_LIMIT = 500;
 
@@ -50,7 +51,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
   if (!row) throw new AppError("not_found", "No such case.");
   requireCaseInScope(actor, row.producer);
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
-  const [timeline, suggestions, observations, assets, price, notTold] = await Promise.all([
+  const [events, suggestions, observations, assets, price, notTold] = await Promise.all([
     db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
     db.reconciliationSuggestion.findMany({
       where: { caseId, episode: row.episode },
@@ -62,12 +63,16 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
     givenUpNotifications(db, caseId),
   ]);
-  // A suggestion from before its job was recorded elsewhere must say whose the job is now.
-  const owners = await ownersOfJobs(
-    db,
-    row.provider,
-    suggestions.map((s) => s.providerJobId),
-  );
+  // A suggestion from before its job was recorded elsewhere must say whose the job is now; the
+  // timeline names no other producer's case or job (decision 055).
+  const [owners, timeline] = await Promise.all([
+    ownersOfJobs(
+      db,
+      row.provider,
+      suggestions.map((s) => s.providerJobId),
+    ),
+    narrowEventsOfCase(db, row, events),
+  ]);
   const lineage = row.operation.attempts.map((attempt) => ({
     attemptId: attempt.attemptId,
     kind: attempt.kind,
@@ -198,9 +203,11 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     })),
     suggestions: suggestions.map((s) => {
       const owner = owners.get(s.providerJobId) ?? null;
+      const named = owner === null || mayNameOwner(user, owner);
       return {
         id: s.id,
-        providerJobId: s.providerJobId,
+        /** A job since recorded for another producer's operation is theirs: its ID is not shown (decision 055). */
+        providerJobId: named ? s.providerJobId : null,
         confidence: s.confidence,
         matched: Array.isArray(s.matched) ? s.matched.filter((m): m is string => typeof m === "string") : [],
         providerStatus: s.providerStatus,

@@ -1,6 +1,7 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Db, Prisma } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { ANOTHER_PRODUCERS_OPERATION } from "@/lib/domain/named-cases";
 import type { Principal } from "@/lib/domain/principal";
 import { type ScoredJob, type SuggestionTarget, scoreListedJob } from "@/lib/domain/reconciliation-score";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
@@ -139,7 +140,7 @@ async function searchOne(
       ? []
       : await ctx.db.attempt.findMany({
           where: { provider: row.provider, providerJobId: { in: ids } },
-          select: { providerJobId: true, operation: { select: { case: { select: { id: true } } } } },
+          select: { providerJobId: true, operation: { select: { producer: true, case: { select: { id: true } } } } },
         });
   const known = new Set(owned.map((attempt) => attempt.providerJobId));
   const scored = [...candidates.values()]
@@ -170,7 +171,13 @@ async function searchOne(
     lookups,
     ...(note ? { note } : {}),
     alreadyAttributed: ids.filter((id) => known.has(id)).length,
-    attributedTo: owned.map((a) => ({ providerJobId: a.providerJobId, caseId: a.operation.case?.id ?? null })),
+    // This case's evidence names its own producer's operations only; another producer's job and case
+    // are theirs, and whoever reads this case may not see them (decision 055).
+    attributedTo: owned.map((a) =>
+      a.operation.producer === row.producer
+        ? { providerJobId: a.providerJobId, caseId: a.operation.case?.id ?? null }
+        : { owner: ANOTHER_PRODUCERS_OPERATION },
+    ),
     suggestions: scored.map(({ job, score }) => ({ providerJobId: job.providerJobId, confidence: score.confidence })),
     conclusive,
   };

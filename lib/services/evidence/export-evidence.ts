@@ -10,6 +10,7 @@ import { evidenceText, type SignedEvidence, signPacket } from "@/lib/evidence/pa
 import type { EvidenceFilter } from "@/lib/validation/evidence";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { viewConditions } from "../case/list-cases";
+import { narrowEventsOfCase } from "../case/named-cases";
 import { deploymentSigningKey, type SigningSettings } from "./deployment-key";
 import { readCaseEvidence } from "./read-case-evidence";
 
@@ -72,11 +73,19 @@ async function issuePacket(
 ): Promise<IssuedPacket> {
   // Refused before anything is read when this deployment cannot sign.
   const key = deploymentSigningKey(settings);
-  const cases = await readCaseEvidence(db, caseIds);
+  const read = await readCaseEvidence(db, caseIds);
   // The packet's own read is the existence check: an unknown case is refused before anything is written.
-  if (scope.kind === "case" && cases.length === 0) throw new AppError("not_found", "No such case.");
+  if (scope.kind === "case" && read.length === 0) throw new AppError("not_found", "No such case.");
   // Another producer's case is no case for a person limited to some (decision 035).
-  for (const item of cases) requireCaseInScope(actor, item.case.producer);
+  for (const item of read) requireCaseInScope(actor, item.case.producer);
+  // Nor are its IDs part of this case's evidence (decision 055): the chain still verifies, since an
+  // event's hash covers its evidence's recorded digest, not the text.
+  const cases = await Promise.all(
+    read.map(async (item) => ({
+      ...item,
+      timeline: { ...item.timeline, events: await narrowEventsOfCase(db, item.case, item.timeline.events) },
+    })),
+  );
   const { actorKind, actorId, actorLabel } = actorColumns(actor);
   const packet: EvidencePacket = {
     packetId: randomUUID(),

@@ -34,8 +34,9 @@ const STAGE_ORDER = ["submission_uncertain", "polling", "delivery", "generation_
  * What an operator looks at first (DESIGN section 10). Counts and money come from the running
  * totals (stat-figures.ts), so the page costs the same at a million cases as at a hundred; only
  * the rows of a few partial hours and the last day's decisions are read directly. `producers`
- * limits the case and money figures to those producers (null: every producer); the last day's
- * review latency and worker events stay fleet-wide.
+ * limits every figure to those producers' cases (null: every producer), the last day's review
+ * latency and worker events too: a person limited to some producers sees no other producer's work
+ * in any of them (decision 055).
  */
 export async function overviewStats(
   db: Db,
@@ -47,6 +48,11 @@ export async function overviewStats(
   const now = options.now ?? new Date();
   const producers = visibleProducers(actor, options.producers ?? null);
   const mine = producerIn(producers);
+  // Decisions and audit events name their case; only a producer list reads its producer.
+  const ofMyCase = (column: Prisma.Sql) =>
+    producers
+      ? Prisma.sql`AND EXISTS (SELECT 1 FROM cases c WHERE c.id = ${column} AND ${producerIn(producers, Prisma.sql`c.producer`)})`
+      : Prisma.empty;
   const since = new Date(now.getTime() - 24 * 3600 * 1000);
   const alertSince = new Date(now.getTime() - options.alertWindowMinutes * 60_000);
   // A case opened at or before ends[k] is old enough for bucket k + 1 (width_bucket's edges).
@@ -116,7 +122,8 @@ export async function overviewStats(
         -- Each decision carries when its episode opened (set on insert), so no case is looked up.
         SELECT d.case_id, d.episode, min(d.created_at) AS decided_at, min(d.case_opened_at) AS opened_at
         FROM decisions d
-        WHERE d.created_at >= ${since} AND d.case_opened_at IS NOT NULL GROUP BY d.case_id, d.episode
+        WHERE d.created_at >= ${since} AND d.case_opened_at IS NOT NULL ${ofMyCase(Prisma.sql`d.case_id`)}
+        GROUP BY d.case_id, d.episode
       )
       SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM f.decided_at - f.opened_at)) AS p50,
              percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM f.decided_at - f.opened_at)) AS p90,
@@ -126,10 +133,12 @@ export async function overviewStats(
     sqlRows<{ rescues: bigint; delivery_failures: bigint; poison: bigint }>(
       db,
       Prisma.sql`
-      SELECT count(*) FILTER (WHERE kind = 'lease_rescued') AS rescues,
-             count(*) FILTER (WHERE kind = 'recovery_unresolved' AND before->>'stage' = 'delivery') AS delivery_failures,
-             count(*) FILTER (WHERE kind = 'poison_parked') AS poison
-      FROM audit_events WHERE kind IN ('lease_rescued', 'recovery_unresolved', 'poison_parked') AND created_at >= ${since}`,
+      SELECT count(*) FILTER (WHERE a.kind = 'lease_rescued') AS rescues,
+             count(*) FILTER (WHERE a.kind = 'recovery_unresolved' AND a.before->>'stage' = 'delivery') AS delivery_failures,
+             count(*) FILTER (WHERE a.kind = 'poison_parked') AS poison
+      FROM audit_events a
+      WHERE a.kind IN ('lease_rescued', 'recovery_unresolved', 'poison_parked') AND a.created_at >= ${since}
+        ${ofMyCase(Prisma.sql`a.case_id`)}`,
     ),
     sqlRows<{ n: bigint }>(
       db,
@@ -154,7 +163,8 @@ export async function overviewStats(
     /** Nothing is evicted silently (decision 033): the policy in force and when it next runs. */
     retention: {
       globalDays: retention.globalDays,
-      producerPolicies: retention.producers.length,
+      // Only the reader's producers' own policies are counted: the others are not theirs to know of.
+      producerPolicies: retention.producers.filter((p) => producers === null || producers.includes(p.producer)).length,
       nextRunAt: retention.nextRunAt.toISOString(),
     },
     stages: ordered.map((s) => ({
