@@ -28,11 +28,13 @@ import { API_ROUTES, type RouteKey, routeKey } from "@/lib/api/routes";
 import { authOptions } from "@/lib/auth/options";
 import { currentUser } from "@/lib/auth/session";
 import type { Stage } from "@/lib/domain/stages";
+import { decide } from "@/lib/domain/transitions";
 import type { UserActor } from "@/lib/services/access/actor";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { setUserProducers } from "@/lib/services/admin/set-user-producers";
 import { setUserRoles } from "@/lib/services/admin/set-user-roles";
 import { parkCase } from "@/lib/services/case/park-case";
+import { applyCaseChange, snapshotOf } from "@/lib/services/case/writer/change";
 import { chargeAfterRelease } from "@/lib/services/hold/charge-after-release";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { generateSigningSecret } from "@/lib/services/notification/notification-endpoint-signature";
@@ -544,6 +546,19 @@ describe("scope and roles at execution", () => {
       // the roles the person has now.
       expect(answer).toEqual({ ok: false, code: door === "console" ? "unauthenticated" : "forbidden" });
     }
+    expect(await stateOf(caseId)).toEqual(before);
+  });
+
+  it("the case writer itself changes no case outside the actor's scope, whoever read it", async () => {
+    const caseId = await parked("polling");
+    const row = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    const decision = decide(snapshotOf(row), { type: "approve", action: "resume_poll", evidence: "x" });
+    if (!decision.ok) throw decision.error;
+    const narrowed = { ...colleague, producers: [shopA.name] };
+    const before = await stateOf(caseId);
+    await expect(
+      applyCaseChange(db, { seen: { ...row, caseId }, command: "approve", decision, actor: narrowed, evidence: null }),
+    ).rejects.toMatchObject({ code: "lost_race" });
     expect(await stateOf(caseId)).toEqual(before);
   });
 
