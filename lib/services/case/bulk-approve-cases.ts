@@ -3,8 +3,9 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
-import type { UserActor } from "../access/actor";
+import { scopeOf, type UserActor } from "../access/actor";
 import { approvedActionsInsert } from "../claim/writer/actions";
+import { scopeConditions } from "./case-filter";
 import { ownershipRule } from "./ownership-rule";
 import type { CaseRow, ChangeVia } from "./transition-case";
 import { decidedChangesCtes, decidedChangesInput } from "./writer/batch";
@@ -20,10 +21,12 @@ type Target = Pick<
 
 /**
  * A bulk action's approvals (decision 032), 500 cases to a statement: each previewed case still at
- * the version its dry run read gets its stage's own recovery with its own decision (the pure
- * function, on that case as read), decision row, action and audit event, exactly as one approval
- * writes them. Returns the cases approved; the caller takes every other one through the single-case
- * path, which says why it was left alone, so bulk can never do what one approval could not.
+ * the version its dry run read, and still within the producers `user` may see as loaded for this
+ * request (decision 054: a scope narrowed after the dry run counts), gets its stage's own recovery
+ * with its own decision (the pure function, on that case as read), decision row, action and audit
+ * event, exactly as one approval writes them. Returns the cases approved; the caller takes every
+ * other one through the single-case path, which says why it was left alone (`not_found` outside the
+ * scope), so bulk can never do what one approval could not.
  */
 export async function approvePreviewed(
   db: Db,
@@ -33,10 +36,11 @@ export async function approvePreviewed(
   via: ChangeVia,
 ): Promise<Set<string>> {
   const versions = new Map(previewed.map((seen) => [seen.id, seen.version]));
+  const where = [Prisma.sql`id = ANY(${[...versions.keys()]}::uuid[])`, ...scopeConditions(scopeOf(user))];
   const rows = await db.$queryRaw<Target[]>(
     Prisma.sql`SELECT id::text, stage, state, provider_job_id AS "providerJobId", version, episode,
                       outputs_unavailable_at AS "outputsUnavailableAt", assignee_id::text AS "assigneeId"
-               FROM cases WHERE id = ANY(${[...versions.keys()]}::uuid[]) ORDER BY opened_at, id`,
+               FROM cases WHERE ${Prisma.join(where, " AND ")} ORDER BY opened_at, id`,
   );
   // Cases someone else owns (the setting may have changed since the dry run) are left to the
   // single-case path, which refuses them with the reason.

@@ -8,6 +8,7 @@ import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain
 import { type DomainError, isDomainError } from "@/lib/domain/errors";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
+import { inProducerScope } from "@/lib/domain/producer-scope";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import type { Env } from "@/lib/env";
@@ -21,7 +22,7 @@ import { scopeConditions } from "./case-filter";
 import { COUNT_CAP } from "./count-cases";
 import { viewConditions } from "./list-cases";
 import { type OwnershipRule, ownershipRule } from "./ownership-rule";
-import type { ChangeVia } from "./transition-case";
+import { type ChangeVia, loadCase } from "./transition-case";
 import { snapshotOf } from "./writer/change";
 
 /** Most cases one dry run previews when the caller names no limit (the console and API pass `BULK_APPROVE_LIMIT`). */
@@ -182,7 +183,8 @@ async function takePreview(db: Db, userId: string, input: BulkExecuteInput, now:
 
 /**
  * The execution of a dry run: acts on exactly the cases it previewed, once. Each case is read again
- * in a transaction of its own and acted on only at the version the dry run read (the case writer's
+ * in a transaction of its own, within the scope `actor` has now (not the dry run's: decision 054),
+ * and acted on only at the version the dry run read (the case writer's
  * compare-and-set holds it to that version), through the verb's single-case service, so it gets its
  * own decision and audit row; a case that changed meanwhile is skipped, never re-decided unseen.
  * Cases that came to match the filter after the dry run are not touched.
@@ -210,7 +212,7 @@ export async function executeBulk(
   );
   const applied = [...batched, ...rest.filter((_, at) => outcomes[at] === null).map((seen) => seen.id)];
   const skipped: BulkSkipped[] = [
-    ...preview.skipped,
+    ...(await previewSkipsVisible(db, user, preview.skipped)),
     ...outcomes.flatMap((outcome, at) => {
       const seen = rest[at];
       return outcome && seen ? [{ caseId: seen.id, ...outcome, at: "execute" as const }] : [];
@@ -238,8 +240,9 @@ async function executeOne(
 ): Promise<Refusal | null> {
   try {
     return await inTransaction(db, async (tx) => {
-      const row = await tx.case.findUnique({ where: { id: seen.id } });
-      if (!row) return { code: "not_found", message: "No such case.", operationId: "" };
+      // Scope first, from the principal as loaded for this request (decision 054): a case outside
+      // it is `not_found` whatever else changed, and its operation ID is not told.
+      const row = await loadCase(tx, seen.id, user);
       if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
       await applyBulkAction(tx, user, row, action, via, storePrompts);
       return null;
@@ -249,11 +252,36 @@ async function executeOne(
     // compare-and-set) is a change since the preview; anything else is a failure, never a quiet skip.
     const raced = isUniqueViolation(error) || (error instanceof AppError && error.code === "lost_race");
     if (!raced && !(error instanceof AppError) && !isDomainError(error)) throw error;
-    const operationId = (await db.case.findUnique({ where: { id: seen.id } }))?.operationId ?? "";
+    const operationId = await visibleOperationId(db, user, seen.id);
     if (raced) return { ...CHANGED, operationId };
     const refused = error as AppError | DomainError;
     return { code: refused.code, message: refused.message, operationId };
   }
+}
+
+/** The case's operation ID if `user` may see the case now, else "" (as for a case that does not exist). */
+async function visibleOperationId(db: Db, user: UserActor, caseId: string): Promise<string> {
+  const row = await db.case.findUnique({ where: { id: caseId }, select: { operationId: true, producer: true } });
+  return row && inProducerScope(scopeOf(user), row.producer) ? row.operationId : "";
+}
+
+/**
+ * The dry run's own skips, as far as `user` may still see their cases: one now outside the scope
+ * (narrowed since the dry run, decision 054) is reported as `not_found`, its operation ID untold.
+ */
+async function previewSkipsVisible(db: Db, user: UserActor, skipped: BulkSkipped[]): Promise<BulkSkipped[]> {
+  const scope = scopeOf(user);
+  if (scope === null || skipped.length === 0) return skipped;
+  const visible = await db.case.findMany({
+    where: { id: { in: skipped.map((skip) => skip.caseId) }, producer: { in: [...scope] } },
+    select: { id: true },
+  });
+  const seen = new Set(visible.map((row) => row.id));
+  return skipped.map((skip) =>
+    seen.has(skip.caseId)
+      ? skip
+      : { caseId: skip.caseId, operationId: "", code: "not_found", message: "No such case.", at: "execute" },
+  );
 }
 
 /** `work` over `items`, at most `limit` at a time; the results in the items' order. */

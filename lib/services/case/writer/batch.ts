@@ -3,7 +3,15 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { AuditKind } from "@/lib/domain/case-commands";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
 import type { StateMove } from "@/lib/domain/state-moves";
-import { auditSnapshots, type CaseSeen, type Decided, snapshotOf, timestampAssignments, timestampsOf } from "./change";
+import {
+  auditSnapshots,
+  type CaseSeen,
+  type Decided,
+  snapshotOf,
+  timestampAssignments,
+  timestampsOf,
+  writableScopeSql,
+} from "./change";
 
 /**
  * A state-only decision (`stateMove`) applied to every case of `source` (rows with `case_id`) in
@@ -76,7 +84,8 @@ export function decidedChangesInput(changes: DecidedChange[]): Prisma.Sql {
 /**
  * `moved` and `audited` for decided changes: `source` is a relation with the columns of
  * `decidedChangesInput` (aliased `r`), narrowed by `where`. Each case is compared-and-set on the
- * state and version its decision was made on; `moved` returns the ids written.
+ * state and version its decision was made on, and within the producers the actor may change now
+ * (decision 054); `moved` returns the ids written.
  */
 export function decidedChangesCtes(input: { actor: Principal; source: Prisma.Sql; where?: Prisma.Sql }): Prisma.Sql {
   const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
@@ -85,7 +94,7 @@ export function decidedChangesCtes(input: { actor: Principal; source: Prisma.Sql
       SET stage = r.stage, state = r.state, provider_job_id = r.provider_job_id, version = c.version + 1,
           updated_at = now(), ${timestampAssignments(Prisma.sql`r.resolves`, Prisma.sql`r.outputs`)}
       FROM ${input.source} r
-      WHERE c.id = r.id AND c.state = r.from_state AND c.version = r.version
+      WHERE c.id = r.id AND c.state = r.from_state AND c.version = r.version AND ${writableScopeSql(input.actor)}
         ${input.where ? Prisma.sql`AND ${input.where}` : Prisma.empty}
       RETURNING c.id
     ), audited AS (

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { AuditKind, CaseCommandType, CaseSnapshot } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
+import type { ProducerScope } from "@/lib/domain/producer-scope";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
@@ -56,6 +57,22 @@ export function timestampAssignments(resolves: Prisma.Sql, outputs: Prisma.Sql):
  */
 export function casIs(seen: { state: CaseState; version: number }): Prisma.Sql {
   return Prisma.sql`(c.state = ${seen.state}::"CaseState" AND c.version = ${seen.version}) IS TRUE`;
+}
+
+/**
+ * The producers a change by `actor` may reach: a person's scope as loaded for this very request
+ * (decision 035; decision 054: never the scope a dry run or an earlier page saw), null for every one
+ * and for machines. The writer applies it to the rows it updates, so a path that read a case some
+ * other way (a bulk statement, say) still cannot change another shop's case.
+ */
+export function writableScope(actor: Principal): ProducerScope {
+  return actor.kind === "user" ? actor.producers : null;
+}
+
+/** `writableScope` as a condition on the case row (alias `c`); TRUE when the actor sees every producer. */
+export function writableScopeSql(actor: Principal): Prisma.Sql {
+  const scope = writableScope(actor);
+  return scope === null ? Prisma.sql`TRUE` : Prisma.sql`c.producer = ANY(${[...scope]}::text[])`;
 }
 
 /** Every compare-and-set that matched nothing is counted here, whichever path made it. */
@@ -153,8 +170,15 @@ export async function applyCaseChange(
   if (decision.changesState || input.extra) {
     const times = timestampsOf(before, decision.next);
     const now = new Date();
+    const scope = writableScope(input.actor);
     const { count } = await tx.case.updateMany({
-      where: { id: seen.caseId, state: seen.state, version: seen.version },
+      // The caller checked the scope on the row it read (`loadCase`); this is the writer's own check.
+      where: {
+        id: seen.caseId,
+        state: seen.state,
+        version: seen.version,
+        ...(scope ? { producer: { in: [...scope] } } : {}),
+      },
       data: {
         stage: decision.next.stage,
         state: decision.next.state,
