@@ -58,6 +58,9 @@ const schema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_ACCOUNT: integer(5),
   LOGIN_MAX_ATTEMPTS_PER_IP: integer(30),
   LOGIN_WINDOW_SECONDS: integer(15 * 60),
+  /** An account's sign-in rate from addresses it does not know: a burst, then one per refill (decision 053). */
+  LOGIN_ACCOUNT_BURST: integer(10),
+  LOGIN_ACCOUNT_REFILL_SECONDS: integer(180),
   /** Proxies in front of the app whose X-Forwarded-For is believed: a hop count, or their addresses. */
   TRUSTED_PROXIES: optionalText.refine((value) => parseTrustedProxies(value) !== null, {
     message: "a hop count (1) or a comma-separated list of proxy addresses and CIDR ranges",

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
-import { type LoginRole, provisionRoles } from "../lib/db/role-setup";
+import { adoptSuperuserPassword, type LoginRole, provisionRoles } from "../lib/db/role-setup";
 import { appRoleFor } from "../lib/db/roles";
 import { type Env, env } from "../lib/env";
 
@@ -23,34 +23,49 @@ export type LocalDatabase = {
   embedded?: EmbeddedDatabase;
 };
 
-/** A server already running on this data directory (e.g. `npm start` in another terminal). */
-async function runningServerUrl(dataDir: string): Promise<string | null> {
-  const pidFile = await readFile(path.join(dataDir, "postmaster.pid"), "utf8").catch(() => null);
+/** The server's port when one is already running on this data directory (e.g. `npm start` in another terminal). */
+async function runningServerPort(pgDir: string, password: string): Promise<string | null> {
+  const pidFile = await readFile(path.join(pgDir, "postmaster.pid"), "utf8").catch(() => null);
   const port = pidFile?.split("\n")[3]?.trim();
   if (!port) return null;
-  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return url;
-  } catch {
-    return null;
-  }
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port: Number(port),
+    user: "postgres",
+    password,
+    database: "postgres",
+    connectionTimeoutMillis: 2000,
+  });
+  // The server's answer, a refused password included, says one is there; no answer says none is.
+  return client.connect().then(
+    () => client.end().then(() => port),
+    (error: unknown) => (error instanceof pg.DatabaseError ? port : null),
+  );
 }
 
-/** The two roles' passwords, generated on first use and kept readable by this user only. */
-async function rolePasswords(dataDir: string): Promise<{ owner: LoginRole; app: LoginRole }> {
+type Passwords = { owner: LoginRole; app: LoginRole; superuser: string };
+
+/**
+ * The superuser's and the two roles' passwords, generated on first use and kept readable by this
+ * user only. A file from before decision 053 gains a superuser password and keeps the others.
+ */
+async function rolePasswords(dataDir: string): Promise<Passwords> {
   const file = path.join(dataDir, "database-roles.json");
-  const saved = JSON.parse(await readFile(file, "utf8").catch(() => "{}")) as { owner?: string; app?: string };
+  const saved = JSON.parse(await readFile(file, "utf8").catch(() => "{}")) as Record<string, unknown>;
   const valid = (p: unknown): p is string => typeof p === "string" && /^[\w-]{32,}$/.test(p);
-  if (!valid(saved.owner) || !valid(saved.app)) {
-    saved.owner = randomBytes(24).toString("base64url");
-    saved.app = randomBytes(24).toString("base64url");
-    await mkdir(dataDir, { recursive: true });
-    await writeFile(file, `${JSON.stringify(saved)}\n`, { mode: 0o600 });
+  const kept = { ...saved };
+  if (!valid(kept.owner) || !valid(kept.app)) {
+    kept.owner = randomBytes(24).toString("base64url");
+    kept.app = randomBytes(24).toString("base64url");
   }
-  return { owner: { name: OWNER_ROLE, password: saved.owner }, app: { name: APP_ROLE, password: saved.app } };
+  if (!valid(kept.superuser)) kept.superuser = randomBytes(24).toString("base64url");
+  if (kept.owner !== saved.owner || kept.superuser !== saved.superuser) {
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+  }
+  const { owner, app, superuser } = kept as { owner: string; app: string; superuser: string };
+  return { owner: { name: OWNER_ROLE, password: owner }, app: { name: APP_ROLE, password: app }, superuser };
 }
 
 /**
@@ -58,8 +73,10 @@ async function rolePasswords(dataDir: string): Promise<{ owner: LoginRole; app: 
  * passwords, the database belongs to the owner, and tables an earlier version created as the
  * superuser are handed to the owner (once; afterwards there is nothing left to hand over).
  */
-async function prepareEmbedded(serverUrl: string, dataDir: string): Promise<Omit<LocalDatabase, "embedded">> {
-  return provisionRoles(serverUrl, APP_DATABASE, await rolePasswords(dataDir));
+async function prepareEmbedded(serverUrl: string, passwords: Passwords): Promise<Omit<LocalDatabase, "embedded">> {
+  // A data directory initialised before decision 053 still has the published password: replaced here.
+  const superuserUrl = await adoptSuperuserPassword(serverUrl, passwords.superuser);
+  return provisionRoles(superuserUrl, APP_DATABASE, passwords);
 }
 
 /** DATABASE_URL (and MIGRATION_DATABASE_URL) when set, warning when one role does both in production. */
@@ -81,11 +98,16 @@ function configuredDatabase(url: string, migrationUrl: string | undefined, produ
 export async function openLocalDatabase(config: Env = env()): Promise<LocalDatabase> {
   if (config.DATABASE_URL) return configuredDatabase(config.DATABASE_URL, config.MIGRATION_DATABASE_URL, !config.demo);
   const dataDir = path.resolve(config.DATA_DIR, "pg");
-  const running = await runningServerUrl(dataDir);
-  if (running) return prepareEmbedded(running, config.DATA_DIR);
-  const embedded = await startEmbeddedPostgres({ dataDir, preferredPort: config.EMBEDDED_PG_PORT });
+  const passwords = await rolePasswords(config.DATA_DIR);
+  const running = await runningServerPort(dataDir, passwords.superuser);
+  if (running) return prepareEmbedded(`postgresql://postgres@127.0.0.1:${running}/postgres`, passwords);
+  const embedded = await startEmbeddedPostgres({
+    dataDir,
+    preferredPort: config.EMBEDDED_PG_PORT,
+    password: passwords.superuser,
+  });
   try {
-    return { ...(await prepareEmbedded(embedded.url, config.DATA_DIR)), embedded };
+    return { ...(await prepareEmbedded(embedded.url, passwords)), embedded };
   } catch (error) {
     await embedded.stop();
     throw error;

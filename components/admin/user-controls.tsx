@@ -80,7 +80,7 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
   const reset = useServerAction(resetUserPasswordAction);
   const signOut = useServerAction(signOutUserAction);
   const [password, setPassword] = useState<{ secret: string; tokensRevoked: number } | null>(null);
-  const [revokeTokens, setRevokeTokens] = useState(false);
+  const [keepTokens, setKeepTokens] = useState(false);
   const [signedOut, setSignedOut] = useState(false);
 
   return (
@@ -110,14 +110,14 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
           label="Reset password"
           confirmLabel="Issue a new password"
           question={
-            revokeTokens
-              ? "The current password, their sessions and their personal tokens stop working."
-              : "The current password and their sessions stop working."
+            keepTokens
+              ? "The current password and their sessions stop working; their personal tokens are kept."
+              : "The current password, their sessions and their personal tokens stop working."
           }
           variant="secondary"
           pending={reset.pending}
           onConfirm={() =>
-            reset.run({ userId: user.id, revokePersonalTokens: revokeTokens }, (data) =>
+            reset.run({ userId: user.id, keepPersonalTokens: keepTokens }, (data) =>
               setPassword({ secret: data.password, tokensRevoked: data.personalTokensRevoked }),
             )
           }
@@ -137,8 +137,8 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
         )}
       </div>
       <label className="flex items-center gap-1 text-xs text-slate-800">
-        <input type="checkbox" checked={revokeTokens} onChange={(event) => setRevokeTokens(event.target.checked)} />
-        On password reset, also revoke this user&apos;s personal tokens
+        <input type="checkbox" checked={keepTokens} onChange={(event) => setKeepTokens(event.target.checked)} />
+        On password reset, keep this user&apos;s personal tokens
       </label>
       <span role="status" className="text-xs text-slate-700">
         {signedOut && signOut.result?.ok ? "Signed out everywhere." : ""}

@@ -1,5 +1,7 @@
+import { requestHost } from "@/lib/auth/forwarded-headers";
 import { currentUser } from "@/lib/auth/session";
 import { bearerSecret } from "@/lib/auth/token-secret";
+import type { TrustedProxies } from "@/lib/auth/trusted-proxies";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
@@ -50,10 +52,11 @@ export async function authenticateRequest(
   throw new AppError("unauthenticated", "Authenticate with a bearer token or sign in.");
 }
 
-function sameOrigin(req: ApiRequest): boolean {
+/** `X-Forwarded-Host` counts only from a trusted proxy (docs/decisions/053); otherwise `Host`. */
+export function sameOrigin(req: ApiRequest, trusted?: TrustedProxies): boolean {
   const origin = req.header("origin");
   if (!origin) return req.header("sec-fetch-site") !== "cross-site";
-  const host = req.header("x-forwarded-host") ?? req.header("host");
+  const host = requestHost((name) => req.header(name), trusted);
   try {
     return new URL(origin).host === host;
   } catch {

@@ -40,6 +40,7 @@ export function clientAddress(headers: Headers, trusted: TrustedProxies = config
   return chain[index] ?? socket;
 }
 
-function configuredProxies(): TrustedProxies {
+/** `TRUSTED_PROXIES` as configured, parsed once per process. */
+export function configuredProxies(): TrustedProxies {
   return processShared("trusted-proxies", () => parseTrustedProxies(env().TRUSTED_PROXIES) ?? { kind: "none" });
 }

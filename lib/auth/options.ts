@@ -8,6 +8,7 @@ import { recordSignOut } from "@/lib/services/access/end-sessions";
 import { claimsEmailVerified, linkOidcIdentity } from "@/lib/services/access/link-oidc-identity";
 import { resolveSession } from "@/lib/services/access/resolve-session";
 import { verifyCredentials } from "@/lib/services/access/verify-credentials";
+import { addressKey } from "./address-key";
 import { clientAddress } from "./client-address";
 import { type OidcProfile, oidcIssuer, oidcProvider } from "./oidc-provider";
 import { newSessionClaims } from "./session-claims";
@@ -39,11 +40,13 @@ export function authOptions(): NextAuthOptions {
           try {
             return await verifyCredentials(
               db(),
-              { ...parsed.data, ip: clientAddress(req.headers ?? {}) },
+              // An IPv6 client is counted by its /64 (decision 053).
+              { ...parsed.data, ip: addressKey(clientAddress(req.headers ?? {})) },
               {
                 perAccount: config.LOGIN_MAX_ATTEMPTS_PER_ACCOUNT,
                 perIp: config.LOGIN_MAX_ATTEMPTS_PER_IP,
                 windowSeconds: config.LOGIN_WINDOW_SECONDS,
+                account: { burst: config.LOGIN_ACCOUNT_BURST, refillSeconds: config.LOGIN_ACCOUNT_REFILL_SECONDS },
               },
             );
           } catch (error) {

@@ -9,7 +9,12 @@ import pg from "pg";
 export type EmbeddedDatabase = { url: string; port: number; stop: () => Promise<void> };
 
 const USER = "postgres";
-const PASSWORD = "postgres";
+/**
+ * The superuser password of a data directory initialised without one of its own: throwaway
+ * servers (tests, verification runs) only. The launcher's server gets a generated one
+ * (scripts/local-database.ts; docs/decisions/053).
+ */
+export const PUBLISHED_SUPERUSER_PASSWORD = "postgres";
 
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -59,8 +64,11 @@ async function makeReachableByPostgresUser(dir: string): Promise<void> {
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   preferredPort: number;
+  /** The superuser's password, set by initdb on a fresh data directory (an existing one keeps its own). */
+  password?: string;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
+  const password = options.password ?? PUBLISHED_SUPERUSER_PASSWORD;
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
   await makeReachableByPostgresUser(dataDir);
@@ -69,7 +77,7 @@ export async function startEmbeddedPostgres(options: {
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: process.platform !== "win32" && process.getuid?.() === 0,
     postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
@@ -81,7 +89,7 @@ export async function startEmbeddedPostgres(options: {
   let stopped = false;
   return {
     port,
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    url: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       if (stopped) return;
       stopped = true;

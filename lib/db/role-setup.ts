@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { withDatabase } from "./embedded";
+import { PUBLISHED_SUPERUSER_PASSWORD, withDatabase } from "./embedded";
 import { quoteIdent } from "./roles";
 
 /**
@@ -101,6 +101,35 @@ export async function transferSuperuserObjects(databaseUrl: string, owner: strin
     }
     return statements.length;
   });
+}
+
+/** Whether `url` connects; false only when the server refuses its password (28P01), else it throws. */
+async function passwordAccepted(url: string): Promise<boolean> {
+  try {
+    await withClient(url, async () => {});
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "28P01") return false;
+    throw error;
+  }
+}
+
+/**
+ * The server's superuser (the user `serverUrl` names) has `password`: on a data directory an
+ * earlier version initialised, it still had the published default, which is changed here, once
+ * (docs/decisions/053). Returns `serverUrl` with the password that now works.
+ */
+export async function adoptSuperuserPassword(serverUrl: string, password: string): Promise<string> {
+  const wanted = Object.assign(new URL(serverUrl), { password: encodeURIComponent(password) }).toString();
+  if (await passwordAccepted(wanted)) return wanted;
+  const published = Object.assign(new URL(serverUrl), { password: PUBLISHED_SUPERUSER_PASSWORD }).toString();
+  if (!(await passwordAccepted(published))) {
+    throw new Error(
+      "The embedded database's superuser refuses both the password saved in database-roles.json and the old default; restore that file from a backup of the data directory (see docs/security.md)",
+    );
+  }
+  await withClient(published, (client) => client.query(`ALTER ROLE CURRENT_USER PASSWORD ${literal(password)}`));
+  return wanted;
 }
 
 /** `url` with another user and password (same server, same database). */

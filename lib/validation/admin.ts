@@ -34,7 +34,7 @@ export type SetUserRolesInput = z.infer<typeof setUserRolesSchema>;
 export const setUserActiveSchema = z.strictObject({ userId: uuid, active: z.boolean() });
 export const userIdSchema = z.strictObject({ userId: uuid });
 /** A reset always ends the user's sessions; it revokes their personal tokens only when asked. */
-export const resetPasswordSchema = z.strictObject({ userId: uuid, revokePersonalTokens: z.boolean().default(false) });
+export const resetPasswordSchema = z.strictObject({ userId: uuid, keepPersonalTokens: z.boolean().default(false) });
 export type ResetPasswordInput = z.infer<typeof resetPasswordSchema>;
 
 /** Producer and worker names: the producer's name is how its operations are owned (decision 003). */

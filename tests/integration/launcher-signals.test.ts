@@ -6,6 +6,7 @@ import { connect } from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { savedSuperuserUrl } from "@/lib/db/saved-superuser";
 
 // The real launcher (`npm run dev`: embedded PostgreSQL, migrations, demo seed, simulator, server,
 // worker loop), stopped with SIGINT to its process group as a terminal's Ctrl-C does: every child
@@ -159,7 +160,7 @@ describe("the launcher on SIGINT", () => {
     const tree = descendants(pid, before);
     const pidFile = readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n");
     const postmaster = Number(pidFile[0]);
-    const databaseUrl = `postgresql://postgres:postgres@127.0.0.1:${pidFile[3]?.trim()}/postgres`;
+    const databaseUrl = await savedSuperuserUrl(dataDir);
     const database = new Set([postmaster, ...descendants(postmaster, before)]);
     // The launcher itself (the relay and the core that started PostgreSQL) ends last by design.
     const launcherItself = new Set<number>();

@@ -1,10 +1,11 @@
-import { cp, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { runOnServer, startEmbeddedPostgres, withDatabase } from "@/lib/db/embedded";
+import { PUBLISHED_SUPERUSER_PASSWORD, runOnServer, startEmbeddedPostgres, withDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { savedSuperuserUrl } from "@/lib/db/saved-superuser";
 import { parseEnv } from "@/lib/env";
 import { type LocalDatabase, migrateLocal, openLocalDatabase } from "@/scripts/local-database";
 
@@ -55,6 +56,21 @@ async function expectTwoRoles(database: LocalDatabase) {
   expect(await refusal(database.url, "CREATE TABLE sneaky (id int)")).toBe("42501");
 }
 
+async function savedPasswords(dir: string): Promise<Record<string, string>> {
+  return JSON.parse(await readFile(path.join(dir, "database-roles.json"), "utf8"));
+}
+
+/** The superuser answers to the generated password kept 0600 with the roles', never to the published one. */
+async function expectOwnSuperuserPassword(dir: string, database: LocalDatabase) {
+  const saved = await savedPasswords(dir);
+  expect(saved.superuser).toMatch(/^[\w-]{32,}$/);
+  const superuser = (password: string) =>
+    Object.assign(new URL(database.url), { username: "postgres", password: encodeURIComponent(password) }).toString();
+  expect(await refusal(superuser(PUBLISHED_SUPERUSER_PASSWORD), "SELECT 1")).toBe("28P01");
+  expect(await query(superuser(saved.superuser ?? ""), "SELECT current_user AS who")).toEqual([{ who: "postgres" }]);
+  expect(await savedSuperuserUrl(dir)).toBe(superuser(saved.superuser ?? "").replace("/video_recovery", "/postgres"));
+}
+
 describe("the launcher's embedded database", () => {
   it("on a fresh data directory: creates the owner and app roles, keeps their passwords 0600, and migrates as the owner", async () => {
     const dir = await dataDir();
@@ -65,6 +81,7 @@ describe("the launcher's embedded database", () => {
       expect(report.grants?.role).toBe("recovery_app");
       await expectTwoRoles(database);
       expect((await stat(path.join(dir, "database-roles.json"))).mode & 0o777).toBe(0o600);
+      await expectOwnSuperuserPassword(dir, database);
       const dbOwner = await query<{ owner: string }>(
         database.url,
         "SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = current_database()",
@@ -97,10 +114,17 @@ describe("the launcher's embedded database", () => {
     } finally {
       await old.stop();
     }
+    // The roles file as it was before the superuser had a password of its own.
+    const before = { owner: "o".repeat(32), app: "a".repeat(32) };
+    await writeFile(path.join(dir, "database-roles.json"), JSON.stringify(before), { mode: 0o600 });
     const database = await openLocalDatabase(config(dir, 58442));
     try {
       await migrateLocal(database);
       await expectTwoRoles(database);
+      // The published password was changed on this start; the roles kept theirs.
+      await expectOwnSuperuserPassword(dir, database);
+      expect(await savedPasswords(dir)).toMatchObject(before);
+      expect(new URL(database.url).password).toBe(before.app);
       const kept = await query<{ email: string }>(database.url, "SELECT email FROM users");
       expect(kept).toEqual([{ email: "kept@example.com" }]);
       // Enums and functions changed hands too, so later migrations can alter them.

@@ -96,22 +96,23 @@ describe("a session cookie", () => {
     expect(await doors("forged")).toEqual(shut);
   });
 
-  it("stops working after an admin resets the password; personal tokens survive unless revocation is asked for", async () => {
+  it("stops working after an admin resets the password, and so do personal tokens unless keeping them is asked for", async () => {
     const user = await makeUser(db, ["reviewer"]);
     const cookie = await signIn(user);
     const kept = await createAccessToken(db, user, { kind: "personal", name: "kept" });
-    await resetUserPassword(db, admin, parseInput(resetPasswordSchema, { userId: user.userId }));
+    await resetUserPassword(
+      db,
+      admin,
+      parseInput(resetPasswordSchema, { userId: user.userId, keepPersonalTokens: true }),
+    );
     expect(await doors(cookie)).toEqual(shut);
     expect(await authenticateToken(db, kept.secret)).toMatchObject({ kind: "user", userId: user.userId });
 
+    // By default (the box unticked) a reset revokes every personal token along with the sessions.
     const fresh = await signIn(user);
     expect(await doors(fresh)).toEqual(open(user));
     const second = await createAccessToken(db, user, { kind: "personal", name: "second" });
-    const reset = await resetUserPassword(
-      db,
-      admin,
-      parseInput(resetPasswordSchema, { userId: user.userId, revokePersonalTokens: true }),
-    );
+    const reset = await resetUserPassword(db, admin, parseInput(resetPasswordSchema, { userId: user.userId }));
     expect(reset.personalTokensRevoked).toBe(2);
     expect(await doors(fresh)).toEqual(shut);
     expect(await authenticateToken(db, kept.secret)).toBeNull();

@@ -55,14 +55,3 @@ export async function consumeRateLimit(
 export async function resetRateLimit(db: Db, key: string): Promise<void> {
   await db.rateLimitBucket.deleteMany({ where: { key } });
 }
-
-/** The count of `key`'s current window without adding to it (0 when the window has passed). */
-export async function countInCurrentWindow(db: Db, key: string, windowSeconds: number): Promise<number> {
-  const rows = await sqlRows<{ count: number }>(
-    db,
-    Prisma.sql`
-    SELECT count FROM rate_limit_buckets
-    WHERE key = ${key} AND window_start > now() - make_interval(secs => ${windowSeconds}::int)`,
-  );
-  return rows[0]?.count ?? 0;
-}

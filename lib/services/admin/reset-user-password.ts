@@ -10,8 +10,9 @@ import { bumpSessionVersion } from "../access/end-sessions";
 
 /**
  * Issues a new generated password, returned exactly once; the old one stops working at once, and so
- * does every session signed in with it. The user's personal tokens are revoked too when the admin
- * asks (a reset after a suspected compromise), and left alone otherwise.
+ * does every session signed in with it. The user's personal tokens are revoked too unless the admin
+ * asks to keep them: a reset usually follows a suspected compromise, and a token made by whoever
+ * held the password must not outlive it (decision 053).
  */
 export async function resetUserPassword(db: Db, actor: Principal, input: ResetPasswordInput) {
   const admin = requirePermission(actor, "admin:users");
@@ -22,7 +23,7 @@ export async function resetUserPassword(db: Db, actor: Principal, input: ResetPa
     if (!target) throw new AppError("not_found", "No such user.");
     await tx.user.update({ where: { id: target.id }, data: { passwordHash } });
     await bumpSessionVersion(tx, target.id);
-    const revoked = input.revokePersonalTokens
+    const revoked = !input.keepPersonalTokens
       ? (
           await tx.accessToken.updateMany({
             where: { userId: target.id, kind: "personal", revokedAt: null },
