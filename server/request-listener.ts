@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerMalformedUrl, hasMalformedEscape } from "./malformed-url";
+import { answerMalformedUrl } from "./malformed-url";
 import { transportHeaders } from "./security-policy";
 import { serveDirect } from "./serve-direct";
 import { stampSocketAddress } from "./socket-address";
@@ -19,7 +19,6 @@ export function requestListener(next: Handler, authUrl: string): Handler {
   return (req, res) => {
     stampSocketAddress(req);
     for (const { key, value } of headers) res.setHeader(key, value);
-    if (hasMalformedEscape(req.url)) answerMalformedUrl(req, res);
-    else if (!serveDirect(req, res)) void next(req, res);
+    if (!answerMalformedUrl(req, res) && !serveDirect(req, res)) void next(req, res);
   };
 }
