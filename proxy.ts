@@ -1,4 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { isCrossSite, writingPage } from "./lib/auth/cross-site";
+import { crossSiteRefusalPage, REFUSAL_PAGE_POLICY } from "./server/refusal-pages";
 import { contentSecurityPolicy, newNonce } from "./server/security-policy";
 
 /**
@@ -8,6 +10,17 @@ import { contentSecurityPolicy, newNonce } from "./server/security-policy";
  * (the root layout is dynamic): a page built ahead of time would carry no nonce and run nothing.
  */
 export function proxy(request: NextRequest) {
+  // A page whose showing writes (an evidence export) opened from another site: refused before it
+  // renders (lib/auth/cross-site.ts); the page checks again itself.
+  const writing = isCrossSite(request.headers.get("sec-fetch-site"))
+    ? writingPage(request.nextUrl.pathname, request.nextUrl.search)
+    : null;
+  if (writing) {
+    return new NextResponse(crossSiteRefusalPage(writing.back), {
+      status: 403,
+      headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REFUSAL_PAGE_POLICY },
+    });
+  }
   const policy = contentSecurityPolicy({ nonce: newNonce(), dev: process.env.NODE_ENV === "development" });
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   // The boundary's own.
   invalid_request: 400,
   unauthenticated: 401,
+  // A GET that writes (an evidence export), reached from another site (Sec-Fetch-Site: cross-site).
+  cross_site_refused: 403,
   not_found: 404,
   conflict: 409,
   lost_race: 409,

@@ -45,7 +45,9 @@ export function createRouteMatcher(routes: readonly ApiRoute[]) {
         try {
           params[key] = decodeURIComponent(found[index + 1] ?? "");
         } catch {
-          return null; // A malformed escape: Next.js answers it as it always has.
+          // A malformed escape: not a match. The entry answers such a path 400 before it asks the
+          // matcher (server/malformed-url.ts); a matcher used alone still never serves it.
+          return null;
         }
       }
       return { route: candidate.route, params };

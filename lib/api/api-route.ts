@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { CROSS_SITE_MESSAGE, isCrossSite } from "@/lib/auth/cross-site";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
 import { env } from "@/lib/env";
@@ -37,6 +38,13 @@ export type RouteSpec<M extends Method, Path extends string, B, P, Q, R> = {
    */
   direct?: boolean;
   /**
+   * A GET that writes (an evidence export's audit rows): refused with `403 cross_site_refused` when
+   * a browser says it came from another site (`Sec-Fetch-Site: cross-site`), before anything else
+   * runs, so no link elsewhere can make a signed-in user's browser do it. Every GET that writes
+   * carries it (tests/integration/get-routes-write.test.ts).
+   */
+  refuseCrossSite?: boolean;
+  /**
    * For `provider` routes, the only authentication: checks the provider's signature over the raw
    * body (before anything parses it) and names the provider and its event; throws when it fails.
    */
@@ -63,6 +71,7 @@ export type ApiRoute<M extends Method = Method, Path extends string = string> = 
   audience: Audience;
   summary: string;
   direct: boolean;
+  refuseCrossSite: boolean;
   body?: z.ZodType;
   params?: z.ZodType;
   query?: z.ZodType;
@@ -89,6 +98,9 @@ export function apiRoute<
 >(spec: RouteSpec<M, Path, B, P, Q, R>): ApiRoute<M, Path> {
   const serve = async (req: ApiRequest, rawParams: unknown): Promise<ApiReply> => {
     try {
+      if (spec.refuseCrossSite && isCrossSite(req.header("sec-fetch-site"))) {
+        throw new AppError("cross_site_refused", CROSS_SITE_MESSAGE);
+      }
       const { actor, body } = spec.audience === "provider" ? await signed(req) : await authenticated(req);
       const params = await parseParams(spec.params, rawParams);
       const query = parseQuery(spec.query, req.url);
@@ -133,6 +145,7 @@ export function apiRoute<
     audience: spec.audience,
     summary: spec.summary,
     direct: spec.direct ?? false,
+    refuseCrossSite: spec.refuseCrossSite ?? false,
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.query ? { query: spec.query } : {}),

@@ -320,6 +320,8 @@ export const API_ROUTES = [
     method: "GET",
     path: "/api/v1/cases/{id}/evidence",
     audience: "user",
+    // An export writes an audit row on every case in it (decision 029).
+    refuseCrossSite: true,
     summary: "The case's evidence packet: facts, decisions, observations, holds, ledger, audit chain; signed (Ed25519)",
     params: idParams,
     success: [200],
@@ -331,6 +333,8 @@ export const API_ROUTES = [
     method: "GET",
     path: "/api/v1/cases/evidence",
     audience: "user",
+    // An export writes an audit row on every case in it (decision 029).
+    refuseCrossSite: true,
     summary: "One signed evidence packet for a queue filter's cases (the list's filters; oldest first, at most 200)",
     query: evidenceFilterSchema,
     success: [200],

@@ -58,6 +58,7 @@ describe("hostile requests to every public route", () => {
   }, async () => {
     const failures: string[] = [];
     let unstorableBodies = 0;
+    let malformedEscapes = 0;
     for (const [i, route] of routes.entries()) {
       const report = await fuzzRoute(db, route, tokens, {
         count: PER_ROUTE,
@@ -66,9 +67,16 @@ describe("hostile requests to every public route", () => {
         concurrency: 4,
       });
       unstorableBodies += report.unstorableBodies;
+      malformedEscapes += report.malformedEscapes;
       if (process.env.FUZZ_VERBOSE)
         process.stdout.write(`${route.name} ${report.ms}ms ${JSON.stringify(report.statuses)}\n`);
-      if (report.serverErrors || report.malformed || report.writesAccepted || report.changedTables.length) {
+      if (
+        report.serverErrors ||
+        report.malformed ||
+        report.writesAccepted ||
+        report.malformedEscapesNot400 ||
+        report.changedTables.length
+      ) {
         failures.push(`${route.name} (seed ${SEED + i * 1000}): ${JSON.stringify(report)}`);
       }
     }
@@ -76,6 +84,8 @@ describe("hostile requests to every public route", () => {
     expect(changedTables(initial, await tableChecksums(db))).toEqual([]);
     // The run really tried text PostgreSQL cannot store (and none of it got in, as checked above).
     expect(unstorableBodies).toBeGreaterThan(routes.length);
+    // And paths whose percent-escapes do not decode, each answered 400 as the HTTP entry answers it.
+    expect(malformedEscapes).toBeGreaterThan(0);
   });
 
   it("over the wire: header floods get 431, invalid UTF-8 a 4xx, trickling clients are cut; no 500, no changed rows", {
@@ -90,13 +100,14 @@ describe("hostile requests to every public route", () => {
       const trickled = await slow.stop();
       if (process.env.FUZZ_VERBOSE) process.stdout.write(`${JSON.stringify({ wire, trickled })}\n`);
       expect(wire.examples).toEqual([]);
-      expect({ serverErrors: wire.serverErrors, floodsNot431: wire.floodsNot431, unanswered: wire.unanswered }).toEqual(
-        {
-          serverErrors: 0,
-          floodsNot431: 0,
-          unanswered: 0,
-        },
-      );
+      expect({
+        serverErrors: wire.serverErrors,
+        floodsNot431: wire.floodsNot431,
+        malformedNot400: wire.malformedNot400,
+        unanswered: wire.unanswered,
+      }).toEqual({ serverErrors: 0, floodsNot431: 0, malformedNot400: 0, unanswered: 0 });
+      // Malformed escapes on direct routes, Next's routes and console pages were sent, and answered 400.
+      expect(wire.byKind["malformed escape in the path"]?.["400"]).toBeGreaterThan(0);
       // The run really sent floods past the limit, and requests that reached the routes.
       expect(wire.statuses["431"]).toBeGreaterThan(0);
       expect(Object.keys(wire.statuses).some((status) => status.startsWith("4") && status !== "431")).toBe(true);

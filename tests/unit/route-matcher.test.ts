@@ -31,7 +31,7 @@ describe("the HTTP entry's route matcher", () => {
     }
   });
 
-  it("decodes a segment as Next.js does, and leaves a malformed escape to Next.js", () => {
+  it("decodes a segment as Next.js does, and never matches a malformed escape (the entry answers it 400)", () => {
     expect(match("POST", "/api/v1/replacements/a%20b%2Fc/ack")?.params).toEqual({ id: "a b/c" });
     expect(match("POST", "/api/v1/replacements/%E0%A4%A/ack")).toBeNull();
   });

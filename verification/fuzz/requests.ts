@@ -3,10 +3,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { z } from "zod";
+import { replyResponse } from "@/lib/api/api-request";
 import type { RouteHandler as Handler } from "@/lib/api/api-route";
 import type { PrismaClient } from "@/lib/db/client";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { inspectJson } from "@/lib/validation/nul";
+import { hasMalformedEscape, malformedUrlReply } from "@/server/malformed-url";
 
 /**
  * Hostile-input fuzzing of every public route, shared by the integration test and the
@@ -182,6 +184,12 @@ const INVALID_UTF8 = [
 const INVALID_UTF8_ESCAPES = INVALID_UTF8.map((bytes) =>
   [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
 );
+/**
+ * Percent-escapes that do not decode, as a path segment may carry them: invalid UTF-8 (above), a `%`
+ * without two hex digits, a truncated sequence, the old `%u` form. Next.js answers such a path with
+ * a plain-text 500; the HTTP entry answers it 400 first (server/malformed-url.ts).
+ */
+export const MALFORMED_ESCAPES = [...INVALID_UTF8_ESCAPES, "%", "%zz", "%E0%A4%A", "100%", "%%41", "%u00e9", "a%2"];
 /** Lone surrogates written as JSON escapes in the body's text (a parser turns them into unstorable strings). */
 const SURROGATE_ESCAPE_BODIES = [
   '{"note":"\\ud800"}',
@@ -401,8 +409,8 @@ function paramArbitrary(name: string, knownIds: string[]): fc.Arbitrary<unknown>
     { weight: 2, arbitrary: fc.uuid() },
     { weight: 1, arbitrary: knownIds.length ? fc.constantFrom(...knownIds) : fc.uuid() },
     { weight: 1, arbitrary: fc.constantFrom(undefined, null, 42, ["a", "b"], { [name]: "x" }) },
-    // Invalid UTF-8 percent-encoded into the segment: it cannot be decoded, so the route sees it as sent.
-    { weight: 1, arbitrary: fc.constantFrom(...INVALID_UTF8_ESCAPES).map((encoded) => new RawSegment(encoded)) },
+    // A percent-escape that does not decode, written into the segment as is: the entry answers it.
+    { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_ESCAPES).map((encoded) => new RawSegment(encoded)) },
   );
 }
 
@@ -730,6 +738,10 @@ export async function send(route: FuzzRoute, fr: FuzzRequest): Promise<Response>
   }
   const init: RequestInit = { method: fr.method, headers };
   if (fr.body !== undefined) init.body = fr.body as Uint8Array<ArrayBuffer>;
+  // The HTTP entry answers a path whose escapes do not decode before any route runs (Next.js would
+  // answer it a plain-text 500), so that answer is what such a request gets here too.
+  const malformed = malformedUrlReply(fr.url);
+  if (malformed) return replyResponse(malformed);
   const plain = new Request(fr.url, init);
   const req = route.audience === "auth" ? new NextRequest(plain) : plain;
   try {
@@ -805,6 +817,9 @@ export type RouteReport = {
   writesAccepted: number;
   /** Requests whose JSON body carried text PostgreSQL cannot store (NUL, a lone surrogate), in a key or value. */
   unstorableBodies: number;
+  /** Requests whose path had a percent-escape that does not decode, and those of them not answered 400. */
+  malformedEscapes: number;
+  malformedEscapesNot400: number;
   changedTables: string[];
   examples: string[];
   ms: number;
@@ -834,6 +849,8 @@ export async function fuzzRoute(
     malformed: 0,
     writesAccepted: 0,
     unstorableBodies: 0,
+    malformedEscapes: 0,
+    malformedEscapesNot400: 0,
     changedTables: [],
     examples: [],
     ms: 0,
@@ -858,6 +875,13 @@ export async function fuzzRoute(
         report.requests++;
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         if (carriesUnstorableText(fr.body)) report.unstorableBodies++;
+        if (hasMalformedEscape(fr.url)) {
+          report.malformedEscapes++;
+          if (res.status !== 400) {
+            report.malformedEscapesNot400++;
+            note(`malformed escape not 400 (${res.status}): ${explain()}`);
+          }
+        }
         const text = await res.text();
         if (res.status >= 500) {
           report.serverErrors++;

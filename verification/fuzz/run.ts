@@ -16,7 +16,8 @@ import type { RouteReport } from "./requests";
  * the wire (default 10,000: header floods, invalid UTF-8 in the request line, headers and body) to
  * an HTTP entry with server/main.ts's timeouts (shortened), while clients trickle requests to it a
  * byte at a time for the whole run: floods past the header limit get 431, every trickling client
- * is cut by the timeout, nothing answers 500.
+ * is cut by the timeout, paths whose percent-escapes do not decode get 400 (the API's typed error
+ * under /api/, a page elsewhere), nothing answers 500.
  *   npm run verify:fuzz -- --requests 100000 [--wire-requests 10000] [--seed 1] [--concurrency 8]
  */
 const { values } = parseArgs({
@@ -127,6 +128,12 @@ try {
     malformedErrorBodies: sum((r) => r.malformed),
     acceptedWrites: sum((r) => r.writesAccepted),
     unstorableBodies: sum((r) => r.unstorableBodies),
+    malformedEscapes:
+      sum((r) => r.malformedEscapes) +
+      (wireReport.byKind["malformed escape in the path"]
+        ? Object.values(wireReport.byKind["malformed escape in the path"]).reduce((a, b) => a + b, 0)
+        : 0),
+    malformedNot400: sum((r) => r.malformedEscapesNot400) + wireReport.malformedNot400,
   };
   log("");
   log(`seed ${seed}, ${routes.length} routes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -137,6 +144,7 @@ try {
   log(`accepted writes:        ${figures.acceptedWrites}`);
   log(`bodies with NUL or lone surrogates: ${figures.unstorableBodies}`);
   log(`header floods past the limit not answered 431: ${wireReport.floodsNot431}`);
+  log(`paths with malformed escapes: ${figures.malformedEscapes}, not answered 400: ${figures.malformedNot400}`);
   log(`wire requests left unanswered: ${wireReport.unanswered}`);
   log(
     `trickling clients:      ${trickled.clients}, cut by the server ${trickled.cutByServer}, not cut ${trickled.notCut}, slowest cut after ${trickled.slowestMs} ms (limits ${SLOW.headersMs}/${SLOW.requestMs} ms)`,
@@ -147,6 +155,7 @@ try {
     figures.malformedErrorBodies ||
     figures.acceptedWrites ||
     wireReport.floodsNot431 ||
+    figures.malformedNot400 ||
     wireReport.unanswered ||
     trickled.notCut
       ? 1

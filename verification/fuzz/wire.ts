@@ -58,6 +58,25 @@ const OVERLONG_AND_INVALID = [
   [0xe2, 0x82], // truncated
 ].map((bytes) => Buffer.from(bytes));
 const percent = (bytes: Buffer) => [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+/**
+ * Paths with a percent-escape that does not decode, on every kind of target the entry has: a direct
+ * route, a route Next.js serves, a console page. Each must be answered 400 by the entry itself, in
+ * the API's error shape under /api/ (Next.js answered them a plain-text 500).
+ */
+const MALFORMED_ESCAPES = ["%FF", "%ED%A0%80", "%C0%AF", "%E0%A4%A", "%", "%zz", "100%", "%u00e9"];
+const MALFORMED_PATHS = [
+  (bad: string) => `/api/v1/cases/by-operation/${bad}`,
+  (bad: string) => `/api/v1/replacements/${bad}/ack`,
+  (bad: string) => `/api/v1/cases/${bad}`,
+  (bad: string) => `/api/v1/cases/${bad}/evidence`,
+  (bad: string) => `/api/v1/holds/${bad}/settle`,
+  (bad: string) => `/cases/${bad}`,
+  (bad: string) => `/cases/${bad}/evidence`,
+  (bad: string) => `/queue/${bad}?stage=polling`,
+];
+const MALFORMED_KIND = "malformed escape in the path";
+const API_ERROR_400 = '{"error":{"code":"invalid_request","message":"The URL is not validly encoded."}}';
+
 const LONE_SURROGATE_ESCAPES = ["\\ud800", "\\udfff", "\\udc00\\ud800", "a\\ud83d", "\\u0000"];
 
 const PATHS = [
@@ -120,6 +139,17 @@ export function wireRequests(producerKey: string): fc.Arbitrary<WireRequest> {
         post ? Buffer.from("{}") : undefined,
       ),
     );
+  const malformedEscape = fc
+    .tuple(fc.constantFrom(...MALFORMED_PATHS), fc.constantFrom(...MALFORMED_ESCAPES), fc.boolean())
+    .map(([path, bad, post]) =>
+      request(
+        MALFORMED_KIND,
+        post ? "POST" : "GET",
+        Buffer.from(path(bad)),
+        post ? [auth, json] : [auth],
+        post ? Buffer.from("{}") : undefined,
+      ),
+    );
   const badHeader = fc
     .tuple(bad, fc.constantFrom("Authorization", "Content-Type", "X-Request-Id", "Cookie"))
     .map(([bytes, name]) =>
@@ -166,13 +196,18 @@ export function wireRequests(producerKey: string): fc.Arbitrary<WireRequest> {
     { weight: 3, arbitrary: manyHeaders },
     { weight: 2, arbitrary: hugeHeader },
     { weight: 2, arbitrary: badPath },
+    { weight: 2, arbitrary: malformedEscape },
     { weight: 1, arbitrary: badHeader },
     { weight: 2, arbitrary: badBody },
   );
 }
 
-/** Sends raw bytes and reads the status line; null when the server closed without answering. */
-export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promise<number | null> {
+/**
+ * Sends raw bytes and reads the status line; null when the server closed without answering. With
+ * `whole`, waits for the server to close (every request here says `Connection: close`) and answers
+ * the whole response's text too.
+ */
+export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000, whole = false): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     let text = "";
@@ -182,7 +217,7 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promis
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(status);
+      resolve({ status, text });
     };
     const timer = setTimeout(() => settle(null), timeoutMs);
     // Not end(): a half-closed request can be taken for an abandoned one before it is answered.
@@ -193,12 +228,24 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promis
     };
     socket.on("data", (chunk: Buffer) => {
       text += chunk.toString("latin1");
-      if (status() !== null) settle(status());
+      if (!whole && status() !== null) settle(status());
     });
     // A reset after the answer (the server closing on a flood it refused) still counts the answer.
     socket.on("error", () => settle(status()));
-    socket.on("close", () => settle(null));
+    socket.on("close", () => settle(whole ? status() : null));
   });
+}
+
+export type RawAnswer = { status: number | null; text: string };
+
+/** Why a malformed escape's answer is wrong, or null: a 400, with the API's typed error under /api/. */
+function malformedAnswerProblem(wire: WireRequest, answer: RawAnswer): string | null {
+  if (answer.status !== 400) return `status ${answer.status}`;
+  const body = answer.text.slice(answer.text.indexOf("\r\n\r\n") + 4);
+  const api = wire.bytes.toString("latin1").split(" ", 2)[1]?.startsWith("/api/");
+  if (api && body !== API_ERROR_400) return `body ${body.slice(0, 120)}`;
+  if (!api && !/^content-type: text\/html/im.test(answer.text)) return "not a page";
+  return null;
 }
 
 export type WireReport = {
@@ -208,6 +255,8 @@ export type WireReport = {
   serverErrors: number;
   /** Requests whose headers were past Node's limit and were not answered 431. */
   floodsNot431: number;
+  /** Paths with a malformed escape not answered 400 in the API's error shape (a page, off /api/). */
+  malformedNot400: number;
   unanswered: number;
   examples: string[];
 };
@@ -223,6 +272,7 @@ export async function fuzzWire(
     byKind: {},
     serverErrors: 0,
     floodsNot431: 0,
+    malformedNot400: 0,
     unanswered: 0,
     examples: [],
   };
@@ -234,7 +284,9 @@ export async function fuzzWire(
       Array.from({ length: options.concurrency ?? 4 }, async () => {
         while (next < requests.length) {
           const wire = requests[next++] as WireRequest;
-          const status = await sendRaw(port, wire.bytes);
+          const malformed = wire.kind === MALFORMED_KIND;
+          const answer = await sendRaw(port, wire.bytes, 10_000, malformed);
+          const { status } = answer;
           const key = status === null ? "none" : String(status);
           report.requests++;
           report.statuses[key] = (report.statuses[key] ?? 0) + 1;
@@ -243,6 +295,11 @@ export async function fuzzWire(
           report.byKind[wire.kind] = kind;
           const explain = `${wire.kind}, ${wire.headerBytes} header bytes: ${wire.bytes.toString("latin1", 0, 160)}`;
           if (status === null) report.unanswered++;
+          const problem = malformed ? malformedAnswerProblem(wire, answer) : null;
+          if (problem) {
+            report.malformedNot400++;
+            if (report.examples.length < 5) report.examples.push(`malformed escape, ${problem}: ${explain}`);
+          }
           if (status !== null && status >= 500) {
             report.serverErrors++;
             if (report.examples.length < 5) report.examples.push(`${status}: ${explain}`);

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
+import { refuseCrossSitePage } from "@/lib/auth/refuse-cross-site-page";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
@@ -18,6 +19,8 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
  * download is that same packet's file.
  */
 export default async function QueueEvidencePage({ searchParams }: Props) {
+  // Showing it is an export, audited: never for a link followed from another site.
+  await refuseCrossSitePage();
   const user = await requirePageUser("case:export_evidence");
   const { query, problem } = parseQueueParams(await searchParams);
   const { cursor: _cursor, ...view } = query;

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
+import { refuseCrossSitePage } from "@/lib/auth/refuse-cross-site-page";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
@@ -16,6 +17,8 @@ export const metadata: Metadata = { title: "Evidence packet" };
  * and its download is that same packet's file (one packet, one audit event).
  */
 export default async function EvidencePacketPage({ params }: { params: Promise<{ id: string }> }) {
+  // Showing it is an export, audited: never for a link followed from another site.
+  await refuseCrossSitePage();
   const user = await requirePageUser("case:export_evidence");
   const { id } = await params;
   if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
