@@ -10,6 +10,8 @@ type PermitRow = {
   amount: string;
   settled: string;
   released: string;
+  /** The hold was released (or written off) and the completion then booked a charge after release. */
+  lateCharged: boolean;
 };
 
 type Report = (key: string, figure: Figure, operation: number | null, detail: string) => void;
@@ -19,14 +21,16 @@ type Report = (key: string, figure: Figure, operation: number | null, detail: st
  * create calls than it was issued permits (0 blind resends); no permit is left live, nor accepted
  * with neither a completion nor a case; a shop that died after its send ends parked (uncertain, or
  * with the job attached by the provider's webhook) or settled by the provider's word; and the
- * money of permits that never became cases is accounted for: settled when the job completed,
- * released by finance when the provider refused the send.
+ * money of permits that never became cases is accounted for: settled when the job completed (or
+ * charged after release when finance let it go first), released by finance when the provider
+ * refused the send.
  */
 export async function checkPermits(world: World, report: Report): Promise<void> {
   const { rows } = await world.sql.query<PermitRow>(`
     SELECT o.producer, o.operation_id AS "operationId", p.token, p.status::text AS status,
            p.case_ref IS NOT NULL AS parked, h.status::text AS "holdStatus", h.amount_micros::text AS amount,
-           h.settled_micros::text AS settled, h.released_micros::text AS released
+           h.settled_micros::text AS settled, h.released_micros::text AS released,
+           h.late_charged_at IS NOT NULL AS "lateCharged"
     FROM send_permits p JOIN operations o ON o.id = p.operation_ref JOIN holds h ON h.id = p.hold_ref
     ORDER BY o.producer, o.operation_id, p.token`);
   const byOperation = new Map<string, PermitRow[]>();
@@ -95,7 +99,8 @@ function checkCaselessHold(
   if (held + BigInt(permit.settled) + BigInt(permit.released) !== amount) {
     report(at(`balance${permit.token}`), "holdImbalances", index, `${where}: its hold does not add up`);
   }
-  if (permit.status === "completed" && permit.holdStatus !== "settled") {
+  // DESIGN rule 18: a completed job's hold is settled, or was released first and charged after release.
+  if (permit.status === "completed" && permit.holdStatus !== "settled" && !permit.lateCharged) {
     report(
       at(`settle${permit.token}`),
       "holdImbalances",

@@ -8,7 +8,7 @@ import { canBeSearched } from "@/lib/providers/capabilities";
 import { outputAvailable, phaseOf } from "@/verification/simulator/jobs";
 import type { AuditRow, CaseView } from "./case-views";
 import { isFlaggedForFinance, NOT_DECISIONS } from "./product-hooks";
-import { count, type Figure, opOfCase, simJobOf, type World } from "./world";
+import { count, type Figure, opOfCase, opOfOperationId, simJobOf, type World } from "./world";
 
 type Report = (key: string, figure: Figure, operation: number | null, detail: string) => void;
 
@@ -223,16 +223,29 @@ export class PromiseChecks {
   }
 
   /**
-   * DESIGN rule 18: a job the provider completed is charged somewhere in the ledger. A hold still
-   * held is money accounted for; a released (or written-off) one must carry a settle, an overage or
-   * a charge after release for the job.
+   * DESIGN rule 18: a job the provider completed, and the product was shown completed (a status
+   * check, the provider's webhook, the producer's report, a delivery), is charged somewhere in the
+   * ledger. A hold still held is money accounted for; a released (or written-off) one must carry a
+   * settle, an overage or a charge after release for the job. A completion nobody reported is the
+   * write-off's known risk, left to the invoice; a job the attempt names but another operation made
+   * (a producer naming another shop's job) is charged on that operation's hold, not this one.
    */
   private async checkCompletedJobsCharged(): Promise<void> {
-    const { rows } = await this.world.sql.query<{ jobId: string; caseId: string | null; holdId: string }>(
-      `SELECT a.provider_job_id AS "jobId", h.case_id::text AS "caseId", h.hold_id AS "holdId"
-       FROM holds h JOIN attempts a ON a.id = h.attempt_ref
+    const { rows } = await this.world.sql.query<{
+      jobId: string;
+      caseId: string | null;
+      holdId: string;
+      producer: string;
+      operationId: string;
+    }>(
+      `SELECT a.provider_job_id AS "jobId", h.case_id::text AS "caseId", h.hold_id AS "holdId", o.producer,
+              o.operation_id AS "operationId"
+       FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN operations o ON o.id = a.operation_ref
        WHERE h.status = 'released' AND a.provider_job_id IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.hold_ref = h.id AND l.kind IN ('settle', 'overage', 'late_charge'))
+         AND (EXISTS (SELECT 1 FROM provider_observations po WHERE po.attempt_ref = h.attempt_ref AND po.kind = 'completed')
+              OR EXISTS (SELECT 1 FROM send_permits p WHERE p.hold_ref = h.id AND p.status = 'completed')
+              OR EXISTS (SELECT 1 FROM cases c WHERE c.attempt_ref = h.attempt_ref AND c.stage = 'delivery'))
        ORDER BY a.provider_job_id`,
     );
     const now = this.world.clock.now();
@@ -240,6 +253,8 @@ export class PromiseChecks {
       const job = simJobOf(this.world, row.jobId);
       if (!job) continue;
       if (job.outcome !== "succeeded" || phaseOf(job, now) !== "done") continue;
+      const creator = this.world.byJob.get(row.jobId)?.index;
+      if (creator !== undefined && creator !== opOfOperationId(this.world, row.producer, row.operationId)) continue;
       this.report(
         `uncharged:${row.jobId}`,
         "completedWithoutCharge",
