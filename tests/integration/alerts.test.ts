@@ -435,7 +435,7 @@ describe("resolved cases with money still held (Standard Webhooks)", () => {
     const data = (message?.payload as Envelope | undefined)?.data;
     if (!data) throw new Error("no firing message");
     expect(data.figures.count).toBe(rule.thresholdCount);
-    expect(data.figures.held).toContainEqual({ currency: "USD", micros: expect.any(Number) });
+    expect(data.figures.held).toContainEqual({ currency: "USD", micros: expect.stringMatching(/^\d+$/) });
     expect(data.link).toBe(`${CONSOLE}/queue?flag=hold_open`);
 
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });

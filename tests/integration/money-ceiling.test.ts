@@ -146,7 +146,9 @@ describe("sums past 2^53 are served exactly, and the rest of the figures with th
     const aging = await getHeldByAge(db, finance, new Date(), [name]);
     expect(aging.reduce((sum, row) => sum + BigInt(row.micros), 0n)).toBe(10n ** 16n);
     const overview = await overviewStats(db, finance, { alertWindowMinutes: 60, alertThreshold: 5, producers: [name] });
-    expect(overview.stages.find((s) => s.stage === "submission_uncertain")?.held).toEqual([{ currency: "USD", micros: exact }]);
+    expect(overview.stages.find((s) => s.stage === "submission_uncertain")?.held).toEqual([
+      { currency: "USD", micros: exact },
+    ]);
     expect(overview.heldOverTime.at(-1)).toMatchObject({ currency: "USD", micros: exact });
   });
 
