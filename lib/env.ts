@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { parseTrustedProxies } from "./auth/trusted-proxies";
+import {
+  DEFAULT_MONEY_CEILING_MICROS,
+  HARD_MONEY_CEILING_MICROS,
+  MIN_MONEY_CEILING_MICROS,
+} from "./domain/money-ceiling";
 import { optionalPositiveInteger, optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
@@ -67,6 +72,17 @@ const schema = z.object({
   }),
   API_RATE_LIMIT_PER_MINUTE: integer(1200),
   REPLACEMENT_TTL_SECONDS: integer(72 * 60 * 60, 60),
+  /**
+   * The money ceiling (decision 051): the most one hold, charge or replacement may be, in
+   * micro-units; default 10,000 units of the currency. A value below one unit, above the hard
+   * maximum (the database's CHECK) or not a whole number stops the process at start.
+   */
+  MONEY_CEILING_MICROS: z.coerce
+    .number()
+    .int()
+    .min(MIN_MONEY_CEILING_MICROS)
+    .max(HARD_MONEY_CEILING_MICROS)
+    .default(DEFAULT_MONEY_CEILING_MICROS),
   BULK_APPROVE_LIMIT: integer(500),
   ALERT_UNCERTAIN_THRESHOLD: integer(5),
   ALERT_WINDOW_MINUTES: integer(60),

@@ -59,6 +59,8 @@ export const ERROR_STATUS = {
   provider_check_failed: 503,
   // Production without EVIDENCE_SIGNING_KEY: nothing is exported unsigned (decision 029).
   evidence_signing_unconfigured: 503,
+  // One amount above the deployment's money ceiling (MONEY_CEILING_MICROS, decision 051); nothing was written.
+  amount_above_ceiling: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

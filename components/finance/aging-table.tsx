@@ -1,8 +1,9 @@
 import { Money } from "@/components/ui/money";
 import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
+import type { Micros } from "@/lib/domain/money";
 
-type Bucket = { currency: string; bucket: string; label: string; count: number; micros: number; oldestAt: string };
+type Bucket = { currency: string; bucket: string; label: string; count: number; micros: Micros; oldestAt: string };
 
 /** Open holds by how long they have waited for a decision. */
 export function AgingTable({ rows }: { rows: Bucket[] }) {

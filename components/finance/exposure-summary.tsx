@@ -1,8 +1,9 @@
 import { Money } from "@/components/ui/money";
 import { Time } from "@/components/ui/time";
+import type { Micros } from "@/lib/domain/money";
 import { plural } from "./words";
 
-type Row = { currency: string; count: number; micros: number; oldestAt: string };
+type Row = { currency: string; count: number; micros: Micros; oldestAt: string };
 
 /**
  * Money held for submissions that may or may not have been accepted by the provider. It cannot

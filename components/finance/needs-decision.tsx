@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { formatMicros } from "@/lib/domain/money";
+import { moneyText } from "@/components/ui/money";
 import type { HoldOpenFigure } from "@/lib/services/case/case-flags";
 import { financeHref } from "./finance-href";
 
@@ -26,7 +26,7 @@ export function NeedsDecisionSummary({
     >
       <p className="font-semibold">
         Resolved, hold open — needs a decision: {count} {count === 1 ? "case" : "cases"}
-        {count > 0 ? ` (${rows.map((row) => formatMicros(row.micros, row.currency)).join(" + ")})` : ""}
+        {count > 0 ? ` (${rows.map((row) => moneyText(row.micros, row.currency)).join(" + ")})` : ""}
       </p>
       <p className="mt-1">
         These cases are closed, so nothing but a finance decision will settle or release their holds.{" "}

@@ -1,11 +1,12 @@
 import { Money } from "@/components/ui/money";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import type { Micros } from "@/lib/domain/money";
 import type { StatusTotals } from "@/lib/services/finance/finance-totals";
 import { plural } from "./words";
 
 type Totals = StatusTotals & { currency: string };
 
-function Amount({ micros, currency, note }: { micros: number; currency: string; note: string }) {
+function Amount({ micros, currency, note }: { micros: Micros; currency: string; note: string }) {
   return (
     <>
       <Money micros={micros} currency={currency} />

@@ -1,4 +1,4 @@
-import { formatMicros } from "@/lib/domain/money";
+import { moneyText } from "@/components/ui/money";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
 /** Rule 13's flags: money held on closed cases and cases past their deadline, each a link to its list. */
@@ -9,7 +9,7 @@ export function CaseFlagsSummary({
 }) {
   const late = stats.chargedAfterRelease.reduce((sum, row) => sum + row.count, 0);
   const count = stats.needsDecision.reduce((sum, row) => sum + row.count, 0);
-  const money = stats.needsDecision.map((row) => formatMicros(row.micros, row.currency)).join(" + ");
+  const money = stats.needsDecision.map((row) => moneyText(row.micros, row.currency)).join(" + ");
   return (
     <dl className="grid grid-cols-1 gap-3 md:grid-cols-2">
       <div
@@ -52,7 +52,7 @@ export function CaseFlagsSummary({
           {late}{" "}
           {late > 0 ? (
             <span className="text-base font-normal">
-              ({stats.chargedAfterRelease.map((row) => formatMicros(row.micros, row.currency)).join(" + ")})
+              ({stats.chargedAfterRelease.map((row) => moneyText(row.micros, row.currency)).join(" + ")})
             </span>
           ) : null}
         </dd>

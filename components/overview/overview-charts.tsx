@@ -1,7 +1,8 @@
 "use client";
 
 import { STAGE_LABEL } from "@/components/ui/labels";
-import { formatMicros, MICROS_PER_UNIT } from "@/lib/domain/money";
+import { moneyText } from "@/components/ui/money";
+import { formatMicros, MICROS_PER_UNIT, totalAsNumber } from "@/lib/domain/money";
 import { AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { Stage } from "@/lib/domain/stages";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
@@ -158,9 +159,12 @@ export function AgeBucketChart({ stats }: { stats: OverviewStats }) {
 export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
   const currencies = [...new Set(stats.heldOverTime.map((p) => p.currency))];
   const days = [...new Set(stats.heldOverTime.map((p) => p.day))];
-  const micros = (day: string, currency: string) =>
-    stats.heldOverTime.find((p) => p.day === day && p.currency === currency)?.micros ?? 0;
-  const axis = ticks(Math.max(1, ...stats.heldOverTime.map((p) => p.micros)));
+  // The exact total, for words and the table; a number only for the drawing, where a total past
+  // the safe range is left off the scale (its table cell still says what it is: decision 051).
+  const total = (day: string, currency: string) =>
+    stats.heldOverTime.find((p) => p.day === day && p.currency === currency)?.micros ?? "0";
+  const micros = (day: string, currency: string) => totalAsNumber(total(day, currency)) ?? 0;
+  const axis = ticks(Math.max(1, ...stats.heldOverTime.map((p) => totalAsNumber(p.micros) ?? 0)));
   const top = axis.at(-1) ?? 1;
   const step = PLOT_WIDTH / Math.max(1, days.length - 1);
   const x = (i: number) => PLOT.left + i * step;
@@ -175,7 +179,7 @@ export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
       (day, i): ChartPoint => ({
         series: `On hold in ${currency}`,
         time: i === last ? `now (${dayName(day)})` : `end of ${dayName(day)}`,
-        value: formatMicros(micros(day, currency), currency),
+        value: moneyText(total(day, currency), currency),
         x: x(i),
         y: y(micros(day, currency)),
       }),
@@ -226,7 +230,7 @@ export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
                 textAnchor="end"
                 className="fill-slate-900 text-[11px] font-semibold"
               >
-                {`${dayName(days[last] ?? "")}: ${formatMicros(micros(days[last] ?? "", currency), currency)}`}
+                {`${dayName(days[last] ?? "")}: ${moneyText(total(days[last] ?? "", currency), currency)}`}
               </text>
             )}
           </g>
@@ -287,7 +291,7 @@ export function HeldOverTimeChart({ stats }: { stats: OverviewStats }) {
               <tr key={day}>
                 <th scope="row">{day}</th>
                 {currencies.map((currency) => (
-                  <td key={currency}>{formatMicros(micros(day, currency), currency)}</td>
+                  <td key={currency}>{moneyText(total(day, currency), currency)}</td>
                 ))}
               </tr>
             ))}

@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { retentionDaysText } from "@/components/retention/retention-text";
 import { formatAge, formatWhen } from "@/components/ui/format";
 import { stageLabel } from "@/components/ui/labels";
+import { moneyText } from "@/components/ui/money";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
-import { formatMicros } from "@/lib/domain/money";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
@@ -93,7 +93,7 @@ export function OverviewLive({
               </RowHeader>
               <NumCell>{s.open}</NumCell>
               <NumCell>{s.oldestAgeSeconds === null ? "—" : formatAge(s.oldestAgeSeconds)}</NumCell>
-              <NumCell>{s.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "—"}</NumCell>
+              <NumCell>{s.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "—"}</NumCell>
             </Row>
           ))}
         </tbody>
@@ -103,7 +103,7 @@ export function OverviewLive({
           ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
           [
             "Sends in flight under a permit",
-            `${stats.inFlight.sending + stats.inFlight.accepted} · ${stats.inFlight.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}${stats.inFlight.oldestAgeSeconds === null ? "" : ` · oldest ${formatAge(stats.inFlight.oldestAgeSeconds)}`}`,
+            `${stats.inFlight.sending + stats.inFlight.accepted} · ${stats.inFlight.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}${stats.inFlight.oldestAgeSeconds === null ? "" : ` · oldest ${formatAge(stats.inFlight.oldestAgeSeconds)}`}`,
           ],
           [
             "Review latency (24 h), median / p90",
@@ -118,7 +118,7 @@ export function OverviewLive({
           ],
           [
             "Outputs expiring within 1 h",
-            `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => formatMicros(h.micros, h.currency)).join(" + ") || "nothing held"}`,
+            `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}`,
           ],
         ].map(([label, value]) => (
           <div key={label} className="rounded border border-slate-300 bg-white p-3">

@@ -35,6 +35,42 @@ const errorSchema = {
   },
 };
 
+/**
+ * A sum of money is sent as the exact decimal string of its micro-units (decision 051): a JSON
+ * number loses whole micro-units past 2^53, and a total of many holds can pass it.
+ */
+const microsTotalSchema = {
+  type: "string",
+  pattern: "^-?[0-9]+$",
+  description: 'An exact sum of micro-units as a decimal string, e.g. "12500000" for 12.50 of the currency',
+};
+
+const TOTAL = { $ref: "#/components/schemas/MicrosTotal" };
+const heldList = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["currency", "micros"],
+    properties: { currency: { type: "string" }, micros: TOTAL },
+  },
+};
+const listOf = (properties: Record<string, unknown>) => ({ type: "array", items: { type: "object", properties } });
+
+/** Success bodies whose figures are sums, so a client's types say they are strings. */
+const RESPONSE_SCHEMAS: Record<string, Record<string, unknown>> = {
+  "GET /api/v1/overview": {
+    type: "object",
+    properties: {
+      stages: listOf({ stage: { type: "string" }, open: { type: "integer" }, held: heldList }),
+      needsDecision: listOf({ currency: { type: "string" }, count: { type: "integer" }, micros: TOTAL }),
+      chargedAfterRelease: listOf({ currency: { type: "string" }, count: { type: "integer" }, micros: TOTAL }),
+      outputsExpiringSoon: { type: "object", properties: { count: { type: "integer" }, held: heldList } },
+      inFlight: { type: "object", properties: { held: heldList } },
+      heldOverTime: listOf({ day: { type: "string" }, currency: { type: "string" }, micros: TOTAL }),
+    },
+  },
+};
+
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 
 /** Path parameters are the path's `{name}` segments; query parameters come from the query's schema. */
@@ -66,7 +102,12 @@ export function openApiDocument() {
       responses[String(status)] = {
         description: "OK",
         content: {
-          [op.responseType]: { schema: op.responseType === JSON_TYPE ? { type: "object" } : { type: "string" } },
+          [op.responseType]: {
+            schema:
+              op.responseType === JSON_TYPE
+                ? (RESPONSE_SCHEMAS[`${op.method} ${op.path}`] ?? { type: "object" })
+                : { type: "string" },
+          },
         },
       };
     for (const status of [400, 401, 403, 404, 409, 413, 415, 422, 429, ...op.errors]) {
@@ -98,7 +139,7 @@ export function openApiDocument() {
     },
     paths,
     components: {
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema, MicrosTotal: microsTotalSchema },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "Producer API key (vrk_…)" },
         personalToken: {

@@ -35,7 +35,7 @@ export function describeFigures(kind: AlertRuleKind, figures: AlertFigures, now:
     const n = figures.count;
     return `${n} ${n === 1 ? "pause" : "pauses"} by the unknown-outcome breaker (of a provider, or of one producer at it): new send permits are refused`;
   }
-  const money = figures.held.filter((m) => m.micros > 0).map((m) => formatMicros(m.micros, m.currency));
+  const money = figures.held.filter((m) => BigInt(m.micros) > 0n).map((m) => formatMicros(m.micros, m.currency));
   return `${figures.count} ${ALERT_KINDS[kind].counts}${money.length ? `; held ${money.join(", ")}` : ""}`;
 }
 

@@ -1,3 +1,4 @@
+import type { MicrosTotal } from "./money";
 /** The conditions an admin can be alerted about (issue 19), each with what it counts and where to look. */
 export const ALERT_RULE_KINDS = [
   "escalated_overdue",
@@ -119,8 +120,8 @@ export const MIN_CHECKS_FOR_A_RATE = 5;
 /** One provider's status checks in the window, and how many of them got no answer. */
 export type ProviderChecks = { provider: string; checks: number; errors: number };
 
-/** Money per currency, in integer micro-units. */
-export type HeldMoney = { currency: string; micros: number };
+/** Money per currency, in integer micro-units: a sum's exact decimal string (decision 051), or a number kept by an older firing. */
+export type HeldMoney = { currency: string; micros: number | MicrosTotal };
 
 /** What a rule's condition was judged on, kept with each firing and sent in each message. */
 export type AlertFigures = {
@@ -154,5 +155,5 @@ export function conditionHolds(rule: AlertRuleSettings, figures: AlertFigures, n
   if (figures.count >= rule.thresholdCount) return true;
   if (!ALERT_KINDS[rule.kind].money || rule.thresholdMicros === null) return false;
   const held = figures.held.find((m) => m.currency === rule.thresholdCurrency)?.micros ?? 0;
-  return held >= rule.thresholdMicros;
+  return BigInt(held) >= BigInt(rule.thresholdMicros);
 }

@@ -1,4 +1,5 @@
 import { fail, ok, type Result } from "./errors";
+import { ceilingMessage, HARD_MONEY_CEILING_MICROS, isWithinCeiling } from "./money-ceiling";
 
 export const HOLD_STATUSES = ["held", "settled", "released"] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
@@ -23,15 +24,35 @@ export interface HoldResolution {
   entries: LedgerEntryPlan[];
 }
 
+/**
+ * A new amount: positive, whole and within the hard money ceiling (decision 051), the last line
+ * behind the adapters' configured ceiling, so no path can reserve or charge a figure near 2^53.
+ */
 export function isPositiveMicros(value: unknown): value is number {
+  return typeof value === "number" && value > 0 && isWithinCeiling(value);
+}
+
+/**
+ * An amount already stored: a hold written before the ceiling existed may exceed it, and must still
+ * be releasable or settlable, so resolving checks only that it is a positive safe integer.
+ */
+function isStoredMicros(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
 
-export function planReserve(amountMicros: number): Result<LedgerEntryPlan> {
-  if (!isPositiveMicros(amountMicros)) {
+/** `ceilingMicros` is the deployment's ceiling where the caller knows it; the hard maximum otherwise. */
+export function planReserve(
+  amountMicros: number,
+  ceilingMicros: number = HARD_MONEY_CEILING_MICROS,
+): Result<LedgerEntryPlan> {
+  if (!isStoredMicros(amountMicros)) {
     return fail("invalid_amount", "a hold must be a positive whole number of micro-units", {
       amountMicros,
     });
+  }
+  if (!isPositiveMicros(amountMicros) || !isWithinCeiling(amountMicros, ceilingMicros)) {
+    const ceiling = Math.min(ceilingMicros, HARD_MONEY_CEILING_MICROS);
+    return fail("invalid_amount", `a hold is ${ceilingMessage(ceiling)}`, { amountMicros, ceilingMicros: ceiling });
   }
   return ok({ kind: "reserve", amountMicros, flagged: false });
 }
@@ -40,7 +61,7 @@ function checkOpen(hold: HoldSnapshot): Result<void> {
   if (hold.status !== "held") {
     return fail("hold_already_resolved", `the hold is already ${hold.status}`, { status: hold.status });
   }
-  if (!isPositiveMicros(hold.amountMicros)) {
+  if (!isStoredMicros(hold.amountMicros)) {
     return fail("invalid_amount", "the held amount is not a positive integer", {
       amountMicros: hold.amountMicros,
     });
@@ -57,9 +78,13 @@ export function planSettle(hold: HoldSnapshot, chargeMicros: number): Result<Hol
   const open = checkOpen(hold);
   if (!open.ok) return open;
   if (!isPositiveMicros(chargeMicros)) {
-    return fail("invalid_amount", "a charge must be a positive whole number of micro-units", {
-      chargeMicros,
-    });
+    return fail(
+      "invalid_amount",
+      `a charge must be a positive whole number of micro-units, ${ceilingMessage(HARD_MONEY_CEILING_MICROS)}`,
+      {
+        chargeMicros,
+      },
+    );
   }
   const settled = Math.min(chargeMicros, hold.amountMicros);
   const entries: LedgerEntryPlan[] = [{ kind: "settle", amountMicros: settled, flagged: false }];
@@ -87,10 +112,10 @@ export function planRelease(hold: HoldSnapshot): Result<HoldResolution> {
  * so the comparison stays exact even when a faulty entry list runs past the safe range.
  */
 export function balances(reservedMicros: number, entries: readonly LedgerEntryPlan[]): boolean {
-  if (!isPositiveMicros(reservedMicros)) return false;
+  if (!isStoredMicros(reservedMicros)) return false;
   let resolved = 0n;
   for (const entry of entries) {
-    if (!isPositiveMicros(entry.amountMicros)) return false;
+    if (!isStoredMicros(entry.amountMicros)) return false;
     if (entry.kind === "settle" || entry.kind === "release") resolved += BigInt(entry.amountMicros);
   }
   return resolved === BigInt(reservedMicros);

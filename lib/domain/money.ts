@@ -4,16 +4,55 @@ import { DomainError, fail, ok, type Result } from "./errors";
 /** Micro-units are millionths of the currency's major unit, whatever the currency. */
 export const MICROS_PER_UNIT = 1_000_000;
 
-/** A whole number of micro-units: a safe integer from JSON, or a bigint straight from a BIGINT column. */
-export type Micros = number | bigint;
+/**
+ * An exact sum of micro-units as a decimal string ("12345", "-7"): how totals leave the server, so
+ * no figure is rounded past 2^53 on its way to a browser or a program (decision 051).
+ */
+export type MicrosTotal = `${bigint}`;
+
+/**
+ * A whole number of micro-units: a safe integer from JSON, a bigint straight from a BIGINT column,
+ * or a total's exact decimal string.
+ */
+export type Micros = number | bigint | MicrosTotal;
+
+const TOTAL_PATTERN = /^-?\d{1,30}$/;
+
+/** The exact decimal string of a sum; SQL sums arrive as bigint (or numeric text), null as zero. */
+export function toMicrosTotal(value: bigint | number | string | null | undefined): MicrosTotal {
+  if (value === null || value === undefined) return "0";
+  if (typeof value === "bigint") return value.toString() as MicrosTotal;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value) as MicrosTotal;
+  if (typeof value === "string" && TOTAL_PATTERN.test(value)) return BigInt(value).toString() as MicrosTotal;
+  throw new DomainError("invalid_amount", "a money total must be a whole number of micro-units", {
+    value: String(value),
+  });
+}
+
+/**
+ * A total as a number for arithmetic a browser does (a chart's scale): exact within the safe range,
+ * null beyond it, so the caller shows that figure as an error instead of a wrong one.
+ */
+export function totalAsNumber(total: Micros): number | null {
+  let big: bigint;
+  try {
+    big = requireMicros(total, "total", { allowNegative: true });
+  } catch {
+    return null;
+  }
+  return big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER) ? null : Number(big);
+}
 
 export type Price = { unit: "generation"; priceMicros: number } | { unit: "second"; priceMicrosPerSecond: number };
 
 const AMOUNT_PATTERN = /^(\d{1,16})(?:\.(\d+))?$/;
 
 function requireMicros(value: Micros, field: string, { allowNegative = false } = {}): bigint {
-  const whole = typeof value === "bigint" || Number.isSafeInteger(value);
-  if (!whole || (!allowNegative && value < 0)) {
+  const whole =
+    typeof value === "bigint" ||
+    (typeof value === "number" && Number.isSafeInteger(value)) ||
+    (typeof value === "string" && TOTAL_PATTERN.test(value));
+  if (!whole || (!allowNegative && BigInt(value) < 0n)) {
     throw new DomainError("invalid_amount", `${field} must be a whole number of micro-units`, {
       [field]: String(value),
     });

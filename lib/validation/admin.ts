@@ -7,6 +7,7 @@ import type { WebhookAllowList } from "@/lib/notify/webhook-allow-list";
 import { webhookUrlProblem } from "@/lib/notify/webhook-target";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { currency } from "./common";
+import { amountMicros } from "./money-amount";
 
 /** What the console's forms and the API parse before a service is called; services take the parsed types (decision 044). */
 
@@ -131,14 +132,17 @@ export const savePriceSchema = z
     provider: z.enum(PROVIDER_NAMES),
     model: priceName("model"),
     unit: z.enum(PRICE_UNITS),
-    price: z.string().transform((text, ctx) => {
-      const parsed = tryParseMoneyToMicros(text);
-      if (!parsed.ok || parsed.value <= 0) {
-        ctx.addIssue({ code: "custom", message: "a positive amount such as 0.10, at most six decimals" });
-        return z.NEVER;
-      }
-      return parsed.value;
-    }),
+    price: z
+      .string()
+      .transform((text, ctx) => {
+        const parsed = tryParseMoneyToMicros(text);
+        if (!parsed.ok || parsed.value <= 0) {
+          ctx.addIssue({ code: "custom", message: "a positive amount such as 0.10, at most six decimals" });
+          return z.NEVER;
+        }
+        return parsed.value;
+      })
+      .pipe(amountMicros),
     currency,
   })
   .transform(({ price, ...rest }) => ({ ...rest, priceMicros: price }));

@@ -3,6 +3,7 @@ import { ALERT_DESTINATION_KINDS, ALERT_RULE_KINDS } from "@/lib/domain/alert-ru
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
 import { uuid } from "./admin";
 import { currency } from "./common";
+import { limitMicros } from "./money-amount";
 
 /** Shared by the console's forms and the API, so each refuses what the other would; services take the parsed types. */
 
@@ -28,15 +29,17 @@ export const alertRuleBody = z.strictObject({
 /** What the service stores: the amount read into integer micro-units without a float. */
 export const saveAlertRuleSchema = alertRuleBody
   .extend({
-    thresholdAmount: alertRuleBody.shape.thresholdAmount.transform((text, ctx) => {
-      if (!text) return null;
-      const parsed = tryParseMoneyToMicros(text);
-      if (!parsed.ok || parsed.value <= 0) {
-        ctx.addIssue({ code: "custom", message: "a positive amount such as 250.00" });
-        return z.NEVER;
-      }
-      return parsed.value;
-    }),
+    thresholdAmount: alertRuleBody.shape.thresholdAmount
+      .transform((text, ctx) => {
+        if (!text) return null;
+        const parsed = tryParseMoneyToMicros(text);
+        if (!parsed.ok || parsed.value <= 0) {
+          ctx.addIssue({ code: "custom", message: "a positive amount such as 250.00" });
+          return z.NEVER;
+        }
+        return parsed.value;
+      })
+      .pipe(limitMicros.nullable()),
   })
   .superRefine((rule, ctx) => {
     if (rule.thresholdAmount !== null && rule.thresholdCurrency === null) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { STAGES } from "@/lib/domain/stages";
-import { currency, id, isoDateTime, jsonObject, micros, providerName } from "./common";
+import { currency, id, isoDateTime, jsonObject, providerName } from "./common";
+import { amountMicros } from "./money-amount";
 
 export const parkCaseSchema = z
   .strictObject({
@@ -28,7 +29,7 @@ export const parkCaseSchema = z
       .optional(),
     submittedAt: isoDateTime.optional(),
     retryDeadline: isoDateTime.optional(),
-    hold: z.strictObject({ holdId: id(), amountMicros: micros, currency }),
+    hold: z.strictObject({ holdId: id(), amountMicros: amountMicros, currency }),
   })
   .superRefine((value, ctx) => {
     if ((value.stage === "polling" || value.stage === "delivery") && !value.providerJobId) {

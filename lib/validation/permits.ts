@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PERMIT_OUTCOMES } from "@/lib/domain/send-permits";
-import { currency, id, isoDateTime, jsonObject, micros, providerName } from "./common";
+import { currency, id, isoDateTime, jsonObject, providerName } from "./common";
+import { amountMicros } from "./money-amount";
 
 const fingerprint = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits');
 
@@ -10,7 +11,7 @@ export const permitRequestSchema = z.strictObject({
   requestFingerprint: fingerprint,
   provider: providerName,
   model: id(200),
-  hold: z.strictObject({ holdId: id(), amountMicros: micros, currency }),
+  hold: z.strictObject({ holdId: id(), amountMicros: amountMicros, currency }),
   /** When the producer will have reported the send's outcome by; past it, the product parks the attempt. */
   sendDeadline: isoDateTime,
   request: jsonObject.optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RECOVERY_ACTION_KINDS } from "@/lib/domain/stages";
-import { evidenceText, id, micros } from "./common";
+import { evidenceText, id } from "./common";
+import { amountMicros } from "./money-amount";
 
 export const reconcileSchema = z.discriminatedUnion("verdict", [
   z.strictObject({ verdict: z.literal("attach"), providerJobId: id(300), evidence: evidenceText }),
@@ -18,10 +19,13 @@ export const evidenceOnlySchema = z.strictObject({ evidence: evidenceText });
 export const noteSchema = z.strictObject({ text: evidenceText });
 export const assignSchema = z.strictObject({ assigneeId: z.uuid().nullable() });
 
-export const settleSchema = z.strictObject({ chargeMicros: micros, note: evidenceText, evidence: evidenceText });
+export const settleSchema = z.strictObject({ chargeMicros: amountMicros, note: evidenceText, evidence: evidenceText });
 export const releaseSchema = z.strictObject({ note: evidenceText, evidence: evidenceText });
 /** DESIGN rule 18: a hold whose send may still be charged is written off for a reason, not released. */
 export const writeOffSchema = z.strictObject({ reason: evidenceText, evidence: evidenceText });
 export const lateChargeDecisionSchema = z.strictObject({ note: evidenceText });
-export const replacementRequestSchema = z.strictObject({ evidence: evidenceText, amountMicros: micros.optional() });
+export const replacementRequestSchema = z.strictObject({
+  evidence: evidenceText,
+  amountMicros: amountMicros.optional(),
+});
 export const replacementDecisionSchema = z.strictObject({ evidence: evidenceText });

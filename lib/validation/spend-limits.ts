@@ -3,9 +3,10 @@ import { isCurrencyCode } from "@/lib/domain/currency";
 import { tryParseMoneyToMicros } from "@/lib/domain/money";
 import { SPEND_LIMIT_TARGETS } from "@/lib/domain/spend-limits";
 import { currency, id } from "./common";
+import { limitMicros as boundedLimit } from "./money-amount";
 
 /** A limit in micro-units, zero included (zero stops every replacement in that window). */
-const limitMicros = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable();
+const limitMicros = boundedLimit.nullable();
 
 /**
  * One spend limit as finance sets it: on replacements (the default) per currency, for every

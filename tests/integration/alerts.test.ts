@@ -435,7 +435,7 @@ describe("resolved cases with money still held (Standard Webhooks)", () => {
     const data = (message?.payload as Envelope | undefined)?.data;
     if (!data) throw new Error("no firing message");
     expect(data.figures.count).toBe(rule.thresholdCount);
-    expect(data.figures.held).toContainEqual({ currency: "USD", micros: expect.any(Number) });
+    expect(data.figures.held).toContainEqual({ currency: "USD", micros: expect.stringMatching(/^\d+$/) });
     expect(data.link).toBe(`${CONSOLE}/queue?flag=hold_open`);
 
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
@@ -449,7 +449,7 @@ describe("growing uncertainty (money threshold)", () => {
   it("fires when the money in new uncertain submissions reaches the threshold and clears as the window passes", async () => {
     const before = await alertFigures(db, { kind: "uncertainty_growth", windowMinutes: 60 }, new Date());
     const heldBefore = before.held.find((m) => m.currency === "USD")?.micros ?? 0;
-    const threshold = ((heldBefore + 200_000) / 1_000_000).toFixed(6);
+    const threshold = ((Number(heldBefore) + 200_000) / 1_000_000).toFixed(6);
     const rule = await onlyRule("uncertainty_growth", hooksId, { above: 1000, thresholdAmount: threshold });
     await parkCase(db, shop, parkInput("submission_uncertain"));
     await round();

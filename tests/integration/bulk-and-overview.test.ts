@@ -101,7 +101,7 @@ describe("overview", () => {
     expect(stats.ageBuckets.find((b) => b.stage === "submission_uncertain")?.bucket).toBe("< 1 h");
     const today = stats.heldOverTime.at(-1);
     const openHeld = await db.case.aggregate({ _sum: { heldMicros: true } });
-    expect(today?.micros).toBe(Number(openHeld._sum.heldMicros));
+    expect(today?.micros).toBe(String(openHeld._sum.heldMicros));
     const quiet = await overviewStats(db, reviewer, { alertWindowMinutes: 60, alertThreshold: 10_000 });
     expect(quiet.alert).toBeNull();
   });

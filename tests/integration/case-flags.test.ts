@@ -142,7 +142,7 @@ describe("held money on closed cases", () => {
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
     expect(hold.status).toBe("held");
 
-    const flagged = { currency: "CHF", count: 1, micros: 3_000_000 };
+    const flagged = { currency: "CHF", count: 1, micros: "3000000" };
     expect((await overview(finance)).needsDecision).toContainEqual(flagged);
     const families = await metricsSnapshot(db);
     expect(sample(families, "recovery_resolved_hold_open_cases", { currency: "CHF" })).toBe(1);
@@ -191,7 +191,7 @@ describe("held money on closed cases", () => {
     const ids = list.items.filter((h) => h.currency === "SEK").map((h) => h.caseId);
     expect(ids).toEqual([closed.caseId]);
     expect(ids).not.toContain(open.caseId);
-    expect((await overview(finance)).needsDecision).toContainEqual({ currency: "SEK", count: 1, micros: 7 });
+    expect((await overview(finance)).needsDecision).toContainEqual({ currency: "SEK", count: 1, micros: "7" });
 
     // Page by page, one case at a time: every such hold once, and nothing else.
     const seen: string[] = [];

@@ -216,7 +216,8 @@ describe("a completion proved after the hold was written off books a flagged cha
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "completed", job));
     const after = await alertFigures(db, { kind: "charged_after_release", windowMinutes: 60 }, new Date());
     expect(after.count - before.count).toBe(1);
-    const usd = (rows: { currency: string; micros: number }[]) => rows.find((r) => r.currency === "USD")?.micros ?? 0;
+    const usd = (rows: { currency: string; micros: number | string }[]) =>
+      Number(rows.find((r) => r.currency === "USD")?.micros ?? 0);
     expect(usd(after.held) - usd(before.held)).toBe(100_000);
     const stats = await overviewStats(db, finance, {
       alertWindowMinutes: 60,
@@ -240,7 +241,7 @@ describe("a completion proved after the hold was written off books a flagged cha
     await resolveHold(db, finance, hold.id, { kind: "write_off", note: "lost track", evidence: "none" });
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "completed", job));
     await acknowledgeLateCharge(db, finance, hold.id, { note: "booked as a cost" });
-    expect(await lateOf()).toEqual({ count: before.count + 1, micros: before.micros + 100_000 });
+    expect(await lateOf()).toEqual({ count: before.count + 1, micros: String(BigInt(before.micros) + 100_000n) });
     const today = new Date().toISOString().slice(0, 10);
     const csv = await exportFinanceCsv(
       db,

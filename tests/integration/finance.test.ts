@@ -65,37 +65,37 @@ describe("finance totals", () => {
     const usd = totals.byCurrency.find((t) => t.currency === "USD");
     expect(usd).toEqual({
       currency: "USD",
-      held: { count: 1, micros: 70_000 },
-      settled: { count: 2, partial: 1, micros: 140_000 },
-      released: { count: 1, micros: 110_000 },
-      overage: { count: 1, micros: 30_000 },
-      lateCharged: { count: 0, micros: 0 },
-      reservedMicros: 320_000,
+      held: { count: 1, micros: "70000" },
+      settled: { count: 2, partial: 1, micros: "140000" },
+      released: { count: 1, micros: "110000" },
+      overage: { count: 1, micros: "30000" },
+      lateCharged: { count: 0, micros: "0" },
+      reservedMicros: "320000",
     });
     // Every reserved micro-unit is held, settled or released; overage is on top.
-    expect(usd && usd.held.micros + usd.settled.micros + usd.released.micros).toBe(320_000);
+    expect(usd && BigInt(usd.held.micros) + BigInt(usd.settled.micros) + BigInt(usd.released.micros)).toBe(320_000n);
     expect(totals.byCurrency.find((t) => t.currency === "EUR")).toMatchObject({
-      held: { count: 1, micros: 200_000 },
-      settled: { count: 1, partial: 0, micros: 30_000 },
-      released: { count: 0, micros: 0 },
-      overage: { count: 0, micros: 0 },
+      held: { count: 1, micros: "200000" },
+      settled: { count: 1, partial: 0, micros: "30000" },
+      released: { count: 0, micros: "0" },
+      overage: { count: 0, micros: "0" },
     });
     const group = (currency: string, provider: string, model: string) =>
       totals.byProviderModel.find((t) => t.currency === currency && t.provider === provider && t.model === model);
     expect(group("USD", "replicate", "m-one")).toMatchObject({
-      held: { count: 0, micros: 0 },
-      settled: { count: 2, micros: 140_000 },
-      released: { count: 0, micros: 60_000 },
-      overage: { count: 1, micros: 30_000 },
+      held: { count: 0, micros: "0" },
+      settled: { count: 2, micros: "140000" },
+      released: { count: 0, micros: "60000" },
+      overage: { count: 1, micros: "30000" },
     });
     expect(group("USD", "fal", "m-two")).toMatchObject({
-      held: { count: 1, micros: 70_000 },
-      settled: { count: 0, micros: 0 },
-      released: { count: 1, micros: 50_000 },
+      held: { count: 1, micros: "70000" },
+      settled: { count: 0, micros: "0" },
+      released: { count: 1, micros: "50000" },
     });
     expect(group("EUR", "replicate", "m-one")).toMatchObject({
-      held: { micros: 200_000 },
-      settled: { micros: 30_000 },
+      held: { micros: "200000" },
+      settled: { micros: "30000" },
     });
     expect(group("EUR", "fal", "m-two")).toBeUndefined();
   });
@@ -105,9 +105,9 @@ describe("finance totals", () => {
     await park("polling", { amountMicros: 11_000, currency: "CHF" });
     await park("polling", { amountMicros: 22_000, currency: "CHF" });
     const soon = (await getHeldByAge(db, finance)).filter((r) => r.currency === "CHF");
-    expect(soon).toMatchObject([{ bucket: "lt_1h", count: 2, micros: 33_000 }]);
+    expect(soon).toMatchObject([{ bucket: "lt_1h", count: 2, micros: "33000" }]);
     const later = await getHeldByAge(db, finance, new Date(Date.now() + 3 * 86_400_000));
-    expect(later.filter((r) => r.currency === "CHF")).toMatchObject([{ bucket: "lt_7d", count: 2, micros: 33_000 }]);
+    expect(later.filter((r) => r.currency === "CHF")).toMatchObject([{ bucket: "lt_7d", count: 2, micros: "33000" }]);
   });
 });
 
@@ -139,7 +139,7 @@ describe("exposure", () => {
     await resolveHold(db, finance, releasedHold.holdRef, { ...release, kind: "write_off" });
 
     expect((await getExposure(db, finance)).filter((e) => e.currency === "GBP")).toMatchObject([
-      { currency: "GBP", count: 1, micros: 1_000 },
+      { currency: "GBP", count: 1, micros: "1000" },
     ]);
     const held = await listHolds(db, finance, { status: "held", limit: 200 });
     const flagged = held.items.filter((h) => h.currency === "GBP" && h.exposure).map((h) => h.id);

@@ -265,7 +265,7 @@ describe("delivering before expiry", () => {
       .outputsExpiringSoon;
     expect(after.count).toBe(before.count + 1);
     const heldBefore = before.held.find((h) => h.currency === "USD")?.micros ?? 0;
-    expect(after.held.find((h) => h.currency === "USD")?.micros).toBe(heldBefore + 100_000);
+    expect(after.held.find((h) => h.currency === "USD")?.micros).toBe(String(BigInt(heldBefore) + 100_000n));
   });
 });
 

@@ -438,7 +438,7 @@ describe("money on permits", () => {
     expect(await ofProducer(shop.name)).toBe(during.sending);
     expect(await ofProducer("another-shop")).toBe(0);
     const eur = (figures: typeof before) => figures.held.find((h) => h.currency === "EUR")?.micros ?? 0;
-    expect(eur(during)).toBe(eur(before) + 2_500_000);
+    expect(eur(during)).toBe(String(BigInt(eur(before)) + 2_500_000n));
     expect((await overviewStats(db, operator, options)).stages.reduce((n, s) => n + s.open, 0)).toBe(openBefore);
     await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, token, "accepted", `job-${operationId}`));
     expect((await overviewStats(db, operator, options)).inFlight.accepted).toBe(before.accepted + 1);

@@ -3,6 +3,7 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { foldWhenDue } from "@/lib/db/stat-figures";
 import { ALERT_KINDS, type AlertFigures, type AlertRuleKind } from "@/lib/domain/alert-rules";
+import { toMicrosTotal } from "@/lib/domain/money";
 import { caseFlagFigures } from "../case/case-flags";
 import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
@@ -12,7 +13,7 @@ type Money = { currency: string; n: bigint; held: bigint };
 
 const fromMoneyRows = (rows: Money[]): AlertFigures => ({
   count: rows.reduce((sum, row) => sum + Number(row.n), 0),
-  held: rows.filter((row) => row.held > 0n).map((row) => ({ currency: row.currency, micros: Number(row.held) })),
+  held: rows.filter((row) => row.held > 0n).map((row) => ({ currency: row.currency, micros: toMicrosTotal(row.held) })),
 });
 
 type FigureRule = { kind: AlertRuleKind; windowMinutes: number };

@@ -2,8 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { figureRows, type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
+import { type MicrosTotal, toMicrosTotal } from "@/lib/domain/money";
 
-export type HoldOpenFigure = { currency: string; count: number; micros: number };
+export type HoldOpenFigure = { currency: string; count: number; micros: MicrosTotal };
 
 /**
  * Rule 13's two flags as figures, for readers that have checked the caller's permission already:
@@ -28,7 +29,7 @@ export async function caseFlagFigures(
     ),
   ]);
   return {
-    holdOpen: money.map((m) => ({ currency: m.currency, count: Number(m.count), micros: Number(m.micros) })),
+    holdOpen: money.map((m) => ({ currency: m.currency, count: Number(m.count), micros: toMicrosTotal(m.micros) })),
     escalatedOpen: Number(escalated[0]?.n ?? 0),
   };
 }

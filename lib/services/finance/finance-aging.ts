@@ -12,7 +12,7 @@ import {
 } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { toCount, toMicros } from "./finance-micros";
+import { toCount, toTotal } from "./finance-micros";
 
 /** Upper bounds in seconds; the last bucket is open-ended. */
 export const AGE_BUCKETS = [
@@ -116,7 +116,7 @@ export async function getHeldByAge(db: Db, actor: Principal, now = new Date(), r
           bucket: bucket.key,
           label: bucket.label,
           count: toCount(count),
-          micros: toMicros((micros[k] ?? 0n) - (micros[k + 1] ?? 0n)),
+          micros: toTotal((micros[k] ?? 0n) - (micros[k + 1] ?? 0n)),
           oldestAt: oldest.toISOString(),
         },
       ];

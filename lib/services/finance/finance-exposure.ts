@@ -4,7 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import { allHours, figureRows, foldWhenDue, type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { toCount, toMicros } from "./finance-micros";
+import { toCount, toTotal } from "./finance-micros";
 
 type Row = { currency: string; count: bigint; micros: bigint; oldest: Date | null };
 
@@ -61,7 +61,7 @@ export async function getExposure(db: Db, actor: Principal, requested: ProducerF
           {
             currency: row.currency,
             count: toCount(row.count),
-            micros: toMicros(row.micros),
+            micros: toTotal(row.micros),
             oldestAt: row.oldest.toISOString(),
           },
         ]

@@ -4,7 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import { figureRows, foldWhenDue, type ProducerFilter } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
-import { toCount, toMicros } from "./finance-micros";
+import { toCount, toTotal } from "./finance-micros";
 
 type Sums = {
   heldCount: bigint;
@@ -42,16 +42,16 @@ const FLAGGED = Prisma.sql`
 
 function shape(row: Sums) {
   return {
-    held: { count: toCount(row.heldCount), micros: toMicros(row.heldMicros) },
+    held: { count: toCount(row.heldCount), micros: toTotal(row.heldMicros) },
     settled: {
       count: toCount(row.settledCount),
       partial: toCount(row.partialCount),
-      micros: toMicros(row.settledMicros),
+      micros: toTotal(row.settledMicros),
     },
-    released: { count: toCount(row.releasedCount), micros: toMicros(row.releasedMicros) },
-    overage: { count: toCount(row.overageCount), micros: toMicros(row.overageMicros) },
-    lateCharged: { count: toCount(row.lateCount), micros: toMicros(row.lateMicros) },
-    reservedMicros: toMicros(row.reservedMicros),
+    released: { count: toCount(row.releasedCount), micros: toTotal(row.releasedMicros) },
+    overage: { count: toCount(row.overageCount), micros: toTotal(row.overageMicros) },
+    lateCharged: { count: toCount(row.lateCount), micros: toTotal(row.lateMicros) },
+    reservedMicros: toTotal(row.reservedMicros),
   };
 }
 

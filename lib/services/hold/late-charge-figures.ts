@@ -2,8 +2,9 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
+import { type MicrosTotal, toMicrosTotal } from "@/lib/domain/money";
 
-export type LateChargeFigure = { currency: string; count: number; micros: number };
+export type LateChargeFigure = { currency: string; count: number; micros: MicrosTotal };
 
 /**
  * DESIGN rule 18: charges after release nobody has decided yet, per currency, read from their own
@@ -19,5 +20,5 @@ export async function openLateChargeFigures(db: Db, producers: ProducerFilter = 
       AND ${producerIn(producers, Prisma.sql`h.producer`)}
     GROUP BY h.currency ORDER BY h.currency`,
   );
-  return rows.map((r) => ({ currency: r.currency, count: Number(r.n), micros: Number(r.micros) }));
+  return rows.map((r) => ({ currency: r.currency, count: Number(r.n), micros: toMicrosTotal(r.micros) }));
 }

@@ -81,7 +81,7 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
     },
     {
       name: "recovery_resolved_hold_open_micros",
-      samples: flags.holdOpen.map((h) => ({ labels: { currency: h.currency }, value: h.micros })),
+      samples: flags.holdOpen.map((h) => ({ labels: { currency: h.currency }, value: Number(h.micros) })),
     },
     { name: "recovery_escalated_open_cases", samples: one(flags.escalatedOpen) },
     { name: "recovery_deadline_escalations_total", samples: one(Number(escalations[0]?.n ?? 0)) },
@@ -120,7 +120,7 @@ async function lateChargeFamilies(db: Db): Promise<Family[]> {
     },
     {
       name: "recovery_charged_after_release_open_micros",
-      samples: open.map((m) => ({ labels: { currency: m.currency }, value: m.micros })),
+      samples: open.map((m) => ({ labels: { currency: m.currency }, value: Number(m.micros) })),
     },
   ];
 }

@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
+import { toMicrosTotal } from "@/lib/domain/money";
 
 export const EXPIRING_WINDOW_SECONDS = 3600;
 
@@ -23,6 +24,8 @@ export async function outputsExpiringSoon(db: Db, now: Date, producers: Producer
   return {
     windowSeconds: EXPIRING_WINDOW_SECONDS,
     count: rows.reduce((sum, row) => sum + Number(row.n), 0),
-    held: rows.filter((row) => row.held > 0n).map((row) => ({ currency: row.currency, micros: Number(row.held) })),
+    held: rows
+      .filter((row) => row.held > 0n)
+      .map((row) => ({ currency: row.currency, micros: toMicrosTotal(row.held) })),
   };
 }

@@ -10,6 +10,7 @@ import {
   producerIn,
   utcHourOf,
 } from "@/lib/db/stat-figures";
+import { toMicrosTotal } from "@/lib/domain/money";
 import { AGE_BUCKET_ENDS_SECONDS, AGE_BUCKETS } from "@/lib/domain/overview-age-buckets";
 import type { Principal } from "@/lib/domain/principal";
 import { requirePermission, visibleProducers } from "../access/actor";
@@ -171,7 +172,9 @@ export async function overviewStats(
       stage: s.stage,
       open: Number(s.open),
       oldestAgeSeconds: s.oldest ? Math.floor((now.getTime() - s.oldest.getTime()) / 1000) : null,
-      held: money.filter((m) => m.stage === s.stage).map((m) => ({ currency: m.currency, micros: Number(m.held) })),
+      held: money
+        .filter((m) => m.stage === s.stage)
+        .map((m) => ({ currency: m.currency, micros: toMicrosTotal(m.held) })),
     })),
     unresolvedUncertain: Number(openUncertain?.open ?? 0),
     reviewLatency: {
@@ -213,7 +216,7 @@ export async function overviewStats(
     heldOverTime: series.map((s) => ({
       day: s.day.toISOString().slice(0, 10),
       currency: s.currency,
-      micros: Number(s.held),
+      micros: toMicrosTotal(s.held),
     })),
   };
 }

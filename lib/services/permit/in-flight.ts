@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { type ProducerFilter, producerIn } from "@/lib/db/stat-figures";
+import { toMicrosTotal } from "@/lib/domain/money";
 
 type Row = { currency: string; live: bigint; accepted: bigint; micros: bigint; oldest: Date };
 
@@ -27,6 +28,6 @@ export async function inFlightPermits(db: Db, now: Date, producers: ProducerFilt
     sending: rows.reduce((n, r) => n + Number(r.live), 0),
     accepted: rows.reduce((n, r) => n + Number(r.accepted), 0),
     oldestAgeSeconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.getTime()) / 1000)) : null,
-    held: rows.map((r) => ({ currency: r.currency, micros: Number(r.micros) })),
+    held: rows.map((r) => ({ currency: r.currency, micros: toMicrosTotal(r.micros) })),
   };
 }

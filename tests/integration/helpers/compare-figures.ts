@@ -67,7 +67,7 @@ export async function compareFiguresWithScans(
     {
       figure: "money on hold by stage",
       served: stats.stages.flatMap((s) => s.held.map((h) => [s.stage, h.currency, h.micros])).sort(),
-      scanned: scan.money.map((m) => [m.stage, m.currency, Number(m.held)]).sort(),
+      scanned: scan.money.map((m) => [m.stage, m.currency, String(m.held)]).sort(),
     },
     {
       figure: "open cases by age",
@@ -81,7 +81,7 @@ export async function compareFiguresWithScans(
       scanned: scan.series.map((s) => ({
         day: s.day.toISOString().slice(0, 10),
         currency: s.currency,
-        micros: Number(s.held),
+        micros: String(s.held),
       })),
     },
     {
@@ -91,19 +91,19 @@ export async function compareFiguresWithScans(
         r.currency,
         AGING_KEYS[r.bucket],
         Number(r.count),
-        Number(r.micros),
+        String(r.micros),
         r.oldest.toISOString(),
       ]),
     },
     {
       figure: "exposure",
       served: served.map((r) => [r.currency, r.count, r.micros, r.oldestAt]),
-      scanned: exposure.map((r) => [r.currency, Number(r.count), Number(r.micros), r.oldest.toISOString()]),
+      scanned: exposure.map((r) => [r.currency, Number(r.count), String(r.micros), r.oldest.toISOString()]),
     },
     {
       figure: "resolved cases with a hold open",
       served: stats.needsDecision.map((r) => [r.currency, r.count, r.micros]),
-      scanned: holdOpen.map((r) => [r.currency, Number(r.count), Number(r.micros)]),
+      scanned: holdOpen.map((r) => [r.currency, Number(r.count), String(r.micros)]),
     },
     {
       figure: "finance totals by currency, provider and model",
@@ -124,7 +124,10 @@ export async function compareFiguresWithScans(
         t.lateCharged.micros,
         t.reservedMicros,
       ]),
-      scanned: totalsScan.map((row) => Object.values(row).map(num)),
+      // Money totals are served as exact decimal strings (decision 051), counts as numbers.
+      scanned: totalsScan.map((row) =>
+        Object.entries(row).map(([key, value]) => (/Micros$/.test(key) ? String(value) : num(value))),
+      ),
     },
   ];
   return { figures, overviewScan: scan, scanMs: { overview: overviewMs, finance: financeMs } };
