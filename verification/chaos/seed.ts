@@ -33,7 +33,15 @@ function unknownJobId(provider: keyof typeof MODELS, random: () => number): stri
  */
 export async function seedChaosActions(
   db: PrismaClient,
-  input: { simulatorUrl: string; count: number; random: () => number; concurrency: number; runId: string },
+  input: {
+    simulatorUrl: string;
+    count: number;
+    random: () => number;
+    concurrency: number;
+    runId: string;
+    /** Action i meets scenarios[i] instead of a weighted pick (a test's one of each). */
+    scenarios?: Scenario[];
+  },
   log: (line: string) => void,
 ): Promise<SeededAction[]> {
   const key = await createAccessToken(db, "cli", { kind: "api_key", name: `chaos-shop-${input.runId}` });
@@ -52,7 +60,7 @@ export async function seedChaosActions(
     producers: null,
   };
   const plan = Array.from({ length: input.count }, (_, index) => {
-    const scenario = pickScenario(input.random);
+    const scenario = input.scenarios?.[index] ?? pickScenario(input.random);
     const provider = index % 2 === 0 ? ("replicate" as const) : ("fal" as const);
     return {
       index,
