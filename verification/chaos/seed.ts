@@ -7,7 +7,7 @@ import { approveCase } from "../../lib/services/case/approve-case";
 import { parkCase } from "../../lib/services/case/park-case";
 import { mapPool } from "../shared/random";
 import { seedSimulatorJob } from "../shared/simulator-client";
-import { pickScenario, type Scenario } from "./scenarios";
+import { pickScenario, type RunningRange, type Scenario, STILL_RUNNING_MS } from "./scenarios";
 
 export type SeededAction = { caseId: string; actionId: string; jobId: string; scenario: Scenario };
 
@@ -41,6 +41,8 @@ export async function seedChaosActions(
     runId: string;
     /** Action i meets scenarios[i] instead of a weighted pick (a test's one of each). */
     scenarios?: Scenario[];
+    /** How long still-running jobs run; STILL_RUNNING_MS unless given. */
+    stillRunningMs?: RunningRange;
   },
   log: (line: string) => void,
 ): Promise<SeededAction[]> {
@@ -66,7 +68,7 @@ export async function seedChaosActions(
       index,
       scenario,
       provider,
-      job: scenario.job?.(input.random),
+      job: scenario.job?.(input.random, input.stillRunningMs ?? STILL_RUNNING_MS),
       unknownId: unknownJobId(provider, input.random),
     };
   });
