@@ -12,6 +12,7 @@ import {
 } from "@/verification/fuzz/requests";
 import { fuzzWire, startSlowClients, startWireEntry } from "@/verification/fuzz/wire";
 import { parkInput, producer } from "./fixtures";
+import { measureLoopLag } from "./helpers/loop-lag";
 import { openTestDb } from "./setup/test-db";
 
 // Hostile input against every public route: never a 500, never a changed row, always the documented error shape.
@@ -22,9 +23,11 @@ process.env.METRICS_TOKEN = "fuzz-metrics-token-0123456789abcdef";
 process.env.AUTH_SECRET ??= "fuzz-auth-secret-0123456789abcdef0123456789";
 
 const PER_ROUTE = 300;
-// The request counts are fixed, so the verdict never depends on speed; the budget only stops a hung
-// run, and is wide enough for a two-core machine busy with other work (a quiet run takes ~1 min).
-const BUDGET_MS = 900_000;
+/**
+ * The runs are a fixed number of requests, judged by what came back, never by how fast; this bound
+ * only stops a run that hangs. A busy two-core machine took the former 120 s past it.
+ */
+const HANG_GUARD_MS = 20 * 60_000;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
 const { db } = openTestDb();
 let routes: FuzzRoute[] = [];
@@ -44,7 +47,7 @@ beforeAll(async () => {
   // Refused requests are logged by the auth library; keep the run readable.
   console.error = () => {};
   console.warn = () => {};
-}, 60_000);
+}, HANG_GUARD_MS);
 
 afterAll(() => {
   console.error = quiet.error;
@@ -57,7 +60,7 @@ describe("hostile requests to every public route", () => {
   });
 
   it(`${PER_ROUTE} requests per route: no 500, documented error bodies, no changed rows`, {
-    timeout: BUDGET_MS,
+    timeout: HANG_GUARD_MS,
   }, async () => {
     const failures: string[] = [];
     let unstorableBodies = 0;
@@ -92,16 +95,18 @@ describe("hostile requests to every public route", () => {
   });
 
   it("over the wire: header floods get 431, invalid UTF-8 a 4xx, trickling clients are cut; no 500, no changed rows", {
-    timeout: BUDGET_MS,
+    timeout: HANG_GUARD_MS,
   }, async () => {
     const before = await tableChecksums(db);
     // Short limits, set the way server/main.ts sets its own, so that the trickling clients end in seconds.
     const entry = await startWireEntry({ headersMs: 1_000, requestMs: 2_000 });
     try {
+      const lag = measureLoopLag();
       const slow = startSlowClients(entry.port, tokens.producer, { lanes: 2, intervalMs: 100, giveUpMs: 8_000 });
       const wire = await fuzzWire(entry.port, tokens.producer, { count: 400, seed: SEED, concurrency: 4 });
       const trickled = await slow.stop();
-      if (process.env.FUZZ_VERBOSE) process.stdout.write(`${JSON.stringify({ wire, trickled })}\n`);
+      const lateMs = lag.stop();
+      if (process.env.FUZZ_VERBOSE) process.stdout.write(`${JSON.stringify({ wire, trickled, lateMs })}\n`);
       expect(wire.examples).toEqual([]);
       expect({
         serverErrors: wire.serverErrors,
@@ -116,7 +121,9 @@ describe("hostile requests to every public route", () => {
       expect(Object.keys(wire.statuses).some((status) => status.startsWith("4") && status !== "431")).toBe(true);
       expect(trickled.clients).toBeGreaterThanOrEqual(2);
       expect({ notCut: trickled.notCut, serverErrors: trickled.serverErrors }).toEqual({ notCut: 0, serverErrors: 0 });
-      expect(trickled.slowestMs).toBeLessThan(2_000 + 1_500);
+      // Cut by the request limit, not by the clients giving up: the limit, the slack it always had,
+      // and twice the worst timer delay measured meanwhile (the server's check and the client's clock).
+      expect(trickled.slowestMs).toBeLessThan(2_000 + 1_500 + 2 * lateMs);
     } finally {
       await entry.stop();
     }

@@ -30,8 +30,12 @@ process.env.WORKER_LOG = "0";
 
 const CASES = 500;
 const WORKERS = 4;
-/** Only guards against a hang: the worker phase normally quiets down well within it (docs/performance.md §8). */
-const RUN_BOUND_MS = 90_000;
+/**
+ * Only guards against a hang: the worker phase normally quiets down well within it (docs/performance.md §8).
+ * Scaled from the seeding this run just timed (the same cases, on the machine as loaded now), so a
+ * busy machine stretches the bound with the work instead of failing a product that is right.
+ */
+const runBoundMs = (seededMs: number) => Math.min(20 * 60_000, Math.max(90_000, 10 * seededMs));
 const SEED = 0x5eed_2026;
 
 /** Small deterministic PRNG so a failing run can be replayed with the same plan and faults. */
@@ -289,68 +293,70 @@ afterAll(async () => {
 });
 
 describe("a worker run over 500 parked cases with random faults and 4 concurrent loops", () => {
-  it("creates nothing, settles every case with evidence, never runs an action twice at once, notifies once", async () => {
-    const random = mulberry32(SEED);
-    const plans = buildPlan(random);
-    const seedingStarted = Date.now();
-    const reviewer = await makeUser(db, ["reviewer"]);
+  it(
+    "creates nothing, settles every case with evidence, never runs an action twice at once, notifies once",
+    async () => {
+      const random = mulberry32(SEED);
+      const plans = buildPlan(random);
+      const seedingStarted = Date.now();
+      const reviewer = await makeUser(db, ["reviewer"]);
 
-    // Park and approve every case first (the jobs exist at the provider from the moment we seed them).
-    const caseOfPlan = new Map<number, string>();
-    const actionOfJob = new Map<string, string>();
-    await inPool(plans, 8, async (plan) => {
-      const { caseId } = await parkCase(
-        db,
-        shop,
-        parkInput(plan.stage, { provider: plan.provider, model: plan.model, providerJobId: providerJobIdOf(plan) }),
-      );
-      const { actionId } = await approveCase(db, reviewer, caseId, {
-        action: plan.stage === "polling" ? "resume_poll" : "retry_delivery",
-        evidence: `run check ${plan.index}: ${plan.kind}`,
+      // Park and approve every case first (the jobs exist at the provider from the moment we seed them).
+      const caseOfPlan = new Map<number, string>();
+      const actionOfJob = new Map<string, string>();
+      await inPool(plans, 8, async (plan) => {
+        const { caseId } = await parkCase(
+          db,
+          shop,
+          parkInput(plan.stage, { provider: plan.provider, model: plan.model, providerJobId: providerJobIdOf(plan) }),
+        );
+        const { actionId } = await approveCase(db, reviewer, caseId, {
+          action: plan.stage === "polling" ? "resume_poll" : "retry_delivery",
+          evidence: `run check ${plan.index}: ${plan.kind}`,
+        });
+        caseOfPlan.set(plan.index, caseId);
+        actionOfJob.set(plan.jobId, actionId);
       });
-      caseOfPlan.set(plan.index, caseId);
-      actionOfJob.set(plan.jobId, actionId);
-    });
-    for (const plan of plans) {
-      sim.state.seedJob(plan.spec);
-      const rule = faultRule(plan, random);
-      if (rule) sim.state.faults.add(rule);
-    }
+      for (const plan of plans) {
+        sim.state.seedJob(plan.spec);
+        const rule = faultRule(plan, random);
+        if (rule) sim.state.faults.add(rule);
+      }
 
-    const currentWorker = new AsyncLocalStorage<string>();
-    const overlaps: string[] = [];
-    const ctx: WorkerContext = {
-      db,
-      adapters: guardedAdapters(
-        simulatorAdapters(sim.url, {
-          retry: {
-            maxAttempts: 3,
-            baseDelayMs: 20,
-            maxDelayMs: 200,
-            perAttemptTimeoutMs: 2_000,
-            maxRetryAfterMs: 1_500,
-          },
-          random,
-        }),
-        actionOfJob,
-        currentWorker,
-        overlaps,
-      ),
-      storage: localStorage(assetDir),
-      budgetMs: 15_000,
-      leaseSeconds: 30,
-      pollBaseSeconds: 1,
-      pollMaxSeconds: 2,
-      concurrency: 4,
-      maxDownloadBytes: 1024 * 1024,
-      random,
-      webhookAllowList: TEST_RECEIVERS,
-    };
+      const currentWorker = new AsyncLocalStorage<string>();
+      const overlaps: string[] = [];
+      const ctx: WorkerContext = {
+        db,
+        adapters: guardedAdapters(
+          simulatorAdapters(sim.url, {
+            retry: {
+              maxAttempts: 3,
+              baseDelayMs: 20,
+              maxDelayMs: 200,
+              perAttemptTimeoutMs: 2_000,
+              maxRetryAfterMs: 1_500,
+            },
+            random,
+          }),
+          actionOfJob,
+          currentWorker,
+          overlaps,
+        ),
+        storage: localStorage(assetDir),
+        budgetMs: 15_000,
+        leaseSeconds: 30,
+        pollBaseSeconds: 1,
+        pollMaxSeconds: 2,
+        concurrency: 4,
+        maxDownloadBytes: 1024 * 1024,
+        random,
+        webhookAllowList: TEST_RECEIVERS,
+      };
 
-    // Quiet means: nothing claimed, nothing due except jobs already seen running (rescheduled at
-    // least twice, so the reschedule-and-check-again path ran), and no webhook left to send.
-    const quiet = async () => {
-      const [row] = await db.$queryRaw<{ claimed: bigint; pending: bigint; unsent: bigint }[]>`
+      // Quiet means: nothing claimed, nothing due except jobs already seen running (rescheduled at
+      // least twice, so the reschedule-and-check-again path ran), and no webhook left to send.
+      const quiet = async () => {
+        const [row] = await db.$queryRaw<{ claimed: bigint; pending: bigint; unsent: bigint }[]>`
         SELECT
           count(*) FILTER (WHERE a.status = 'claimed') AS claimed,
           count(*) FILTER (WHERE a.status = 'ready' AND (last.kind IS DISTINCT FROM 'check_rescheduled' OR checks.n < 2))
@@ -361,153 +367,156 @@ describe("a worker run over 500 parked cases with random faults and 4 concurrent
           ON true
         LEFT JOIN LATERAL (SELECT count(*) AS n FROM audit_events e
                            WHERE e.case_id = a.case_id AND e.kind = 'check_rescheduled') checks ON true`;
-      return row !== undefined && row.claimed === 0n && row.pending === 0n && row.unsent === 0n;
-    };
-
-    const seededMs = Date.now() - seedingStarted;
-    const started = Date.now();
-    const runUntil = started + RUN_BOUND_MS;
-    let stop = false;
-    let ticks = 0;
-    const loop = async (i: number) => {
-      const me = worker(`w${i}`);
-      while (!stop && Date.now() < runUntil) {
-        const result = await currentWorker.run(me.workerId, () => runTick(ctx, me, { maxTasks: 10 }));
-        ticks += 1;
-        if (result.claimed === 0 && result.notifications === 0) await sleep(50);
-      }
-    };
-    const watch = async () => {
-      while (!stop && Date.now() < runUntil) {
-        await sleep(250);
-        if (await quiet()) stop = true;
-      }
-      stop = true;
-    };
-    await Promise.all([watch(), ...Array.from({ length: WORKERS }, (_, i) => loop(i))]);
-    const ranMs = Date.now() - started;
-    expect(ticks).toBeGreaterThan(0);
-    expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(RUN_BOUND_MS);
-
-    // 1. The recovery path bought nothing, and cancelled or deleted nothing either.
-    expect(sim.state.stats().creates).toEqual({ ...byProvider(() => 0), total: 0 });
-    expect(sim.state.stats().cancels).toEqual({ ...byProvider(() => 0), total: 0 });
-
-    // 2. No action was executed by two workers at once.
-    expect(overlaps).toEqual([]);
-
-    // Every claim of an action carried a fresh, increasing fencing token.
-    const claims = await db.auditEvent.findMany({ where: { kind: "claimed" }, orderBy: { id: "asc" } });
-    const lastToken = new Map<string, number>();
-    for (const claim of claims) {
-      const evidence = claim.evidence as { actionId: string; fencingToken: number };
-      const previous = lastToken.get(evidence.actionId) ?? 0;
-      expect(Number(evidence.fencingToken)).toBeGreaterThan(previous);
-      lastToken.set(evidence.actionId, Number(evidence.fencingToken));
-    }
-
-    // 3. Every case ends resolved, parked with evidence, or waiting for its next check.
-    const cases = await db.case.findMany({ where: { producer: shop.name } });
-    expect(cases).toHaveLength(CASES);
-    const byId = new Map(cases.map((c) => [c.id, c]));
-    const events = await db.auditEvent.findMany({
-      where: { caseId: { in: cases.map((c) => c.id) } },
-      orderBy: { id: "asc" },
-    });
-    const eventsOf = new Map<string, typeof events>();
-    for (const event of events) {
-      if (!event.caseId) continue;
-      const list = eventsOf.get(event.caseId) ?? [];
-      list.push(event);
-      eventsOf.set(event.caseId, list);
-    }
-    const assetsOf = new Map<string, Awaited<ReturnType<typeof db.asset.findMany>>>();
-    for (const asset of await db.asset.findMany())
-      assetsOf.set(asset.caseId, [...(assetsOf.get(asset.caseId) ?? []), asset]);
-    const actions = await db.recoveryAction.findMany({ where: { caseId: { in: cases.map((c) => c.id) } } });
-    const actionOfCase = new Map(actions.map((a) => [a.caseId, a]));
-    const lastObservation = new Map<string, string>();
-    for (const observation of await db.providerObservation.findMany({ orderBy: { id: "asc" } }))
-      lastObservation.set(observation.caseId, observation.kind);
-
-    const counts: Record<Final, number> = { resolved: 0, parked: 0, ready: 0 };
-    const mismatches: string[] = [];
-    for (const plan of plans) {
-      const caseId = caseOfPlan.get(plan.index) ?? "";
-      const row = byId.get(caseId);
-      if (!row) throw new Error(`case of plan ${plan.index} is missing`);
-      const timeline = eventsOf.get(caseId) ?? [];
-      const state = row.state as string;
-      if (state !== "resolved" && state !== "parked" && state !== "ready") {
-        mismatches.push(`${plan.index} ${plan.kind}/${plan.fault}: left ${state}`);
-        continue;
-      }
-      counts[state] += 1;
-      if (!plan.allowed.includes(state))
-        mismatches.push(`${plan.index} ${plan.kind}/${plan.fault}/${plan.stage}: ${state}`);
-      if (state === "resolved") {
-        expect(row.outcome).toBe("delivered");
-        const expected = sim.state.expectedOutput(plan.jobId);
-        const assets = assetsOf.get(caseId) ?? [];
-        const published = assets.filter((a) => a.publishedAt !== null);
-        expect(published).toHaveLength(1);
-        expect(assets).toHaveLength(1);
-        const [asset] = published;
-        expect(asset?.sha256).toBe(expected?.sha256);
-        const bytes = await readFile(path.join(assetDir, asset?.storageKey ?? "missing"));
-        expect(createHash("sha256").update(bytes).digest("hex")).toBe(expected?.sha256);
-      } else {
-        expect(assetsOf.get(caseId) ?? []).toHaveLength(0);
-      }
-      if (state === "parked") {
-        const parkedAt = timeline.findIndex((e) => e.kind === "parked");
-        const ended = timeline
-          .slice(parkedAt + 1)
-          .filter((e) =>
-            ["recovery_unresolved", "generation_failure_observed", "outputs_unavailable_observed"].includes(e.kind),
-          );
-        const last = ended.at(-1);
-        const text = (last?.evidence as { evidence?: unknown } | null)?.evidence;
-        if (typeof text !== "string" || text.length === 0)
-          mismatches.push(`${plan.index}: parked without evidence after parking`);
-      }
-      if (state === "ready") {
-        const last = timeline.at(-1);
-        const action = actionOfCase.get(caseId);
-        expect(last?.kind).toBe("check_rescheduled");
-        expect(action?.status).toBe("ready");
-        expect(action?.readyAt.getTime()).toBeGreaterThan(last?.createdAt.getTime() ?? Number.POSITIVE_INFINITY);
-        expect(["running", "unknown"]).toContain(lastObservation.get(caseId));
-      }
-    }
-    expect(mismatches).toEqual([]);
-    expect(counts.resolved + counts.parked + counts.ready).toBe(CASES);
-    expect(counts.resolved).toBeGreaterThan(0);
-    expect(counts.parked).toBeGreaterThan(0);
-    expect(counts.ready).toBeGreaterThan(0);
-
-    // 4. Each delivered case's webhook arrived, verified, exactly once per webhook-id.
-    const outbox = await db.notificationOutbox.findMany({ where: { producer: shop.name } });
-    expect(outbox).toHaveLength(counts.resolved);
-    expect(outbox.every((m) => m.deliveredAt !== null && m.giveUpAt === null)).toBe(true);
-    expect(receiver.received.every((r) => r.verified)).toBe(true);
-    const arrivals = new Map<string, number>();
-    for (const r of receiver.received) arrivals.set(r.webhookId, (arrivals.get(r.webhookId) ?? 0) + 1);
-    expect([...arrivals.keys()].sort()).toEqual(outbox.map((m) => m.id).sort());
-    expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
-    for (const message of outbox) {
-      expect(receiver.acceptedCount(message.id)).toBe(1);
-      const delivered = receiver.received.find((r) => r.webhookId === message.id)?.payload as {
-        type: string;
-        data: { caseId: string };
+        return row !== undefined && row.claimed === 0n && row.pending === 0n && row.unsent === 0n;
       };
-      expect(delivered.type).toBe("case.delivered");
-      expect(delivered.data.caseId).toBe(message.caseId);
-      expect(byId.get(message.caseId ?? "")?.state).toBe("resolved");
-    }
 
-    console.info(
-      `worker run: ${CASES} cases parked and approved in ${seededMs} ms, ${ticks} ticks in ${ranMs} ms; resolved ${counts.resolved}, parked ${counts.parked}, waiting ${counts.ready}; ${receiver.received.length} webhooks`,
-    );
-  }, 240_000);
+      const seededMs = Date.now() - seedingStarted;
+      const started = Date.now();
+      const boundMs = runBoundMs(seededMs);
+      const runUntil = started + boundMs;
+      let stop = false;
+      let ticks = 0;
+      const loop = async (i: number) => {
+        const me = worker(`w${i}`);
+        while (!stop && Date.now() < runUntil) {
+          const result = await currentWorker.run(me.workerId, () => runTick(ctx, me, { maxTasks: 10 }));
+          ticks += 1;
+          if (result.claimed === 0 && result.notifications === 0) await sleep(50);
+        }
+      };
+      const watch = async () => {
+        while (!stop && Date.now() < runUntil) {
+          await sleep(250);
+          if (await quiet()) stop = true;
+        }
+        stop = true;
+      };
+      await Promise.all([watch(), ...Array.from({ length: WORKERS }, (_, i) => loop(i))]);
+      const ranMs = Date.now() - started;
+      expect(ticks).toBeGreaterThan(0);
+      expect(ranMs, "the run reached quiet before its time bound").toBeLessThan(boundMs);
+
+      // 1. The recovery path bought nothing, and cancelled or deleted nothing either.
+      expect(sim.state.stats().creates).toEqual({ ...byProvider(() => 0), total: 0 });
+      expect(sim.state.stats().cancels).toEqual({ ...byProvider(() => 0), total: 0 });
+
+      // 2. No action was executed by two workers at once.
+      expect(overlaps).toEqual([]);
+
+      // Every claim of an action carried a fresh, increasing fencing token.
+      const claims = await db.auditEvent.findMany({ where: { kind: "claimed" }, orderBy: { id: "asc" } });
+      const lastToken = new Map<string, number>();
+      for (const claim of claims) {
+        const evidence = claim.evidence as { actionId: string; fencingToken: number };
+        const previous = lastToken.get(evidence.actionId) ?? 0;
+        expect(Number(evidence.fencingToken)).toBeGreaterThan(previous);
+        lastToken.set(evidence.actionId, Number(evidence.fencingToken));
+      }
+
+      // 3. Every case ends resolved, parked with evidence, or waiting for its next check.
+      const cases = await db.case.findMany({ where: { producer: shop.name } });
+      expect(cases).toHaveLength(CASES);
+      const byId = new Map(cases.map((c) => [c.id, c]));
+      const events = await db.auditEvent.findMany({
+        where: { caseId: { in: cases.map((c) => c.id) } },
+        orderBy: { id: "asc" },
+      });
+      const eventsOf = new Map<string, typeof events>();
+      for (const event of events) {
+        if (!event.caseId) continue;
+        const list = eventsOf.get(event.caseId) ?? [];
+        list.push(event);
+        eventsOf.set(event.caseId, list);
+      }
+      const assetsOf = new Map<string, Awaited<ReturnType<typeof db.asset.findMany>>>();
+      for (const asset of await db.asset.findMany())
+        assetsOf.set(asset.caseId, [...(assetsOf.get(asset.caseId) ?? []), asset]);
+      const actions = await db.recoveryAction.findMany({ where: { caseId: { in: cases.map((c) => c.id) } } });
+      const actionOfCase = new Map(actions.map((a) => [a.caseId, a]));
+      const lastObservation = new Map<string, string>();
+      for (const observation of await db.providerObservation.findMany({ orderBy: { id: "asc" } }))
+        lastObservation.set(observation.caseId, observation.kind);
+
+      const counts: Record<Final, number> = { resolved: 0, parked: 0, ready: 0 };
+      const mismatches: string[] = [];
+      for (const plan of plans) {
+        const caseId = caseOfPlan.get(plan.index) ?? "";
+        const row = byId.get(caseId);
+        if (!row) throw new Error(`case of plan ${plan.index} is missing`);
+        const timeline = eventsOf.get(caseId) ?? [];
+        const state = row.state as string;
+        if (state !== "resolved" && state !== "parked" && state !== "ready") {
+          mismatches.push(`${plan.index} ${plan.kind}/${plan.fault}: left ${state}`);
+          continue;
+        }
+        counts[state] += 1;
+        if (!plan.allowed.includes(state))
+          mismatches.push(`${plan.index} ${plan.kind}/${plan.fault}/${plan.stage}: ${state}`);
+        if (state === "resolved") {
+          expect(row.outcome).toBe("delivered");
+          const expected = sim.state.expectedOutput(plan.jobId);
+          const assets = assetsOf.get(caseId) ?? [];
+          const published = assets.filter((a) => a.publishedAt !== null);
+          expect(published).toHaveLength(1);
+          expect(assets).toHaveLength(1);
+          const [asset] = published;
+          expect(asset?.sha256).toBe(expected?.sha256);
+          const bytes = await readFile(path.join(assetDir, asset?.storageKey ?? "missing"));
+          expect(createHash("sha256").update(bytes).digest("hex")).toBe(expected?.sha256);
+        } else {
+          expect(assetsOf.get(caseId) ?? []).toHaveLength(0);
+        }
+        if (state === "parked") {
+          const parkedAt = timeline.findIndex((e) => e.kind === "parked");
+          const ended = timeline
+            .slice(parkedAt + 1)
+            .filter((e) =>
+              ["recovery_unresolved", "generation_failure_observed", "outputs_unavailable_observed"].includes(e.kind),
+            );
+          const last = ended.at(-1);
+          const text = (last?.evidence as { evidence?: unknown } | null)?.evidence;
+          if (typeof text !== "string" || text.length === 0)
+            mismatches.push(`${plan.index}: parked without evidence after parking`);
+        }
+        if (state === "ready") {
+          const last = timeline.at(-1);
+          const action = actionOfCase.get(caseId);
+          expect(last?.kind).toBe("check_rescheduled");
+          expect(action?.status).toBe("ready");
+          expect(action?.readyAt.getTime()).toBeGreaterThan(last?.createdAt.getTime() ?? Number.POSITIVE_INFINITY);
+          expect(["running", "unknown"]).toContain(lastObservation.get(caseId));
+        }
+      }
+      expect(mismatches).toEqual([]);
+      expect(counts.resolved + counts.parked + counts.ready).toBe(CASES);
+      expect(counts.resolved).toBeGreaterThan(0);
+      expect(counts.parked).toBeGreaterThan(0);
+      expect(counts.ready).toBeGreaterThan(0);
+
+      // 4. Each delivered case's webhook arrived, verified, exactly once per webhook-id.
+      const outbox = await db.notificationOutbox.findMany({ where: { producer: shop.name } });
+      expect(outbox).toHaveLength(counts.resolved);
+      expect(outbox.every((m) => m.deliveredAt !== null && m.giveUpAt === null)).toBe(true);
+      expect(receiver.received.every((r) => r.verified)).toBe(true);
+      const arrivals = new Map<string, number>();
+      for (const r of receiver.received) arrivals.set(r.webhookId, (arrivals.get(r.webhookId) ?? 0) + 1);
+      expect([...arrivals.keys()].sort()).toEqual(outbox.map((m) => m.id).sort());
+      expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
+      for (const message of outbox) {
+        expect(receiver.acceptedCount(message.id)).toBe(1);
+        const delivered = receiver.received.find((r) => r.webhookId === message.id)?.payload as {
+          type: string;
+          data: { caseId: string };
+        };
+        expect(delivered.type).toBe("case.delivered");
+        expect(delivered.data.caseId).toBe(message.caseId);
+        expect(byId.get(message.caseId ?? "")?.state).toBe("resolved");
+      }
+
+      console.info(
+        `worker run: ${CASES} cases parked and approved in ${seededMs} ms, ${ticks} ticks in ${ranMs} ms; resolved ${counts.resolved}, parked ${counts.parked}, waiting ${counts.ready}; ${receiver.received.length} webhooks`,
+      );
+    },
+    30 * 60_000,
+  );
 });

@@ -2,10 +2,14 @@ import type pg from "pg";
 import type { JobCalls } from "../shared/simulator-requests";
 import type { SeededAction } from "./seed";
 
-/** How a claim can end, by the audit kind its ending wrote (completion_observed continues the claim). */
-const ENDINGS = ["recovery_succeeded", "recovery_unresolved", "generation_failure_observed"];
-const HAND_BACKS = ["check_rescheduled", "claim_released", "lease_rescued"];
-
+/**
+ * How a claim begins and ends, read from the audit rows' own before and after states rather than a
+ * list of kinds: a row that takes the case into `claimed` is a claim, one that takes it out of
+ * `claimed` ends that claim, either finishing the action (to parked or resolved, whatever the kind:
+ * recovery_unresolved, outputs_unavailable_observed, poison_parked...) or handing it back (to ready:
+ * rescheduled, released, rescued). A list of kinds went stale when outputs found gone got their own.
+ */
+type ClaimTally = { claims: number; finishes: number; handBacks: number; rescues: number };
 type ActionRow = {
   id: string;
   case_id: string;
@@ -68,14 +72,32 @@ export async function chaosFigures(
       )
     ).map((row) => [row.id, row]),
   );
-  const audit = new Map<string, Record<string, number>>();
-  for (const row of await rows<{ case_id: string; kind: string; n: number }>(
+  const audit = new Map<string, ClaimTally>();
+  for (const row of await rows<{
+    case_id: string;
+    claims: number;
+    finishes: number;
+    hand_backs: number;
+    rescues: number;
+  }>(
     pool,
-    "SELECT case_id, kind, count(*)::int AS n FROM audit_events WHERE case_id IS NOT NULL GROUP BY 1, 2",
+    `SELECT case_id,
+            count(*) FILTER (WHERE entered)::int AS claims,
+            count(*) FILTER (WHERE left_claim AND to_state IN ('parked', 'resolved'))::int AS finishes,
+            count(*) FILTER (WHERE left_claim AND to_state = 'ready')::int AS hand_backs,
+            count(*) FILTER (WHERE kind = 'lease_rescued')::int AS rescues
+     FROM (SELECT case_id, kind, after->>'state' AS to_state,
+                  after->>'state' = 'claimed' AND before->>'state' IS DISTINCT FROM 'claimed' AS entered,
+                  before->>'state' = 'claimed' AND after->>'state' IS DISTINCT FROM 'claimed' AS left_claim
+           FROM audit_events WHERE case_id IS NOT NULL) moves
+     GROUP BY case_id`,
   )) {
-    const kinds = audit.get(row.case_id) ?? {};
-    kinds[row.kind] = row.n;
-    audit.set(row.case_id, kinds);
+    audit.set(row.case_id, {
+      claims: row.claims,
+      finishes: row.finishes,
+      handBacks: row.hand_backs,
+      rescues: row.rescues,
+    });
   }
   const holds = new Map(
     (
@@ -95,9 +117,12 @@ export async function chaosFigures(
       )
     ).map((row) => [row.case_id, row]),
   );
+  // Two status answers under one claim mean two checks. The outputs_unavailable row a finish writes
+  // records why a copy failed (it follows the claim's one status answer), so it is not a second check.
   const [twiceObserved] = await rows<{ n: number }>(
     pool,
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM provider_observations
+       WHERE action_id IS NOT NULL AND kind <> 'outputs_unavailable'
        GROUP BY action_id, fencing_token HAVING count(*) > 1) twice`,
   );
   f.doubleExecutionsAudit += twiceObserved?.n ?? 0;
@@ -108,12 +133,10 @@ export async function chaosFigures(
       f.lostCases += 1;
       continue;
     }
-    const kinds = audit.get(item.caseId) ?? {};
-    const count = (names: string[]) => names.reduce((sum, name) => sum + (kinds[name] ?? 0), 0);
-    const endings = count(ENDINGS);
-    const claimed = kinds.claimed ?? 0;
+    const tallied = audit.get(item.caseId) ?? { claims: 0, finishes: 0, handBacks: 0, rescues: 0 };
+    const claimed = tallied.claims;
     f.claims += claimed;
-    f.leasesRescued += kinds.lease_rescued ?? 0;
+    f.leasesRescued += tallied.rescues;
     if (action.status === "ready" || action.status === "claimed") f.leftReadyOrClaimed += 1;
     if (action.case_state === "ready" || action.case_state === "claimed") f.lostCases += 1;
     const tally = f.byScenario[item.scenario.name] ?? { seeded: 0, completed: 0, reparked: 0 };
@@ -136,9 +159,11 @@ export async function chaosFigures(
       f.endedNotAsPlanned += 1;
     }
     const published = assets.get(item.caseId);
-    if (endings > 1 || (published && (published.assets > 1 || published.claims > 1))) f.doubleExecutionsAudit += 1;
+    if (tallied.finishes > 1 || (published && (published.assets > 1 || published.claims > 1)))
+      f.doubleExecutionsAudit += 1;
     // Every claim ends exactly one way: finished, or handed back (rescheduled, released, rescued).
-    if (claimed !== action.claim_count || claimed !== endings + count(HAND_BACKS) || action.fencing_token !== claimed) {
+    const ended = tallied.finishes + tallied.handBacks;
+    if (claimed !== action.claim_count || claimed !== ended || action.fencing_token !== claimed) {
       f.claimsUnaccounted += 1;
     }
     const hold = holds.get(item.caseId);

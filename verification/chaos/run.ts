@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { integerOption } from "../shared/integer-option";
@@ -18,6 +19,10 @@ import { seedChaosActions } from "./seed";
  * random workers and the server and restarts PostgreSQL once. Exits non-zero when any
  * correctness figure is wrong.
  *   npm run verify:chaos -- [--actions 10000] [--workers 32] [--kills 64] [--server-kills 8] [--seed 20261129]
+ *     [--timeout-minutes 60] [--running-seconds 180] [--report file.json]
+ * `--running-seconds` is the longest a still-running job runs (the shortest is a third of it).
+ * `--report` writes the verdict as one test in Vitest's JSON report shape, so CI's summary line
+ * (.ci/summarize.mjs) counts the run as one passed or one failed test.
  */
 const { values } = parseArgs({
   options: {
@@ -27,6 +32,8 @@ const { values } = parseArgs({
     "server-kills": { type: "string", default: "8" },
     seed: { type: "string", default: "20261129" },
     "timeout-minutes": { type: "string", default: "60" },
+    "running-seconds": { type: "string", default: "180" },
+    report: { type: "string" },
   },
 });
 const count = (name: keyof typeof values, min: number) => integerOption(values, name, min);
@@ -34,6 +41,7 @@ const total = count("actions", 1);
 const workerCount = count("workers", 1);
 const seed = count("seed", 0);
 const timeoutMs = count("timeout-minutes", 1) * 60_000;
+const runningMaxMs = count("running-seconds", 3) * 1000;
 const random = seededRandom(seed);
 const plan = chaosPlan(random, { workerKills: count("kills", 0), serverKills: count("server-kills", 0) });
 
@@ -72,7 +80,11 @@ try {
 
   const seedStarted = Date.now();
   const { seeded, tokens } = await run.withClient(8, async (db) => ({
-    seeded: await seedChaosActions(db, { simulatorUrl, count: total, random, concurrency: 8, runId }, log),
+    seeded: await seedChaosActions(
+      db,
+      { simulatorUrl, count: total, random, concurrency: 8, runId, stillRunningMs: [runningMaxMs / 3, runningMaxMs] },
+      log,
+    ),
     tokens: await createWorkerTokens(db, workerCount, "chaos-worker"),
   }));
   log(
@@ -145,5 +157,9 @@ try {
 } finally {
   if (killer) await killer.stopAll();
   await run.close(passed);
+  if (values.report) {
+    const verdict = { numPassedTests: passed ? 1 : 0, numFailedTests: passed ? 0 : 1, numFailedTestSuites: 0 };
+    await writeFile(values.report, `${JSON.stringify(verdict)}\n`);
+  }
 }
 process.exit(passed ? 0 : 1);

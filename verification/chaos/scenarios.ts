@@ -9,10 +9,17 @@ export type Scenario = {
   name: string;
   weight: number;
   stage: "polling" | "delivery";
-  /** The job as it exists at the provider; null: the provider has never heard of it. */
-  job: ((random: () => number) => Omit<JobSpec, "provider">) | null;
+  /**
+   * The job as it exists at the provider; null: the provider has never heard of it. `runningMs` is
+   * how long a still-running job may run, [min, max] (a small CI run shortens it).
+   */
+  job: ((random: () => number, runningMs: RunningRange) => Omit<JobSpec, "provider">) | null;
   expect: { status: "succeeded" | "unresolved"; caseState: "resolved" | "parked"; stage: string };
 };
+
+export type RunningRange = readonly [min: number, max: number];
+/** A still-running job runs 1–3 minutes unless the run asks otherwise (--running-seconds). */
+export const STILL_RUNNING_MS: RunningRange = [60_000, 180_000];
 
 const DONE = { queuedMs: 0, runningMs: 0, outputBytes: 2048 };
 
@@ -36,7 +43,11 @@ export const SCENARIOS: Scenario[] = [
     name: "poll_still_running",
     weight: 5,
     stage: "polling",
-    job: (random) => ({ ...DONE, runningMs: Math.round(60_000 + random() * 120_000), outcome: "succeeded" }),
+    job: (random, [min, max]) => ({
+      ...DONE,
+      runningMs: Math.round(min + random() * (max - min)),
+      outcome: "succeeded",
+    }),
     expect: { status: "succeeded", caseState: "resolved", stage: "delivery" },
   },
   {

@@ -7,7 +7,7 @@ import { approveCase } from "../../lib/services/case/approve-case";
 import { parkCase } from "../../lib/services/case/park-case";
 import { mapPool } from "../shared/random";
 import { seedSimulatorJob } from "../shared/simulator-client";
-import { pickScenario, type Scenario } from "./scenarios";
+import { pickScenario, type RunningRange, type Scenario, STILL_RUNNING_MS } from "./scenarios";
 
 export type SeededAction = { caseId: string; actionId: string; jobId: string; scenario: Scenario };
 
@@ -33,7 +33,17 @@ function unknownJobId(provider: keyof typeof MODELS, random: () => number): stri
  */
 export async function seedChaosActions(
   db: PrismaClient,
-  input: { simulatorUrl: string; count: number; random: () => number; concurrency: number; runId: string },
+  input: {
+    simulatorUrl: string;
+    count: number;
+    random: () => number;
+    concurrency: number;
+    runId: string;
+    /** Action i meets scenarios[i] instead of a weighted pick (a test's one of each). */
+    scenarios?: Scenario[];
+    /** How long still-running jobs run; STILL_RUNNING_MS unless given. */
+    stillRunningMs?: RunningRange;
+  },
   log: (line: string) => void,
 ): Promise<SeededAction[]> {
   const key = await createAccessToken(db, "cli", { kind: "api_key", name: `chaos-shop-${input.runId}` });
@@ -52,13 +62,13 @@ export async function seedChaosActions(
     producers: null,
   };
   const plan = Array.from({ length: input.count }, (_, index) => {
-    const scenario = pickScenario(input.random);
+    const scenario = input.scenarios?.[index] ?? pickScenario(input.random);
     const provider = index % 2 === 0 ? ("replicate" as const) : ("fal" as const);
     return {
       index,
       scenario,
       provider,
-      job: scenario.job?.(input.random),
+      job: scenario.job?.(input.random, input.stillRunningMs ?? STILL_RUNNING_MS),
       unknownId: unknownJobId(provider, input.random),
     };
   });

@@ -23,13 +23,13 @@ export function classifyRequest(method: string, path: string): { call: ProviderC
   return { call: "other" };
 }
 
-/** Reads the simulator's full request log (one JSON line per request) into per-job call times. */
-export async function readRequestLog(file: string) {
+type LoggedRequest = { method: string; path: string; atMs: number };
+
+/** Per-job call times and totals by kind of call, from the simulator's log entries. */
+export function tallyRequests(entries: Iterable<LoggedRequest>) {
   const byJob = new Map<string, JobCalls>();
   const totals: Record<ProviderCall, number> = { status: 0, result: 0, download: 0, create: 0, other: 0 };
-  for await (const line of createInterface({ input: createReadStream(file) })) {
-    if (!line) continue;
-    const entry = JSON.parse(line) as { method: string; path: string; atMs: number };
+  for (const entry of entries) {
     const { call, jobId } = classifyRequest(entry.method, entry.path);
     totals[call] += 1;
     if (!jobId || call === "create" || call === "other") continue;
@@ -41,4 +41,13 @@ export async function readRequestLog(file: string) {
     calls[call].push(entry.atMs);
   }
   return { byJob, totals };
+}
+
+/** Reads the simulator's full request log (one JSON line per request) into per-job call times. */
+export async function readRequestLog(file: string) {
+  const entries: LoggedRequest[] = [];
+  for await (const line of createInterface({ input: createReadStream(file) })) {
+    if (line) entries.push(JSON.parse(line) as LoggedRequest);
+  }
+  return tallyRequests(entries);
 }

@@ -85,17 +85,22 @@ function matches(rule: FaultRule, context: RequestContext): boolean {
  */
 export class RateLimiter {
   private tokens: number;
-  private last = performance.now();
+  private last: number;
   /** Requests answered 429 so far: how a test sees that its clients overran the limit. */
   refused = 0;
 
-  constructor(readonly requestsPerSecond: number) {
+  /** `now` in milliseconds; a test that stops it makes one second last as long as it likes. */
+  constructor(
+    readonly requestsPerSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.tokens = requestsPerSecond;
+    this.last = now();
   }
 
   /** undefined when allowed; otherwise the whole seconds to wait (Retry-After is integral). */
   take(): number | undefined {
-    const now = performance.now();
+    const now = this.now();
     this.tokens = Math.min(this.requestsPerSecond, this.tokens + ((now - this.last) / 1000) * this.requestsPerSecond);
     this.last = now;
     if (this.tokens >= 1) {
