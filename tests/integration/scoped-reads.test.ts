@@ -61,7 +61,7 @@ describe("Finance's needs-a-decision banner", () => {
     await acceptFailure(db, everyone, caseId, { evidence: "the provider says it failed" });
 
     const seenByAll = await getNeedsDecision(db, everyone, [theirs.name]);
-    expect(seenByAll).toEqual([{ currency: "USD", count: 1, micros: 100_000 }]);
+    expect(seenByAll).toEqual([{ currency: "USD", count: 1, micros: "100000" }]);
     expect(await getNeedsDecision(db, agency, [theirs.name])).toEqual([]);
     expect(await getNeedsDecision(db, agency)).toEqual([]);
     const viewer = await makeUser(db, ["viewer"]);
