@@ -76,4 +76,10 @@ describe("request summaries keep prompts as digests", () => {
       `prompt: [prompt sha256:${sha("a fox in the snow,\nslow dolly zoom")} length:34]\nthanks`,
     );
   });
+
+  it("leaves a digest alone when the text is stored again, so a second pass hides nothing", () => {
+    const once = storedText("prompt: a red fox in the snow", { storePrompts: false });
+    expect(storedText(once, { storePrompts: false })).toBe(once);
+    expect(storedText(`note\n${once}`, { storePrompts: false })).toBe(`note\n${once}`);
+  });
 });

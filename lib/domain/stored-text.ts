@@ -39,9 +39,12 @@ export function storedText(value: unknown, options: StoredTextOptions): unknown 
 // A quoted value may span lines (a pasted multi-line prompt): all of it is the prompt.
 const PROMPT_IN_TEXT = /\b([A-Za-z_-]*prompts?)(["']?[ \t]*[:=][ \t]*)("[^"]*"|'[^']*'|[^\n]+)/gi;
 
+// What a digested prompt reads as in text: taking the digest of a digest again would hide the first.
+const DIGEST_IN_TEXT = /^\[prompt sha256:[0-9a-f]{64} length:\d+\]$/;
+
 function digestPromptsInText(text: string): string {
   return text.replace(PROMPT_IN_TEXT, (whole, name: string, separator: string, raw: string) => {
-    if (!isPromptKey(name)) return whole;
+    if (!isPromptKey(name) || DIGEST_IN_TEXT.test(raw.trim())) return whole;
     const quoted = /^(["']).*\1$/s.test(raw);
     const { sha256, length } = digestPrompt(quoted ? raw.slice(1, -1) : raw.trim());
     return `${name}${separator}[prompt sha256:${sha256} length:${length}]`;
