@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
 import { getCase } from "@/lib/services/case/get-case";
+import { parkCase } from "@/lib/services/case/park-case";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
@@ -14,8 +15,10 @@ import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
+import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { exportQuerySchema } from "@/lib/validation/finance";
-import { makeUser, outcomeInput, permitInput, producer } from "./fixtures";
+import { makeUser, outcomeInput, parkInput, permitInput, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { providerRecovery } from "./helpers/provider-recovery";
 import { openTestDb } from "./setup/test-db";
@@ -45,19 +48,30 @@ const ledgerOf = (holdRef: string) =>
     select: { kind: true, amountMicros: true, flagged: true },
   });
 
+/** The hold's ledger after its release holds one flagged late charge, and its case's timeline says so. */
+async function expectChargedAfterRelease(holdRef: string, caseId: string) {
+  expect((await ledgerOf(holdRef)).map((e) => [e.kind, e.flagged])).toEqual([
+    ["reserve", false],
+    ["release", false],
+    ["late_charge", true],
+  ]);
+  const kinds = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => e.kind);
+  expect(kinds).toContain("charged_after_release");
+}
+
 async function financeToken() {
   const finance = await makeUser(db, ["finance"]);
   return { finance, token: (await createAccessToken(db, finance, { kind: "personal", name: "late" })).secret };
 }
 
 /** A permit whose send is in flight: issued and accepted, with no outcome yet. */
-async function inFlight() {
+async function inFlight(who = shop) {
   const { operationId, input } = permitInput();
-  const answer = await requestPermit(db, shop, operationId, input, env());
+  const answer = await requestPermit(db, who, operationId, input, env());
   if (answer.status !== "permitted") throw new Error(`expected a permit, got ${answer.status}`);
   const job = `job-${operationId}`;
-  await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
-  const hold = await db.hold.findFirstOrThrow({ where: { producer: shop.name, holdId: input.hold.holdId } });
+  await reportOutcome(db, who, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
+  const hold = await db.hold.findFirstOrThrow({ where: { producer: who.name, holdId: input.hold.holdId } });
   return { operationId, input, job, hold };
 }
 
@@ -179,19 +193,33 @@ describe("a completion proved after the hold was written off books a flagged cha
     expect(listed.find((i) => i.id === hold.id)).toMatchObject({ writtenOff: true, chargedMicros: 100_000 });
   });
 
+  it("when the producer parks an authorised replacement it sent at delivery: the job completed", async () => {
+    const { finance } = await financeToken();
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const first = parkInput("generation_failed");
+    const { caseId } = await parkCase(db, shop, first);
+    const { requestId } = await requestReplacement(db, reviewer, caseId, { evidence: "content filter; retry" });
+    const authorized = await authorizeReplacement(db, finance, requestId, { evidence: "budget ok" });
+    const hold = await db.hold.findFirstOrThrow({ where: { producer: shop.name, holdId: authorized.holdId } });
+    await resolveHold(db, finance, hold.id, { kind: "write_off", note: "replacement never sent?", evidence: "none" });
+    // It was sent after all, and its outputs could not be fetched: the shop parks it at delivery.
+    await parkCase(db, shop, {
+      ...first,
+      attemptId: authorized.attemptId,
+      stage: "delivery",
+      providerJobId: `job-${authorized.attemptId}`,
+      hold: { holdId: authorized.holdId, amountMicros: 100_000, currency: "USD" },
+    });
+    await expectChargedAfterRelease(hold.id, caseId);
+  });
+
   it("through the worker's status check, with a case flag on its page until finance decides", async () => {
     const { finance, token } = await financeToken();
     const { caseId } = await h.approvedCase("polling", { outcome: "succeeded" });
     const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
     await resolveHold(db, finance, hold.id, { kind: "write_off", note: "gave up on it", evidence: "ticket 7" });
     await h.outcomeOf(caseId);
-    expect((await ledgerOf(hold.id)).map((e) => [e.kind, e.flagged])).toEqual([
-      ["reserve", false],
-      ["release", false],
-      ["late_charge", true],
-    ]);
-    const kinds = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => e.kind);
-    expect(kinds).toContain("charged_after_release");
+    await expectChargedAfterRelease(hold.id, caseId);
     expect((await getCase(db, finance, caseId, env())).chargedAfterRelease).toBe(true);
     const answer = await callRoute(acknowledgeRoute, {
       token,
@@ -256,5 +284,32 @@ describe("a completion proved after the hold was written off books a flagged cha
       "true",
       "released",
     ]);
+  });
+
+  it("is counted per producer: a person limited to one shop reads that shop's charges only", async () => {
+    const { finance } = await financeToken();
+    const other = producer("late-charge-other-shop");
+    const scoped = { ...finance, producers: [shop.name] };
+    const lateOf = async (actor: typeof finance, producers: string[] | null) =>
+      (await getFinanceTotals(db, actor, producers)).byCurrency.find((r) => r.currency === "USD")?.lateCharged ?? {
+        count: 0,
+        micros: "0",
+      };
+    const before = { mine: await lateOf(scoped, null), theirs: await lateOf(finance, [other.name]) };
+    for (const who of [shop, other, other]) {
+      const { operationId, input, job, hold } = await inFlight(who);
+      await resolveHold(db, finance, hold.id, { kind: "write_off", note: "lost track", evidence: "none" });
+      await reportOutcome(db, who, input.attemptId, outcomeInput(operationId, 1, "completed", job));
+    }
+    const plus = (figure: { count: number; micros: string }, n: number) => ({
+      count: figure.count + n,
+      micros: String(BigInt(figure.micros) + BigInt(n) * 100_000n),
+    });
+    expect(await lateOf(scoped, null)).toEqual(plus(before.mine, 1));
+    // Asking for the other shop by name changes nothing: it is outside the person's producers.
+    expect(await lateOf(scoped, [other.name])).toEqual({ count: 0, micros: "0" });
+    expect(await lateOf(finance, [other.name])).toEqual(plus(before.theirs, 2));
+    const open = await listOpenLateCharges(db, scoped);
+    expect(new Set(open.map((item) => item.producer))).toEqual(new Set([shop.name]));
   });
 });

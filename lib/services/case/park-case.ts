@@ -9,6 +9,7 @@ import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { type ProducerActor, requireProducer } from "../access/actor";
+import { chargeAfterRelease } from "../hold/charge-after-release";
 import { reserveHold } from "../hold/reserve-hold";
 import { refuseContradictedPark } from "../job-claim/claim-job";
 import { parkFirstEpisode } from "./park-case-first-episode";
@@ -212,7 +213,18 @@ async function parkNewEpisode(
     },
   });
   await joinPermit(tx, attempt.id, row.id, input.stage);
+  if (held === 0 && input.stage === "delivery") await chargeIfReleased(tx, actor, attempt.id);
   return { caseId: row.id, created: true, stage: after.stage, state: after.state };
+}
+
+/**
+ * A job parked at delivery completed, on the producer's word as a completion report is taken: an
+ * attempt that came with its hold (an authorised replacement) whose hold finance released or wrote
+ * off before the send parked is charged after release (DESIGN rule 18).
+ */
+async function chargeIfReleased(tx: Prisma.TransactionClient, actor: ProducerActor, attemptRef: string) {
+  const hold = await tx.hold.findUnique({ where: { attemptRef }, select: { id: true } });
+  if (hold) await chargeAfterRelease(tx, actor, { holdRef: hold.id, how: "the producer parked the job at delivery" });
 }
 
 /**
