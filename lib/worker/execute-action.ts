@@ -16,7 +16,6 @@ import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-ac
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
 import { keptOutputs } from "@/lib/services/claim/output-urls";
 import { recordObservation } from "@/lib/services/claim/record-observation";
-import { chargeCaseIfReleased } from "@/lib/services/hold/charge-after-release";
 import { boundedFinishResult } from "./bounded-finish";
 import { deliverOutputs } from "./deliver-outputs";
 import type { EndingVerdict } from "./finish-result";
@@ -94,9 +93,8 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
       : {}),
   });
   if (!(await recordObservation(ctx.db, actor, proof, answer))) return "lost_claim";
+  // A hold finance released before is charged in the observation's own transaction (DESIGN rule 18).
   if (verdict.kind !== "deliver") return finish(verdict);
-  // The provider says the job completed: a hold finance released before is charged (DESIGN rule 18).
-  await chargeCaseIfReleased(ctx.db, actor, caseId, "a status check found the job completed");
   return tickOutcome(
     await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: verdict.outputs, signal }),
   );
