@@ -165,6 +165,43 @@ describe("deterministic fault simulation", () => {
     expect(stream.holdAudits("case-b", "order-1-hold").reserved).toBe(1);
   });
 
+  // Found at 2,000 jobs (seed 3): a webhook showing the job is another operation's (decision 038) is not a step back.
+  it("the auditor counts a webhook's move back to an uncertain submission, but not a disowned job", () => {
+    let id = 0;
+    const webhook = (kind: string, from: number): AuditRow => ({
+      id: ++id,
+      caseId: `case-${kind}`,
+      episode: 1,
+      kind,
+      actorKind: "provider",
+      actorLabel: "the replicate webhook (signature verified)",
+      before: { stage: "polling", state: "parked", version: from },
+      after: { stage: "submission_uncertain", state: "parked", version: from + 1 },
+      evidence: { text: "the job" },
+    });
+    const parked = (caseId: string): AuditRow => ({
+      id: ++id,
+      caseId,
+      episode: 1,
+      kind: "parked",
+      actorKind: "api_key",
+      actorLabel: "shop",
+      before: null,
+      after: { stage: "polling", state: "parked", version: 1 },
+      evidence: { a: 1 },
+    });
+    const stream = new AuditStream();
+    const problems = [
+      parked("case-provider_job_disowned"),
+      webhook("provider_job_disowned", 1),
+      parked("case-webhook_observed"),
+      webhook("webhook_observed", 1),
+    ].flatMap((e) => stream.apply(e));
+    expect(problems.map((p) => [p.figure, p.detail])).toEqual([
+      ["backwardTransitions", expect.stringContaining("from polling/parked to submission_uncertain/parked")],
+    ]);
+  });
+
   // Found by the simulation (seed 1): finance let a replacement request expire; it stayed "pending",
   // and every later request for the case was refused as "already waiting".
   it("an expired replacement request no longer blocks a new one", async () => {

@@ -182,10 +182,12 @@ export class AuditStream {
     const to = `${String(after.stage)}/${String(after.state)}`;
     if (track.state === "resolved") problem("backwardTransitions", `a resolved case moved to ${to} in its episode`);
     const finished = track.stage === "delivery" || track.stage === "generation_failed";
-    // Returning a "no job exists" failure to reconciliation is the job's own proof that it exists, not a step back.
-    const proofOfJob = event.kind === "returned_to_reconciliation";
+    // Not steps back: returning a "no job exists" failure to reconciliation is the job's own proof that
+    // it exists, and a job the provider's evidence shows is another operation's leaves this one's send
+    // uncertain again (decision 038): the case never had that job to move back from.
+    const notBack = event.kind === "returned_to_reconciliation" || event.kind === "provider_job_disowned";
     const back = after.stage === "submission_uncertain" || (finished && after.stage === "polling");
-    if (isProviderWebhook(event) && back && !proofOfJob) {
+    if (isProviderWebhook(event) && back && !notBack) {
       problem("backwardTransitions", `a provider webhook moved the case back from ${from} to ${to}`);
     }
   }

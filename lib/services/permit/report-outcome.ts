@@ -11,7 +11,7 @@ import { requireProducer } from "../access/actor";
 import { keepingRefusedClaims, recordJobOnAttempt } from "../case/job-owner";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { releaseHeldMicros } from "../case/writer/facts";
-import { settleCompletion } from "../hold/settle-in-full";
+import { settleCompletion } from "../hold/settle-completion";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 

@@ -8,7 +8,7 @@ import type { WebhookReport } from "@/lib/providers/types";
 import type { ProviderActor } from "../access/actor";
 import { loadCase, transitionCase } from "../case/transition-case";
 import { observedOutputs } from "../claim/record-observation";
-import { settleCompletion } from "../hold/settle-in-full";
+import { settleCompletion } from "../hold/settle-completion";
 
 /** What a webhook did, as its kept row says. */
 export type Applied = { outcome: string; note: string | null; caseId: string | null };
