@@ -1,3 +1,5 @@
+import type { Principal } from "./principal";
+
 /**
  * The producers a person works for (decision 035): `null` is every producer, a list is exactly
  * those. An agency that runs several shops gives its people the shops they look after; outside
@@ -8,6 +10,15 @@ export type ProducerScope = readonly string[] | null;
 /** Scope as stored: an empty list on the user row means every producer. */
 export function scopeFromColumn(column: readonly string[] | null | undefined): ProducerScope {
   return column && column.length > 0 ? [...column] : null;
+}
+
+/**
+ * The producers `actor` may see and change: a person's scope as loaded for this very request
+ * (decision 054: never the scope a dry run or an earlier page saw); null for every producer, and for
+ * machines, which are scoped otherwise (a key to its producer, a worker to its claims).
+ */
+export function scopeOf(actor: Principal): ProducerScope {
+  return actor.kind === "user" ? actor.producers : null;
 }
 
 export function inProducerScope(scope: ProducerScope, producer: string): boolean {

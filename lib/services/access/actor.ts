@@ -1,5 +1,5 @@
 import type { Principal } from "@/lib/domain/principal";
-import { inProducerScope, type ProducerScope, withinScope } from "@/lib/domain/producer-scope";
+import { inProducerScope, scopeOf, withinScope } from "@/lib/domain/producer-scope";
 import { can, type Permission } from "@/lib/domain/roles";
 import { AppError } from "@/lib/errors";
 
@@ -13,11 +13,6 @@ export function requirePermission(actor: Principal, permission: Permission): Use
   if (actor.kind !== "user") throw new AppError("forbidden", "This needs a signed-in user.");
   if (!can(actor.roles, permission)) throw new AppError("forbidden", "Your roles do not allow this.");
   return actor;
-}
-
-/** The producers `actor` may see: a person's scope (decision 035); machines are scoped otherwise. */
-export function scopeOf(actor: Principal): ProducerScope {
-  return actor.kind === "user" ? actor.producers : null;
 }
 
 /** The producers a read asks for (null: every one), narrowed to the ones `actor` may see. */

@@ -1,9 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
+import { scopeOf } from "@/lib/domain/producer-scope";
 import { permittedRecoveryAction, type RecoveryActionKind } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
-import { scopeOf, type UserActor } from "../access/actor";
+import type { UserActor } from "../access/actor";
 import { approvedActionsInsert } from "../claim/writer/actions";
 import { scopeConditions } from "./case-filter";
 import { ownershipRule } from "./ownership-rule";

@@ -8,13 +8,13 @@ import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain
 import { type DomainError, isDomainError } from "@/lib/domain/errors";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import type { Principal } from "@/lib/domain/principal";
-import { inProducerScope } from "@/lib/domain/producer-scope";
+import { inProducerScope, scopeOf } from "@/lib/domain/producer-scope";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { decide } from "@/lib/domain/transitions";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { BulkDryRunInput, BulkExecuteInput, BulkTarget } from "@/lib/validation/bulk";
-import { requirePermission, scopeOf, type UserActor } from "../access/actor";
+import { requirePermission, type UserActor } from "../access/actor";
 import { checkAssignee } from "./assign-case";
 import { approvePreviewed } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";

@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { inProducerScope } from "@/lib/domain/producer-scope";
+import { inProducerScope, scopeOf } from "@/lib/domain/producer-scope";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
-import { requirePermission, scopeOf } from "../access/actor";
+import { requirePermission } from "../access/actor";
 import { cursorAfter, listCases, reverseSort } from "./list-cases";
 
 export type Neighbour = { id: string; operationId: string } | null;

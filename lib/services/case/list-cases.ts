@@ -3,10 +3,11 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import type { Principal } from "@/lib/domain/principal";
+import { scopeOf } from "@/lib/domain/producer-scope";
 import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
-import { requirePermission, scopeOf } from "../access/actor";
+import { requirePermission } from "../access/actor";
 import { GIVEN_UP } from "../notification/producer-not-told";
 import { caseFilterConditions } from "./case-filter";
 

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission, scopeOf } from "../access/actor";
+import { scopeOf } from "@/lib/domain/producer-scope";
+import { requirePermission } from "../access/actor";
 
 type Cost = { holdId: string; amountMicros: number; currency: string; status: string } | null;
 

@@ -3,7 +3,8 @@ import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { figureRows, foldWhenDue, producerIn } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
-import { requirePermission, scopeOf } from "../access/actor";
+import { scopeOf } from "@/lib/domain/producer-scope";
+import { requirePermission } from "../access/actor";
 import { assignableWhere } from "../admin/list-assignable-users";
 
 export type QueueFilterOptions = {

@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
+import { scopeOf } from "@/lib/domain/producer-scope";
 import { isReplacementExpired } from "@/lib/domain/replacement";
-import { requirePermission, scopeOf } from "../access/actor";
+import { requirePermission } from "../access/actor";
 import { describeBreach, firstBreach, type LimitInUse, limitsInUse } from "../spend-limit/enforce-spend-limit";
 
 const LIMIT = 100;

@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import type { Principal } from "@/lib/domain/principal";
+import { scopeOf } from "@/lib/domain/producer-scope";
 import { counterUse, type SpendLimitTarget } from "@/lib/domain/spend-limits";
-import { requirePermission, scopeOf } from "../access/actor";
+import { requirePermission } from "../access/actor";
 import { toMicros } from "../finance/finance-micros";
 import { spendUse } from "./spend-use";
 

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import type { AuditKind, CaseCommandType, CaseSnapshot } from "@/lib/domain/case-commands";
 import type { Principal } from "@/lib/domain/principal";
-import type { ProducerScope } from "@/lib/domain/producer-scope";
+import { scopeOf } from "@/lib/domain/producer-scope";
 import type { CaseState, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
@@ -60,18 +60,12 @@ export function casIs(seen: { state: CaseState; version: number }): Prisma.Sql {
 }
 
 /**
- * The producers a change by `actor` may reach: a person's scope as loaded for this very request
- * (decision 035; decision 054: never the scope a dry run or an earlier page saw), null for every one
- * and for machines. The writer applies it to the rows it updates, so a path that read a case some
+ * The actor's scope (decision 054) as a condition on the case row (alias `c`); TRUE when the actor
+ * sees every producer. The writer applies it to the rows it updates, so a path that read a case some
  * other way (a bulk statement, say) still cannot change another shop's case.
  */
-export function writableScope(actor: Principal): ProducerScope {
-  return actor.kind === "user" ? actor.producers : null;
-}
-
-/** `writableScope` as a condition on the case row (alias `c`); TRUE when the actor sees every producer. */
 export function writableScopeSql(actor: Principal): Prisma.Sql {
-  const scope = writableScope(actor);
+  const scope = scopeOf(actor);
   return scope === null ? Prisma.sql`TRUE` : Prisma.sql`c.producer = ANY(${[...scope]}::text[])`;
 }
 
@@ -170,7 +164,7 @@ export async function applyCaseChange(
   if (decision.changesState || input.extra) {
     const times = timestampsOf(before, decision.next);
     const now = new Date();
-    const scope = writableScope(input.actor);
+    const scope = scopeOf(input.actor);
     const { count } = await tx.case.updateMany({
       // The caller checked the scope on the row it read (`loadCase`); this is the writer's own check.
       where: {
