@@ -10,7 +10,7 @@ import { contentSecurityPolicy, newNonce } from "./server/security-policy";
  * (the root layout is dynamic): a page built ahead of time would carry no nonce and run nothing.
  */
 export function proxy(request: NextRequest) {
-  // A page whose showing writes (an evidence export) opened from another site: refused before it
+  // A printable evidence page opened from another site: refused before it
   // renders (lib/auth/cross-site.ts); the page checks again itself.
   const writing = isCrossSite(request.headers.get("sec-fetch-site"))
     ? writingPage(request.nextUrl.pathname, request.nextUrl.search)

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   // A GET that writes (an evidence export), reached from another site (Sec-Fetch-Site: cross-site).
   cross_site_refused: 403,
   not_found: 404,
+  // A person's producer scope named a producer no API key or operation has (a typo would hide everything).
+  unknown_producer: 400,
   conflict: 409,
   lost_race: 409,
   provider_job_in_use: 409,

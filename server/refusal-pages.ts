@@ -24,13 +24,13 @@ export const MALFORMED_URL_PAGE = page(
 );
 
 /**
- * A page that writes when shown (an evidence export), opened from another site: refused, with a
- * link to a page of the console that writes nothing, from which the user can export on purpose.
+ * A printable evidence page (a whole case file, one click from a signed export), opened from another
+ * site: refused, with a link to a page of the console from which the user can open it on purpose.
  */
 export function crossSiteRefusalPage(back: string): string {
   return page(
     "403 · Opened from another site",
-    "Showing this page exports evidence, which is recorded on every case in it, so the console shows it only when it is opened from the console itself. Open it again from there.",
+    "This page shows whole case files and exports their evidence from there, so the console shows it only when it is opened from the console itself. Open it again from there.",
     { href: back, label: "Open it in the console" },
   );
 }

@@ -3,7 +3,7 @@
 import { type FormEvent, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
+import { FormError, fieldError, useServerAction } from "@/components/ui/form";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import {
   resetUserPasswordAction,
@@ -158,42 +158,68 @@ export function UserAccountControls({ user, isSelf }: { user: UserSummary; isSel
 }
 
 /**
- * The producers a person works for (decision 035), as their API keys name them, comma-separated;
- * empty is every producer. An admin acts for every producer, so theirs is not editable.
+ * The producers a person works for (decision 035), ticked from the producers the deployment knows
+ * (decision 057: a typed name could be a typo that hides everything); none ticked is every producer.
+ * A name saved before that no longer matches a known producer stays listed, so it can be unticked.
+ * An admin acts for every producer, so theirs is not editable.
  */
-export function UserProducersEditor({ user }: { user: UserSummary & { producerScope: string[] } }) {
+export function UserProducersEditor({
+  user,
+  known,
+}: {
+  user: UserSummary & { producerScope: string[] };
+  known: string[];
+}) {
   const formRef = useRef<HTMLFormElement>(null);
   const { run, pending, result } = useServerAction(setUserProducersAction, formRef);
   const [saved, setSaved] = useState(false);
   if (user.roles.includes("admin")) return <span className="text-sm text-slate-700">Every producer (admin)</span>;
-  const id = `producers-${user.id}`;
+  const knownNames = new Set(known);
+  const choices = [...new Set([...known, ...user.producerScope])].sort();
+  const errorId = `producers-${user.id}-error`;
+  const producersError = fieldError(result, "producers");
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const text = String(new FormData(event.currentTarget).get("producers") ?? "");
-    const producers = text
-      .split(",")
-      .map((name) => name.trim())
-      .filter(Boolean);
+    const producers = new FormData(event.currentTarget).getAll("producers").map(String);
     setSaved(false);
     run({ userId: user.id, producers }, () => setSaved(true));
   }
 
   return (
     <form ref={formRef} onSubmit={onSubmit} noValidate className="min-w-48" aria-label={`Producers of ${user.name}`}>
-      <TextField
-        id={id}
-        path="producers"
-        name="producers"
-        label={`Producers for ${user.name}`}
-        hint="Comma-separated; empty means every producer."
-        defaultValue={user.producerScope.join(", ")}
-        autoComplete="off"
-        error={fieldError(result, "producers")}
-      />
+      <fieldset aria-describedby={producersError ? errorId : undefined}>
+        <legend className="text-sm">Producers for {user.name}</legend>
+        <p className="text-xs text-slate-600">None ticked: every producer.</p>
+        {choices.length === 0 ? (
+          <p className="text-xs text-slate-600">No producer has an API key or an operation yet.</p>
+        ) : (
+          // A long list scrolls; its checkboxes are what the keyboard reaches it by.
+          <div className="mt-1 max-h-40 overflow-y-auto">
+            {choices.map((name, index) => (
+              <label key={name} className="flex items-center gap-1 text-sm">
+                <input
+                  type="checkbox"
+                  name="producers"
+                  value={name}
+                  defaultChecked={user.producerScope.includes(name)}
+                  {...(index === 0 ? { "data-field": "producers" } : {})}
+                />
+                {name}
+                {knownNames.has(name) ? null : <span className="text-xs text-red-800">(unknown)</span>}
+              </label>
+            ))}
+          </div>
+        )}
+      </fieldset>
       <SaveRow label="Save producers" pending={pending} saved={saved && !!result?.ok} />
+      {producersError ? (
+        <p id={errorId} className="mt-1 text-xs font-medium text-red-800">
+          {producersError}
+        </p>
+      ) : null}
       <div data-error-summary tabIndex={-1}>
-        <FormError result={result && !result.ok && !fieldError(result, "producers") ? result : null} listIssues />
+        <FormError result={result && !result.ok && !producersError ? result : null} listIssues />
       </div>
     </form>
   );

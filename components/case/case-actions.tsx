@@ -113,13 +113,15 @@ export function CaseActions({
           title="Assign"
           submitLabel="Assign"
           evidenceLabel="Reason (kept in the timeline)"
-          evidencePath="input.text"
+          evidencePath="input.reason"
           onDone={onChanged}
           onSubmit={async (reason, form) => {
             const assignee = String(form.get("assigneeId") ?? "");
-            const result = await assignAction({ caseId, input: { assigneeId: assignee === "" ? null : assignee } });
-            if (result.ok && reason.trim()) return addNoteAction({ caseId, input: { text: `Assigned: ${reason}` } });
-            return result;
+            // One action, one timeline entry: the reason travels with the assignment, not as a note beside it.
+            return assignAction({
+              caseId,
+              input: { assigneeId: assignee === "" ? null : assignee, ...(reason.trim() ? { reason } : {}) },
+            });
           }}
         >
           {(result) => (

@@ -52,7 +52,7 @@ export function CaseLive({
           {(query.error as Error).message} Showing the last known state.
         </p>
       )}
-      <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} />
+      <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} roles={user.roles} />
       <ProducerNotToldSection detail={detail} roles={user.roles} onChanged={refresh} />
       <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
         <div className="space-y-4">

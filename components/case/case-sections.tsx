@@ -1,9 +1,12 @@
+import { RoleLink } from "@/components/console/role-link";
+import { financeHref } from "@/components/finance/finance-href";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatAge } from "@/components/ui/format";
 import { TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { formatMicros } from "@/lib/domain/money";
+import type { Role } from "@/lib/domain/roles";
 import { describeEvent } from "@/lib/domain/timeline-words";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { LastAttemptBanner, WaitingOnText } from "./case-progress";
@@ -28,7 +31,7 @@ export function JsonText({ value }: { value: unknown }) {
   return <pre className="whitespace-pre-wrap break-all font-mono text-xs">{JSON.stringify(value, null, 2)}</pre>;
 }
 
-export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number }) {
+export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: number; roles: readonly Role[] }) {
   const age = Math.max(0, Math.floor((now - Date.parse(detail.openedAt)) / 1000));
   return (
     <header className="rounded border border-slate-300 bg-white p-4">
@@ -71,7 +74,15 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
           ) : null}
           {detail.holdOpen ? (
             <span className="ml-2">
-              <Badge tone="warn">resolved, hold open — needs a decision</Badge>
+              <Badge tone="warn">resolved, hold open — needs a decision</Badge>{" "}
+              <RoleLink
+                roles={roles}
+                permission="hold:read"
+                href={financeHref({ view: "needs_decision" }, detail.producer)}
+                otherwise="Finance decides this hold."
+              >
+                Decide in finance
+              </RoleLink>
             </span>
           ) : null}
           {detail.producerNotTold.length > 0 ? (
@@ -81,7 +92,15 @@ export function CaseHeader({ detail, now }: { detail: CaseDetail; now: number })
           ) : null}
           {detail.chargedAfterRelease ? (
             <span className="ml-2">
-              <Badge tone="danger">charged after release — finance to decide</Badge>
+              <Badge tone="danger">charged after release — finance to decide</Badge>{" "}
+              <RoleLink
+                roles={roles}
+                permission="hold:read"
+                href="/finance#charged-after-release"
+                otherwise="Finance decides this charge."
+              >
+                Decide in finance
+              </RoleLink>
             </span>
           ) : null}
         </dd>

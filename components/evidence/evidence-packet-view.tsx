@@ -6,20 +6,21 @@ import { Cell, NumCell, Row, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { describeEvent } from "@/lib/domain/timeline-words";
 import type { CaseEvidence, Money as PacketMoney } from "@/lib/evidence/packet";
-import type { SignedEvidence } from "@/lib/evidence/packet-signature";
+import type { EvidenceReading } from "@/lib/services/evidence/preview-evidence";
 
 /**
- * An evidence packet for people and for paper: the same facts the signed JSON holds, and the
- * signature, key id and file digest a recipient checks the JSON file with. Server-rendered, no
- * script; the console's navigation is left off the printout (print: classes).
+ * What an evidence packet holds, for people and for paper, and the key its signed JSON is checked
+ * with. Showing it is not an export (decision 057): nothing is signed or recorded until the JSON is
+ * downloaded, from the API route, which issues and audits the packet. Server-rendered, no script;
+ * the console's navigation is left off the printout (print: classes).
  */
-export function EvidencePacketView({ document, sha256 }: { document: SignedEvidence; sha256: string }) {
-  const { packet, signature } = document;
+export function EvidencePacketView({ reading }: { reading: EvidenceReading }) {
+  const { signer, scope } = reading;
   return (
     <article className="space-y-6 bg-white p-4 text-sm print:p-0" data-testid="evidence-packet">
       <header className="space-y-2">
         <h1 className="text-xl font-semibold">Evidence packet</h1>
-        {packet.demo || packet.signer.demo ? (
+        {reading.demo || signer.demo ? (
           <p>
             <Badge tone="warn">Demo</Badge> Sample data, signed with a key derived in demo mode: not evidence of
             anything.
@@ -27,43 +28,42 @@ export function EvidencePacketView({ document, sha256 }: { document: SignedEvide
         ) : null}
         <Facts
           rows={[
-            ["Packet", <Mono key="id">{packet.packetId}</Mono>],
-            ["Exported", <Time key="at" at={packet.exportedAt} />],
-            ["Exported by", packet.exportedBy.label],
+            ["Read", <Time key="at" at={reading.readAt} />],
+            ["Read by", reading.readBy],
             [
               "Scope",
-              packet.scope.kind === "case"
+              scope.kind === "case"
                 ? "one case"
-                : `a queue filter, oldest first, at most ${packet.scope.cap} cases${packet.scope.truncated ? " (more matched)" : ""}`,
+                : `a queue filter, oldest first, at most ${scope.cap} cases${scope.truncated ? " (more matched)" : ""}`,
             ],
-            ...(packet.scope.kind === "filter"
-              ? ([["Filter", <Mono key="filter">{filterText(packet.scope.filter)}</Mono>]] as [string, ReactNode][])
+            ...(scope.kind === "filter"
+              ? ([["Filter", <Mono key="filter">{filterText(scope.filter)}</Mono>]] as [string, ReactNode][])
               : []),
-            ["Cases", String(packet.cases.length)],
+            ["Cases", String(reading.cases.length)],
           ]}
         />
       </header>
 
       <Section title="Signature" testId="evidence-signature">
+        <p>
+          This page is a reading, not the packet: the signed JSON file is made when it is downloaded, with its own
+          packet id, time and SHA-256, and that download is recorded on each case&apos;s timeline.
+        </p>
         <Facts
           rows={[
-            ["Algorithm", signature.algorithm],
-            ["Key id", <Mono key="key">{signature.keyId}</Mono>],
-            ["Signature", <Mono key="sig">{signature.value}</Mono>],
-            ["File SHA-256", <Mono key="sha">{sha256}</Mono>],
-            ["Signed bytes", signature.canonicalization],
+            ["Algorithm", "Ed25519"],
+            ["Key id", <Mono key="key">{signer.keyId}</Mono>],
           ]}
         />
         <h3 className="mt-3 font-medium">Public key</h3>
-        <pre className="whitespace-pre-wrap break-all font-mono text-xs">{signature.publicKey}</pre>
+        <pre className="whitespace-pre-wrap break-all font-mono text-xs">{signer.publicKey}</pre>
         <p className="mt-2 text-slate-700">
           Check the JSON file with <Mono>npm run evidence:verify -- file.json --key public-key.pem</Mono>, or with any
-          Ed25519 tool over the file's <Mono>format</Mono> and <Mono>packet</Mono> in canonical JSON. This page is a
-          reading of a packet; the JSON file is what is signed.
+          Ed25519 tool over the file's <Mono>format</Mono> and <Mono>packet</Mono> in canonical JSON.
         </p>
       </Section>
 
-      {packet.cases.map((item) => (
+      {reading.cases.map((item) => (
         <CaseEvidenceView key={item.case.id} item={item} />
       ))}
     </article>

@@ -1,11 +1,15 @@
+import { RoleLink } from "@/components/console/role-link";
 import { moneyText } from "@/components/ui/money";
+import type { Role } from "@/lib/domain/roles";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
 /** Rule 13's flags: money held on closed cases and cases past their deadline, each a link to its list. */
 export function CaseFlagsSummary({
   stats,
+  roles,
 }: {
   stats: Pick<OverviewStats, "needsDecision" | "escalatedOpen" | "chargedAfterRelease">;
+  roles: readonly Role[];
 }) {
   const late = stats.chargedAfterRelease.reduce((sum, row) => sum + row.count, 0);
   const count = stats.needsDecision.reduce((sum, row) => sum + row.count, 0);
@@ -22,9 +26,14 @@ export function CaseFlagsSummary({
         </dd>
         {count > 0 ? (
           <dd className="text-sm">
-            <a className="text-brand underline" href="/finance?view=needs_decision#holds">
+            <RoleLink
+              roles={roles}
+              permission="hold:read"
+              href="/finance?view=needs_decision#holds"
+              otherwise="Finance decides these holds."
+            >
               Decide in finance
-            </a>{" "}
+            </RoleLink>{" "}
             ·{" "}
             <a className="text-brand underline" href="/queue?flag=hold_open">
               Show in the queue
@@ -58,9 +67,14 @@ export function CaseFlagsSummary({
         </dd>
         {late > 0 ? (
           <dd className="text-sm">
-            <a className="text-brand underline" href="/finance#charged-after-release">
+            <RoleLink
+              roles={roles}
+              permission="hold:read"
+              href="/finance#charged-after-release"
+              otherwise="Finance decides these charges."
+            >
               Decide in finance
-            </a>
+            </RoleLink>
           </dd>
         ) : null}
       </div>

@@ -6,9 +6,11 @@ import { formatAge, formatWhen } from "@/components/ui/format";
 import { stageLabel } from "@/components/ui/labels";
 import { moneyText } from "@/components/ui/money";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import type { Role } from "@/lib/domain/roles";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
 import { AgeBucketChart, HeldOverTimeChart } from "./overview-charts";
+import { PausedProviders } from "./paused-providers";
 import { ProducerNotToldSummary } from "./producer-not-told-summary";
 
 async function fetchOverview(producer: string | undefined): Promise<OverviewStats> {
@@ -24,10 +26,12 @@ export function OverviewLive({
   initial,
   producer,
   alertsLink,
+  roles,
 }: {
   initial: OverviewStats;
   producer?: string;
   alertsLink: boolean;
+  roles: readonly Role[];
 }) {
   const { data: stats, isError } = useQuery({
     queryKey: ["overview", producer ?? null],
@@ -54,21 +58,8 @@ export function OverviewLive({
           )}
         </p>
       )}
-      {stats.pausedProviders.map((p) => (
-        <p
-          key={p.provider}
-          role="alert"
-          className="rounded border border-red-400 bg-red-50 p-3 font-medium text-red-900"
-        >
-          Sends to {p.provider} are paused until {formatWhen(p.pausedUntil)}: too many recent sends ended with an
-          unknown outcome, so new permits are refused. Reconcile the uncertain submissions; an admin can resume it under{" "}
-          <a href="/admin/providers" className="underline">
-            Admin → Providers
-          </a>
-          .
-        </p>
-      ))}
-      <CaseFlagsSummary stats={stats} />
+      <PausedProviders paused={stats.pausedProviders} roles={roles} />
+      <CaseFlagsSummary stats={stats} roles={roles} />
       <ProducerNotToldSummary stats={stats} />
       <h2 className="pt-2 font-semibold">Open cases by stage</h2>
       <Table caption="Open cases by stage">

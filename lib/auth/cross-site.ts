@@ -14,9 +14,10 @@ export const CROSS_SITE_MESSAGE =
   "This request came from another site, and it would record an export: open it from the console itself.";
 
 /**
- * The console's pages whose showing writes: each printable evidence page is an export, with an
- * `evidence_exported` audit event on every case in it (decision 029). `back` is where the refusal
- * points instead, a page that writes nothing.
+ * The console's printable evidence pages: showing one writes nothing since decision 057 (its
+ * download, the API route, is the audited export), but each is a whole case file one click from an
+ * export, so it is not a link another site can make a signed-in user follow either. `back` is where
+ * the refusal points instead.
  */
 const WRITING_PAGES: { pattern: RegExp; back: (match: RegExpExecArray, search: string) => string }[] = [
   { pattern: /^\/cases\/([^/]+)\/evidence\/?$/, back: (match) => `/cases/${match[1]}` },

@@ -19,6 +19,7 @@ describe("the timeline in words", () => {
     [event("claimed", {}, { workerId: "w1" }), "A worker took it (w1)"],
     [event("assigned", {}, { assigneeId: "u-1", previousAssigneeId: null }), "Assigned"],
     [event("assigned", {}, { assigneeId: null, previousAssigneeId: "u-1" }), "Unassigned"],
+    [event("assigned", {}, { assigneeId: "u-1", assigneeName: "Ada Reviewer" }), "Assigned to Ada Reviewer"],
     [event("notification_resent", {}, { webhookIds: ["msg_1"] }), "Producer's given-up notification sent again"],
     [
       event("notification_resent", {}, { webhookIds: ["msg_1", "msg_2"] }),

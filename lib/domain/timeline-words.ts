@@ -45,8 +45,13 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
     const n = Array.isArray(e.webhookIds) ? e.webhookIds.length : 0;
     return `Producer's given-up ${n === 1 ? "notification" : `notifications (${n})`} sent again`;
   },
-  // The assignee is in the evidence (the snapshot carries stage, state and job only).
-  assigned: (a, _b, e) => ((e.assigneeId ?? a.assigneeId) ? "Assigned" : "Unassigned"),
+  // The assignee is in the evidence (the snapshot carries stage, state and job only), named since decision 057.
+  assigned: (a, _b, e) =>
+    (e.assigneeId ?? a.assigneeId)
+      ? text(e.assigneeName)
+        ? `Assigned to ${e.assigneeName}`
+        : "Assigned"
+      : "Unassigned",
   failure_accepted: () => "The failure was accepted",
   outputs_loss_accepted: () => "The loss of the outputs was accepted",
   claimed: (_a, _b, e) => `A worker took it${e.workerId ? ` (${String(e.workerId)})` : ""}`,
@@ -88,5 +93,8 @@ export function describeEvent(event: { kind: string; before: unknown; after: unk
   const sentence =
     SENTENCES[event.kind]?.(facts(event.after), facts(event.before), evidence) ??
     `${event.kind.charAt(0).toUpperCase()}${event.kind.slice(1).replaceAll("_", " ")}`;
-  return { sentence, said: text(evidence.text) ?? text(evidence.evidence) ?? text(evidence.note) };
+  return {
+    sentence,
+    said: text(evidence.text) ?? text(evidence.evidence) ?? text(evidence.note) ?? text(evidence.reason),
+  };
 }

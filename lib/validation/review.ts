@@ -17,7 +17,8 @@ export const KNOWN_ACTIONS = RECOVERY_ACTION_KINDS;
 export const reviewSchema = z.strictObject({ verdict: z.enum(["reject", "escalate"]), evidence: evidenceText });
 export const evidenceOnlySchema = z.strictObject({ evidence: evidenceText });
 export const noteSchema = z.strictObject({ text: evidenceText });
-export const assignSchema = z.strictObject({ assigneeId: z.uuid().nullable() });
+/** The reason, when given, is part of the assignment's one timeline entry (not a note beside it). */
+export const assignSchema = z.strictObject({ assigneeId: z.uuid().nullable(), reason: evidenceText.optional() });
 
 export const settleSchema = z.strictObject({ chargeMicros: amountMicros, note: evidenceText, evidence: evidenceText });
 export const releaseSchema = z.strictObject({ note: evidenceText, evidence: evidenceText });

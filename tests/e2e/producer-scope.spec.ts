@@ -36,7 +36,11 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByTestId("secret-reveal")).toBeVisible();
   const editor = page.getByRole("form", { name: `Producers of agency-${run}` });
-  await editor.getByLabel(`Producers for agency-${run}`).fill(`${shopA}`);
+  // Chosen from the producers the deployment knows (decision 057), not typed.
+  await editor
+    .getByRole("group", { name: `Producers for agency-${run}` })
+    .getByLabel(shopA, { exact: true })
+    .check();
   await editor.getByRole("button", { name: "Save producers" }).click();
   await expect(editor.getByRole("status")).toHaveText("Saved.");
   // An admin is never limited: the editor is not offered on an admin's row.
@@ -54,6 +58,9 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Alerts" })).toHaveCount(0);
   expect((await page.goto("/alerts"))?.status()).toBe(403);
   expect((await page.goto(`/cases/${theirs}`))?.status()).toBe(404);
+  // By operation ID (decision 057): the one case of theirs that carries it, and nothing says the other exists.
+  await page.goto(`/cases/${operationId}`);
+  await expect(page).toHaveURL(new RegExp(`/cases/${mine}$`));
   const byApi = await page.request.get(`/api/v1/cases/${theirs}`);
   expect(byApi.status()).toBe(404);
   expect((await byApi.json()).error.code).toBe("not_found");
@@ -73,4 +80,10 @@ test("a reviewer limited to one shop sees and decides its cases only; the other 
   await login("reviewer@demo.local");
   const after = await page.request.get(`/api/v1/cases/${theirs}`);
   expect(await after.json()).toMatchObject({ state: "parked", producer: shopB });
+  // Both shops used the operation ID: someone who sees both chooses between them.
+  await page.goto(`/cases/${operationId}`);
+  const matches = page.getByTestId("operation-matches");
+  await expect(matches.getByRole("link")).toHaveText([shopA, shopB]);
+  await matches.getByRole("link", { name: shopB }).click();
+  await expect(page).toHaveURL(new RegExp(`/cases/${theirs}$`));
 });

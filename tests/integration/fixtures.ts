@@ -4,6 +4,7 @@ import type { Principal } from "@/lib/domain/principal";
 import type { Role } from "@/lib/domain/roles";
 import type { Stage } from "@/lib/domain/stages";
 import type { UserActor } from "@/lib/services/access/actor";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import type { OutcomeReportInput, PermitRequestInput } from "@/lib/validation/permits";
 
@@ -22,6 +23,11 @@ export function producer(name = "shop-app"): Extract<Principal, { kind: "api_key
 
 export function worker(workerId = `w-${next()}`): Extract<Principal, { kind: "worker" }> {
   return { kind: "worker", tokenId: randomUUID(), name: "test-worker", workerId };
+}
+
+/** Gives each producer an API key, so it is a known producer a person's scope may name (decision 057). */
+export async function registerProducers(db: PrismaClient, ...producers: { name: string }[]): Promise<void> {
+  for (const { name } of producers) await createAccessToken(db, "cli", { kind: "api_key", name });
 }
 
 export const fingerprint = (seed: string) => `sha256:${createHash("sha256").update(seed).digest("hex")}`;

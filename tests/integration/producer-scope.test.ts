@@ -34,7 +34,7 @@ import { listAlertFiringsSchema } from "@/lib/validation/alerts";
 import { listHoldsSchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { parseInput } from "@/lib/validation/parse-input";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { makeUser, parkInput, producer, registerProducers } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
@@ -64,6 +64,7 @@ async function asResolved(user: UserActor): Promise<UserActor> {
 beforeAll(async () => {
   const admin = await makeUser(db, ["admin"]);
   const person = await makeUser(db, ["operator", "reviewer", "finance"]);
+  await registerProducers(db, mine, theirs);
   await setUserProducers(
     db,
     admin,

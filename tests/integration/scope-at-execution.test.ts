@@ -41,7 +41,7 @@ import { generateSigningSecret } from "@/lib/services/notification/notification-
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import { setUserProducersSchema, setUserRolesSchema } from "@/lib/validation/admin";
 import { parseInput } from "@/lib/validation/parse-input";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { makeUser, parkInput, producer, registerProducers } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -89,6 +89,7 @@ beforeAll(async () => {
   admin = await makeUser(db, ["admin"]);
   colleague = await makeUser(db, ["operator", "reviewer"]);
   otherFinance = await makeUser(db, ["finance"]);
+  await registerProducers(db, shopA, shopB);
   // Shop B's endpoint at a literal private address: a resend is refused before any connection.
   await db.notificationEndpoint.create({
     data: { producer: shopB.name, url: "https://10.255.255.1/scope", signingSecret: generateSigningSecret() },

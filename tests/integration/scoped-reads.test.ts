@@ -19,7 +19,7 @@ import { setUserProducersSchema } from "@/lib/validation/admin";
 import { parseInput } from "@/lib/validation/parse-input";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { makeUser, parkInput, producer, worker } from "./fixtures";
+import { makeUser, parkInput, producer, registerProducers, worker } from "./fixtures";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
@@ -40,6 +40,7 @@ let ctx: WorkerContext;
 beforeAll(async () => {
   const admin = await makeUser(db, ["admin"]);
   const person = await makeUser(db, ["operator", "reviewer", "finance"]);
+  await registerProducers(db, mine, theirs);
   await setUserProducers(
     db,
     admin,

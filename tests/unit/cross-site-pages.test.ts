@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { isCrossSite, writingPage } from "@/lib/auth/cross-site";
 import { proxy } from "@/proxy";
 
-// Pages whose showing writes (an evidence export, decision 029) refuse a link followed from another
-// site (Fetch Metadata); the JSON routes are tested in tests/integration/get-routes-write.test.ts.
+// The printable evidence pages (whole case files, one click from an export; decision 057) refuse a
+// link followed from another site (Fetch Metadata); the JSON routes, which write, are tested in
+// tests/integration/get-routes-write.test.ts.
 const CASE = "0b9d5a3e-6a55-4d5c-9a0c-2a1f4f0e9b11";
 const open = (url: string, site?: string) =>
   proxy(new NextRequest(`http://localhost:3000${url}`, { headers: site ? { "sec-fetch-site": site } : {} }));
@@ -19,7 +20,7 @@ function pages(dir: string): string[] {
   });
 }
 
-describe("pages that write when shown", () => {
+describe("printable evidence pages", () => {
   it("reads Sec-Fetch-Site: only cross-site is refused", () => {
     expect(isCrossSite("cross-site")).toBe(true);
     expect(isCrossSite(" Cross-Site ")).toBe(true);
@@ -51,9 +52,9 @@ describe("pages that write when shown", () => {
     }
   });
 
-  it("are every page that exports evidence, and each checks for itself too", () => {
+  it("are every page that shows or exports evidence, and each checks for itself too", () => {
     const exporting = pages(path.join(process.cwd(), "app")).filter((file) =>
-      /\bexport(Case|Filter)Evidence\(/.test(readFileSync(file, "utf8")),
+      /\b(export|preview)(Case|Filter)Evidence\(/.test(readFileSync(file, "utf8")),
     );
     expect(exporting.length).toBe(2);
     for (const file of exporting) {

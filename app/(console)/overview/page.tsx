@@ -41,5 +41,5 @@ async function OverviewFigures({ user, producer }: { user: UserPrincipal; produc
     producers: producersOf(producer),
   });
   // Alerts count every producer together: a person limited to some does not open them (decision 035).
-  return <OverviewLive initial={stats} producer={producer} alertsLink={user.producers === null} />;
+  return <OverviewLive initial={stats} producer={producer} alertsLink={user.producers === null} roles={user.roles} />;
 }

@@ -5,6 +5,7 @@ import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { SetUserProducersInput } from "@/lib/validation/admin";
 import { requirePermission } from "../access/actor";
+import { knownProducers } from "./known-producers";
 
 /**
  * Limits a person to some producers, or (an empty list) lets them see every producer again
@@ -20,6 +21,13 @@ export async function setUserProducers(db: Db, actor: Principal, input: SetUserP
     if (!target) throw new AppError("not_found", "No such user.");
     if (input.producers.length > 0 && target.roles.includes("admin")) {
       throw new AppError("invalid_request", "An admin acts for every producer and cannot be limited to some.");
+    }
+    // A mistyped name would save a scope that shows nothing (decision 057): only known producers.
+    const known = new Set(await knownProducers(tx));
+    const unknown = input.producers.filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      const message = `No producer is called ${unknown.map((name) => `“${name}”`).join(", ")}: choose from the producers that have API keys or operations.`;
+      throw new AppError("unknown_producer", message, { issues: [{ path: "producers", message }] });
     }
     const before = [...target.producerScope].sort();
     if (before.join() === input.producers.join()) return { id: target.id, producers: before };

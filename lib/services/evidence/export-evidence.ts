@@ -31,9 +31,14 @@ export async function exportCaseEvidence(
   now = new Date(),
 ) {
   requirePermission(actor, "case:export_evidence");
-  const packet = { scope: { kind: "case" as const, caseId }, caseIds: [caseId], name: `evidence-case-${caseId}` };
-  return issuePacket(db, actor, packet, settings, now);
+  return issuePacket(db, actor, caseSelection(caseId), settings, now);
 }
+
+export const caseSelection = (caseId: string): Selection => ({
+  scope: { kind: "case", caseId },
+  caseIds: [caseId],
+  name: `evidence-case-${caseId}`,
+});
 
 /**
  * The evidence of a queue view's cases (the queue's own filter conditions), the oldest first, up to
@@ -47,6 +52,13 @@ export async function exportFilterEvidence(
   now = new Date(),
 ) {
   requirePermission(actor, "case:export_evidence");
+  return issuePacket(db, actor, await filterSelection(db, actor, filter, now), settings, now);
+}
+
+/** A packet's cases and scope, before anything is read of them. */
+export type Selection = { scope: PacketScope; caseIds: string[]; name: string };
+
+export async function filterSelection(db: Db, actor: Principal, filter: EvidenceFilter, now: Date): Promise<Selection> {
   const where = await viewConditions(db, actor, { ...filter, sort: "age", limit: FILTER_PACKET_CAP }, now);
   const rows = await sqlRows<{ id: string }>(
     db,
@@ -60,17 +72,23 @@ export async function exportFilterEvidence(
     truncated: rows.length > FILTER_PACKET_CAP,
   };
   const ids = rows.slice(0, FILTER_PACKET_CAP).map((row) => row.id);
-  const name = `evidence-filter-${now.toISOString().slice(0, 10)}`;
-  return issuePacket(db, actor, { scope, caseIds: ids, name }, settings, now);
+  return { scope, caseIds: ids, name: `evidence-filter-${now.toISOString().slice(0, 10)}` };
 }
 
-async function issuePacket(
+export type PacketCases = {
+  key: ReturnType<typeof deploymentSigningKey>;
+  demo: boolean;
+  scope: PacketScope;
+  cases: EvidencePacket["cases"];
+};
+
+/** The cases a packet holds, as `actor` may see them, with the key that signs it. */
+export async function readPacketCases(
   db: Db,
   actor: Principal,
-  { scope, caseIds, name }: { scope: PacketScope; caseIds: string[]; name: string },
+  { scope, caseIds }: Selection,
   settings: SigningSettings,
-  now: Date,
-): Promise<IssuedPacket> {
+): Promise<PacketCases> {
   // Refused before anything is read when this deployment cannot sign.
   const key = deploymentSigningKey(settings);
   const read = await readCaseEvidence(db, caseIds);
@@ -86,6 +104,17 @@ async function issuePacket(
       timeline: { ...item.timeline, events: await narrowEventsOfCase(db, item.case, item.timeline.events) },
     })),
   );
+  return { key, demo: settings.demo, scope, cases };
+}
+
+async function issuePacket(
+  db: Db,
+  actor: Principal,
+  selection: Selection,
+  settings: SigningSettings,
+  now: Date,
+): Promise<IssuedPacket> {
+  const { key, scope, cases } = await readPacketCases(db, actor, selection, settings);
   const { actorKind, actorId, actorLabel } = actorColumns(actor);
   const packet: EvidencePacket = {
     packetId: randomUUID(),
@@ -112,7 +141,7 @@ async function issuePacket(
       evidence,
     })),
   );
-  return { document, text, sha256, filename: `${name}-${packet.packetId.slice(0, 8)}.json` };
+  return { document, text, sha256, filename: `${selection.name}-${packet.packetId.slice(0, 8)}.json` };
 }
 
 /** What a recipient checks a packet's key against: the deployment's public key and its id. */

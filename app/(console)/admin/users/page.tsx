@@ -9,6 +9,7 @@ import { Time } from "@/components/ui/time";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { consoleSettings } from "@/lib/services/admin/console-settings";
+import { listKnownProducers } from "@/lib/services/admin/known-producers";
 import { listUsers } from "@/lib/services/admin/list-users";
 
 export const dynamic = "force-dynamic";
@@ -39,7 +40,7 @@ export default async function AdminUsersPage() {
 }
 
 async function UsersTable({ actor }: { actor: UserPrincipal }) {
-  const users = await listUsers(db(), actor);
+  const [users, known] = await Promise.all([listUsers(db(), actor), listKnownProducers(db(), actor)]);
   return users.length === 0 ? (
     <p className="text-sm text-slate-700">No users yet.</p>
   ) : (
@@ -69,7 +70,7 @@ async function UsersTable({ actor }: { actor: UserPrincipal }) {
                 <UserRolesEditor key={user.roles.join()} user={user} isSelf={isSelf} />
               </Cell>
               <Cell>
-                <UserProducersEditor key={user.roles.join()} user={user} />
+                <UserProducersEditor key={user.roles.join()} user={user} known={known} />
               </Cell>
               <Cell>{user.active ? "active" : "deactivated"}</Cell>
               <Cell>

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
+import { OperationMatches } from "@/components/case/operation-matches";
 import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import { requirePageUser } from "@/lib/auth/session";
@@ -12,6 +13,7 @@ import { AppError } from "@/lib/errors";
 import { consoleSettings } from "@/lib/services/admin/console-settings";
 import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users";
 import { caseNeighbours } from "@/lib/services/case/case-neighbours";
+import { findCasesByOperation } from "@/lib/services/case/find-cases-by-operation";
 import { getCase } from "@/lib/services/case/get-case";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
 import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
@@ -29,11 +31,25 @@ export default async function CasePage({
   const user = await requirePageUser("case:read");
   const { id } = await params;
   const from = (await searchParams).from;
-  if (!/^[0-9a-f-]{36}$/i.test(id)) notFound();
-  const detail = await getCase(db(), user, id, env()).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === "not_found") notFound();
-    throw error;
-  });
+  const detail = /^[0-9a-f-]{36}$/i.test(id)
+    ? await getCase(db(), user, id, env()).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return null;
+        throw error;
+      })
+    : null;
+  if (!detail) {
+    // Not a case ID: perhaps an operation ID, which people copy from their own systems.
+    // As it arrived, or (if still percent-encoded) as the producer wrote it.
+    let operationId = id;
+    let matches = await findCasesByOperation(db(), user, operationId);
+    if (matches.length === 0 && decodedSegment(id) !== id) {
+      operationId = decodedSegment(id);
+      matches = await findCasesByOperation(db(), user, operationId);
+    }
+    if (matches.length === 0) notFound();
+    if (matches.length > 1) return <OperationMatches operationId={operationId} matches={matches} />;
+    redirect(`/cases/${matches[0]?.caseId}${typeof from === "string" ? `?from=${encodeURIComponent(from)}` : ""}`);
+  }
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user, detail.producer) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   const settings = await consoleSettings(db());
@@ -69,4 +85,13 @@ export default async function CasePage({
       />
     </>
   );
+}
+
+/** The path segment percent-decoded, or as it is when it is no valid encoding. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
-import { PacketDownloadLink } from "@/components/evidence/evidence-links";
 import { EvidencePacketView } from "@/components/evidence/evidence-packet-view";
 import { refuseCrossSitePage } from "@/lib/auth/refuse-cross-site-page";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { exportFilterEvidence } from "@/lib/services/evidence/export-evidence";
-import { evidenceFilterOf } from "@/lib/validation/evidence";
+import { previewFilterEvidence } from "@/lib/services/evidence/preview-evidence";
+import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
 import { parseQueueParams, queueHref } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
@@ -15,11 +14,12 @@ export const metadata: Metadata = { title: "Evidence packet of a queue view" };
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 /**
- * The printable evidence packet of a queue view's cases (audited on each case, like the JSON); its
- * download is that same packet's file.
+ * The printable reading of a queue view's evidence packet. Looking is not an export (decision 057):
+ * the page writes nothing, and its download is the API route, which issues the signed packet and
+ * records it on each case.
  */
 export default async function QueueEvidencePage({ searchParams }: Props) {
-  // Showing it is an export, audited: never for a link followed from another site.
+  // Whole case files, and the way to an export: never for a link followed from another site.
   await refuseCrossSitePage();
   const user = await requirePageUser("case:export_evidence");
   const { query, problem } = parseQueueParams(await searchParams);
@@ -36,17 +36,19 @@ export default async function QueueEvidencePage({ searchParams }: Props) {
     );
   }
   const filter = evidenceFilterOf(query);
-  const issued = await exportFilterEvidence(db(), user, filter, env());
+  const reading = await previewFilterEvidence(db(), user, filter, env());
   return (
     <>
       <nav aria-label="Evidence packet" className="mb-4 flex flex-wrap gap-4 text-sm print:hidden">
         <a href={queueHref(view)} className="text-brand underline">
           ← Back to the queue
         </a>
-        <PacketDownloadLink text={issued.text} filename={issued.filename} />
+        <a href={`/api/v1/cases/evidence?${evidenceQueryString(filter)}`} download className="text-brand underline">
+          Download signed JSON
+        </a>
         <span className="text-slate-700">Print this page with your browser's Print command.</span>
       </nav>
-      <EvidencePacketView document={issued.document} sha256={issued.sha256} />
+      <EvidencePacketView reading={reading} />
     </>
   );
 }
