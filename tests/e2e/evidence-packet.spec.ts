@@ -47,7 +47,7 @@ test("a reviewer opens a case's printable evidence packet and downloads the sign
   const shownSha256 = (await signature.getByText(/^[0-9a-f]{64}$/).textContent()) ?? "";
   const header = page.getByTestId("evidence-packet").locator("header");
   const packetId = (await header.getByText(/^[0-9a-f-]{36}$/).textContent()) ?? "";
-  await expect(page.getByTestId("evidence-ledger")).toContainText("reserve");
+  await expect(page.getByTestId("evidence-ledger")).toContainText("Reserved");
   await expect(page.getByTestId("evidence-timeline")).toContainText("Parked as");
   // The demo says so on paper too.
   await expect(page.getByTestId("evidence-packet")).toContainText("Demo");
