@@ -23,10 +23,12 @@ export function WaitingOnText({
   testId?: string;
 }) {
   const party = PARTY[waiting.party];
+  const done = waiting.party === "nobody";
   return (
     <span data-testid={testId}>
-      <Badge tone={party.tone}>{waiting.party === "nobody" ? "done" : `waiting on ${party.label}`}</Badge>
-      {short ? null : (
+      <Badge tone={party.tone}>{done ? "done" : `waiting on ${party.label}`}</Badge>
+      {/* A finished case's reason is the badge itself ("done"): said twice, it read "done done". */}
+      {short || done ? null : (
         <span className="ml-2">
           {waiting.why}
           {waiting.until ? (

@@ -1,10 +1,19 @@
 import { RoleLink } from "@/components/console/role-link";
 import { financeHref } from "@/components/finance/finance-href";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
+import {
+  ATTEMPT_KIND_WORDS,
+  CASE_OUTCOME_WORDS,
+  HOLD_STATUS_WORDS,
+  inWords,
+  LEDGER_WORDS,
+  OBSERVATION_WORDS,
+} from "@/components/ui/code-words";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatAge } from "@/components/ui/format";
+import { formatAge, formatBytes, formatWhen } from "@/components/ui/format";
 import { TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
+import { eventFields } from "@/lib/domain/event-fields";
 import { formatMicros } from "@/lib/domain/money";
 import type { Role } from "@/lib/domain/roles";
 import { describeEvent } from "@/lib/domain/timeline-words";
@@ -58,17 +67,21 @@ export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: nu
         <dt className="text-slate-700">State</dt>
         <dd>
           <StateBadge state={detail.state} />
-          {detail.outcome ? <span className="ml-2 text-slate-700">({detail.outcome})</span> : null}
+          {detail.outcome ? (
+            <span className="ml-2 text-slate-700" title={`stored as ${detail.outcome}`}>
+              ({inWords(CASE_OUTCOME_WORDS, detail.outcome)})
+            </span>
+          ) : null}
           {detail.escalation ? (
             <span
               className="ml-2"
-              title={`${detail.escalation.reason ?? "deadline passed"} at ${detail.escalation.at}`}
+              title={`${detail.escalation.reason ?? "deadline passed"}; escalated ${formatWhen(detail.escalation.at)}`}
             >
               <Badge tone="danger">escalated: deadline passed</Badge>
             </span>
           ) : null}
           {detail.redactedAt ? (
-            <span className="ml-2" title={`customer text and videos removed at ${detail.redactedAt}`}>
+            <span className="ml-2" title={`customer text and videos removed ${formatWhen(detail.redactedAt)}`}>
               <Badge tone="neutral">redacted by the retention policy</Badge>
             </span>
           ) : null}
@@ -179,19 +192,15 @@ export function RequestSection({ detail }: { detail: CaseDetail }) {
       <JsonText value={detail.evidence} />
       <p className="mt-2 text-sm text-slate-700">
         Status checks so far: {detail.counters.pollAttempts}; delivery attempts: {detail.counters.deliveryAttempts}
-        {detail.submittedAt ? `; submitted ${detail.submittedAt}` : ""}
+        {detail.submittedAt ? (
+          <>
+            ; submitted to the provider <Time at={detail.submittedAt} />
+          </>
+        ) : null}
       </p>
     </section>
   );
 }
-
-const LEDGER_WORDS: Record<string, string> = {
-  reserve: "Reserved",
-  settle: "Settled",
-  release: "Released",
-  overage: "Charged over the hold",
-  late_charge: "Charged after release",
-};
 
 export function LineageSection({ detail }: { detail: CaseDetail }) {
   return (
@@ -209,10 +218,12 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
             <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
               <td className="px-2 py-1 font-mono">{attempt.attemptId}</td>
               <td className="px-2 py-1">
-                {attempt.kind}
+                {inWords(ATTEMPT_KIND_WORDS, attempt.kind)}
                 {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
               </td>
-              <td className="px-2 py-1">{attempt.hold ? `${attempt.hold.holdId} (${attempt.hold.status})` : "none"}</td>
+              <td className="px-2 py-1">
+                {attempt.hold ? `${attempt.hold.holdId} (${inWords(HOLD_STATUS_WORDS, attempt.hold.status)})` : "none"}
+              </td>
               <td className="px-2 py-1 text-right tabular-nums">
                 {attempt.hold ? formatMicros(attempt.hold.amountMicros, attempt.hold.currency) : "—"}
               </td>
@@ -220,7 +231,7 @@ export function LineageSection({ detail }: { detail: CaseDetail }) {
                 <ul>
                   {attempt.hold?.entries.map((entry) => (
                     <li key={`${entry.kind}-${entry.at}`}>
-                      {LEDGER_WORDS[entry.kind] ?? entry.kind}{" "}
+                      {inWords(LEDGER_WORDS, entry.kind)}{" "}
                       {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
                       {entry.flagged ? " ⚑ flagged" : ""} · {entry.actor}
                       {entry.note ? ` · ${entry.note}` : ""}
@@ -267,23 +278,46 @@ export function TimelineSection({ detail }: { detail: CaseDetail }) {
                 <span className="font-medium">{words.sentence}</span>
                 <span className="text-slate-700">
                   {" "}
-                  · {event.actor} · <Time at={event.at} />
+                  · by {event.actor} · recorded <Time at={event.at} />
                   {event.episode ? ` · episode ${event.episode}` : ""}
                 </span>
               </div>
               {words.said ? <p className="whitespace-pre-wrap">{words.said}</p> : null}
-              <details className="text-xs text-slate-700">
-                <summary className="cursor-pointer">Details</summary>
-                <p>
-                  Event <code>{event.kind}</code>
-                </p>
-                {event.evidence ? <JsonText value={event.evidence} /> : null}
-              </details>
+              <EventDetails event={event} said={words.said} />
             </li>
           );
         })}
       </ol>
     </section>
+  );
+}
+
+/** The event's facts as labelled words; the row as the audit chain stores it sits one step further in. */
+function EventDetails({ event, said }: { event: CaseDetail["timeline"][number]; said: string | null }) {
+  const fields = eventFields(event.evidence, said);
+  return (
+    <details className="text-xs text-slate-700">
+      <summary className="cursor-pointer">Details</summary>
+      {fields.length > 0 ? (
+        <dl className="mt-1 grid grid-cols-[max-content_1fr] gap-x-3 gap-y-0.5" data-testid="event-fields">
+          {fields.map((field) => (
+            <div key={field.key} className="contents">
+              <dt>{field.label}</dt>
+              <dd className="break-all text-slate-900">{field.time ? <Time at={field.value} /> : field.value}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : (
+        <p className="mt-1">No further details.</p>
+      )}
+      <details className="mt-1">
+        <summary className="cursor-pointer">As stored (JSON)</summary>
+        <p>
+          Event <code>{event.kind}</code>
+        </p>
+        {event.evidence ? <JsonText value={event.evidence} /> : null}
+      </details>
+    </details>
   );
 }
 
@@ -299,18 +333,24 @@ export function ObservationsSection({ detail }: { detail: CaseDetail }) {
         <ol className="mt-2 space-y-1 text-sm" data-testid="observations">
           {detail.observations.map((o) => (
             <li key={o.id}>
-              <time dateTime={o.at}>{o.at.replace("T", " ").slice(0, 19)}</time> · <strong>{o.kind}</strong>
-              {o.providerStatus ? ` (provider: ${o.providerStatus})` : ""}
-              {o.fencingToken !== null ? ` · claim ${o.fencingToken}` : ""}
+              <strong title={`stored as ${o.kind}`}>{inWords(OBSERVATION_WORDS, o.kind)}</strong>
+              {o.providerStatus ? ` (the provider says “${o.providerStatus}”)` : ""} · seen <Time at={o.at} />
             </li>
           ))}
         </ol>
       )}
       {detail.assets.length > 0 && (
-        <ul className="mt-3 text-sm">
+        <ul className="mt-3 space-y-1 text-sm" data-testid="delivered-files">
           {detail.assets.map((a) => (
             <li key={a.storageKey}>
-              Output {a.outputIndex}: <code>{a.storageKey}</code> · {a.sizeBytes} bytes · sha256{" "}
+              Output {a.outputIndex}: <span title={`${a.sizeBytes} bytes`}>{formatBytes(a.sizeBytes)}</span>
+              {a.publishedAt ? (
+                <>
+                  {" "}
+                  · published <Time at={a.publishedAt} />
+                </>
+              ) : null}{" "}
+              · storage path <CopyButton value={a.storageKey} label="storage path" /> · SHA-256{" "}
               <code className="break-all">{a.sha256}</code>
             </li>
           ))}

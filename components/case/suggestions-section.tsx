@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/form-error";
+import { Time } from "@/components/ui/time";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { confirmSuggestionAction } from "@/lib/actions/suggestion-actions";
 import { can, type Role } from "@/lib/domain/roles";
@@ -79,15 +80,17 @@ function SuggestionItem({
         <dd>{matched}</dd>
         <dt className="text-slate-700">Provider status</dt>
         <dd>{suggestion.providerStatus}</dd>
-        <dt className="text-slate-700">Created at</dt>
-        <dd>{suggestion.jobCreatedAt}</dd>
+        <dt className="text-slate-700">Job created at the provider</dt>
+        <dd>
+          <Time at={suggestion.jobCreatedAt} />
+        </dd>
       </dl>
       {suggestion.ownedElsewhere ? (
         <p className="mt-2 text-red-900" data-testid="suggestion-owned">
           Already recorded for{" "}
           {suggestion.ownerCaseId ? (
             <Link href={`/cases/${suggestion.ownerCaseId}`} className="underline">
-              case {suggestion.ownerCaseId}
+              operation <span className="font-mono">{suggestion.ownerOperationId}</span>
             </Link>
           ) : (
             "another producer's operation"

@@ -1,6 +1,20 @@
 import type { ReactNode } from "react";
 import { JsonText } from "@/components/case/case-sections";
 import { Badge } from "@/components/ui/badge";
+import {
+  ACTION_KIND_WORDS,
+  ACTION_OUTCOME_WORDS,
+  ACTION_STATUS_WORDS,
+  ATTEMPT_KIND_WORDS,
+  CASE_OUTCOME_WORDS,
+  DECISION_KIND_WORDS,
+  HOLD_STATUS_WORDS,
+  inWords,
+  LEDGER_WORDS,
+  OBSERVATION_WORDS,
+} from "@/components/ui/code-words";
+import { formatBytes } from "@/components/ui/format";
+import { stageLabel, stateLabel } from "@/components/ui/labels";
 import { Money } from "@/components/ui/money";
 import { Cell, NumCell, Row, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
@@ -83,7 +97,10 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
           ["Producer", c.producer],
           ["Provider / model", `${c.provider} / ${c.model}`],
           ["Provider job", c.providerJobId ? <Mono key="job">{c.providerJobId}</Mono> : "none"],
-          ["Stage / state", `${c.stage} / ${c.state}${c.outcome ? ` (${c.outcome})` : ""}`],
+          [
+            "Stage / state",
+            `${stageLabel(c.stage)} / ${stateLabel(c.state)}${c.outcome ? ` (${inWords(CASE_OUTCOME_WORDS, c.outcome)})` : ""}`,
+          ],
           ["Episode", String(c.episode)],
           ["Held now", <PacketAmount key="held" money={c.held} />],
           ["Opened", <Time key="opened" at={c.openedAt} />],
@@ -109,7 +126,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
             {item.attempts.map((a) => (
               <Row key={a.attemptId}>
                 <Cell className="font-mono">{a.attemptId}</Cell>
-                <Cell>{a.kind}</Cell>
+                <Cell>{inWords(ATTEMPT_KIND_WORDS, a.kind)}</Cell>
                 <Cell className="font-mono">{a.replacesAttemptId ?? "—"}</Cell>
                 <Cell className="font-mono">{a.providerJobId ?? "—"}</Cell>
                 <Cell>
@@ -139,7 +156,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
               <Row key={h.id}>
                 <Cell className="font-mono">{h.holdId}</Cell>
                 <Cell className="font-mono">{h.attemptId}</Cell>
-                <Cell>{h.status}</Cell>
+                <Cell>{inWords(HOLD_STATUS_WORDS, h.status)}</Cell>
                 <NumCell>
                   <PacketAmount money={h.amount} />
                 </NumCell>
@@ -167,7 +184,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                 </Cell>
                 <Cell className="font-mono">{e.holdId}</Cell>
                 <Cell>
-                  {e.kind}
+                  {inWords(LEDGER_WORDS, e.kind)}
                   {e.flagged ? (
                     <>
                       {" "}
@@ -196,8 +213,8 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                   <Time at={d.at} />
                 </Cell>
                 <NumCell>{d.episode}</NumCell>
-                <Cell>{d.kind}</Cell>
-                <Cell>{d.actionKind ?? "—"}</Cell>
+                <Cell>{inWords(DECISION_KIND_WORDS, d.kind)}</Cell>
+                <Cell>{d.actionKind ? inWords(ACTION_KIND_WORDS, d.actionKind) : "—"}</Cell>
                 <Cell>{d.reviewer}</Cell>
                 <Cell className="whitespace-pre-wrap">{d.evidence}</Cell>
               </Row>
@@ -216,9 +233,9 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                   <Time at={a.createdAt} />
                 </Cell>
                 <NumCell>{a.episode}</NumCell>
-                <Cell>{a.kind}</Cell>
-                <Cell>{a.status}</Cell>
-                <Cell>{a.outcome ?? "—"}</Cell>
+                <Cell>{inWords(ACTION_KIND_WORDS, a.kind)}</Cell>
+                <Cell>{inWords(ACTION_STATUS_WORDS, a.status)}</Cell>
+                <Cell>{a.outcome ? inWords(ACTION_OUTCOME_WORDS, a.outcome) : "—"}</Cell>
                 <NumCell>{a.fencingToken}</NumCell>
                 <Cell>
                   <Time at={a.finishedAt} fallback="—" />
@@ -239,7 +256,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                   <Time at={o.at} />
                 </Cell>
                 <Cell className="font-mono">{o.attemptId ?? "—"}</Cell>
-                <Cell>{o.kind}</Cell>
+                <Cell>{inWords(OBSERVATION_WORDS, o.kind)}</Cell>
                 <Cell>{o.providerStatus ?? "—"}</Cell>
                 <Cell>
                   <JsonText value={o.outputs} />
@@ -253,14 +270,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
       <Section title="Delivered files">
         <Table caption="Delivered files and their SHA-256">
           <TableHead
-            columns={[
-              "Output",
-              "Stored as",
-              "SHA-256",
-              { label: "Bytes", align: "right" },
-              "Published",
-              "File deleted",
-            ]}
+            columns={["Output", "Stored as", "SHA-256", { label: "Size", align: "right" }, "Published", "File deleted"]}
           />
           <tbody>
             {item.assets.map((a) => (
@@ -268,7 +278,13 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                 <NumCell>{a.outputIndex}</NumCell>
                 <Cell className="font-mono break-all">{a.storageKey}</Cell>
                 <Cell className="font-mono break-all">{a.sha256 ?? "—"}</Cell>
-                <NumCell>{a.sizeBytes ?? "—"}</NumCell>
+                <NumCell>
+                  {a.sizeBytes === null ? (
+                    "—"
+                  ) : (
+                    <span title={`${a.sizeBytes} bytes`}>{formatBytes(Number(a.sizeBytes))}</span>
+                  )}
+                </NumCell>
                 <Cell>
                   <Time at={a.publishedAt} fallback="—" />
                 </Cell>
@@ -307,7 +323,7 @@ function CaseEvidenceView({ item }: { item: CaseEvidence }) {
                 <NumCell>{e.episode ?? "—"}</NumCell>
                 <Cell>{e.actorLabel}</Cell>
                 <Cell>
-                  {describeEvent(e).sentence} <span className="text-xs text-slate-700">({e.kind})</span>
+                  <span title={`stored as ${e.kind}`}>{describeEvent(e).sentence}</span>
                 </Cell>
                 <Cell className="font-mono text-xs break-all">{e.hash}</Cell>
               </Row>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Money } from "@/components/ui/money";
 import { Cell, Row, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import type { LateChargeItem } from "@/lib/services/hold/list-late-charges";
 import { LateChargeDecision } from "./late-charge-decision";
 
@@ -29,7 +30,9 @@ export function LateCharges({ items, canDecide }: { items: LateChargeItem[]; can
             </Cell>
             <Cell>
               <Money micros={item.chargedMicros} currency={item.currency} />
-              <span className="block text-xs text-slate-600">{item.chargedAt}</span>
+              <span className="block text-xs text-slate-600">
+                charged <Time at={item.chargedAt} />
+              </span>
             </Cell>
             <Cell>
               {item.writtenOff ? "written off" : "released"}: {item.releaseNote ?? "—"}

@@ -43,7 +43,7 @@ export function OverviewLive({
     <div className="space-y-4">
       {isError && (
         <p role="alert" className="text-sm text-amber-900">
-          Refresh failed; showing figures from {stats.generatedAt}.
+          Refresh failed; showing figures as of {formatWhen(stats.generatedAt)}.
         </p>
       )}
       {stats.alert && (

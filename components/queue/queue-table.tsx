@@ -151,7 +151,9 @@ export function QueueTable({
             </td>
             <td className="hidden px-2 py-1.5 md:table-cell">
               {row.waitingOn ? <WaitingOnText waiting={row.waitingOn} short /> : null}
-              {row.waitingOn ? <div className="text-xs text-slate-700">{row.waitingOn.why}</div> : null}
+              {row.waitingOn && row.waitingOn.party !== "nobody" ? (
+                <div className="text-xs text-slate-700">{row.waitingOn.why}</div>
+              ) : null}
             </td>
             <td className="hidden px-2 py-1.5 lg:table-cell">
               {row.provider}

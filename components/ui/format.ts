@@ -32,3 +32,19 @@ export function formatWhen(at: Date | string | null | undefined, fallback = "—
   const date = typeof at === "string" ? new Date(at) : at;
   return Number.isNaN(date.getTime()) ? String(at) : WHEN.format(date);
 }
+
+const SIZE_UNITS = ["bytes", "KB", "MB", "GB", "TB"] as const;
+const SIZE = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 });
+
+/** "512 KB", "1.5 MB" (powers of 1,024, as file browsers count), "1 byte"; the exact count goes in a title. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return String(bytes);
+  if (bytes === 1) return "1 byte";
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${SIZE.format(value)} ${SIZE_UNITS[unit]}`;
+}

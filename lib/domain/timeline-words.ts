@@ -11,7 +11,7 @@ const STAGE_WORDS: Record<string, string> = {
   delivery: "a delivery",
   generation_failed: "a failed generation",
 };
-const ACTION_WORDS: Record<string, string> = {
+export const ACTION_WORDS: Record<string, string> = {
   resume_poll: "resume status checks",
   retry_delivery: "retry copying the video",
 };
@@ -22,6 +22,41 @@ function money(facts: Facts): string {
   if (!Number.isFinite(micros)) return "";
   return currency ? formatMicros(micros, currency) : `${micros} micro-units`;
 }
+
+// Changes to people, tokens and settings: audited on the system chain, not on a case's timeline.
+const SETTINGS_SENTENCES: Record<string, () => string> = {
+  user_created: () => "Person added",
+  user_roles_changed: () => "Person's roles changed",
+  user_producers_changed: () => "Person's producers changed",
+  user_password_reset: () => "Person's password reset",
+  user_deactivated: () => "Person deactivated",
+  user_reactivated: () => "Person reactivated",
+  user_sessions_ended: () => "Person signed out everywhere",
+  user_identity_linked: () => "Single sign-on identity linked",
+  token_created: () => "Access token created",
+  token_revoked: () => "Access token revoked",
+  console_settings_updated: () => "Console settings changed",
+  retention_policy_updated: () => "Retention policy changed",
+  price_created: () => "Provider price added",
+  price_updated: () => "Provider price changed",
+  price_deleted: () => "Provider price removed",
+  provider_setting_updated: () => "Provider setting changed",
+  provider_pace_updated: () => "Provider pace changed",
+  provider_breaker_tripped: () => "Provider's breaker stopped new sends",
+  provider_breaker_updated: () => "Provider's breaker settings changed",
+  provider_breaker_resumed: () => "Provider's breaker resumed sends",
+  spend_limit_set: () => "Spend limit set",
+  spend_limit_cleared: () => "Spend limit cleared",
+  alert_rule_created: () => "Alert rule added",
+  alert_rule_updated: () => "Alert rule changed",
+  alert_destination_created: () => "Alert destination added",
+  alert_destination_updated: () => "Alert destination changed",
+  endpoint_created: () => "Notification endpoint added",
+  endpoint_updated: () => "Notification endpoint changed",
+  endpoint_disabled: () => "Notification endpoint turned off",
+  endpoint_enabled: () => "Notification endpoint turned on",
+  endpoint_secret_rotated: () => "Notification endpoint's signing secret rotated",
+};
 
 const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {
   parked: (a) => `Parked as ${STAGE_WORDS[String(a.stage)] ?? String(a.stage)}`,
@@ -82,9 +117,18 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
     `Flagged: another operation's claim on provider job ${String(e.providerJobId ?? "")} met this one's (${String(a.outcome ?? "contested").replaceAll("_", " ")})`,
   provider_job_disowned: (_a, _b, e) =>
     `Provider job ${String(e.providerJobId ?? "")} taken back: the provider's evidence shows it is another operation's`,
+  reconciliation_suggested_by_webhook: () => "A provider's webhook suggested a matching job",
+  reconciliation_suggestion_confirmed: () => "A reviewer confirmed a suggested provider job",
+  permit_issued: () => "A send permit was issued",
+  case_redacted: () => "Customer text and videos removed by the retention policy",
+  operation_redacted: () => "The operation's customer text removed by the retention policy",
+  ...SETTINGS_SENTENCES,
   evidence_exported: (_a, _b, e) =>
     `Evidence packet exported${typeof e.packetId === "string" ? ` (${e.packetId.slice(0, 8)})` : ""}`,
 };
+
+/** Whether the timeline has a sentence of its own for this kind of event (tests/unit/code-words.test.ts). */
+export const hasWordsFor = (kind: string): boolean => Object.hasOwn(SENTENCES, kind);
 
 /** The sentence for an event; an unknown kind reads as its name in words. */
 export function describeEvent(event: { kind: string; before: unknown; after: unknown; evidence: unknown }): EventWords {

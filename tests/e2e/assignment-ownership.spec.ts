@@ -33,7 +33,7 @@ test("with assignment as ownership, only the assignee is offered the decisions o
     await assign.getByLabel("Assignee").selectOption({ label: "Demo reviewer (reviewer@demo.local)" });
     await assign.getByLabel("Reason (kept in the timeline)").fill("yours");
     await assign.getByRole("button", { name: "Assign" }).click();
-    await expect(operatorPage.getByTestId("timeline")).toContainText("assigned");
+    await expect(operatorPage.getByTestId("timeline")).toContainText("Assigned");
     await operator.close();
 
     const second = await browser.newContext();

@@ -42,7 +42,7 @@ test("a reviewer opens a case's printable evidence packet and downloads the sign
   await expect(signature).toContainText("BEGIN PUBLIC KEY");
   const keyId = (await signature.getByText(/^ed25519:[0-9a-f]{16}$/).textContent()) ?? "";
   expect(keyId).toMatch(/^ed25519:/);
-  await expect(page.getByTestId("evidence-ledger")).toContainText("reserve");
+  await expect(page.getByTestId("evidence-ledger")).toContainText("Reserved");
   await expect(page.getByTestId("evidence-timeline")).toContainText("Parked as");
   // The demo says so on paper too.
   await expect(page.getByTestId("evidence-packet")).toContainText("Demo");

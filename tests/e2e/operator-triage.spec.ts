@@ -106,5 +106,5 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
   await assign.getByLabel("Reason (kept in the timeline)").fill("reviewer on call");
   await assign.getByRole("button", { name: "Assign" }).click();
   await expect(page.getByText("Demo reviewer", { exact: true })).toBeVisible();
-  await expect(page.getByTestId("timeline")).toContainText("assigned");
+  await expect(page.getByTestId("timeline")).toContainText("Assigned");
 });

@@ -173,6 +173,8 @@ describe("one provider job, one operation (rule 11)", () => {
       }),
     );
     expect(refused).toMatchObject({ code: "provider_job_in_use", status: 409 });
+    // People know a case by its operation ID; the path is there to follow.
+    expect(refused.message).toContain(`operation ${owner.operationId}`);
     expect(refused.message).toContain(`/cases/${a.caseId}`);
     expect(await tableCounts(db)).toEqual(withRefusalKept(before));
     expect(await db.case.findUniqueOrThrow({ where: { id: b.caseId } })).toMatchObject({
@@ -200,11 +202,14 @@ describe("one provider job, one operation (rule 11)", () => {
     const reviewer = await makeUser(db, ["reviewer"]);
     // The case page says whose the job is (and offers no confirm for it).
     const detail = await getCase(db, reviewer, b.caseId, env());
-    expect(detail.suggestions).toEqual([expect.objectContaining({ id: suggestion.id, ownerCaseId: a.caseId })]);
+    expect(detail.suggestions).toEqual([
+      expect.objectContaining({ id: suggestion.id, ownerCaseId: a.caseId, ownerOperationId: owner.operationId }),
+    ]);
     const refused = await refusal(
       confirmSuggestion(db, reviewer, b.caseId, { suggestionId: suggestion.id, evidence: "same prompt and time" }),
     );
     expect(refused).toMatchObject({ code: "provider_job_in_use", status: 409 });
+    expect(refused.message).toContain(`operation ${owner.operationId}`);
     expect(refused.message).toContain(`/cases/${a.caseId}`);
     expect(await db.reconciliationSuggestion.findUniqueOrThrow({ where: { id: suggestion.id } })).toMatchObject({
       status: "open",

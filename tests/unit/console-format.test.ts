@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatWhen } from "@/components/ui/format";
+import { formatAge, formatBytes, formatWhen } from "@/components/ui/format";
 
 // One way to write an age and a moment across the console (queue, case, finance, admin).
 describe("formatAge", () => {
@@ -29,5 +29,18 @@ describe("formatWhen", () => {
 
   it("shows text it cannot read as it is, rather than 'Invalid Date'", () => {
     expect(formatWhen("soon")).toBe("soon");
+  });
+});
+
+describe("formatBytes", () => {
+  it.each([
+    [0, "0 bytes"],
+    [1, "1 byte"],
+    [1023, "1,023 bytes"],
+    [524_288, "512 KB"],
+    [1_572_864, "1.5 MB"],
+    [3 * 1024 ** 3, "3 GB"],
+  ])("%i bytes read %s", (bytes, words) => {
+    expect(formatBytes(bytes)).toBe(words);
   });
 });

@@ -3,11 +3,12 @@ import { Suspense } from "react";
 import { TokenTable } from "@/components/admin/token-table";
 import { CreatePersonalTokenForm } from "@/components/profile/create-personal-token-form";
 import { SignOutEverywhereButton } from "@/components/profile/sign-out-everywhere-button";
+import { PERMISSION_WORDS } from "@/components/ui/code-words";
 import { LoadingState } from "@/components/ui/loading-state";
 import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { permissionsOf } from "@/lib/domain/roles";
+import { PERMISSIONS, permissionsOf } from "@/lib/domain/roles";
 import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +16,9 @@ export const metadata: Metadata = { title: "Profile" };
 
 export default async function ProfilePage() {
   const user = await requirePageUser();
-  const permissions = [...permissionsOf(user.roles)].sort();
+  // In the table's order (reading, then cases, money, administration), not the codes' alphabet.
+  const granted = permissionsOf(user.roles);
+  const permissions = PERMISSIONS.filter((permission) => granted.has(permission));
   return (
     <div className="max-w-5xl space-y-8">
       <section aria-labelledby="profile-heading">
@@ -35,8 +38,8 @@ export default async function ProfilePage() {
           <dd>
             <ul className="list-disc pl-5">
               {permissions.map((permission) => (
-                <li key={permission}>
-                  <code>{permission}</code>
+                <li key={permission} title={permission}>
+                  {PERMISSION_WORDS[permission]}
                 </li>
               ))}
             </ul>

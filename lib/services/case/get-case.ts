@@ -216,6 +216,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
         /** Whether another operation records this job; its case is named only to those who may see it. */
         ownedElsewhere: owner !== null,
         ownerCaseId: mayNameOwner(user, owner) ? owner.caseId : null,
+        ownerOperationId: mayNameOwner(user, owner) ? owner.operationId : null,
       };
     }),
     timeline: timeline.map((e) => ({

@@ -11,27 +11,43 @@ import { keepRefusedClaim } from "../job-claim/keep-refused-claim";
 export async function findJobOwner(tx: Prisma.TransactionClient, provider: string, providerJobId: string) {
   const owner = await tx.attempt.findUnique({
     where: { provider_providerJobId: { provider, providerJobId } },
-    select: { id: true, operation: { select: { producer: true, case: { select: { id: true } } } } },
+    select: { id: true, operation: { select: { producer: true, operationId: true, case: { select: { id: true } } } } },
   });
   return owner
-    ? { attemptRef: owner.id, caseId: owner.operation.case?.id ?? null, producer: owner.operation.producer }
+    ? {
+        attemptRef: owner.id,
+        caseId: owner.operation.case?.id ?? null,
+        operationId: owner.operation.operationId,
+        producer: owner.operation.producer,
+      }
     : null;
 }
 
-/** A job's owning case as one reader may see it: a case outside their producers is not named (decision 035). */
-export type JobOwner = { caseId: string; producer: string };
+/**
+ * A job's owning case as one reader may see it: a case outside their producers is not named (decision 035);
+ * people know a case by its operation ID, so that is what names it to them.
+ */
+export type JobOwner = { caseId: string; operationId: string; producer: string };
 
 /** The owning case of each of these jobs that some attempt already records (jobs nobody owns are absent). */
 export async function ownersOfJobs(db: Db, provider: string, providerJobIds: string[]): Promise<Map<string, JobOwner>> {
   if (providerJobIds.length === 0) return new Map();
   const owners = await db.attempt.findMany({
     where: { provider, providerJobId: { in: providerJobIds } },
-    select: { providerJobId: true, operation: { select: { producer: true, case: { select: { id: true } } } } },
+    select: {
+      providerJobId: true,
+      operation: { select: { producer: true, operationId: true, case: { select: { id: true } } } },
+    },
   });
   return new Map(
     owners.flatMap((o) =>
       o.providerJobId && o.operation.case
-        ? [[o.providerJobId, { caseId: o.operation.case.id, producer: o.operation.producer }]]
+        ? [
+            [
+              o.providerJobId,
+              { caseId: o.operation.case.id, operationId: o.operation.operationId, producer: o.operation.producer },
+            ],
+          ]
         : [],
     ),
   );
@@ -47,7 +63,9 @@ export function mayNameOwner(user: UserActor, owner: JobOwner | null): owner is 
  * not when the case is another producer's than theirs, which does not exist for them.
  */
 export function jobInUseForReviewer(user: UserActor, owner: JobOwner | null): AppError {
-  const where = mayNameOwner(user, owner) ? ` It belongs to case /cases/${owner.caseId}.` : "";
+  const where = mayNameOwner(user, owner)
+    ? ` It belongs to operation ${owner.operationId} (its case: /cases/${owner.caseId}).`
+    : "";
   return new AppError("provider_job_in_use", `This provider job is already recorded for another attempt.${where}`);
 }
 

@@ -17,7 +17,7 @@ import { markRefused } from "./keep-refused-claim";
 import { recordConflict } from "./record-conflict";
 
 /** The owning attempt's case as a refusal may point at it (for a reviewer in scope only). */
-export type RefusedOwner = { caseId: string; producer: string } | null;
+export type RefusedOwner = { caseId: string; operationId: string; producer: string } | null;
 
 /**
  * Rule 17: the one service every door uses to record a job on an attempt (a producer's report, a
@@ -114,9 +114,12 @@ async function holderOf(tx: Prisma.TransactionClient, provider: string, provider
 async function ownerCase(tx: Prisma.TransactionClient, attemptRef: string): Promise<RefusedOwner> {
   const row = await tx.attempt.findUnique({
     where: { id: attemptRef },
-    select: { operation: { select: { producer: true, case: { select: { id: true } } } } },
+    select: { operation: { select: { producer: true, operationId: true, case: { select: { id: true } } } } },
   });
-  return row?.operation.case ? { caseId: row.operation.case.id, producer: row.operation.producer } : null;
+  const operation = row?.operation;
+  return operation?.case
+    ? { caseId: operation.case.id, operationId: operation.operationId, producer: operation.producer }
+    : null;
 }
 
 /** An attempt as evidence is compared with it: its operation's request, and its permit's window. */
