@@ -74,7 +74,8 @@ export function ExportForm({
         Download CSV
       </Button>
       <p className="basis-full text-xs text-slate-600">
-        Dates are whole days in UTC. Amounts are integer micro-units plus a formatted column.
+        Dates are whole days in UTC. Each row names its operation and producer; amounts are integer micro-units plus a
+        plain decimal column, with the currency in a column of its own.
         {producer ? ` Rows of ${producer} only.` : null}
       </p>
     </form>

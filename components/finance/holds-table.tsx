@@ -19,10 +19,13 @@ export function HoldStatusTabs({
   current,
   counts,
   producer,
+  operation,
 }: {
   current: HoldStatus;
   counts: Record<HoldStatus, number>;
   producer?: string;
+  /** A search by operation carries over from tab to tab. */
+  operation?: string;
 }) {
   return (
     <nav aria-label="Hold status" className="mt-3">
@@ -32,7 +35,7 @@ export function HoldStatusTabs({
           return (
             <li key={tab.status}>
               <Link
-                href={financeHref({ status: tab.status }, producer)}
+                href={financeHref({ status: tab.status, operation }, producer)}
                 aria-current={active ? "page" : undefined}
                 className={`-mb-px inline-block rounded-t border px-3 py-1.5 ${
                   active ? "border-slate-300 border-b-white bg-white font-semibold" : "border-transparent text-brand"

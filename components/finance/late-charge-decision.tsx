@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { ConfirmStep } from "@/components/ui/confirm-step";
 import { focusProblem } from "@/components/ui/form";
 import { acknowledgeLateChargeAction } from "@/lib/actions/finance-actions";
+import { formatMicros } from "@/lib/domain/money";
 import type { LateChargeItem } from "@/lib/services/hold/list-late-charges";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
@@ -36,7 +37,9 @@ export function LateChargeDecision({ item }: { item: LateChargeItem }) {
         result={decision.result}
         onConfirm={() =>
           decision.decide({ holdRef: item.id, note: text.evidence }, () =>
-            announce(`The charge after release on hold ${item.holdId} is decided.`),
+            announce(
+              `The charge after release of ${formatMicros(item.chargedMicros, item.currency)} on ${item.operationId} (hold ${item.holdId}) is decided; it stays booked.`,
+            ),
           )
         }
         onBack={() => {

@@ -9,13 +9,17 @@ import { releaseHoldAction, writeOffHoldAction } from "@/lib/actions/finance-act
 import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
+import { OpenCaseWarning } from "./open-case-warning";
 import { useDecision } from "./use-decision";
 
 type Hold = {
   id: string;
   holdId: string;
+  operationId: string;
   amountMicros: number;
   currency: string;
+  stage: string | null;
+  caseState: string | null;
   exposure: boolean;
   outcomeUnknown: string | null;
 };
@@ -46,7 +50,7 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
   function confirm() {
     decide({ holdRef: hold.id, ...text }, () => {
       announce(
-        `Hold ${hold.holdId} ${writeOff ? "written off" : "released"}: ${formatMicros(hold.amountMicros, hold.currency)} back to budget.`,
+        `${hold.operationId} (hold ${hold.holdId}) ${writeOff ? "written off" : "released"}: ${formatMicros(hold.amountMicros, hold.currency)} back to budget.`,
       );
       onClose(true);
     });
@@ -76,6 +80,7 @@ export function ReleaseForm({ hold, onClose }: { hold: Hold; onClose: (done?: bo
             ⚠ This submission is still uncertain: release only if the provider&apos;s records prove no job ran.
           </strong>
         ) : null}
+        {writeOff ? null : <OpenCaseWarning hold={hold} decision="release" />}
       </ConfirmStep>
     );
   }

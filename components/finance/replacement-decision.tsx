@@ -39,7 +39,7 @@ export function ReplacementDecision({ request }: { request: ReplacementRequestIt
       announce(
         choice === "authorize"
           ? `Replacement for ${request.operationId} authorised: a new hold of ${cost} is reserved.`
-          : `Replacement for ${request.operationId} declined.`,
+          : `Replacement for ${request.operationId} declined: no new hold of ${cost} is reserved.`,
       ),
     );
   }

@@ -9,10 +9,19 @@ import { settleHoldAction } from "@/lib/actions/finance-actions";
 import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
+import { OpenCaseWarning } from "./open-case-warning";
 import { chargeExamples, previewSettle } from "./settle-preview";
 import { useDecision } from "./use-decision";
 
-type Hold = { id: string; holdId: string; amountMicros: number; currency: string };
+type Hold = {
+  id: string;
+  holdId: string;
+  operationId: string;
+  amountMicros: number;
+  currency: string;
+  stage: string | null;
+  caseState: string | null;
+};
 type Errors = DecisionErrors & { chargeMicros?: string };
 
 /** Settle a hold fully or partly: the charge as typed, previewed as settle / release / overage. */
@@ -42,7 +51,7 @@ export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boo
     if (!preview.ok) return;
     decide({ holdRef: hold.id, chargeMicros: preview.chargeMicros, ...text }, () => {
       announce(
-        `Hold ${hold.holdId} settled: ${money(preview.settledMicros)} charged, ${money(preview.releasedMicros)} released` +
+        `${hold.operationId} (hold ${hold.holdId}) settled: ${money(preview.settledMicros)} charged, ${money(preview.releasedMicros)} released` +
           (preview.overageMicros ? `, ${money(preview.overageMicros)} booked as flagged overage.` : "."),
       );
       onClose(true);
@@ -60,6 +69,7 @@ export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boo
         onBack={() => (back() ? onClose() : setConfirming(false))}
       >
         <SettleSummary held={hold.amountMicros} currency={hold.currency} preview={preview} />
+        <OpenCaseWarning hold={hold} decision="settle" />
       </ConfirmStep>
     );
   }

@@ -29,6 +29,7 @@ import {
 } from "@/lib/services/evidence/export-evidence";
 import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { acknowledgeLateCharge } from "@/lib/services/hold/acknowledge-late-charge";
+import { listHolds } from "@/lib/services/hold/list-holds";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { getOwnNotificationEndpoint } from "@/lib/services/notification/get-own-notification-endpoint";
 import { endpointView } from "@/lib/services/notification/list-notification-endpoints";
@@ -60,7 +61,7 @@ import { ownEndpointBody } from "@/lib/validation/admin";
 import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
-import { exportQuerySchema } from "@/lib/validation/finance";
+import { exportQuerySchema, listHoldsSchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
@@ -456,6 +457,16 @@ export const API_ROUTES = [
     success: [200],
     handler: ({ actor, params, body }) =>
       requestReplacement(db(), actor, params.id, body, { ttlSeconds: env().REPLACEMENT_TTL_SECONDS }),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/holds",
+    audience: "user",
+    summary:
+      "Holds of one status, a page at a time; of one producer, or of operations whose ID is or starts with `operation` (finance)",
+    query: listHoldsSchema,
+    success: [200],
+    handler: ({ actor, query }) => listHolds(db(), actor, query),
   }),
   apiRoute({
     method: "POST",

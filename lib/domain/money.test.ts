@@ -4,6 +4,7 @@ import {
   duplicateCost,
   formatMicros,
   formatMicrosPrecise,
+  microsToAmount,
   microsToDecimal,
   type Price,
   parseMoneyToMicros,
@@ -81,6 +82,20 @@ describe("formatMicrosPrecise", () => {
     [10n ** 30n + 1n, "GBP", "£1,000,000,000,000,000,000,000,000.000001"],
   ])("%i %s -> %s", (micros, currency, expected) => {
     expect(formatMicrosPrecise(micros, currency)).toBe(expected);
+  });
+});
+
+describe("microsToAmount", () => {
+  it.each([
+    [9_600_000, "USD", "9.60"],
+    [0, "USD", "0.00"],
+    [1_234_567, "CAD", "1.234567"],
+    [5_000_000, "JPY", "5"],
+    [1_500_000, "KWD", "1.500"],
+    [-15_000, "EUR", "-0.015"],
+    [2n ** 63n - 1n, "USD", "9223372036854.775807"],
+  ])("%s %s -> %s: plain, exact, with the currency's decimals", (micros, currency, expected) => {
+    expect(microsToAmount(micros, currency)).toBe(expected);
   });
 });
 

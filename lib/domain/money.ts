@@ -80,6 +80,19 @@ export function microsToDecimal(micros: Micros): `${number}` {
 }
 
 /**
+ * For spreadsheets: the exact amount as a plain decimal, without symbol or grouping, with at least
+ * the currency's own decimals (USD 9600000 -> "9.60", JPY 5000000 -> "5") and any finer
+ * micro-units kept rather than rounded (USD 1234567 -> "1.234567"), so the column adds up exactly.
+ */
+export function microsToAmount(micros: Micros, currency: string): string {
+  const exact = microsToDecimal(micros);
+  const [whole, fraction = ""] = exact.split(".");
+  const decimals = Math.min(currencyDecimals(currency), MICRO_DECIMALS);
+  const digits = fraction.padEnd(decimals, "0");
+  return digits ? `${whole}.${digits}` : `${whole}`;
+}
+
+/**
  * For people: the currency's symbol and its own decimals (USD $1.23, JPY ¥1, KWD KWD 1.235), rounded
  * half away from zero. Intl formats the exact decimal string, so amounts past 2^53 micros stay exact.
  * Stored and compared amounts stay in micros.

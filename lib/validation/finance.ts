@@ -17,6 +17,8 @@ export const listHoldsSchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).catch(50),
   /** One producer's holds (decision 034); a malformed one is ignored like the other fields. */
   producer: producerParam.catch(undefined),
+  /** An operation ID, or the start of one: the holds of matching operations (the case's own words). */
+  operation: z.string().trim().min(1).max(200).optional().catch(undefined),
 });
 export type ListHoldsQuery = z.infer<typeof listHoldsSchema>;
 

@@ -77,14 +77,54 @@ test.describe("finance", () => {
     await page.goto("/finance?status=settled");
     await page.goto("/finance?limit=200");
 
-    // The ledger export has the entries as integer micro-units.
+    // The ledger export has the entries as integer micro-units and plain amounts, without symbols.
     const today = new Date().toISOString().slice(0, 10);
     const csv = await page.request.get(`/api/v1/finance/export?from=${today}&to=${today}&kind=ledger`);
     expect(csv.status()).toBe(200);
     expect(csv.headers()["content-disposition"]).toBe(`attachment; filename="ledger-${today}-to-${today}.csv"`);
     const body = await csv.text();
-    expect(body).toContain(`settle,false,${CURRENCY},400000,XTS\u00a00.40`);
-    expect(body).toContain(`release,false,${CURRENCY},2500000,XTS\u00a02.50`);
+    expect(body).toContain(`e2e-${run}-partial,`);
+    expect(body).toContain(`settle,false,${CURRENCY},400000,0.40,`);
+    expect(body).toContain(`release,false,${CURRENCY},2500000,2.50,`);
+  });
+
+  test("finance finds a hold by its operation, and a decision is confirmed and listed as recently decided", async ({
+    page,
+    login,
+    request,
+  }) => {
+    test.setTimeout(90_000);
+    const apiKey = createApiKey(`e2e-finance-${run}-desk`);
+    await parkCase(request, apiKey, "desk-found", "polling", 1_200_000);
+    await parkCase(request, apiKey, "desk-other", "polling", 300_000);
+
+    await login("finance@demo.local");
+    await page.goto("/finance");
+    const search = page.getByRole("search").getByLabel("Operation ID");
+    await search.fill(`e2e-${run}-desk-f`);
+    await page.getByRole("button", { name: "Find holds" }).click();
+    await expect(page).toHaveURL(new RegExp(`operation=e2e-${run}-desk-f`));
+    const found = page.locator(`[data-hold-id="hold-desk-found-${run}"]`);
+    await expect(found).toBeVisible();
+    await expect(page.getByTestId("hold-row")).toHaveCount(1);
+
+    // The case is still open (polling): the confirmation says a charge may still arrive.
+    await found.getByRole("button", { name: "Settle…" }).click();
+    await page.getByLabel("Charge in XTS").fill("1.20");
+    await page.getByLabel("Accounting note").fill("invoice 2026-12 line 9");
+    await page.getByLabel("Evidence").fill("provider usage export: 12 s billed");
+    await page.getByRole("button", { name: "Review settlement" }).click();
+    await expect(page.getByTestId("open-case-warning")).toContainText("a charge may still arrive");
+    await page.getByRole("button", { name: "Confirm settle" }).click();
+
+    const status = page.getByRole("status").filter({ has: page.getByTestId("finance-announcement") });
+    await expect(status).toContainText(`e2e-${run}-desk-found (hold hold-desk-found-${run}) settled: XTS 1.20 charged`);
+    const decided = page.getByTestId("recent-decision").filter({ hasText: `e2e-${run}-desk-found` });
+    await expect(decided).toContainText("Settled");
+    await expect(decided).toContainText("XTS 1.20");
+    await expect(decided).toContainText("finance@demo.local");
+    await expect(decided.locator("time")).toHaveCount(1);
+    await expect(page.getByRole("columnheader", { name: /Decided at/ })).toBeVisible();
   });
 
   test("a reviewer's replacement request is authorised by finance, with evidence and a confirmation", async ({

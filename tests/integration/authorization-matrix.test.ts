@@ -114,6 +114,7 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   // A bulk action needs its verb's permission (here a reviewer's reject); producers' keys never reach it.
   "POST /api/v1/cases/bulk": [U, F, A, F, F, U, U, F, U, F, F, A, S],
   "POST /api/v1/cases/{id}/replacement-requests": [U, F, A, F, F, U, U, F, U, F, F, N, N],
+  "GET /api/v1/holds": [U, F, F, A, F, U, U, F, U, F, F, A, A],
   "POST /api/v1/holds/{id}/settle": [U, F, F, A, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/holds/{id}/release": [U, F, F, A, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/holds/{id}/write-off": [U, F, F, A, F, U, U, F, U, F, F, N, N],
@@ -473,6 +474,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "POST /api/v1/alerts/destinations": async () => ({
     body: { name: `matrix ${randomUUID()}`, kind: "webhook", url: "https://hooks.example.com/alerts" },
   }),
+  "GET /api/v1/holds": async () => ({ query: { status: "held", operation: "matrix" } }),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
   "GET /api/v1/finance/spend-limits": async () => ({}),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.

@@ -277,7 +277,7 @@ describe("a completion proved after the hold was written off books a flagged cha
       exportQuerySchema.parse({ from: today, to: today, kind: "holds", producer: shop.name }),
     );
     const [header = "", ...rows] = csv.body.trim().split("\n");
-    const row = rows.find((line) => line.startsWith(`${hold.id},`))?.split(",") ?? [];
+    const row = rows.find((line) => line.endsWith(`,${hold.id}`))?.split(",") ?? [];
     const column = (name: string) => row[header.split(",").indexOf(name)];
     expect([column("late_charge_micros"), column("written_off"), column("status")]).toEqual([
       "100000",

@@ -259,7 +259,7 @@ describe("CSV export", () => {
     return rows.map((row) => Object.fromEntries((header ?? []).map((name, i) => [name, row[i] ?? ""])));
   };
 
-  it("exports the holds and ledger entries of the date range, with integer micros and neutralised formulas", async () => {
+  it("exports the holds and ledger entries of the date range, with integer micros, plain amounts and neutralised formulas", async () => {
     const finance = await makeUser(db, ["finance"]);
     const evil = producer("=cmd|' /C calc'!A0");
     const inside = await park("polling", { amountMicros: 1_234_567, currency: "CAD" }, { operationId: "+1+1" }, evil);
@@ -288,8 +288,11 @@ describe("CSV export", () => {
       status: "settled",
       currency: "CAD",
       amount_micros: "1234567",
-      amount: "CA$1.23",
+      amount: "1.234567",
       settled_micros: "1234567",
+      settled: "1.234567",
+      released: "0.00",
+      overage: "0.265433",
       released_micros: "0",
       overage_micros: "265433",
       decision_note: "'-2+3 adjusted",
@@ -298,6 +301,11 @@ describe("CSV export", () => {
     for (const row of holdRows) {
       for (const value of Object.values(row)) expect(value).not.toMatch(/^[=+\-@]/);
     }
+    // A row reads without UUIDs: the operation and producer first, the hold's id last, for programs.
+    const header = parseCsv(holds.body)[0] ?? [];
+    expect(header.slice(0, 3)).toEqual(["operation_id", "producer", "hold_id"]);
+    expect(header.at(-1)).toBe("hold_ref");
+    expect(header).not.toContain("case_id");
 
     const ledger = records(
       (
@@ -317,7 +325,13 @@ describe("CSV export", () => {
     );
     expect(ledger).toHaveLength(3);
     expect(ledger.every((r) => r.hold_ref === inside.holdRef && r.note !== "-2+3 adjusted")).toBe(true);
-    expect(ledger.find((r) => r.kind === "settle")).toMatchObject({ note: "'-2+3 adjusted", amount: "CA$1.23" });
+    expect(ledger.find((r) => r.kind === "settle")).toMatchObject({
+      note: "'-2+3 adjusted",
+      amount: "1.234567",
+      currency: "CAD",
+      operation_id: "'+1+1",
+    });
+    expect(Object.keys(ledger[0] ?? {})).not.toContain("entry_id");
   });
 
   it("exports one producer's holds and ledger entries when a producer is given", async () => {

@@ -4,10 +4,12 @@ import { Announcer } from "@/components/finance/announcer";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
 import { financeHref } from "@/components/finance/finance-href";
+import { HoldSearch } from "@/components/finance/hold-search";
 import { HoldStatusTabs, OpenHoldsTable, ResolvedHoldsTable } from "@/components/finance/holds-table";
 import { LateCharges } from "@/components/finance/late-charges";
 import { NeedsDecisionSummary } from "@/components/finance/needs-decision";
 import { ProviderModelTable } from "@/components/finance/provider-model-totals";
+import { RecentDecisions } from "@/components/finance/recent-decisions";
 import { ReplacementRequests } from "@/components/finance/replacement-requests";
 import { FinanceSection } from "@/components/finance/section";
 import { SpendLimitForm } from "@/components/finance/spend-limit-form";
@@ -21,6 +23,7 @@ import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-dupl
 import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
 import { getNeedsDecision } from "@/lib/services/finance/finance-needs-decision";
+import { listRecentDecisions } from "@/lib/services/finance/finance-recent-decisions";
 import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { listOpenLateCharges } from "@/lib/services/hold/list-late-charges";
 import { listPendingReplacementRequests } from "@/lib/services/replacement/list-replacement-requests";
@@ -45,7 +48,7 @@ export async function FinanceContent({
 }) {
   const now = new Date();
   const producers = producersOf(producer);
-  const [totals, aging, exposure, requests, holds, needsDecisionRows, duplicates, limits, lateCharges] =
+  const [totals, aging, exposure, requests, holds, needsDecisionRows, duplicates, limits, lateCharges, decided] =
     await Promise.all([
       getFinanceTotals(db(), actor, producers),
       getHeldByAge(db(), actor, now, producers),
@@ -56,12 +59,15 @@ export async function FinanceContent({
       listSuspectedDuplicates(db(), actor),
       listSpendLimits(db(), actor, now),
       listOpenLateCharges(db(), actor, producers),
+      listRecentDecisions(db(), actor, producers),
     ]);
   const canSetLimits = can(actor.roles, "spend_limit:set");
   const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
     totals.byCurrency.reduce((sum, row) => sum + row[status].count, 0);
   const today = now.toISOString().slice(0, 10);
+  const operation = query.operation;
+  const shown = needsDecision ? "resolved case's" : query.status;
   const noHolds = totals.byCurrency.length === 0 ? "No holds yet: they appear when a producer parks a case." : null;
 
   return (
@@ -122,11 +128,22 @@ export async function FinanceContent({
           current={query.status}
           counts={{ held: count("held"), settled: count("settled"), released: count("released") }}
           producer={producer}
+          operation={operation}
+        />
+        <HoldSearch
+          operation={operation}
+          status={query.status}
+          view={needsDecision ? "needs_decision" : undefined}
+          producer={producer}
         />
         {holds.notice ? <p className="mt-2 text-sm text-amber-900">{holds.notice}</p> : null}
         {holds.items.length === 0 ? (
           <p className="mt-3 text-sm text-slate-700">
-            {needsDecision ? "No resolved case holds money." : `No ${query.status} holds.`}
+            {operation
+              ? `No ${shown} holds of an operation whose ID is or starts with “${operation}”.`
+              : needsDecision
+                ? "No resolved case holds money."
+                : `No ${query.status} holds.`}
           </p>
         ) : query.status === "held" || needsDecision ? (
           <OpenHoldsTable items={holds.items} canDecide={can(actor.roles, "hold:decide")} />
@@ -137,7 +154,10 @@ export async function FinanceContent({
           {query.cursor ? (
             <Link
               className="text-brand underline"
-              href={financeHref(needsDecision ? { view: "needs_decision" } : { status: query.status }, producer)}
+              href={financeHref(
+                { ...(needsDecision ? { view: "needs_decision" } : { status: query.status }), operation },
+                producer,
+              )}
             >
               First page
             </Link>
@@ -148,6 +168,7 @@ export async function FinanceContent({
               href={financeHref(
                 {
                   ...(needsDecision ? { view: "needs_decision" } : { status: query.status }),
+                  operation,
                   cursor: holds.nextCursor,
                 },
                 producer,
@@ -157,6 +178,14 @@ export async function FinanceContent({
             </Link>
           ) : null}
         </nav>
+      </FinanceSection>
+      <FinanceSection
+        id="recently-decided"
+        title="Recently decided"
+        description="Finance's last 20 decisions on money: holds settled, released or written off, charges after release decided, replacements authorised or declined."
+        empty={decided.length ? null : "Nothing decided yet."}
+      >
+        <RecentDecisions items={decided} />
       </FinanceSection>
       <FinanceSection
         id="aging"

@@ -39,7 +39,7 @@ export default async function FinancePage({ searchParams }: Props) {
         Every reserved amount is held, settled or released; charges above a hold are flagged as overage.
       </p>
       <Suspense
-        key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}:${producer ?? ""}`}
+        key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}:${producer ?? ""}:${query.operation ?? ""}`}
         fallback={<LoadingState label="Loading holds, totals and replacement requests…" />}
       >
         <FinanceContent actor={actor} query={query} producer={producer} />

@@ -1,20 +1,22 @@
 import type { Db } from "@/lib/db/client";
 import type { ProducerFilter } from "@/lib/db/stat-figures";
-import { formatMicros } from "@/lib/domain/money";
+import { microsToAmount } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import { type ExportQuery, exportWindow } from "@/lib/validation/finance";
 import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { type Cell, readInBatches, toCsv } from "./export-ledger-csv";
 
+// A row reads by its operation and producer; `hold_ref` comes last, for programs: the hold's id in
+// the API (/api/v1/holds/{id}/...) and the key joining a ledger row to its hold's row.
 const HOLD_HEADER = (
-  "hold_ref hold_id producer case_id operation_id provider model status currency amount_micros amount " +
+  "operation_id producer hold_id provider model status currency amount_micros amount " +
   "settled_micros settled released_micros released overage_micros overage late_charge_micros late_charge " +
-  "written_off created_at resolved_at decision_note"
+  "written_off created_at resolved_at decision_note hold_ref"
 ).split(" ");
 const LEDGER_HEADER = (
-  "entry_id created_at kind flagged currency amount_micros amount hold_ref hold_id producer case_id " +
-  "operation_id provider model actor note"
+  "created_at operation_id producer hold_id kind flagged currency amount_micros amount " +
+  "provider model actor note hold_ref"
 ).split(" ");
 
 /** Every hold has an attempt of an operation; a permit's hold has no case until it parks. */
@@ -23,8 +25,11 @@ const operationColumns = {
 } as const;
 const order = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
-/** Integer micro-units for machines, then the same amount as the console shows it, for people. */
-const money = (micros: bigint, currency: string): Cell[] => [Number(micros), formatMicros(micros, currency)];
+/**
+ * Integer micro-units, then the same amount as a plain exact decimal (9.60, no symbol), so a
+ * spreadsheet sums either column; the currency has a column of its own.
+ */
+const money = (micros: bigint, currency: string): Cell[] => [Number(micros), microsToAmount(micros, currency)];
 
 /** A hold's flagged entry of one kind (at most one each, by the ledger's (hold, kind) key). */
 const flaggedMicros = (entries: { kind: string; amountMicros: bigint }[], kind: string) =>
@@ -43,7 +48,7 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFil
         },
       }),
     (h) => [
-      ...[h.id, h.holdId, h.producer, h.caseId, h.attempt.operation.operationId],
+      ...[h.attempt.operation.operationId, h.producer, h.holdId],
       ...[h.attempt.operation.provider, h.attempt.operation.model, h.status],
       h.currency,
       ...money(h.amountMicros, h.currency),
@@ -52,7 +57,7 @@ function holdRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerFil
       ...money(flaggedMicros(h.entries, "overage"), h.currency),
       ...money(flaggedMicros(h.entries, "late_charge"), h.currency),
       h.writtenOff ? "true" : "false",
-      ...[h.createdAt.toISOString(), h.resolvedAt?.toISOString() ?? null, h.decisionNote],
+      ...[h.createdAt.toISOString(), h.resolvedAt?.toISOString() ?? null, h.decisionNote, h.id],
     ],
   );
 }
@@ -65,14 +70,14 @@ function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerF
         orderBy: order,
         take,
         include: {
-          hold: { select: { holdId: true, producer: true, currency: true, caseId: true, attempt: operationColumns } },
+          hold: { select: { holdId: true, producer: true, currency: true, attempt: operationColumns } },
         },
       }),
     (e) => [
-      ...[e.id, e.createdAt.toISOString(), e.kind, e.flagged ? "true" : "false", e.hold.currency],
+      ...[e.createdAt.toISOString(), e.hold.attempt.operation.operationId, e.hold.producer, e.hold.holdId],
+      ...[e.kind, e.flagged ? "true" : "false", e.hold.currency],
       ...money(e.amountMicros, e.hold.currency),
-      ...[e.holdRef, e.hold.holdId, e.hold.producer, e.hold.caseId, e.hold.attempt.operation.operationId],
-      ...[e.hold.attempt.operation.provider, e.hold.attempt.operation.model, e.actorLabel, e.note],
+      ...[e.hold.attempt.operation.provider, e.hold.attempt.operation.model, e.actorLabel, e.note, e.holdRef],
     ],
   );
 }

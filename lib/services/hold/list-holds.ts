@@ -26,6 +26,7 @@ function decode(raw: string | undefined): Cursor | null {
 /**
  * Holds of one status, keyset-paginated: open holds oldest first (they wait longest for a
  * decision), resolved ones most recently decided first. Each row says whether it is exposure.
+ * With `operation`, only the holds of operations whose ID is it or starts with it.
  */
 export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery, now = new Date()) {
   requirePermission(actor, "hold:read");
@@ -35,7 +36,10 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
   const open = needsDecision || query.status === "held";
   const where: Prisma.HoldWhereInput[] = [{ status: open ? "held" : query.status }];
   if (producers) where.push({ producer: { in: [...producers] } });
-  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query.limit, producers) : null;
+  // Prisma hands `startsWith` to LIKE as it is: the ID's own `%`, `_` and `\` are escaped here.
+  if (query.operation)
+    where.push({ attempt: { operation: { operationId: { startsWith: likeLiteral(query.operation) } } } });
+  const decisionPage = needsDecision ? await casesNeedingDecision(db, cursor, query, producers) : null;
   if (decisionPage) where.push({ caseId: { in: decisionPage.caseIds } });
   else if (cursor) {
     const at = new Date(cursor.v);
@@ -114,11 +118,17 @@ export async function listHolds(db: Db, actor: Principal, query: ListHoldsQuery,
  * the index), rather than from every held hold, most of which belong to open cases. The page is
  * one of cases, so a case with two open holds (an authorised replacement's) shows both together.
  */
-async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number, producers: ProducerFilter) {
+async function casesNeedingDecision(
+  db: Db,
+  cursor: Cursor | null,
+  { limit, operation }: Pick<ListHoldsQuery, "limit" | "operation">,
+  producers: ProducerFilter,
+) {
   const after = cursor ? Prisma.sql`AND (opened_at, id) > (${new Date(cursor.v)}, ${cursor.id}::uuid)` : Prisma.empty;
   const mine = Prisma.sql`AND ${producerIn(producers)}`;
+  const named = operation ? Prisma.sql`AND operation_id LIKE ${prefixPattern(operation)}` : Prisma.empty;
   const rows = await db.$queryRaw<{ id: string; opened_at: Date }[]>(Prisma.sql`
-    SELECT id, opened_at FROM cases WHERE state = 'resolved' AND held_micros > 0 ${after} ${mine}
+    SELECT id, opened_at FROM cases WHERE state = 'resolved' AND held_micros > 0 ${after} ${mine} ${named}
     ORDER BY opened_at, id LIMIT ${limit + 1}`);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -127,5 +137,9 @@ async function casesNeedingDecision(db: Db, cursor: Cursor | null, limit: number
     nextCursor: rows.length > limit && last ? encode({ v: last.opened_at.toISOString(), id: last.id }) : null,
   };
 }
+
+/** `text` for a LIKE pattern, its own `%`, `_` and `\\` taken literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const prefixPattern = (text: string) => `${likeLiteral(text)}%`;
 
 export type HoldListItem = Awaited<ReturnType<typeof listHolds>>["items"][number];
