@@ -105,6 +105,14 @@ test("an operator triages: search, filter, sort, open a case with the keyboard, 
   await assign.getByLabel("Assignee").selectOption({ label: "Demo reviewer (reviewer@demo.local)" });
   await assign.getByLabel("Reason (kept in the timeline)").fill("reviewer on call");
   await assign.getByRole("button", { name: "Assign" }).click();
-  await expect(page.getByText("Demo reviewer", { exact: true })).toBeVisible();
-  await expect(page.getByTestId("timeline")).toContainText("Assigned");
+  // The case names its assignee, and its timeline has one entry naming them, with the reason.
+  await expect(
+    page
+      .getByRole("definition")
+      .filter({ hasText: /^Demo reviewer$/ })
+      .first(),
+  ).toBeVisible();
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline.getByText("Assigned to Demo reviewer")).toHaveCount(1);
+  await expect(timeline).toContainText("reviewer on call");
 });
