@@ -29,10 +29,14 @@ async function handler(req: NextRequest, context: Context) {
       throw new AppError("unsupported_media_type", "Send sign-in forms as application/x-www-form-urlencoded.");
     }
     if (!validCallback(req)) throw new AppError("invalid_request", "callbackUrl must be a path on this site.");
-    // Its routes are plain words (signin, callback/credentials, csrf…); anything else is not one.
+    // Its routes are an action and at most a provider, in plain words (signin, callback/credentials,
+    // csrf…); anything else is not one. The library reads only the first two segments, so a longer path
+    // would reach the same action: a GET of the credentials callback, which it answers by throwing.
     const { nextauth } = await context.params;
-    const credentialsCallbackByGet = req.method === "GET" && nextauth.join("/") === "callback/credentials";
-    if (!nextauth.every((segment) => /^[A-Za-z0-9_-]{1,64}$/.test(segment)) || credentialsCallbackByGet) {
+    const [action, provider] = nextauth;
+    const credentialsCallbackByGet = req.method === "GET" && action === "callback" && provider === "credentials";
+    const plain = nextauth.length <= 2 && nextauth.every((segment) => /^[A-Za-z0-9_-]{1,64}$/.test(segment));
+    if (!plain || credentialsCallbackByGet) {
       throw new AppError("not_found", "No such sign-in route.");
     }
     // Its parameters (callbackUrl, error, code, state…) are printable ASCII; other text would end up
