@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { producersWithOperations } from "@/lib/db/producers-with-operations";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { figureRows, foldWhenDue, producerIn } from "@/lib/db/stat-figures";
+import { figureRows, foldWhenDue } from "@/lib/db/stat-figures";
 import type { Principal } from "@/lib/domain/principal";
 import { scopeOf } from "@/lib/domain/producer-scope";
 import { requirePermission } from "../access/actor";
@@ -15,9 +16,9 @@ export type QueueFilterOptions = {
 };
 
 /**
- * What the queue's pickers offer, without scanning cases: producers by a skip scan of the
- * operations' (producer, operation_id) index (one probe per producer), providers, models and
- * currencies from the holds' running totals, and the people a case can be assigned to.
+ * What the queue's pickers offer, without scanning cases: producers that sent operations (a skip
+ * scan of an index), providers, models and currencies from the holds' running totals, and the people
+ * a case can be assigned to.
  */
 export async function queueFilterOptions(db: Db, actor: Principal): Promise<QueueFilterOptions> {
   requirePermission(actor, "case:read");
@@ -25,17 +26,7 @@ export async function queueFilterOptions(db: Db, actor: Principal): Promise<Queu
   // Like the overview: past a few thousand pending deltas, fold them before summing.
   await foldWhenDue(db);
   const [producers, kinds, assignees] = await Promise.all([
-    sqlRows<{ producer: string }>(
-      db,
-      Prisma.sql`
-      WITH RECURSIVE p AS (
-        (SELECT producer FROM operations ORDER BY producer LIMIT 1)
-        UNION ALL
-        SELECT (SELECT o.producer FROM operations o WHERE o.producer > p.producer ORDER BY o.producer LIMIT 1)
-        FROM p WHERE p.producer IS NOT NULL
-      )
-      SELECT producer FROM p WHERE producer IS NOT NULL AND ${producerIn(scope)} LIMIT 500`,
-    ),
+    producersWithOperations(db, { within: scope, limit: 500 }),
     sqlRows<{ provider: string; model: string; currency: string }>(
       db,
       Prisma.sql`SELECT DISTINCT provider, model, currency FROM ${figureRows("holds", undefined, scope)} f
@@ -54,7 +45,7 @@ export async function queueFilterOptions(db: Db, actor: Principal): Promise<Queu
     providers.set(row.provider, models);
   }
   return {
-    producers: producers.map((row) => row.producer),
+    producers,
     providers: [...providers].map(([provider, models]) => ({ provider, models: [...models].sort() })),
     currencies: [...new Set(kinds.map((row) => row.currency).filter(Boolean))].sort(),
     assignees,
