@@ -10,19 +10,10 @@ import { formatMicros } from "@/lib/domain/money";
 import { useAnnounce } from "./announcer";
 import { checkDecisionText, type DecisionErrors, DecisionFields } from "./decision-fields";
 import { OpenCaseWarning } from "./open-case-warning";
+import type { DecidedHold } from "./settle-form";
 import { useDecision } from "./use-decision";
 
-type Hold = {
-  id: string;
-  holdId: string;
-  operationId: string;
-  amountMicros: number;
-  currency: string;
-  stage: string | null;
-  caseState: string | null;
-  exposure: boolean;
-  outcomeUnknown: string | null;
-};
+type Hold = DecidedHold & { exposure: boolean; outcomeUnknown: string | null };
 
 /**
  * Release the whole hold: only with evidence that nothing was charged (rule 6). While the provider

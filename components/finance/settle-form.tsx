@@ -13,7 +13,8 @@ import { OpenCaseWarning } from "./open-case-warning";
 import { chargeExamples, previewSettle } from "./settle-preview";
 import { useDecision } from "./use-decision";
 
-type Hold = {
+/** What a finance decision on one hold shows of it: the hold, its operation, its money and its case. */
+export type DecidedHold = {
   id: string;
   holdId: string;
   operationId: string;
@@ -25,7 +26,7 @@ type Hold = {
 type Errors = DecisionErrors & { chargeMicros?: string };
 
 /** Settle a hold fully or partly: the charge as typed, previewed as settle / release / overage. */
-export function SettleForm({ hold, onClose }: { hold: Hold; onClose: (done?: boolean) => void }) {
+export function SettleForm({ hold, onClose }: { hold: DecidedHold; onClose: (done?: boolean) => void }) {
   const id = useId();
   const formRef = useRef<HTMLFormElement>(null);
   const announce = useAnnounce();
