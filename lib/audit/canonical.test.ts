@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { canonicalContent, eventHash, GENESIS_HEX, isRedactedJson, redactedJson, textDigest } from "./canonical";
+import {
+  canonicalContent,
+  chainKeyOf,
+  chainOwnerOf,
+  eventHash,
+  GENESIS_HEX,
+  isRedactedJson,
+  redactedJson,
+  textDigest,
+} from "./canonical";
 
 const event = {
   id: "42",
   caseId: "0b5e4c1a-3f7e-4a51-9d0c-2f7f1f6d9a10",
+  operationRef: null,
   seq: 3,
   prevHash: GENESIS_HEX,
   episode: 1,
@@ -48,6 +58,15 @@ describe("canonical content v1", () => {
     expect(canonicalContent({ ...event, actorId: "" })).toContain("\nactor_id=0:\n");
   });
 
+  it("puts an operation's events without a case on its own chain, and a case's on the case's", () => {
+    const operationRef = "7d0f5a2e-1c3b-4e8f-9a6d-5b4c3d2e1f00";
+    expect(canonicalContent({ ...event, caseId: null, operationRef })).toContain(`\nchain=operation:${operationRef}\n`);
+    expect(chainOwnerOf(`operation:${operationRef}`)).toEqual({ caseId: null, operationRef });
+    expect(chainKeyOf(event.caseId, operationRef)).toBe(event.caseId);
+    expect(chainOwnerOf(chainKeyOf(event.caseId, null))).toEqual({ caseId: event.caseId, operationRef: null });
+    expect(chainOwnerOf("system")).toEqual({ caseId: null, operationRef: null });
+  });
+
   it("a newline inside a short text cannot pose as another field", () => {
     const forged = { ...event, kind: "x\nseq=9" };
     expect(canonicalContent(forged)).toContain("\nkind=7:x\nseq=9\n");
@@ -75,6 +94,7 @@ describe("canonical content v1", () => {
       { evidenceDigest: null },
       { createdAtMicros: "1764633600124000" },
       { caseId: null },
+      { caseId: null, operationRef: "7d0f5a2e-1c3b-4e8f-9a6d-5b4c3d2e1f00" },
     ];
     for (const change of changes) expect(eventHash({ ...event, ...change })).not.toBe(base);
   });

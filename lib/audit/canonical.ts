@@ -5,8 +5,9 @@ import { createHash } from "node:crypto";
  * The database computes the same string in its insert trigger (migration 20261202010000_audit_chain);
  * the verifier never calls that function, so an owner who replaced it would change nothing here.
  *
- * One `name=value` line per field, in this order, each ending in "\n". Integers in decimal; the case
- * id as lowercase UUID text, or "system" for events without a case; hashes and digests as lowercase
+ * One `name=value` line per field, in this order, each ending in "\n". Integers in decimal; the chain
+ * as the case id in lowercase UUID text, or "operation:<uuid>" for an operation's events without a
+ * case (decision 059), or "system" for events that belong to neither; hashes and digests as lowercase
  * hex (empty for a NULL field); the creation time as microseconds since the epoch (no time zone
  * enters); the two short texts kept in clear (actor id, kind) as "<UTF-8 byte length>:<text>", "-"
  * for NULL, so no value can pose as another line. Free text (the actor's label, and the before,
@@ -15,6 +16,8 @@ import { createHash } from "node:crypto";
 export type ChainedEvent = {
   id: string;
   caseId: string | null;
+  /** The operation whose chain an event without a case is on; null on a case's or the system chain. */
+  operationRef: string | null;
   seq: number;
   /** Hashes and digests as lowercase hex, as the canonical content spells them. */
   prevHash: string;
@@ -38,15 +41,26 @@ export const SYSTEM_CHAIN = "system";
 
 const counted = (text: string | null) => (text === null ? "-" : `${Buffer.byteLength(text, "utf8")}:${text}`);
 
-export function chainKeyOf(caseId: string | null): string {
-  return caseId ?? SYSTEM_CHAIN;
+const OPERATION_CHAIN_PREFIX = "operation:";
+
+export function chainKeyOf(caseId: string | null, operationRef: string | null): string {
+  if (caseId !== null) return caseId;
+  return operationRef !== null ? `${OPERATION_CHAIN_PREFIX}${operationRef}` : SYSTEM_CHAIN;
+}
+
+/** The case and operation a chain key names (inverse of `chainKeyOf`). */
+export function chainOwnerOf(key: string): { caseId: string | null; operationRef: string | null } {
+  if (key === SYSTEM_CHAIN) return { caseId: null, operationRef: null };
+  if (key.startsWith(OPERATION_CHAIN_PREFIX))
+    return { caseId: null, operationRef: key.slice(OPERATION_CHAIN_PREFIX.length) };
+  return { caseId: key, operationRef: null };
 }
 
 export function canonicalContent(event: ChainedEvent): string {
   return [
     CANONICAL_VERSION,
     `id=${event.id}`,
-    `chain=${chainKeyOf(event.caseId)}`,
+    `chain=${chainKeyOf(event.caseId, event.operationRef)}`,
     `seq=${event.seq}`,
     `prev=${event.prevHash}`,
     `episode=${event.episode ?? ""}`,

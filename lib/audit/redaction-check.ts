@@ -4,14 +4,17 @@ import type pg from "pg";
  * Whether a redaction marker in the chain is one retention's own functions made and its facts
  * justify (decision 052). audit_redact_case and audit_redact_operation record each redaction in
  * `audit_redactions` (owner-kept): which chain, up to which event, the resolution it relied on and
- * the policy's days. A marker no such row covers, with another reason, on a field retention never
+ * the policy's days. An operation's redaction names two positions (decision 059): in the operation's
+ * own chain, and in the system chain, where its permit events went before operations had chains. A marker no such row covers, with another reason, on a field retention never
  * redacts, or covered by a row its facts do not justify, is reported as an unjustified redaction.
  */
 export type RedactionRow = {
   case_id: string | null;
   producer: string | null;
   operation_id: string | null;
+  operation_ref: string | null;
   through_seq: number;
+  system_through_seq: number | null;
   resolution_seq: number | null;
   since_ms: string;
   redacted_ms: string;
@@ -23,7 +26,8 @@ export type RedactionRow = {
 
 /** Read in the verifier's snapshot: one row per redacted case or operation. */
 export const REDACTIONS_SQL = `
-  SELECT r.case_id::text AS case_id, r.producer, r.operation_id, r.through_seq, r.resolution_seq,
+  SELECT r.case_id::text AS case_id, r.producer, r.operation_id, r.operation_ref::text AS operation_ref,
+         r.through_seq, r.system_through_seq, r.resolution_seq,
          (extract(epoch FROM r.since_at) * 1000)::bigint::text AS since_ms,
          (extract(epoch FROM r.redacted_at) * 1000)::bigint::text AS redacted_ms,
          r.days, l.days AS logged_days, l.id::text AS policy_log_id, r.reason
@@ -42,6 +46,7 @@ export type StateMark = { seq: number; state: string };
 export class RedactionLedger {
   private readonly byCase = new Map<string, RedactionRow[]>();
   private readonly byOperation = new Map<string, RedactionRow[]>();
+  private readonly byOperationRef = new Map<string, RedactionRow[]>();
 
   static async load(client: pg.Client): Promise<RedactionLedger> {
     const ledger = new RedactionLedger();
@@ -51,6 +56,7 @@ export class RedactionLedger {
       if (row.case_id) push(ledger.byCase, row.case_id, row);
       else if (row.producer !== null && row.operation_id !== null)
         push(ledger.byOperation, opKey(row.producer, row.operation_id), row);
+      if (!row.case_id && row.operation_ref) push(ledger.byOperationRef, row.operation_ref, row);
     }
     return ledger;
   }
@@ -58,6 +64,7 @@ export class RedactionLedger {
   /** Why the marker is not justified, or null when a recorded, justified redaction covers it. */
   unjustified(input: {
     caseId: string | null;
+    operationRef: string | null;
     seq: number;
     marker: Marker;
     after: string | null;
@@ -66,12 +73,22 @@ export class RedactionLedger {
     const { marker } = input;
     if (marker.field !== "evidence" || marker.reason === null)
       return `${marker.field} carries a redaction marker, and retention redacts only evidence`;
-    const rows = input.caseId ? this.byCase.get(input.caseId) : this.operationRows(input.after);
-    const covering = (rows ?? []).filter((r) => r.through_seq >= input.seq && r.reason === marker.reason);
+    const { rows, through } = this.chainRows(input);
+    const covering = (rows ?? []).filter((r) => (through(r) ?? -1) >= input.seq && r.reason === marker.reason);
     if (covering.length === 0)
       return `evidence redacted ("${marker.reason}") with no retention redaction recorded for it`;
     const reasons = covering.map((row) => rowProblem(row, input.caseId ? input.states : null));
     return reasons.includes(null) ? null : `evidence redacted but ${reasons[0]}`;
+  }
+
+  /** The redactions recorded on the marker's chain, and each one's position in that chain. */
+  private chainRows(input: { caseId: string | null; operationRef: string | null; after: string | null }): {
+    rows: RedactionRow[] | undefined;
+    through: (row: RedactionRow) => number | null;
+  } {
+    if (input.caseId) return { rows: this.byCase.get(input.caseId), through: (r) => r.through_seq };
+    if (input.operationRef) return { rows: this.byOperationRef.get(input.operationRef), through: (r) => r.through_seq };
+    return { rows: this.operationRows(input.after), through: (r) => r.system_through_seq };
   }
 
   private operationRows(after: string | null): RedactionRow[] | undefined {

@@ -2,11 +2,11 @@ import type pg from "pg";
 import {
   type ChainedEvent,
   chainKeyOf,
+  chainOwnerOf,
   eventHash,
   GENESIS_HEX,
   isRedactedJson,
   REDACTED_LABEL,
-  SYSTEM_CHAIN,
   textDigest,
 } from "./canonical";
 import { type Marker, RedactionLedger, type StateMark } from "./redaction-check";
@@ -23,6 +23,8 @@ export type ChainProblem =
 export type BrokenLink = {
   chain: string;
   caseId: string | null;
+  /** The operation whose own chain it is (its events before it had a case, decision 059). */
+  operationRef: string | null;
   seq: number;
   /** The event at (or, for a missing event, right after) the break; null when none is left. */
   eventId: string | null;
@@ -49,7 +51,7 @@ export type VerifyOptions = {
 // Every value is rendered here, by built-in casts, for the hash to be recomputed in TypeScript:
 // nothing stored in the database (a function an owner could replace) takes part in the check.
 export const AUDIT_WALK_SQL = `
-  SELECT id::text AS id, case_id::text AS case_id, chain_seq, encode(prev_hash, 'hex') AS prev_hash,
+  SELECT id::text AS id, case_id::text AS case_id, operation_ref::text AS operation_ref, chain_seq, encode(prev_hash, 'hex') AS prev_hash,
          encode(hash, 'hex') AS hash, episode, actor_kind::text AS actor_kind, actor_id, actor_label,
          encode(actor_label_digest, 'hex') AS actor_label_digest, kind,
          "before"::text AS before, "after"::text AS after, evidence::text AS evidence,
@@ -57,13 +59,15 @@ export const AUDIT_WALK_SQL = `
          encode(evidence_digest, 'hex') AS evidence_digest,
          (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_us
   FROM audit_events
-  ORDER BY case_id NULLS LAST, chain_seq`;
-// "C" ordering of the text key is the byte order of the UUIDs above, with "system" after them all.
+  ORDER BY case_id NULLS LAST, operation_ref NULLS LAST, chain_seq`;
+// "C" ordering of the text keys is the walk's: the cases' UUIDs in byte order, then "operation:<uuid>"
+// in the operations' byte order, then "system".
 const HEADS_SQL = `SELECT chain_key, seq, encode(hash, 'hex') AS hash FROM audit_chain_heads ORDER BY chain_key COLLATE "C"`;
 
 type EventRow = {
   id: string;
   case_id: string | null;
+  operation_ref: string | null;
   chain_seq: number;
   prev_hash: string;
   hash: string;
@@ -161,6 +165,7 @@ function asChained(row: EventRow): ChainedEvent {
   return {
     id: row.id,
     caseId: row.case_id,
+    operationRef: row.operation_ref,
     seq: row.chain_seq,
     prevHash: row.prev_hash,
     episode: row.episode,
@@ -178,6 +183,7 @@ function asChained(row: EventRow): ChainedEvent {
 type ChainState = {
   key: string;
   caseId: string | null;
+  operationRef: string | null;
   lastSeq: number;
   lastHash: string;
   broken: boolean;
@@ -185,8 +191,6 @@ type ChainState = {
   states: StateMark[];
   markers: Array<{ seq: number; eventId: string; after: string | null; marker: Marker }>;
 };
-
-const caseIdOf = (key: string) => (key === SYSTEM_CHAIN ? null : key);
 
 /**
  * Walks every chain in order, in one read-only snapshot (events and heads agree however busy the
@@ -220,7 +224,7 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
         report.chains++;
         fail(null, {
           chain: head.chain_key,
-          caseId: caseIdOf(head.chain_key),
+          ...chainOwnerOf(head.chain_key),
           seq: 1,
           eventId: null,
           problem: "missing_event",
@@ -234,13 +238,14 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
       const head = (await heads.peek())?.chain_key === chain.key ? await heads.next() : undefined;
       if (chain.broken) return;
       for (const found of chain.markers) {
-        const why = redactions.unjustified({ caseId: chain.caseId, states: chain.states, ...found });
+        const owner = { caseId: chain.caseId, operationRef: chain.operationRef };
+        const why = redactions.unjustified({ ...owner, states: chain.states, ...found });
         if (why === null) continue;
-        const link = { chain: chain.key, caseId: chain.caseId, seq: found.seq, eventId: found.eventId };
+        const link = { chain: chain.key, ...owner, seq: found.seq, eventId: found.eventId };
         fail(chain, { ...link, problem: "unjustified_redaction", detail: why });
         return;
       }
-      const at = { chain: chain.key, caseId: chain.caseId, eventId: null };
+      const at = { chain: chain.key, caseId: chain.caseId, operationRef: chain.operationRef, eventId: null };
       if (!head) {
         fail(chain, { ...at, seq: chain.lastSeq, problem: "head_mismatch", detail: "the chain has no head row" });
       } else if (head.seq > chain.lastSeq) {
@@ -262,16 +267,23 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
 
     let chain = null as ChainState | null;
     for (let row = await events.next(); row; row = await events.next()) {
-      const key = chainKeyOf(row.case_id);
+      const key = chainKeyOf(row.case_id, row.operation_ref);
       if (chain?.key !== key) {
         if (chain) await finish(chain);
-        chain = { key, caseId: row.case_id, lastSeq: 0, lastHash: GENESIS_HEX, broken: false, states: [], markers: [] };
+        const owner = { caseId: row.case_id, operationRef: row.operation_ref };
+        chain = { key, ...owner, lastSeq: 0, lastHash: GENESIS_HEX, broken: false, states: [], markers: [] };
         report.chains++;
       }
       report.events++;
       if (options.onProgress && report.events % 100_000 === 0) options.onProgress(report.events);
       if (chain.broken) continue;
-      const at = { chain: key, caseId: row.case_id, seq: row.chain_seq, eventId: row.id };
+      const at = {
+        chain: key,
+        caseId: row.case_id,
+        operationRef: row.operation_ref,
+        seq: row.chain_seq,
+        eventId: row.id,
+      };
       const expected = chain.lastSeq + 1;
       if (row.chain_seq !== expected) {
         fail(chain, {
@@ -325,7 +337,11 @@ export async function verifyAuditChains(client: pg.Client, options: VerifyOption
 
 /** One line per broken chain, for people: where the first broken link is and what is wrong. */
 export function describeBrokenLink(link: BrokenLink): string {
-  const where = link.caseId ? `case ${link.caseId}` : "system chain";
+  const where = link.caseId
+    ? `case ${link.caseId}`
+    : link.operationRef
+      ? `operation ${link.operationRef} (before its case)`
+      : "system chain";
   const event = link.eventId ? ` (event ${link.eventId})` : "";
   return `${where}, seq ${link.seq}${event}: ${link.problem.replace("_", " ")}: ${link.detail}`;
 }

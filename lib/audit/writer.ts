@@ -6,6 +6,11 @@ export type AuditInput = {
   actor: Principal;
   kind: string;
   caseId?: string | null;
+  /**
+   * For an event without a case that belongs to an operation (a send permit before it parks): the
+   * operation's own audit chain takes it, not the shared system chain (decision 059).
+   */
+  operationRef?: string | null;
   episode?: number | null;
   before?: Prisma.InputJsonValue | null;
   after?: Prisma.InputJsonValue | null;
@@ -39,6 +44,7 @@ function auditData(input: AuditInput) {
     ...actorColumns(input.actor),
     kind: input.kind,
     caseId: input.caseId ?? null,
+    operationRef: input.caseId ? null : (input.operationRef ?? null),
     episode: input.episode ?? null,
     ...(input.before != null ? { before: input.before } : {}),
     ...(input.after != null ? { after: input.after } : {}),
@@ -74,8 +80,8 @@ export function insertAuditRows(input: {
 }
 
 /**
- * One audit row with no case (the audit chain's `system` chain: a send permit before it parks), for
- * each row of `source`, inside the statement that makes the change.
+ * One audit row with no case, on its operation's own chain (a send permit before it parks, decision
+ * 059), for each row of `source` (which has the `operation_ref`), inside the statement that makes the change.
  */
 export function insertCaselessAuditRow(input: {
   source: Prisma.Sql;
@@ -84,8 +90,8 @@ export function insertCaselessAuditRow(input: {
   after: Prisma.InputJsonValue;
 }): Prisma.Sql {
   const { actorKind, actorId, actorLabel } = actorColumns(input.actor);
-  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, after)
-    SELECT NULL, NULL, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${input.kind}, ${JSON.stringify(input.after)}::jsonb
+  return Prisma.sql`INSERT INTO audit_events (case_id, operation_ref, episode, actor_kind, actor_id, actor_label, kind, after)
+    SELECT NULL, s.operation_ref, NULL, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, ${input.kind}, ${JSON.stringify(input.after)}::jsonb
     FROM ${input.source} s`;
 }
 

@@ -8,6 +8,7 @@ export function chained(caseId: string, event: TimelineEvent): ChainedEvent {
   return {
     id: event.id,
     caseId,
+    operationRef: null,
     seq: event.seq,
     prevHash: event.prevHash,
     episode: event.episode,

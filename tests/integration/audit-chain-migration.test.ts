@@ -1,48 +1,19 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { describe, expect, inject, it } from "vitest";
 import { GENESIS_HASH } from "@/lib/audit/canonical";
 import { verifyAuditChains } from "@/lib/audit/verify-chain";
-import { withDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { clientsEndedAfterAll, databaseBefore } from "./helpers/database-before";
 
 // Demo databases and older installs already have audit rows: the migration chains them in
 // (case, id) order, and the chain goes on from there.
 const CHAIN = "20261202010000_audit_chain";
-const clients: pg.Client[] = [];
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.end().catch(() => {})));
-});
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
-
-async function databaseBeforeChain(): Promise<string> {
-  const serverUrl = inject("serverUrl");
-  const name = `${inject("runPrefix")}_chain_${randomBytes(4).toString("hex")}`;
-  const admin = await connect(serverUrl);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  // The backfill runs in one time zone and the verifier in another: no zone may enter the hash.
-  await admin.query(`ALTER DATABASE "${name}" SET timezone = 'Asia/Kolkata'`);
-  const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
-  await cp("prisma/migrations", dir, { recursive: true });
-  for (const n of (await readdir(dir)).filter((n) => n >= CHAIN)) await rm(path.join(dir, n), { recursive: true });
-  const url = withDatabase(serverUrl, name);
-  await migrate(url, { dir });
-  await rm(dir, { recursive: true, force: true });
-  return url;
-}
+const connect = clientsEndedAfterAll();
 
 describe(`migration ${CHAIN}`, () => {
   it("chains existing rows per case in id order, keeps the append-only trigger, and appends go on from the head", async () => {
-    const url = await databaseBeforeChain();
+    // The backfill runs in one time zone and the verifier in another: no zone may enter the hash.
+    const url = await databaseBefore(CHAIN, { timezone: "Asia/Kolkata" });
     const before = await connect(url);
     const [a, b] = [randomUUID(), randomUUID()];
     // Interleaved cases, case-less events, and text that tests the canonical form's edges.
@@ -106,7 +77,8 @@ describe(`migration ${CHAIN}`, () => {
   });
 
   it("applies to an empty database too", async () => {
-    const url = await databaseBeforeChain();
+    // The backfill runs in one time zone and the verifier in another: no zone may enter the hash.
+    const url = await databaseBefore(CHAIN, { timezone: "Asia/Kolkata" });
     expect((await migrate(url)).applied[0]).toBe(CHAIN);
     const client = await connect(url);
     expect(await verifyAuditChains(client)).toMatchObject({ chains: 0, events: 0, brokenChains: 0 });

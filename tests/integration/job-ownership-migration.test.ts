@@ -2,23 +2,14 @@ import { randomBytes } from "node:crypto";
 import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import type pg from "pg";
+import { describe, expect, inject, it } from "vitest";
 import { withDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { clientsEndedAfterAll } from "./helpers/database-before";
 
 const OWNERSHIP = "20261201000000_job_ownership";
-const clients: pg.Client[] = [];
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.end().catch(() => {})));
-});
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  clients.push(client);
-  await client.connect();
-  return client;
-}
+const connect = clientsEndedAfterAll();
 
 /** A fresh database migrated to just before job ownership, as an earlier deployment would be. */
 async function databaseBeforeOwnership(): Promise<{ url: string; dir: string }> {

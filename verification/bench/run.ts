@@ -16,6 +16,7 @@ const PARTS = [
   "bulk-approve",
   "ingest",
   "producer-seam",
+  "permit-scale",
   "console-scale",
   "footprint",
   "audit-verify",

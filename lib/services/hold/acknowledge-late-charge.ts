@@ -16,7 +16,10 @@ export async function acknowledgeLateCharge(db: Db, actor: Principal, holdRef: s
   const user = requirePermission(actor, "hold:decide");
   const note = sanitiseString(input.note, 4000);
   return inTransaction(db, async (tx) => {
-    const hold = await tx.hold.findUnique({ where: { id: holdRef }, include: { case: { select: { episode: true } } } });
+    const hold = await tx.hold.findUnique({
+      where: { id: holdRef },
+      include: { case: { select: { episode: true } }, attempt: { select: { operationRef: true } } },
+    });
     if (!hold) throw new AppError("not_found", "No such hold.");
     requireCaseInScope(user, hold.producer, "hold");
     if (!hold.lateChargedAt) throw new AppError("conflict", "This hold has no charge after release to decide.");
@@ -27,6 +30,7 @@ export async function acknowledgeLateCharge(db: Db, actor: Principal, holdRef: s
       actor: user,
       kind: "late_charge_acknowledged",
       caseId: hold.caseId,
+      operationRef: hold.attempt.operationRef,
       episode: hold.case?.episode ?? null,
       after: { holdId: hold.holdId, producer: hold.producer },
       evidence: { note },

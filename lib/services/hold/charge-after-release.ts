@@ -28,7 +28,7 @@ async function bookIfReleased(
 ): Promise<bigint> {
   const hold = await tx.hold.findUnique({
     where: { id: input.holdRef },
-    include: { case: { select: { episode: true } } },
+    include: { case: { select: { episode: true } }, attempt: { select: { operationRef: true } } },
   });
   if (!hold) return 0n;
   const plan = planLateCharge({ amountMicros: Number(hold.amountMicros), status: hold.status });
@@ -40,6 +40,7 @@ async function bookIfReleased(
     actor,
     kind: "charged_after_release",
     caseId: hold.caseId,
+    operationRef: hold.attempt.operationRef,
     episode: hold.case?.episode ?? null,
     after: {
       holdId: hold.holdId,

@@ -28,7 +28,10 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
   const note = sanitiseString(decision.note, 4000);
   const evidence = sanitiseString(decision.evidence, 4000);
   return inTransaction(db, async (tx) => {
-    const hold = await tx.hold.findUnique({ where: { id: holdRef }, include: { case: { select: { episode: true } } } });
+    const hold = await tx.hold.findUnique({
+      where: { id: holdRef },
+      include: { case: { select: { episode: true } }, attempt: { select: { operationRef: true } } },
+    });
     if (!hold) throw new AppError("not_found", "No such hold.");
     requireCaseInScope(user, hold.producer, "hold");
     const snapshot = { amountMicros: Number(hold.amountMicros), status: hold.status };
@@ -51,6 +54,7 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
       actor: user,
       kind: AUDIT_KIND[decision.kind],
       caseId: hold.caseId,
+      operationRef: hold.attempt.operationRef,
       episode: hold.case?.episode ?? null,
       before: { holdId: hold.holdId, status: "held", amountMicros: Number(hold.amountMicros) },
       after: { status: plan.value.status, entries: plan.value.entries.map((entry) => ({ ...entry })) },

@@ -48,13 +48,18 @@ export async function recordConflict(
   for (const side of sides) {
     const row = await tx.attempt.findUniqueOrThrow({
       where: { id: side.attemptRef },
-      select: { attemptId: true, operation: { select: { producer: true, operationId: true, case: true } } },
+      select: {
+        attemptId: true,
+        operationRef: true,
+        operation: { select: { producer: true, operationId: true, case: true } },
+      },
     });
     const kase = row.operation.case;
     await recordAudit(tx, {
       actor,
       kind: "job_claim_contested",
       caseId: kase?.id ?? null,
+      operationRef: row.operationRef,
       episode: kase?.episode ?? null,
       after: {
         producer: row.operation.producer,

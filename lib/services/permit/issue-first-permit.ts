@@ -74,7 +74,7 @@ export async function issueFirstPermit(
       INSERT INTO send_permits (producer, operation_ref, attempt_ref, hold_ref, token, send_deadline)
       SELECT ${producer.name}, att.operation_ref, att.id, hold.id, 1, ${new Date(input.sendDeadline)}
       FROM att JOIN hold ON hold.attempt_ref = att.id
-      RETURNING id
+      RETURNING id, operation_ref
     ), ${gateTake(ask, Prisma.sql`EXISTS (SELECT 1 FROM hold)`)}, audit AS (
       ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
     )

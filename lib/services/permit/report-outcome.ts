@@ -181,6 +181,7 @@ async function audit(
   await recordAudit(tx, {
     actor,
     kind,
+    operationRef: permit.operationRef,
     // A permit's event has no case yet: the producer names whose operation it is (IDs are per producer).
     after: {
       producer: permit.producer,

@@ -300,7 +300,10 @@ async function issue(
   await recordAudit(tx, {
     actor: producer,
     kind: "permit_issued",
+    operationRef,
     after: {
+      // IDs are per producer: the event names whose operation it is, as every permit event does.
+      producer: producer.name,
       operationId,
       attemptId: facts.attemptId,
       token,
