@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../../../lib/db/client";
+import { AppError } from "../../../lib/errors";
 import type { UserActor } from "../../../lib/services/access/actor";
 import { acceptFailure } from "../../../lib/services/case/accept-failure";
 import { approveCase } from "../../../lib/services/case/approve-case";
@@ -48,7 +49,20 @@ export async function scaleTraffic(
             note: "invoice",
             evidence: "usage",
           };
-    await resolveHold(db, people.finance, hold.id, decision);
+    // A release the product refuses (the job completed, or may still: DESIGN rule 18) is settled
+    // instead, as finance does when it is told so.
+    await resolveHold(db, people.finance, hold.id, decision).catch(async (error: unknown) => {
+      const refused =
+        error instanceof AppError && (error.code === "send_completed" || error.code === "send_outcome_unknown");
+      if (!refused) throw error;
+      const settle = {
+        kind: "settle" as const,
+        chargeMicros: Number(hold.amount_micros),
+        note: "invoice",
+        evidence: "usage",
+      };
+      await resolveHold(db, people.finance, hold.id, settle);
+    });
   }
   return "100 registrations, 20 approvals, 10 reconciliations, 10 accepted failures, 20 holds decided";
 }
