@@ -11,7 +11,7 @@ import { requestReplacement } from "@/lib/services/replacement/request-replaceme
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { fingerprint, makeUser, parkInput, producer } from "./fixtures";
 import { countRows, dumpAllRows } from "./helpers/tables";
-import { openTestDb } from "./setup/test-db";
+import { openTestDb, ownerUrl } from "./setup/test-db";
 
 // Rule 1 (idempotent registration) and rule 10 (sanitise at the door), through parkCase.
 const { db, url } = openTestDb();
@@ -50,6 +50,40 @@ describe("parkCase", () => {
     const replay = { ...input, evidence: { ...input.evidence, summary: "retried the dead-letter call" } };
     expect(await parkCase(db, shop, replay)).toEqual({ ...first, created: false });
     expect(await countRows(db)).toEqual(before);
+  });
+
+  it("an identical re-registration is answered by a read: a writer's table lock does not hold it", async () => {
+    // EXCLUSIVE mode (the tables' owner may take it) lets readers through and stops every writer,
+    // including a write statement that would insert nothing. Before replays were answered by a read, each one waited here.
+    const inputs = [parkInput("polling"), parkInput("submission_uncertain")];
+    const firsts = [];
+    for (const input of inputs) firsts.push(await parkCase(db, shop, input));
+    const locker = new pg.Client({ connectionString: ownerUrl() });
+    await locker.connect();
+    let replays: Promise<unknown> = Promise.resolve();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE operations, cases, holds, ledger_entries, audit_events IN EXCLUSIVE MODE");
+      let settled = false;
+      const answered = Promise.all(inputs.map((input) => parkCase(db, shop, input))).finally(() => {
+        settled = true;
+      });
+      replays = answered.catch(() => {});
+      let waited = false;
+      for (let i = 0; i < 200 && !settled && !waited; i++) {
+        const [row] = await db.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        waited = (row?.n ?? 0) > 0;
+        if (!waited) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(waited).toBe(false);
+      expect(await answered).toEqual(firsts.map((first) => ({ ...first, created: false })));
+    } finally {
+      await locker.query("ROLLBACK");
+      await locker.end();
+      await replays;
+    }
   });
 
   it("a replay of the original registration is recognised after the case moved on (reconciled)", async () => {

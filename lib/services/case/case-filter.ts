@@ -53,7 +53,7 @@ async function searchCondition(
   counting: boolean,
   page?: SearchPage,
 ): Promise<Prisma.Sql> {
-  const exact = Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
+  const exact = exactIdCondition(q);
   if (q.length < PARTIAL_SEARCH_MIN) return exact;
   const whole = await sqlRows<{ id: string }>(
     db,
@@ -89,6 +89,10 @@ async function searchCondition(
   return walked ? byIds(walked) : indexed;
 }
 
+/** Cases with the text as one of their IDs in full, by the IDs' own indexes. */
+const exactIdCondition = (q: string) =>
+  Prisma.sql`(operation_id = ${q} OR attempt_id = ${q} OR provider_job_id = ${q})`;
+
 const byIds = (rows: { id: string }[]) => Prisma.sql`id = ANY(${rows.map((row) => row.id)}::uuid[])`;
 
 /** Cases of the producers in `scope` only; none for every producer. */
@@ -110,7 +114,14 @@ export async function caseFilterConditions(
     searchIdsCap = SEARCH_IDS_CAP,
     counting = false,
     page,
-  }: { searchIdsCap?: number; counting?: boolean; page?: SearchPage } = {},
+    exactIds = false,
+  }: {
+    searchIdsCap?: number;
+    counting?: boolean;
+    page?: SearchPage;
+    /** The search as whole IDs only, without looking first (a caller that then falls back to the full search). */
+    exactIds?: boolean;
+  } = {},
 ): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = scopeConditions(scope);
   if (filter.provider) where.push(Prisma.sql`provider = ${filter.provider}`);
@@ -121,7 +132,9 @@ export async function caseFilterConditions(
     where.push(Prisma.sql`opened_at <= ${new Date(now.getTime() - filter.minAgeSeconds * 1000)}`);
   if (filter.currency) where.push(Prisma.sql`currency = ${filter.currency}`);
   if (filter.minAmountMicros !== undefined) where.push(Prisma.sql`held_micros >= ${BigInt(filter.minAmountMicros)}`);
-  if (filter.q) {
+  if (filter.q && exactIds) {
+    where.push(exactIdCondition(filter.q));
+  } else if (filter.q) {
     const pageWhere = page ? { ...page, where: [...page.where, ...where] } : undefined;
     where.push(await searchCondition(db, filter.q, searchIdsCap, counting, pageWhere));
   }

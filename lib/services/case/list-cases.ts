@@ -4,6 +4,7 @@ import { sqlRows } from "@/lib/db/sql-rows";
 import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import type { Principal } from "@/lib/domain/principal";
 import { scopeOf } from "@/lib/domain/producer-scope";
+import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
@@ -69,7 +70,7 @@ export async function viewConditions(
   actor: Principal,
   query: ListCasesQuery,
   now: Date,
-  options: { counting?: boolean; page?: { cursor: Prisma.Sql[]; rows: number } } = {},
+  options: { counting?: boolean; page?: { cursor: Prisma.Sql[]; rows: number }; exactIds?: boolean } = {},
 ): Promise<Prisma.Sql[]> {
   const where: Prisma.Sql[] = [
     query.state
@@ -93,7 +94,11 @@ export async function viewConditions(
   };
   return [
     ...where,
-    ...(await caseFilterConditions(db, query, scopeOf(actor), now, { counting: options.counting, page })),
+    ...(await caseFilterConditions(db, query, scopeOf(actor), now, {
+      counting: options.counting,
+      page,
+      exactIds: options.exactIds,
+    })),
   ];
 }
 
@@ -137,16 +142,56 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   requirePermission(actor, "case:read");
   const cursor = decodeCursor(query.cursor, query.sort);
   const after = cursor ? [afterCursorSql(query.sort, cursor)] : [];
-  const where = [
-    ...(await viewConditions(db, actor, query, now, { page: { cursor: after, rows: query.limit + 1 } })),
-    ...after,
-  ];
+  // An ID pasted in full, the most common search, is one statement: the page of its exact matches.
+  // Found, that is the page the full search gives (it matches whole IDs first); empty, the text may
+  // be part of an ID, or match only outside the view, and the full search decides.
+  let rows: Row[] = [];
+  if (query.q !== undefined && query.q.length >= PARTIAL_SEARCH_MIN) {
+    const exact = await viewConditions(db, actor, query, now, { exactIds: true });
+    rows = await sqlRows<Row>(db, pageStatement([...exact, ...after], query));
+  }
+  if (rows.length === 0) {
+    const where = [
+      ...(await viewConditions(db, actor, query, now, { page: { cursor: after, rows: query.limit + 1 } })),
+      ...after,
+    ];
+    rows = await sqlRows<Row>(db, pageStatement(where, query));
+  }
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > query.limit && last
+      ? cursorAfter({ id: last.id, openedAt: last.opened_at, heldMicros: last.held_micros }, query.sort)
+      : null;
+  return {
+    items: page.map((row) => ({
+      id: row.id,
+      operationId: row.operation_id,
+      attemptId: row.attempt_id,
+      stage: row.stage,
+      state: row.state,
+      provider: row.provider,
+      model: row.model,
+      providerJobId: row.provider_job_id,
+      heldMicros: Number(row.held_micros),
+      currency: row.currency,
+      assigneeId: row.assignee_id,
+      episode: row.episode,
+      openedAt: row.opened_at.toISOString(),
+      ageSeconds: Math.max(0, Math.floor((now.getTime() - row.opened_at.getTime()) / 1000)),
+      escalationReason: row.escalation_reason,
+      holdOpen: row.state === "resolved" && row.held_micros > 0n,
+      ...progressOf(row, now),
+    })),
+    nextCursor,
+  };
+}
+
+/** The page first, then what it waits on and its last recovery, looked up for its rows alone. */
+function pageStatement(where: Prisma.Sql[], query: ListCasesQuery): Prisma.Sql {
   const order = orderSql(query.sort);
   const pageOrder = orderSql(query.sort, "page.");
-  // The page first, then what it waits on and its last recovery, looked up for its rows alone.
-  const rows = await sqlRows<Row>(
-    db,
-    Prisma.sql`
+  return Prisma.sql`
     WITH page AS (
       SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
              assignee_id, episode, opened_at, escalation_reason, outputs_unavailable_at IS NOT NULL AS outputs_unavailable
@@ -177,36 +222,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
     LEFT JOIN LATERAL (
       SELECT a.status, a.ready_at, a.lease_until FROM recovery_actions a
       WHERE a.case_id = page.id AND a.status IN ('ready', 'claimed') LIMIT 1) live ON TRUE
-    ORDER BY ${pageOrder}`,
-  );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const nextCursor =
-    rows.length > query.limit && last
-      ? cursorAfter({ id: last.id, openedAt: last.opened_at, heldMicros: last.held_micros }, query.sort)
-      : null;
-  return {
-    items: page.map((row) => ({
-      id: row.id,
-      operationId: row.operation_id,
-      attemptId: row.attempt_id,
-      stage: row.stage,
-      state: row.state,
-      provider: row.provider,
-      model: row.model,
-      providerJobId: row.provider_job_id,
-      heldMicros: Number(row.held_micros),
-      currency: row.currency,
-      assigneeId: row.assignee_id,
-      episode: row.episode,
-      openedAt: row.opened_at.toISOString(),
-      ageSeconds: Math.max(0, Math.floor((now.getTime() - row.opened_at.getTime()) / 1000)),
-      escalationReason: row.escalation_reason,
-      holdOpen: row.state === "resolved" && row.held_micros > 0n,
-      ...progressOf(row, now),
-    })),
-    nextCursor,
-  };
+    ORDER BY ${pageOrder}`;
 }
 
 function progressOf(row: Row, now: Date) {

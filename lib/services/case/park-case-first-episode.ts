@@ -122,20 +122,59 @@ export async function parkFirstEpisode(
   if (row.outcome === "job_in_use") return { kind: "job_in_use" };
   const found = { caseId: row.id ?? "", stage: row.stage as Stage, state: row.state as CaseState };
   if (row.outcome === "created") return { kind: "created", ...found };
+  return { kind: "existing", ...found, registered: registeredFacts(row, input.operationId) };
+}
+
+type Registered = Extract<FirstEpisode, { kind: "existing" }> & {
+  /**
+   * The named provider job is recorded for this very attempt of this operation: what
+   * `refuseContradictedPark` calls `mine`, which lets a claim on the job through unexamined.
+   */
+  jobIsItsOwn: boolean;
+};
+
+/**
+ * The operation's case as registered, by one read: no transaction, no lock beyond a reader's, no
+ * trigger. An identical re-registration is most of a replayed burst, and the write statement above
+ * costs it a writer's locks and every statement trigger of six tables even when it writes nothing
+ * (docs/performance.md §4). `null` when the operation has no case.
+ */
+export async function readRegistered(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<Registered | null> {
+  const jobId = input.providerJobId ?? null;
+  const rows = await sqlRows<Omit<Row, "outcome"> & { job_is_its_own: boolean }>(
+    db,
+    Prisma.sql`
+    SELECT c.id, c.stage, c.state, c.attempt_id, c.registered_stage, c.registered_job_id, c.registered_fingerprint,
+           c.provider, c.model, h.hold_id, h.amount_micros, h.currency,
+           EXISTS (SELECT 1 FROM attempts a
+                   WHERE a.provider = ${input.provider} AND a.provider_job_id = ${jobId}
+                     AND a.operation_ref = o.id AND a.attempt_id = ${input.attemptId}) AS job_is_its_own
+    FROM operations o JOIN cases c ON c.operation_ref = o.id LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
+    WHERE o.producer = ${actor.name} AND o.operation_id = ${input.operationId}`,
+  );
+  const row = rows[0];
+  if (!row?.id) return null;
   return {
     kind: "existing",
-    ...found,
-    registered: {
-      operationId: input.operationId,
-      attemptId: row.attempt_id ?? "",
-      stage: row.registered_stage as Stage,
-      providerJobId: row.registered_job_id,
-      fingerprint: row.registered_fingerprint ?? "",
-      provider: row.provider ?? "",
-      model: row.model ?? "",
-      holdId: row.hold_id ?? "",
-      amountMicros: row.amount_micros === null ? 0n : BigInt(row.amount_micros),
-      currency: row.currency ?? "",
-    },
+    caseId: row.id,
+    stage: row.stage as Stage,
+    state: row.state as CaseState,
+    registered: registeredFacts(row, input.operationId),
+    jobIsItsOwn: row.job_is_its_own,
+  };
+}
+
+function registeredFacts(row: Omit<Row, "outcome">, operationId: string): RegistrationFacts {
+  return {
+    operationId,
+    attemptId: row.attempt_id ?? "",
+    stage: row.registered_stage as Stage,
+    providerJobId: row.registered_job_id,
+    fingerprint: row.registered_fingerprint ?? "",
+    provider: row.provider ?? "",
+    model: row.model ?? "",
+    holdId: row.hold_id ?? "",
+    amountMicros: row.amount_micros === null ? 0n : BigInt(row.amount_micros),
+    currency: row.currency ?? "",
   };
 }

@@ -12,7 +12,7 @@ import { type ProducerActor, requireProducer } from "../access/actor";
 import { chargeAfterRelease } from "../hold/charge-after-release";
 import { reserveHold } from "../hold/reserve-hold";
 import { refuseContradictedPark } from "../job-claim/claim-job";
-import { parkFirstEpisode } from "./park-case-first-episode";
+import { parkFirstEpisode, readRegistered } from "./park-case-first-episode";
 import { requireReadableJobId } from "./provider-job-id";
 import { type CaseRow, transitionCase } from "./transition-case";
 
@@ -40,8 +40,9 @@ const json = (value: unknown, settings?: Pick<Env, "STORE_PROMPTS">) =>
  * open case are refused; a resolved case re-parked with a new attempt or stage opens a new episode.
  * Two identical registrations racing both end on the one case (the loser retries and finds it).
  *
- * A first registration and a replay, nearly all of an ingest burst, are one statement each
- * (park-case-first-episode.ts); only a new episode on an existing case takes the transaction below.
+ * An identical replay is answered by one read (`answerReplay`); a first registration is one
+ * statement (park-case-first-episode.ts); only a new episode on an existing case takes the
+ * transaction below.
  */
 export async function parkCase(
   db: Db,
@@ -56,6 +57,8 @@ export async function parkCase(
   if (!valid.ok) throw new AppError("invalid_request", valid.error.message);
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
+  const replayed = await answerReplay(db, producer, input, facts);
+  if (replayed) return replayed;
   if (input.providerJobId) {
     await refuseContradictedPark(db, {
       producer: producer.name,
@@ -90,6 +93,26 @@ export async function parkCase(
       if (!lostRace(error) || attempt >= 2) throw error;
     }
   }
+}
+
+/**
+ * An identical re-registration answered from one read, before the write statement: the answer the
+ * path below gives it (its provider-evidence check lets the attempt's own job through, and the
+ * statement finds the case and judges it `existing`), without its locks and triggers
+ * (docs/performance.md §4). Anything else the read cannot settle (no case yet, other facts, a new
+ * episode, a job not recorded for this attempt) takes the path below, which reads again.
+ */
+async function answerReplay(
+  db: Db,
+  producer: ProducerActor,
+  input: ParkCaseInput,
+  facts: RegistrationFacts,
+): Promise<ParkCaseResult | null> {
+  const found = await readRegistered(db, producer, input);
+  if (!found || (input.providerJobId && !found.jobIsItsOwn)) return null;
+  const verdict = decideRegistration({ registered: found.registered, state: found.state }, facts);
+  if (!verdict.ok || verdict.value.kind !== "existing") return null;
+  return { caseId: found.caseId, created: false, stage: found.stage, state: found.state };
 }
 
 /**
