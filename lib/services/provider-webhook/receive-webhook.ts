@@ -1,7 +1,7 @@
 import { verifyWebhookReference, type WebhookReference } from "@/lib/auth/webhook-reference";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { committedAlone, sqlRows } from "@/lib/db/sql-rows";
 import { inTransaction } from "@/lib/db/transaction";
 import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
@@ -78,7 +78,7 @@ export async function receiveProviderWebhook(db: Db, actor: Principal, input: We
  */
 async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput): Promise<WebhookResult | null> {
   const { report } = input;
-  const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
+  const rows = await sqlRows<{ duplicate: boolean | null; outcome: string; case_ref: string | null }>(
     db,
     Prisma.sql`
     WITH seen AS (
@@ -92,10 +92,34 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
       RETURNING outcome, case_ref
     )
     SELECT false AS duplicate, outcome, case_ref FROM kept
-    UNION ALL SELECT true, outcome, case_ref FROM seen`,
+    UNION ALL SELECT true, outcome, case_ref FROM seen
+    -- Neither, for a job nobody owns: a retry racing its first delivery (keptMeanwhile).
+    UNION ALL SELECT NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM owned) AND NOT EXISTS (SELECT 1 FROM seen)`,
   );
-  const row = rows[0];
-  return row ? { duplicate: row.duplicate, outcome: row.outcome, caseId: row.case_ref } : null;
+  const found = rows.find((candidate) => candidate.duplicate !== null);
+  const row = found ?? (rows.length > 0 ? await keptMeanwhile(db, actor) : undefined);
+  return row && row.duplicate !== null
+    ? { duplicate: row.duplicate, outcome: row.outcome, caseId: row.case_ref }
+    : null;
+}
+
+/**
+ * A provider's retry racing its first delivery (the same `webhook-id` at once) finds no row in the
+ * statement's snapshot, and its insert waits for the first one's commit and then does nothing: the
+ * row committed meanwhile is read by a second statement instead of a transaction that would decide
+ * nothing. Nothing found (the job has an owner, or the first is rolled back): the transaction decides.
+ */
+async function keptMeanwhile(
+  db: Db,
+  actor: ProviderActor,
+): Promise<{ duplicate: boolean; outcome: string; case_ref: string | null } | undefined> {
+  if (!committedAlone(db)) return undefined;
+  const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
+    db,
+    Prisma.sql`SELECT true AS duplicate, outcome, case_ref FROM provider_webhooks
+      WHERE provider = ${actor.provider} AND webhook_id = ${actor.webhookId}`,
+  );
+  return rows[0];
 }
 
 const UNMATCHED_NOTE = "no operation owns this job yet";
