@@ -29,13 +29,21 @@ export class OtherAccountRefused extends AppError {
 /** Replicate's Standard Webhooks signature over the raw body, with the account's secret. */
 export async function authenticateReplicate(req: ApiRequest, rawBody: string): Promise<ProviderActor> {
   const config = env();
-  const secret = await replicateWebhookSecret({
+  const source = {
     secret: config.REPLICATE_WEBHOOK_SECRET,
     apiToken: config.REPLICATE_API_TOKEN,
     baseUrl: config.REPLICATE_BASE_URL ?? REPLICATE_BASE_URL,
-  });
+  };
+  const secret = await replicateWebhookSecret(source);
   if (!secret) throw new AppError("unauthenticated", "Replicate webhooks are not configured in this deployment.");
-  const verified = verifyReplicateWebhook(secret, rawBody, (name) => req.header(name));
+  const header = (name: string) => req.header(name);
+  // A secret read from Replicate is kept for the process; one that no longer verifies may have been
+  // rotated there, so it is read again (at most once per interval, webhook-keys.ts) before refusing.
+  let verified = verifyReplicateWebhook(secret, rawBody, header);
+  if (!verified && !source.secret && hasSignatureHeaders(header)) {
+    const fresh = await replicateWebhookSecret({ ...source, refresh: true });
+    if (fresh && fresh !== secret) verified = verifyReplicateWebhook(fresh, rawBody, header);
+  }
   if (!verified) throw refused();
   return {
     kind: "provider",
@@ -43,6 +51,11 @@ export async function authenticateReplicate(req: ApiRequest, rawBody: string): P
     webhookId: verified.webhookId,
     signedAt: verified.signedAt.toISOString(),
   };
+}
+
+/** Whether the request carries the Standard Webhooks headers at all: one that does not never costs a secret read. */
+function hasSignatureHeaders(header: (name: string) => string | null | undefined): boolean {
+  return Boolean(header("webhook-id") && header("webhook-timestamp") && header("webhook-signature"));
 }
 
 /** fal's Ed25519 signature, by a key of its JWKS (fetched again once when no cached key matches). */

@@ -77,13 +77,15 @@ export async function falWebhookKeys(
 /**
  * Replicate's webhook signing secret: configured, or read with the account's token
  * (`GET /v1/webhooks/default/secret`, docs: "Verify webhooks") and kept for the process; a failed
- * read is not tried again within the interval.
+ * read is not tried again within the interval. `refresh` asks again (a signature the kept secret
+ * does not verify may follow a rotation at Replicate), at most once per interval whatever arrives.
  */
 export async function replicateWebhookSecret(config: {
   secret?: string;
   apiToken?: string;
   baseUrl: string;
   now?: number;
+  refresh?: boolean;
 }): Promise<string | null> {
   if (config.secret) return config.secret;
   const token = config.apiToken;
@@ -91,7 +93,7 @@ export async function replicateWebhookSecret(config: {
   return readKeys(
     cache().replicate,
     `${config.baseUrl}\n${token}`,
-    () => true,
+    () => !config.refresh,
     config.now ?? Date.now(),
     async () => {
       const answer = await get(`${config.baseUrl}/v1/webhooks/default/secret`, { Authorization: `Bearer ${token}` });

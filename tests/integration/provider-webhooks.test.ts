@@ -513,3 +513,86 @@ describe("jobs the product does not know yet", () => {
     });
   });
 });
+
+// docs/performance.md §7a: duplicates, unowned jobs and an accepted permit's completion are answered
+// without a transaction; racing deliveries must still be kept once and decide once.
+describe("the intake's one-statement answers", () => {
+  const acceptedPermit = async () => {
+    const { operationId, input } = permitInput();
+    await requestPermit(db, shop, operationId, input, env());
+    const job = `${randomBytes(4).toString("hex")}-sent-${sequence++}`;
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job));
+    return { operationId, input, job };
+  };
+  const completion = (job: string) => ({
+    id: job,
+    status: "succeeded",
+    output: `https://replicate.delivery/${job}.mp4`,
+    model: "omni-flash-720p",
+  });
+
+  it("an accepted permit's completion, delivered many times at once and by several events, settles its hold once", async () => {
+    const { operationId, input, job } = await acceptedPermit();
+    const id = `msg_owned_${sequence++}`;
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => replicateCall(completion(job), { id })),
+      ...Array.from({ length: 3 }, () => replicateCall(completion(job))),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(Array(9).fill(200));
+    // One delivery of the event is answered as new, its copies as its duplicates; the other events
+    // find the permit reported (a repeat of the same report), and none of them settles again.
+    const sameEvent = answers.slice(0, 6).map((a) => a.json.duplicate);
+    expect(sameEvent.filter((duplicate) => duplicate === false)).toHaveLength(1);
+    expect(answers.every((a) => a.json.outcome === "permit_reported" || a.json.outcome === "observed")).toBe(true);
+    const permit = await db.sendPermit.findFirstOrThrow({ where: { operation: { operationId } } });
+    expect(permit).toMatchObject({ status: "completed", providerJobId: job });
+    const hold = await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId }, include: { entries: true } });
+    expect(hold).toMatchObject({ status: "settled", settledMicros: 100_000n, releasedMicros: 0n });
+    expect(hold.entries.map((e) => [e.kind, e.amountMicros])).toEqual([
+      ["reserve", 100_000n],
+      ["settle", 100_000n],
+    ]);
+    const audits = await db.auditEvent.findMany({
+      where: { kind: "permit_completed", after: { path: ["operationId"], equals: operationId } },
+    });
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({
+      actorKind: "system",
+      caseId: null,
+      after: { producer: shop.name, operationId, attemptId: input.attemptId, token: 1, holdSettledMicros: 100_000 },
+    });
+    const rows = await db.providerWebhook.findMany({ where: { providerJobId: job }, orderBy: { id: "asc" } });
+    expect(rows).toHaveLength(4);
+    expect(rows.find((r) => r.webhookId === id)).toMatchObject({
+      outcome: "permit_reported",
+      permitRef: permit.id,
+      caseRef: null,
+      note: "permit completed",
+    });
+  });
+
+  it("a completion after finance released the hold is left to the transaction: a charge after release, not a settlement", async () => {
+    const { operationId, input, job } = await acceptedPermit();
+    const finance = await makeUser(db, ["finance"]);
+    const hold = await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId } });
+    await resolveHold(db, finance, hold.id, { kind: "write_off", note: "support lost it", evidence: "ticket 4" });
+    const answer = await replicateCall(completion(job));
+    expect(answer.json).toMatchObject({ duplicate: false, outcome: "permit_reported" });
+    expect(await db.sendPermit.findFirstOrThrow({ where: { operation: { operationId } } })).toMatchObject({
+      status: "completed",
+    });
+    const entries = await db.ledgerEntry.findMany({ where: { hold: { holdId: input.hold.holdId } } });
+    expect(entries.filter((e) => e.kind === "settle")).toHaveLength(0);
+  });
+
+  it("one unowned event delivered eight times at once is kept once, and answered once as new", async () => {
+    const job = `${randomBytes(4).toString("hex")}-nobody-${sequence++}`;
+    const id = `msg_unowned_${sequence++}`;
+    const body = { id: job, status: "processing", output: null, model: "omni-flash-720p" };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => replicateCall(body, { id })));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(answers.filter((a) => a.json.duplicate === false)).toHaveLength(1);
+    expect(answers.every((a) => a.json.outcome === "unmatched")).toBe(true);
+    expect(await db.providerWebhook.count({ where: { webhookId: id } })).toBe(1);
+  });
+});

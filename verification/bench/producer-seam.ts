@@ -100,12 +100,42 @@ WITH p AS (
 INSERT INTO audit_events (actor_kind, actor_id, actor_label, kind, after)
 SELECT 'api_key', $4, 'api key ' || $1, 'permit_accepted', jsonb_build_object('providerJobId', $3::text) FROM p`;
 
-/** A webhook's row, once per event. */
+/** A webhook's row, once per event (a duplicate's insert does nothing). */
 const RAW_WEBHOOK = `
 INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at, outcome, detail)
 SELECT 'replicate', $1, $2, 'running', 'processing', now(), 'unmatched', '{"kind":"running"}'::jsonb
 WHERE NOT EXISTS (SELECT 1 FROM attempts WHERE provider = 'replicate' AND provider_job_id = $2)
 ON CONFLICT (provider, webhook_id) DO NOTHING`;
+
+/**
+ * An owned job's completion, as the product writes it: the webhook's row naming the permit, the
+ * accepted permit completed, its hold settled with a settle entry, the permit's audit event.
+ */
+const RAW_OWNED_WEBHOOK = `
+WITH p AS (
+  UPDATE send_permits sp SET status = 'completed', reported_at = now(),
+         last_report = jsonb_build_object('outcome', 'completed', 'webhookId', $1::text)
+  FROM attempts a
+  WHERE a.provider = 'replicate' AND a.provider_job_id = $2 AND sp.attempt_ref = a.id AND sp.status = 'accepted'
+  RETURNING sp.id, sp.hold_ref
+), kept AS (
+  INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status, signed_at,
+                                 outcome, note, detail, permit_ref)
+  SELECT 'replicate', $1, $2, 'completed', 'succeeded', now(), 'permit_reported', 'permit completed',
+         '{"kind":"completed"}'::jsonb, p.id FROM p
+  ON CONFLICT (provider, webhook_id) DO NOTHING
+), settled AS (
+  UPDATE holds h SET status = 'settled', settled_micros = h.amount_micros, released_micros = 0, resolved_at = now(),
+         decision_note = 'settled on the replicate webhook'
+  FROM p WHERE h.id = p.hold_ref AND h.status = 'held'
+  RETURNING h.id, h.amount_micros
+), entries AS (
+  INSERT INTO ledger_entries (hold_ref, kind, amount_micros, actor_label)
+  SELECT id, 'settle', amount_micros, 'replicate webhook (signature verified)' FROM settled
+)
+INSERT INTO audit_events (actor_kind, actor_id, actor_label, kind, after)
+SELECT 'system', 'replicate-webhook:' || $1, 'replicate webhook (signature verified)', 'permit_completed',
+       jsonb_build_object('holdSettledMicros', 500000) FROM p`;
 
 function permitRequests(run: string, secret: string): Request[] {
   return Array.from({ length: PERMITS }, (_, i) => {
@@ -164,26 +194,42 @@ async function configureGate(databaseUrl: string): Promise<void> {
   }
 }
 
-/** Half the events are sent twice (a provider's retry keeps its webhook-id). */
-function webhookRequests(run: string): Request[] {
-  const signer = new Webhook(BENCH_REPLICATE_WEBHOOK_SECRET);
+/** A Replicate webhook signed as Replicate signs it (Standard Webhooks), for one event. */
+function signedWebhook(signer: Webhook, id: string, prediction: Record<string, unknown>): Request {
   const now = new Date();
-  const events = Array.from({ length: WEBHOOKS / 2 }, (_, i) => {
-    const id = `msg_${run}_${i}`;
-    const body = JSON.stringify({
+  const body = JSON.stringify(prediction);
+  const headers = {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": signer.sign(id, now, body),
+  };
+  return { path: "/api/v1/provider-webhooks/replicate", body, headers };
+}
+
+/** One event per job nobody owns (sent again as they are, they are a provider's retries). */
+function unownedWebhooks(run: string): Request[] {
+  const signer = new Webhook(BENCH_REPLICATE_WEBHOOK_SECRET);
+  return Array.from({ length: WEBHOOKS }, (_, i) =>
+    signedWebhook(signer, `msg_${run}_${i}`, {
       id: `${run}-job-${i}`,
       status: "processing",
       output: null,
       model: "minimax/video-01",
-    });
-    const headers = {
-      "webhook-id": id,
-      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-      "webhook-signature": signer.sign(id, now, body),
-    };
-    return { path: "/api/v1/provider-webhooks/replicate", body, headers };
-  });
-  return events.flatMap((event) => [event, event]);
+    }),
+  );
+}
+
+/** The completion of each job the run's accepted reports recorded: each permit completes, its hold settles. */
+function ownedWebhooks(run: string): Request[] {
+  const signer = new Webhook(BENCH_REPLICATE_WEBHOOK_SECRET);
+  return Array.from({ length: PERMITS }, (_, i) =>
+    signedWebhook(signer, `msg_${run}_owned_${i}`, {
+      id: `${run}-sent-${i}`,
+      status: "succeeded",
+      output: `https://replicate.delivery/bench/${run}-${i}.mp4`,
+      model: "minimax/video-01",
+    }),
+  );
 }
 
 const part: BenchPart = {
@@ -223,17 +269,37 @@ const part: BenchPart = {
       `producer-seam: reports HTTP ${figures(httpReports)} ${JSON.stringify(httpReports.statuses)}; raw ${figures(rawReports)}`,
     );
 
-    const webhooks = webhookRequests(run);
-    await fire(server.url, webhookRequests(`${run}w`).slice(0, 200));
-    ctx.log(`producer-seam: ${WEBHOOKS} signed webhooks over HTTP (half duplicates)…`);
-    const httpHooks = await fire(server.url, webhooks);
-    const rawHooks = await rawRun(rawUrl, webhooks, RAW_WEBHOOK, (r) => {
-      const body = JSON.parse(r.body) as { id: string };
-      return [r.headers["webhook-id"], body.id];
-    });
+    // Webhooks: events for jobs nobody owns, the same events again (the provider's retries), then
+    // the completion of every job the reports above recorded, each against its own raw statement.
+    const rawHook = (r: Request) => [r.headers["webhook-id"], (JSON.parse(r.body) as { id: string }).id];
+    await fire(server.url, unownedWebhooks(`${run}w`).slice(0, 200));
+    const unowned = unownedWebhooks(run);
+    ctx.log(`producer-seam: ${WEBHOOKS} signed webhooks for unowned jobs over HTTP…`);
+    const httpUnowned = await fire(server.url, unowned);
+    const rawUnowned = await rawRun(rawUrl, unowned, RAW_WEBHOOK, rawHook);
     ctx.log(
-      `producer-seam: webhooks HTTP ${httpHooks.perSecond.toFixed(0)}/s ${JSON.stringify(httpHooks.statuses)}, raw ${rawHooks.perSecond.toFixed(0)}/s`,
+      `producer-seam: unowned webhooks HTTP ${figures(httpUnowned)} ${JSON.stringify(httpUnowned.statuses)}; raw ${figures(rawUnowned)}`,
     );
+    ctx.log(`producer-seam: the same ${WEBHOOKS} webhooks again (duplicates)…`);
+    const httpDuplicates = await fire(server.url, unowned);
+    const rawDuplicates = await rawRun(rawUrl, unowned, RAW_WEBHOOK, rawHook);
+    ctx.log(
+      `producer-seam: duplicate webhooks HTTP ${figures(httpDuplicates)} ${JSON.stringify(httpDuplicates.statuses)}; raw ${figures(rawDuplicates)}`,
+    );
+    const owned = ownedWebhooks(run);
+    ctx.log(`producer-seam: ${PERMITS} completions of owned jobs over HTTP…`);
+    const httpOwned = await fire(server.url, owned);
+    const rawOwned = await rawRun(rawUrl, owned, RAW_OWNED_WEBHOOK, rawHook);
+    ctx.log(
+      `producer-seam: owned webhooks HTTP ${figures(httpOwned)} ${JSON.stringify(httpOwned.statuses)}; raw ${figures(rawOwned)}`,
+    );
+    for (const [what, http, raw] of [
+      ["unowned", httpUnowned, rawUnowned],
+      ["duplicates", httpDuplicates, rawDuplicates],
+      ["owned", httpOwned, rawOwned],
+    ] as const) {
+      ctx.log(`producer-seam: webhooks, ${what}: ${(http.perSecond / raw.perSecond).toFixed(2)}x raw`);
+    }
 
     const counted = await countRows(server.databaseUrl, run);
     const label = "raw INSERT … ON CONFLICT, pg pool of 16";
@@ -276,15 +342,21 @@ const part: BenchPart = {
         httpReports,
         rawReports,
       ),
-      {
-        part: "producer-seam",
-        metric: `POST /api/v1/provider-webhooks/replicate, ${WEBHOOKS.toLocaleString("en-US")} signed webhooks, half duplicates`,
-        value: httpHooks.perSecond,
-        unit: "req/s",
-        baseline: { label, value: rawHooks.perSecond },
-        better: "higher",
-        target: ">= 0.5x raw",
-      },
+      ...seam(
+        `POST /api/v1/provider-webhooks/replicate, ${WEBHOOKS.toLocaleString("en-US")} signed webhooks for unowned jobs`,
+        httpUnowned,
+        rawUnowned,
+      ),
+      ...seam(
+        `POST /api/v1/provider-webhooks/replicate, the same ${WEBHOOKS.toLocaleString("en-US")} again (duplicates)`,
+        httpDuplicates,
+        rawDuplicates,
+      ),
+      ...seam(
+        `POST /api/v1/provider-webhooks/replicate, ${PERMITS.toLocaleString("en-US")} completions of accepted permits' jobs`,
+        httpOwned,
+        rawOwned,
+      ),
     ];
     const checks: BenchCheck[] = [
       {
@@ -308,8 +380,21 @@ const part: BenchPart = {
       {
         part: "producer-seam",
         name: "every webhook answered 200 and each event was kept once",
-        ok: httpHooks.statuses["200"] === WEBHOOKS && counted.webhooks === WEBHOOKS / 2,
-        detail: `${JSON.stringify(httpHooks.statuses)}; ${counted.webhooks} events kept`,
+        ok:
+          httpUnowned.statuses["200"] === WEBHOOKS &&
+          httpDuplicates.statuses["200"] === WEBHOOKS &&
+          counted.webhooks === WEBHOOKS,
+        detail: `${JSON.stringify(httpUnowned.statuses)}, again ${JSON.stringify(httpDuplicates.statuses)}; ${counted.webhooks} events kept`,
+      },
+      {
+        part: "producer-seam",
+        name: "every owned job's completion answered 200, completed its permit and settled its hold once",
+        ok:
+          httpOwned.statuses["200"] === PERMITS &&
+          counted.ownedKept === PERMITS &&
+          counted.completed === PERMITS &&
+          counted.settleEntries === PERMITS,
+        detail: `${JSON.stringify(httpOwned.statuses)}; ${counted.ownedKept} kept as permit_reported, ${counted.completed} permits completed, ${counted.settleEntries} settle entries`,
       },
     ];
     return { rows, checks };
@@ -325,6 +410,9 @@ async function countRows(databaseUrl: string, run: string) {
       accepted: number;
       holds: number;
       webhooks: number;
+      ownedKept: number;
+      completed: number;
+      settleEntries: number;
       limitDay: string;
       heldToday: string;
       paused: boolean;
@@ -332,13 +420,21 @@ async function countRows(databaseUrl: string, run: string) {
       `SELECT (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
                 WHERE o.operation_id LIKE $1 || '-op-%') AS permits,
               (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
-                WHERE o.operation_id LIKE $1 || '-op-%' AND p.status = 'accepted') AS accepted,
+                -- Completed since, by the owned jobs' webhooks, which need the report's acceptance first.
+                WHERE o.operation_id LIKE $1 || '-op-%' AND p.status IN ('accepted', 'completed')) AS accepted,
               (SELECT day_used_micros::text FROM spend_limits WHERE applies_to = 'sends' AND producer = $2) AS "limitDay",
               (SELECT coalesce(sum(amount_micros), 0)::text FROM holds h, spend_limits l
                 WHERE l.applies_to = 'sends' AND l.producer = $2 AND h.producer = $2 AND h.created_at >= l.day_start) AS "heldToday",
               (SELECT coalesce(bool_or(paused_until > now()), false) FROM provider_breakers) AS paused,
               (SELECT count(*)::int FROM holds WHERE hold_id LIKE 'hold-' || $1 || '-op-%') AS holds,
-              (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_%') AS webhooks`,
+              (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_%'
+                AND webhook_id NOT LIKE '%\\_owned\\_%') AS webhooks,
+              (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_owned\\_%'
+                AND outcome = 'permit_reported') AS "ownedKept",
+              (SELECT count(*)::int FROM send_permits p JOIN operations o ON o.id = p.operation_ref
+                WHERE o.operation_id LIKE $1 || '-op-%' AND p.status = 'completed') AS completed,
+              (SELECT count(*)::int FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref
+                WHERE h.hold_id LIKE 'hold-' || $1 || '-op-%' AND e.kind = 'settle') AS "settleEntries"`,
       [run, PRODUCER],
     );
     const row = rows[0];

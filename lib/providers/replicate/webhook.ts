@@ -1,5 +1,21 @@
 import { Webhook } from "standardwebhooks";
+import { processShared } from "../../process-shared";
 import type { VerifiedWebhook } from "../types";
+
+/**
+ * The verifier of the secret last used, kept so a burst does not decode the key per request. Only
+ * the latest secret is kept: a rotated one is dropped as soon as the new one is used.
+ */
+const verifiers = () =>
+  processShared("replicate-webhook-verifier", () => ({ secret: "", verifier: null as Webhook | null }));
+
+function verifierFor(secret: string): Webhook {
+  const kept = verifiers();
+  if (kept.verifier && kept.secret === secret) return kept.verifier;
+  const verifier = new Webhook(secret);
+  Object.assign(kept, { secret, verifier });
+  return verifier;
+}
 
 /**
  * Replicate signs webhooks the Standard Webhooks way (docs: "Verify webhooks"): HMAC-SHA256 of
@@ -18,7 +34,7 @@ export function verifyReplicateWebhook(
     "webhook-signature": header("webhook-signature") ?? "",
   };
   try {
-    new Webhook(secret).verify(rawBody, headers, { jsonParse: false });
+    verifierFor(secret).verify(rawBody, headers, { jsonParse: false });
   } catch {
     return null;
   }

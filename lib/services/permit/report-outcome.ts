@@ -233,6 +233,6 @@ const recordJob = (tx: Prisma.TransactionClient, actor: Principal, permit: Permi
   recordJobOnAttempt(tx, actor, { attemptRef: permit.attemptRef, provider: permit.operation.provider, providerJobId });
 
 /** Who made a report, in the words a timeline reads. */
-function reporter(actor: Principal): string {
+export function reporter(actor: Principal): string {
   return actor.kind === "provider" ? `the ${actor.provider} webhook (signature verified)` : "the producer's report";
 }

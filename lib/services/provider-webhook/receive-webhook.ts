@@ -1,7 +1,7 @@
 import { verifyWebhookReference, type WebhookReference } from "@/lib/auth/webhook-reference";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { sqlRows } from "@/lib/db/sql-rows";
+import { committedAlone, sqlRows } from "@/lib/db/sql-rows";
 import { inTransaction } from "@/lib/db/transaction";
 import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
@@ -18,6 +18,7 @@ import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
 import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
+import { completeOwnedPermit, OWNED_PERMIT_COLUMNS, OWNED_PERMIT_WHERE, type OwnedPermit } from "./owned-completion";
 import { type Found, findTarget } from "./webhook-target";
 
 export type WebhookInput = {
@@ -73,29 +74,79 @@ export async function receiveProviderWebhook(db: Db, actor: Principal, input: We
 
 /**
  * The two answers that need no decision, in one statement: an event kept before (a replay or a
- * retry: its row as it is), or a job nobody owns, without a reference (kept as unmatched). Null
- * when the job has an owner or the row is being written concurrently: the transaction decides.
+ * retry: its row as it is), or a job nobody owns, without a reference (kept as unmatched). The same
+ * statement finds an accepted permit whose job the webhook reports completed, which one more
+ * statement settles (owned-completion.ts). Null when the job has another owner, or the row is being
+ * written concurrently, or the completion found its permit changed: the transaction decides.
  */
 async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput): Promise<WebhookResult | null> {
   const { report } = input;
-  const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
+  const rows = await sqlRows<{
+    duplicate: boolean | null;
+    outcome: string;
+    case_ref: string | null;
+    permit: OwnedPermit | null;
+  }>(
     db,
     Prisma.sql`
     WITH seen AS (
       SELECT outcome, case_ref FROM provider_webhooks WHERE provider = ${actor.provider} AND webhook_id = ${actor.webhookId}
     ), owned AS (
       SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
+    ), permit AS (
+      SELECT ${OWNED_PERMIT_COLUMNS}
+      FROM attempts a JOIN send_permits sp ON sp.attempt_ref = a.id JOIN operations o ON o.id = sp.operation_ref
+        JOIN holds h ON h.id = sp.hold_ref
+      WHERE a.provider = ${actor.provider} AND a.provider_job_id = ${report.providerJobId} AND ${OWNED_PERMIT_WHERE}
+        AND ${report.status.kind === "completed"}
     ), kept AS (
       ${insertKept(actor, input, { outcome: "unmatched", note: UNMATCHED_NOTE })}
       WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
       ON CONFLICT (provider, webhook_id) DO NOTHING
       RETURNING outcome, case_ref
     )
-    SELECT false AS duplicate, outcome, case_ref FROM kept
-    UNION ALL SELECT true, outcome, case_ref FROM seen`,
+    SELECT false AS duplicate, outcome, case_ref, NULL::jsonb AS permit FROM kept
+    UNION ALL SELECT true, outcome, case_ref, NULL FROM seen
+    -- Neither, for a job nobody owns: a retry racing its first delivery (keptMeanwhile).
+    UNION ALL SELECT NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM owned) AND NOT EXISTS (SELECT 1 FROM seen)
+    -- A completion of a job an accepted permit owns, not seen before: completeOwnedPermit.
+    UNION ALL SELECT NULL, NULL, NULL, to_jsonb(permit) FROM permit WHERE NOT EXISTS (SELECT 1 FROM seen)`,
   );
-  const row = rows[0];
-  return row ? { duplicate: row.duplicate, outcome: row.outcome, caseId: row.case_ref } : null;
+  const found = rows.find((candidate) => candidate.duplicate !== null);
+  const owner = rows.find((candidate) => candidate.permit !== null)?.permit;
+  if (!found && owner) {
+    const completed = await completeOwnedPermit(db, actor, {
+      owner,
+      providerJobId: report.providerJobId,
+      signedAt: input.signedAt,
+      status: report.status,
+      keptRow: (row) => insertKept(actor, input, row),
+    });
+    return completed ? { duplicate: false, outcome: "permit_reported", caseId: null } : null;
+  }
+  const row = found ?? (rows.length > 0 ? await keptMeanwhile(db, actor) : undefined);
+  return row && row.duplicate !== null
+    ? { duplicate: row.duplicate, outcome: row.outcome, caseId: row.case_ref }
+    : null;
+}
+
+/**
+ * A provider's retry racing its first delivery (the same `webhook-id` at once) finds no row in the
+ * statement's snapshot, and its insert waits for the first one's commit and then does nothing: the
+ * row committed meanwhile is read by a second statement instead of a transaction that would decide
+ * nothing. Nothing found (the job has an owner, or the first is rolled back): the transaction decides.
+ */
+async function keptMeanwhile(
+  db: Db,
+  actor: ProviderActor,
+): Promise<{ duplicate: boolean; outcome: string; case_ref: string | null } | undefined> {
+  if (!committedAlone(db)) return undefined;
+  const rows = await sqlRows<{ duplicate: boolean; outcome: string; case_ref: string | null }>(
+    db,
+    Prisma.sql`SELECT true AS duplicate, outcome, case_ref FROM provider_webhooks
+      WHERE provider = ${actor.provider} AND webhook_id = ${actor.webhookId}`,
+  );
+  return rows[0];
 }
 
 const UNMATCHED_NOTE = "no operation owns this job yet";
@@ -104,16 +155,17 @@ const UNMATCHED_NOTE = "no operation owns this job yet";
 function insertKept(
   actor: ProviderActor,
   input: WebhookInput,
-  row: { outcome: "received" | "unmatched"; note: string | null },
+  row: { outcome: "received" | "unmatched" | "permit_reported"; note: string | null; permitRef?: string },
 ): Prisma.Sql {
   const { report } = input;
   return Prisma.sql`INSERT INTO provider_webhooks (provider, webhook_id, provider_job_id, status_kind, provider_status,
-                                   signed_at, reference, outcome, note, detail, request_fingerprint, model, job_created_at)
+                                   signed_at, reference, outcome, note, detail, request_fingerprint, model, job_created_at,
+                                   permit_ref)
     SELECT ${actor.provider}, ${actor.webhookId}, ${report.providerJobId}, ${report.status.kind},
            ${"providerStatus" in report.status ? report.status.providerStatus : null}, ${input.signedAt},
            ${input.reference ? JSON.stringify(input.reference) : null}::jsonb, ${row.outcome}, ${row.note},
            ${JSON.stringify(sanitise(statusForEvidence(report.status)))}::jsonb, ${report.requestFingerprint ?? null},
-           ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz`;
+           ${report.model ?? null}, ${jobCreatedAt(report)}::timestamptz, ${row.permitRef ?? null}::uuid`;
 }
 
 /** The provider's creation time, when the webhook says it and it reads as a time. */

@@ -1,0 +1,124 @@
+import { insertAuditSelect } from "@/lib/audit/writer";
+import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
+import { planSettle } from "@/lib/domain/holds";
+import { actorColumns } from "@/lib/domain/principal";
+import { sanitise } from "@/lib/domain/sanitise";
+import { decideOutcome } from "@/lib/domain/send-permits";
+import { storedText } from "@/lib/domain/stored-text";
+import { meaningOfWebhook } from "@/lib/domain/webhook-evidence";
+import type { ProviderActor } from "../access/actor";
+import { resolvedCtes } from "../hold/writer/resolve";
+import { reporter } from "../permit/report-outcome";
+
+/**
+ * An accepted permit whose job a webhook names, as the intake's first statement finds it: the
+ * permit is the job's owner with no case, the operation's latest, and its hold is held with no case.
+ */
+export type OwnedPermit = {
+  permit_id: string;
+  token: number;
+  producer: string;
+  operation_id: string;
+  attempt_id: string;
+  hold_ref: string;
+  amount_micros: string;
+};
+
+/** The owner columns the intake's first statement selects for `OwnedPermit` (aliases: a attempt, sp permit, o operation, h hold). */
+export const OWNED_PERMIT_COLUMNS = Prisma.sql`sp.id AS permit_id, sp.token, sp.producer, o.operation_id, a.attempt_id,
+  h.id AS hold_ref, h.amount_micros::text AS amount_micros`;
+
+/** Where an accepted permit is the job's owner as `findTarget` reads it and the completion needs nothing else. */
+export const OWNED_PERMIT_WHERE = Prisma.sql`sp.status = 'accepted' AND sp.case_ref IS NULL
+  AND sp.provider_job_id = a.provider_job_id
+  AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.operation_ref = o.id AND c.attempt_ref = a.id)
+  AND NOT EXISTS (SELECT 1 FROM send_permits l WHERE l.operation_ref = sp.operation_ref AND l.token > sp.token)
+  AND h.status = 'held' AND h.case_id IS NULL`;
+
+/**
+ * The provider's completion of a job an accepted permit owns, in one statement: the webhook's row
+ * kept once, the permit completed, its hold settled by the money writer's CTEs (rule 7), and the
+ * permit's audit event, exactly what `applyPermitReport` writes for it in a transaction
+ * (docs/performance.md §7a). The permit and its hold are locked and checked again by the statement,
+ * so a report, a finance decision or a duplicate that committed since the first read leaves it
+ * writing nothing: null, and the transaction decides on what they wrote.
+ */
+export async function completeOwnedPermit(
+  db: Db,
+  actor: ProviderActor,
+  input: {
+    owner: OwnedPermit;
+    providerJobId: string;
+    signedAt: Date;
+    status: Parameters<typeof meaningOfWebhook>[1];
+    keptRow: (row: { outcome: "permit_reported"; note: string; permitRef: string }) => Prisma.Sql;
+  },
+): Promise<boolean> {
+  const { owner, providerJobId } = input;
+  // The domain's rules decide, as for any webhook: only a completion of an accepted permit settles.
+  const verdict = meaningOfWebhook({ kind: "permit", status: "accepted" }, input.status);
+  if (verdict.kind !== "report_permit" || verdict.outcome !== "completed") return false;
+  const effect = decideOutcome(
+    { status: "accepted", token: owner.token, providerJobId, latestToken: owner.token, caseRef: null },
+    owner.token,
+    { kind: "completed", providerJobId },
+  );
+  if (!effect.ok || effect.value.kind !== "settle") return false;
+  const amount = BigInt(owner.amount_micros);
+  const plan = planSettle({ amountMicros: Number(amount), status: "held" }, Number(amount));
+  if (!plan.ok) return false;
+  const evidence = {
+    source: `${actor.provider} webhook`,
+    webhookId: actor.webhookId,
+    signedAt: input.signedAt.toISOString(),
+    signature: "verified",
+    providerJobId,
+  };
+  const { actorKind, actorId, actorLabel } = actorColumns(actor);
+  const after = {
+    producer: owner.producer,
+    operationId: owner.operation_id,
+    attemptId: owner.attempt_id,
+    token: owner.token,
+    holdSettledMicros: Number(amount),
+  };
+  const rows = await sqlRows<{ completed: number }>(
+    db,
+    Prisma.sql`
+    WITH locked AS (
+      SELECT sp.id FROM send_permits sp JOIN holds h ON h.id = sp.hold_ref
+      WHERE sp.id = ${owner.permit_id}::uuid AND sp.status = 'accepted' AND sp.case_ref IS NULL
+        AND sp.provider_job_id = ${providerJobId} AND sp.token = ${owner.token}
+        AND NOT EXISTS (SELECT 1 FROM send_permits l WHERE l.operation_ref = sp.operation_ref AND l.token > sp.token)
+        AND h.id = ${owner.hold_ref}::uuid AND h.status = 'held' AND h.case_id IS NULL AND h.amount_micros = ${amount}
+      FOR UPDATE OF sp, h
+    ), kept AS (
+      ${input.keptRow({ outcome: "permit_reported", note: "permit completed", permitRef: owner.permit_id })}
+      WHERE EXISTS (SELECT 1 FROM locked)
+      ON CONFLICT (provider, webhook_id) DO NOTHING
+      RETURNING id
+    ), p AS (
+      UPDATE send_permits sp SET status = 'completed', provider_job_id = ${providerJobId}, reported_at = now(),
+             last_report = ${JSON.stringify(sanitise({ ...evidence, outcome: "completed" }))}::jsonb
+      FROM locked, kept WHERE sp.id = locked.id
+      RETURNING sp.id, sp.hold_ref
+    ), ${resolvedCtes({
+      holdRef: owner.hold_ref,
+      amountMicros: amount,
+      plan: plan.value,
+      note: `settled on ${reporter(actor)} that the job completed`,
+      actorLabel,
+      from: Prisma.sql`p`,
+      where: Prisma.sql`h.id = p.hold_ref`,
+    })}, audit AS (
+      ${insertAuditSelect(Prisma.sql`
+        SELECT NULL::uuid, NULL::int, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, 'permit_completed', NULL::jsonb,
+               ${JSON.stringify(after)}::jsonb, ${JSON.stringify(storedText(evidence, { storePrompts: false }))}::jsonb
+        FROM p JOIN settled ON settled.id = p.hold_ref`)}
+    )
+    SELECT count(*)::int AS completed FROM p JOIN settled ON settled.id = p.hold_ref`,
+  );
+  return (rows[0]?.completed ?? 0) === 1;
+}
