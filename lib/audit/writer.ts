@@ -98,10 +98,12 @@ export function insertCaselessAuditRow(input: {
 /**
  * `INSERT INTO audit_events` of the rows `select` yields, for a writer's single statement (the case
  * writer's batches and first episodes): its columns are case_id, episode, actor_kind, actor_id,
- * actor_label, kind, before, after, evidence, and with `at` a created_at. The chain's columns are the trigger's.
+ * actor_label, kind, before, after, evidence, with `at` a created_at, and with `operation` an
+ * operation_ref (the chain of an event without a case, decision 059). The chain's columns are the trigger's.
  */
-export function insertAuditSelect(select: Prisma.Sql, options: { at?: boolean } = {}): Prisma.Sql {
+export function insertAuditSelect(select: Prisma.Sql, options: { at?: boolean; operation?: boolean } = {}): Prisma.Sql {
   const createdAt = options.at ? Prisma.sql`, created_at` : Prisma.empty;
-  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence${createdAt})
+  const operation = options.operation ? Prisma.sql`, operation_ref` : Prisma.empty;
+  return Prisma.sql`INSERT INTO audit_events (case_id, episode, actor_kind, actor_id, actor_label, kind, before, after, evidence${createdAt}${operation})
     ${select}`;
 }

@@ -559,6 +559,8 @@ describe("the intake's one-statement answers", () => {
     expect(audits[0]).toMatchObject({
       actorKind: "system",
       caseId: null,
+      // On the operation's own audit chain, as every permit event is (decision 059).
+      operationRef: permit.operationRef,
       after: { producer: shop.name, operationId, attemptId: input.attemptId, token: 1, holdSettledMicros: 100_000 },
     });
     const rows = await db.providerWebhook.findMany({ where: { providerJobId: job }, orderBy: { id: "asc" } });

@@ -103,7 +103,7 @@ export async function completeOwnedPermit(
       UPDATE send_permits sp SET status = 'completed', provider_job_id = ${providerJobId}, reported_at = now(),
              last_report = ${JSON.stringify(sanitise({ ...evidence, outcome: "completed" }))}::jsonb
       FROM locked, kept WHERE sp.id = locked.id
-      RETURNING sp.id, sp.hold_ref
+      RETURNING sp.id, sp.hold_ref, sp.operation_ref
     ), ${resolvedCtes({
       holdRef: owner.hold_ref,
       amountMicros: amount,
@@ -113,10 +113,14 @@ export async function completeOwnedPermit(
       from: Prisma.sql`p`,
       where: Prisma.sql`h.id = p.hold_ref`,
     })}, audit AS (
-      ${insertAuditSelect(Prisma.sql`
+      ${insertAuditSelect(
+        Prisma.sql`
         SELECT NULL::uuid, NULL::int, ${actorKind}::"ActorKind", ${actorId}, ${actorLabel}, 'permit_completed', NULL::jsonb,
-               ${JSON.stringify(after)}::jsonb, ${JSON.stringify(storedText(evidence, { storePrompts: false }))}::jsonb
-        FROM p JOIN settled ON settled.id = p.hold_ref`)}
+               ${JSON.stringify(after)}::jsonb, ${JSON.stringify(storedText(evidence, { storePrompts: false }))}::jsonb,
+               p.operation_ref
+        FROM p JOIN settled ON settled.id = p.hold_ref`,
+        { operation: true },
+      )}
     )
     SELECT count(*)::int AS completed FROM p JOIN settled ON settled.id = p.hold_ref`,
   );
