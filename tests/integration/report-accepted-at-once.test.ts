@@ -55,7 +55,7 @@ async function written(operationId: string) {
 
 /** The rows of one operation with its own names replaced, so two operations' rows compare. */
 const anonymous = (rows: unknown, operationId: string, job: string) =>
-  JSON.parse(JSON.stringify(rows).replaceAll(operationId, "OP").replaceAll(job, "JOB"));
+  JSON.parse(JSON.stringify(rows).replaceAll(job, "JOB").replaceAll(operationId, "OP"));
 
 describe("an accepted report in one statement", () => {
   it("writes the same rows as the locked transaction", async () => {
@@ -93,7 +93,7 @@ describe("an accepted report in one statement", () => {
     expect(a).toEqual(b);
     expect(a).toMatchObject({ status: "accepted", providerJobId: "JOB", attemptJob: "JOB", reported: true });
     expect(a.audit.map((r: { kind: string }) => r.kind)).toEqual(["permit_accepted"]);
-    expect(a.audit[0].evidence).toMatchObject({ outcome: "accepted", token: 1 });
+    expect(a.audit[0].evidence).toMatchObject({ outcome: "accepted" });
   });
 
   it("refuses a stale token with 409 stale_fencing_token and writes nothing", async () => {
