@@ -14,6 +14,7 @@ import { releaseHeldMicros } from "../case/writer/facts";
 import { settleCompletion } from "../hold/settle-completion";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
+import { reportAcceptedAtOnce } from "./report-accepted";
 
 export type OutcomeResult = {
   operationId: string;
@@ -44,7 +45,9 @@ function reportOf(input: OutcomeReportInput): OutcomeReport {
 /**
  * DESIGN 6a: the producer reports what its send came to, under the permit's token. The permit row
  * is locked for the decision (lib/domain/send-permits.ts), so a report racing the deadline sweep or
- * a second report ends in one outcome. The report is committed before the answer is sent.
+ * a second report ends in one outcome. The report is committed before the answer is sent. An
+ * `accepted` report on a live permit is written by one statement first (report-accepted.ts); what
+ * it cannot decide is decided here.
  */
 export async function reportOutcome(
   db: Db,
@@ -55,6 +58,9 @@ export async function reportOutcome(
 ): Promise<OutcomeResult> {
   const producer = requireProducer(actor);
   const storePrompts = settings?.STORE_PROMPTS === "1";
+  // The common report in one statement when the permit and the job are as the rules expect (report-accepted.ts).
+  const atOnce = await reportAcceptedAtOnce(db, producer, attemptId, input, { storePrompts });
+  if (atOnce) return atOnce;
   return keepingRefusedClaims(db, actor, () =>
     inTransaction(db, async (tx) => {
       const [locked] = await tx.$queryRaw<(LockedPermit & { provider: string })[]>`
