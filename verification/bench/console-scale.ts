@@ -153,15 +153,17 @@ const part: BenchPart = {
         target: "< 60 s",
       },
     ];
+    // A send permit of the producer seam's part, on the same server, has its operation, attempt and hold and no case.
+    const withCase = (rows?: number) => (rows ?? 0) - (seed.rows.sends_without_case ?? 0);
     const checks: BenchCheck[] = [
       {
         part: "console-scale",
-        name: `seeded ${CASES.toLocaleString("en-US")} cases, each with operation, attempt, hold and reserve entry`,
+        name: `seeded ${CASES.toLocaleString("en-US")} cases, each with operation, attempt, hold and reserve entry (beside the sends earlier parts left without a case)`,
         ok:
           (seed.rows.cases ?? 0) >= CASES &&
-          seed.rows.cases === seed.rows.holds &&
-          seed.rows.cases === seed.rows.operations &&
-          seed.rows.cases === seed.rows.attempts &&
+          seed.rows.cases === withCase(seed.rows.holds) &&
+          seed.rows.cases === withCase(seed.rows.operations) &&
+          seed.rows.cases === withCase(seed.rows.attempts) &&
           (seed.rows.ledger_entries ?? 0) >= CASES,
         detail: JSON.stringify(seed.rows),
       },
