@@ -131,10 +131,10 @@ describe("provider pacing shared by every worker process", () => {
 
     const refused = await first?.replicate?.getJob({ providerJobId: a.id });
     expect(refused).toMatchObject({ kind: "unknown", httpStatus: 429, retryAfterMs: 1_000 });
-    const asked = performance.now();
     const answered = await second?.replicate?.getJob({ providerJobId: b.id });
     expect(answered?.kind).toBe("running");
-    expect(performance.now() - asked).toBeGreaterThanOrEqual(900);
+    // Timed where the provider saw the two requests: the test's own clock resumes late on a busy
+    // machine, after part of the wait has passed, so it can only read less than the wait.
     const [refusedAt, secondAt] = statusRequests().map((r) => r.atMs);
     expect((secondAt as number) - (refusedAt as number)).toBeGreaterThanOrEqual(950);
   });
