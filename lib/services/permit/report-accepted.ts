@@ -75,7 +75,7 @@ export async function reportAcceptedAtOnce(
       WITH permit AS (
         UPDATE send_permits p
         SET status = 'accepted', provider_job_id = ${job}, last_report = ${JSON.stringify(note)}::jsonb,
-            reported_at = ${new Date()}
+            reported_at = now()
         FROM operations o, attempts a
         WHERE o.producer = ${producer.name} AND o.operation_id = ${input.operationId}
           AND a.operation_ref = o.id AND a.attempt_id = ${attemptId}

@@ -125,7 +125,8 @@ export async function applyPermitReport(
     changed,
   });
   if (effect.kind === "repeat") return result(permit.status, permit.caseRef, permit.providerJobId, false);
-  await tx.sendPermit.update({ where: { id: permit.id }, data: { lastReport: input.note, reportedAt: new Date() } });
+  // The database's clock, which the overdue sweep compares it with (park-overdue-permits.ts).
+  await tx.$executeRaw`UPDATE send_permits SET last_report = ${JSON.stringify(input.note)}::jsonb, reported_at = now() WHERE id = ${permit.id}::uuid`;
   switch (effect.kind) {
     case "record_job":
       await recordJob(tx, actor, permit, effect.providerJobId);
