@@ -153,6 +153,45 @@ describe("an operation that never became a case, under a 1-day policy", () => {
       /still open/,
     );
   });
+  it("ends one producer's operation and leaves another producer's with the same ID, each chain verifying", async () => {
+    // Both shops name the operation alike; each has its own operation row and its own audit chain
+    // (decision 059), and only the 1-day shop's policy has ended its records.
+    const other = producer("month-shop");
+    const { operationId, input } = permitInput({ request: { prompt: "a shared name, two owners" } });
+    const refs: Record<string, string> = {};
+    for (const owner of [shop, other]) {
+      const permit = await requestPermit(db, owner, operationId, input, env());
+      if (permit.status !== "permitted") throw new Error(`expected a permit, got ${permit.status}`);
+      const job = `job-${owner.name}-${operationId}`;
+      await reportOutcome(db, owner, input.attemptId, outcomeInput(operationId, permit.permit.token, "accepted", job));
+      await reportOutcome(db, owner, input.attemptId, {
+        ...outcomeInput(operationId, permit.permit.token, "completed", job),
+        evidence: { summary: `delivered to ${owner.name}`, observedAt: "2026-12-02T10:00:00Z" },
+      });
+      const operation = await db.operation.findFirstOrThrow({ where: { producer: owner.name, operationId } });
+      await backdate(operation.id, 2);
+      refs[owner.name] = operation.id;
+    }
+    await run();
+
+    const ended = await db.operation.findUniqueOrThrow({ where: { id: refs[shop.name] } });
+    const kept = await db.operation.findUniqueOrThrow({ where: { id: refs[other.name] } });
+    expect(ended.redactedAt).not.toBeNull();
+    expect(kept.redactedAt).toBeNull();
+    expect(marked(kept.requestSummary)).toBe(false);
+    const texts = async (ref: string | undefined) =>
+      (await db.auditEvent.findMany({ where: { operationRef: ref, kind: { startsWith: "permit_" } } })).map((e) =>
+        JSON.stringify(e.evidence),
+      );
+    expect((await texts(refs[other.name])).some((text) => text.includes("delivered to month-shop"))).toBe(true);
+    expect((await texts(refs[shop.name])).some((text) => text.includes("delivered to"))).toBe(false);
+    expect(
+      await db.auditEvent.count({
+        where: { kind: "operation_redacted", after: { path: ["producer"], equals: other.name } },
+      }),
+    ).toBe(0);
+    expect((await verifyAuditChains(verifier)).broken).toEqual([]);
+  });
 });
 
 describe("records that belong to a case or to nothing", () => {
