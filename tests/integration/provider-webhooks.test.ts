@@ -587,6 +587,40 @@ describe("the intake's one-statement answers", () => {
     expect(entries.filter((e) => e.kind === "settle")).toHaveLength(0);
   });
 
+  it("a second tenant of the provider account reporting the first's job owns nothing: the completion settles the first's hold alone", async () => {
+    const { operationId, input, job } = await acceptedPermit();
+    // Another shop on the same Replicate account reads the account's job list and names the job.
+    const tenant = producer("second-tenant");
+    const theirs = permitInput();
+    await requestPermit(db, tenant, theirs.operationId, theirs.input, env());
+    const claim = await reportOutcome(
+      db,
+      tenant,
+      theirs.input.attemptId,
+      outcomeInput(theirs.operationId, 1, "accepted", job),
+    ).catch((error: unknown) => error);
+    expect(claim).toMatchObject({ code: "provider_job_in_use" });
+    const answer = await replicateCall(completion(job));
+    expect(answer.json).toMatchObject({ duplicate: false, outcome: "permit_reported" });
+    const mine = await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId } });
+    expect(mine).toMatchObject({ status: "settled", settledMicros: 100_000n });
+    const their = await db.hold.findFirstOrThrow({
+      where: { producer: tenant.name, holdId: theirs.input.hold.holdId },
+    });
+    expect(their).toMatchObject({ status: "held", settledMicros: 0n });
+    expect(
+      await db.sendPermit.findFirstOrThrow({
+        where: { operation: { producer: tenant.name, operationId: theirs.operationId } },
+      }),
+    ).toMatchObject({ status: "live", providerJobId: null });
+    expect(
+      await db.sendPermit.findFirstOrThrow({ where: { operation: { producer: shop.name, operationId } } }),
+    ).toMatchObject({
+      status: "completed",
+      providerJobId: job,
+    });
+  });
+
   it("one unowned event delivered eight times at once is kept once, and answered once as new", async () => {
     const job = `${randomBytes(4).toString("hex")}-nobody-${sequence++}`;
     const id = `msg_unowned_${sequence++}`;
