@@ -621,6 +621,37 @@ describe("the intake's one-statement answers", () => {
     });
   });
 
+  it("finance writing a hold off while its job's completion arrives charges the video exactly once, whichever commits first", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    for (let round = 0; round < 3; round++) {
+      const { operationId, input, job } = await acceptedPermit();
+      const hold = await db.hold.findFirstOrThrow({ where: { holdId: input.hold.holdId } });
+      const [decided, answer] = await Promise.all([
+        resolveHold(db, finance, hold.id, { kind: "write_off", note: "support lost it", evidence: "ticket 5" }).then(
+          () => "written off",
+          (error: unknown) => error,
+        ),
+        replicateCall(completion(job)),
+      ]);
+      expect(answer.status).toBe(200);
+      expect(await db.sendPermit.findFirstOrThrow({ where: { operation: { operationId } } })).toMatchObject({
+        status: "completed",
+      });
+      const entries = await db.ledgerEntry.findMany({ where: { holdRef: hold.id } });
+      const charges = entries.filter((e) => e.kind === "settle" || e.kind === "late_charge");
+      expect(charges.map((e) => e.amountMicros)).toEqual([100_000n]);
+      if (decided === "written off") {
+        // The write-off came first: the completion is a flagged charge after release (rule 18).
+        expect(charges[0]?.kind).toBe("late_charge");
+      } else {
+        // The completion settled first: the write-off found nothing held and changed nothing.
+        expect(decided).toMatchObject({ code: expect.any(String) });
+        expect(charges[0]?.kind).toBe("settle");
+        expect(entries.some((e) => e.kind === "release")).toBe(false);
+      }
+    }
+  });
+
   it("one unowned event delivered eight times at once is kept once, and answered once as new", async () => {
     const job = `${randomBytes(4).toString("hex")}-nobody-${sequence++}`;
     const id = `msg_unowned_${sequence++}`;
