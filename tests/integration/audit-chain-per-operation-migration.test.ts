@@ -60,4 +60,40 @@ describe(`migration ${PER_OPERATION}`, () => {
     ]);
     expect(await verify()).toMatchObject({ chains: 3, events: 7, brokenChains: 0 });
   });
+
+  it("judges an operation's redaction made on the system chain before it as justified", async () => {
+    const url = await databaseBefore(PER_OPERATION);
+    const before = await connect(url);
+    // An operation that ended under a 30-day policy, whose permit event was redacted by the owner's
+    // function while permit events still went on the system chain.
+    const fingerprint = `sha256:${"a".repeat(64)}`;
+    const {
+      rows: [operation],
+    } = await before.query(
+      `INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, created_at)
+       VALUES ('shop', 'order-old', 'replicate', 'omni-flash-720p', $1, now() - interval '40 days') RETURNING id`,
+      [fingerprint],
+    );
+    await before.query(`INSERT INTO retention_policy_log (scope, days) VALUES ('*', 30)`);
+    await before.query(
+      `INSERT INTO audit_events (actor_kind, actor_label, kind, after, evidence)
+       VALUES ('system', 'test', 'permit_reported', $1::jsonb, $2::jsonb)`,
+      [JSON.stringify({ producer: "shop", operationId: "order-old" }), JSON.stringify({ summary: "a red fox" })],
+    );
+    await append(before, { kind: "user_created" });
+    const {
+      rows: [redaction],
+    } = await before.query("SELECT redacted FROM audit_redact_operation($1::uuid)", [operation.id]);
+    expect(redaction.redacted).toBe(1);
+    await before.end();
+
+    expect((await migrate(url)).applied[0]).toBe(PER_OPERATION);
+    const after = await connect(url);
+    expect(await verifyAuditChains(after, { batchSize: 2 })).toMatchObject({
+      chains: 1,
+      events: 2,
+      redactedFields: 1,
+      brokenChains: 0,
+    });
+  });
 });
