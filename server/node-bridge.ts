@@ -43,6 +43,8 @@ export function sendReply(
   extraHeaders: readonly { key: string; value: string }[],
   options: { close?: boolean } = {},
 ): void {
+  // The direct routes answer text only; a file's stream is served through Next's router.
+  if (typeof reply.body !== "string") throw new Error("a direct route answered with a stream");
   const body = Buffer.from(reply.body);
   res.statusCode = reply.status;
   for (const { key, value } of extraHeaders) res.setHeader(key, value);

@@ -19,6 +19,7 @@ import type { Role } from "@/lib/domain/roles";
 import { describeEvent } from "@/lib/domain/timeline-words";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { LastAttemptBanner, WaitingOnText } from "./case-progress";
+import { OutputLinks } from "./output-links";
 
 /** Evidence and payloads are shown as text (React escapes it): stored HTML never becomes markup. */
 export function JsonText({ value }: { value: unknown }) {
@@ -344,6 +345,7 @@ export function ObservationsSection({ detail }: { detail: CaseDetail }) {
           {detail.assets.map((a) => (
             <li key={a.storageKey}>
               Output {a.outputIndex}: <span title={`${a.sizeBytes} bytes`}>{formatBytes(a.sizeBytes)}</span>
+              <OutputLinks asset={a} />
               {a.publishedAt ? (
                 <>
                   {" "}

@@ -93,6 +93,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "case:approve": "approve recoveries",
   "case:accept_failure": "accept failures and lost outputs",
   "case:export_evidence": "export evidence packets",
+  "case:view_outputs": "play and download delivered videos",
   "case:notify_producer": "send a producer's given-up notifications again",
   "replacement:request": "request replacement generations",
   "replacement:authorize": "authorise or decline replacement generations",

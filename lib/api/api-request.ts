@@ -17,7 +17,13 @@ export type ApiRequest = {
  * What an API route answers: a status, the body's text and its type, and any header of its own
  * (Retry-After when rate limited, a file's name). The transport adds the headers every response carries.
  */
-export type ApiReply = { status: number; body: string; contentType: string; headers?: Record<string, string> };
+export type ApiReply = {
+  status: number;
+  /** Text, or a stored file's bytes as they are read (a delivered video). */
+  body: string | ReadableStream<Uint8Array>;
+  contentType: string;
+  headers?: Record<string, string>;
+};
 
 export const JSON_TYPE = "application/json";
 

@@ -22,8 +22,12 @@ export type RouteHandler = (req: Request, context: { params: Promise<unknown> })
 
 type Input<B, P, Q> = { actor: Principal; body: B; params: P; query: Q };
 
-/** A success answered as a file rather than JSON (the finance export's CSV). */
-type FileReply<R> = { contentType: string; reply: (result: R) => { body: string; headers: Record<string, string> } };
+/** A success answered as a file rather than JSON (the finance export's CSV, a delivered video). */
+type FileReply<R> = {
+  /** The usual type; a reply naming its own (a stored file's) wins. */
+  contentType: string;
+  reply: (result: R) => { body: ApiReply["body"]; headers: Record<string, string>; contentType?: string };
+};
 
 /** How a route is declared, once, in the route table (lib/api/routes.ts). */
 export type RouteSpec<M extends Method, Path extends string, B, P, Q, R> = {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
@@ -18,6 +19,7 @@ import { type BulkDryRun, type BulkExecution, dryRunBulk, executeBulk } from "@/
 import { getCase } from "@/lib/services/case/get-case";
 import { getCaseByOperation } from "@/lib/services/case/get-case-by-operation";
 import { listCases } from "@/lib/services/case/list-cases";
+import { type OpenedOutput, openOutput } from "@/lib/services/case/open-output";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reviewCase } from "@/lib/services/case/review-case";
@@ -57,13 +59,14 @@ import { requestReplacement } from "@/lib/services/replacement/request-replaceme
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { ownEndpointBody } from "@/lib/validation/admin";
 import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema, listHoldsSchema } from "@/lib/validation/finance";
 import { listCasesSchema } from "@/lib/validation/list-cases";
-import { idParams, operationParams, replacementsQuery } from "@/lib/validation/params";
+import { idParams, operationParams, outputParams, outputQuery, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
 import {
   attemptParams,
@@ -114,6 +117,28 @@ const evidenceFile = {
       "X-Evidence-Sha256": issued.sha256,
     },
   }),
+};
+
+/**
+ * A delivered output goes out as stored. Only a video or an image plays in the page: any other type
+ * the provider named is a download of opaque bytes, so no stored file can run as a page of the console.
+ */
+const PLAYABLE = /^(video|image)\/[a-z0-9.+-]+$/;
+const outputFile = {
+  contentType: "application/octet-stream",
+  reply: (output: OpenedOutput) => {
+    const inline = !output.download && PLAYABLE.test(output.contentType);
+    return {
+      body: Readable.toWeb(output.stream) as ReadableStream<Uint8Array>,
+      contentType: inline ? output.contentType : "application/octet-stream",
+      headers: {
+        "Content-Disposition": `${inline ? "inline" : "attachment"}; filename="${output.filename}"`,
+        "Content-Length": String(output.sizeBytes),
+        "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff",
+      },
+    };
+  },
 };
 
 /** A resend leaves the server as every notification does: to public addresses or the allow-list. */
@@ -329,6 +354,22 @@ export const API_ROUTES = [
     errors: [503],
     handler: ({ actor, params }) => exportCaseEvidence(db(), actor, params.id, env()),
     file: evidenceFile,
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/{id}/outputs/{assetId}",
+    audience: "user",
+    summary: "A delivered output of the case, as stored: played in the page, or downloaded with download=1",
+    params: outputParams,
+    query: outputQuery,
+    success: [200],
+    handler: ({ actor, params, query }) =>
+      openOutput(db(), assetStorageOf(env()), actor, {
+        caseId: params.id,
+        assetId: params.assetId,
+        download: query.download === "1",
+      }),
+    file: outputFile,
   }),
   apiRoute({
     method: "GET",

@@ -13,12 +13,14 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:notify_producer",
     "case:read",
     "case:reconcile",
+    "case:view_outputs",
     "replacement:request",
   ],
   finance: [
     "case:export_evidence",
     "case:note",
     "case:read",
+    "case:view_outputs",
     "hold:decide",
     "hold:read",
     "replacement:authorize",
@@ -32,6 +34,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:export_evidence",
     "case:notify_producer",
     "case:read",
+    "case:view_outputs",
   ],
   viewer: ["case:read"],
 };

@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   "case:approve",
   "case:accept_failure",
   "case:export_evidence",
+  /** Play or download a case's delivered outputs, the producer's own videos (decision 067). */
+  "case:view_outputs",
   /** Resend a case's given-up notifications to its producer (decision 045). */
   "case:notify_producer",
   "replacement:request",
@@ -41,6 +43,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:approve",
     "case:accept_failure",
     "case:export_evidence",
+    "case:view_outputs",
     "case:notify_producer",
     "replacement:request",
   ],
@@ -49,6 +52,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:read",
     "case:note",
     "case:export_evidence",
+    "case:view_outputs",
     "hold:read",
     "hold:decide",
     "replacement:authorize",
@@ -57,6 +61,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   admin: [
     "case:read",
     "case:export_evidence",
+    "case:view_outputs",
     "case:notify_producer",
     "admin:users",
     "admin:api_keys",

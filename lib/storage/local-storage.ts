@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { link, lstat, mkdir, readdir, rm, stat, unlink } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { link, lstat, mkdir, open, readdir, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { finished } from "node:stream/promises";
 import { type AssetStorage, type PendingWrite, StorageRefusal } from "./types";
@@ -64,6 +64,13 @@ export function localStorage(root: string): AssetStorage {
     },
     async size(key) {
       return (await stat(resolve(key)).catch(() => null))?.size ?? null;
+    },
+    async open(key) {
+      // One handle for the size and the bytes, so a file removed between the two is never half read.
+      const handle = await open(resolve(key), "r").catch(() => null);
+      if (!handle) return null;
+      const { size } = await handle.stat();
+      return { stream: createReadStream("", { fd: handle, autoClose: true }), size };
     },
     async remove(key) {
       await rm(resolve(key), { force: true });

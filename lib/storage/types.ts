@@ -1,4 +1,4 @@
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 
 export type StoredObject = { key: string; size: number };
 
@@ -13,6 +13,8 @@ export interface AssetStorage {
   begin(key: string): Promise<PendingWrite>;
   exists(key: string): Promise<boolean>;
   size(key: string): Promise<number | null>;
+  /** The published file under the key to read, with its size; null when nothing is there. */
+  open(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** Deletes what is under the key (retention, decision 033); a key already gone is no error. */
   remove(key: string): Promise<void>;
   /**

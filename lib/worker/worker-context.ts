@@ -1,10 +1,9 @@
-import path from "node:path";
 import type { PrismaClient } from "@/lib/db/client";
 import type { Env } from "@/lib/env";
 import { type WebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import type { WebhookLookup } from "@/lib/notify/webhook-target";
 import { type ConfiguredAdapters, DEFAULT_SIMULATOR_URL, providerAdaptersFromEnv } from "@/lib/providers";
-import { localStorage } from "@/lib/storage/local-storage";
+import { assetStorageOf } from "@/lib/storage/asset-storage";
 import type { AssetStorage } from "@/lib/storage/types";
 import { type ActionBounds, actionBoundsFrom } from "./action-bounds";
 import { pacedAdapters, providerPacesFromEnv } from "./provider-pace";
@@ -53,7 +52,7 @@ export function workerContextFromEnv(
   return {
     db,
     adapters: pacedAdapters(providerAdaptersFromEnv(providers), providerPacesFromEnv(db, raw)),
-    storage: localStorage(env.ASSET_DIR ?? path.join(env.DATA_DIR, "assets")),
+    storage: assetStorageOf(env),
     budgetMs: env.WORKER_TICK_BUDGET_MS,
     leaseSeconds: env.WORKER_LEASE_SECONDS,
     pollBaseSeconds: env.WORKER_POLL_BASE_SECONDS,

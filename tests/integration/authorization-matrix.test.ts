@@ -15,7 +15,8 @@ import { generateSigningSecret } from "@/lib/services/notification/notification-
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
-import { makeUser, outcomeInput, parkInput, permitInput } from "./fixtures";
+import { assetStorageOf } from "@/lib/storage/asset-storage";
+import { makeUser, outcomeInput, parkInput, permitInput, publishedAsset } from "./fixtures";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
@@ -26,6 +27,8 @@ import { openTestDb } from "./setup/test-db";
 // Building the session options needs a signing secret, which the launcher provides in demo mode.
 vi.hoisted(() => {
   process.env.AUTH_SECRET ??= "authorisation-matrix-test-secret-0123456789";
+  // Delivered outputs are read from here (the outputs route): a folder of this test's own.
+  process.env.ASSET_DIR = `${process.env.TMPDIR ?? "/tmp"}/authorization-matrix-${process.pid}`;
 });
 vi.mock("next-auth", async (importOriginal) => ({
   ...(await importOriginal<typeof import("next-auth")>()),
@@ -102,6 +105,8 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   // Evidence packets: for reviews (reviewer, admin) and billing disputes (finance), not triage.
   "GET /api/v1/cases/{id}/evidence": [U, F, A, A, A, U, U, F, U, F, F, N, N],
   "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F, A, A],
+  // The producer's own videos: for the people who export evidence, not for triage (decision 067).
+  "GET /api/v1/cases/{id}/outputs/{assetId}": [U, F, A, A, A, U, U, F, U, F, F, N, N],
   "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F, N, N],
@@ -212,6 +217,8 @@ async function call(handler: RouteHandler, method: string, token: string | undef
   });
   const isJson = response.headers.get("content-type")?.includes("application/json") ?? false;
   const json = (isJson ? await response.json() : null) as { error?: { code: string; message: string } } | null;
+  // A file's stream (a delivered output) is not read here: let go of it.
+  if (!isJson) await response.body?.cancel();
   return { status: response.status, json };
 }
 
@@ -310,6 +317,18 @@ async function outputsLost() {
   return caseId;
 }
 
+/** A delivered case with one published output whose file is in the store the route reads. */
+async function deliveredOutput(): Promise<CallInput> {
+  const id = await parked("delivery");
+  const kase = await db.case.findUniqueOrThrow({ where: { id } });
+  const storageKey = `matrix/${id}/0.mp4`;
+  const write = await assetStorageOf(env()).begin(storageKey);
+  write.sink.end(Buffer.from("a tiny video"));
+  await write.commit();
+  const asset = await publishedAsset(db, kase, { storageKey, sizeBytes: 12, sha256: "cd".repeat(32) });
+  return { params: { id, assetId: asset.id } };
+}
+
 async function heldHold(stage: Stage = "polling") {
   const caseId = await parked(stage);
   return (await db.hold.findFirstOrThrow({ where: { caseId } })).id;
@@ -401,6 +420,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/cases/{id}": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/evidence": async () => ({ query: { producer: "matrix-shop", stage: "polling" } }),
+  "GET /api/v1/cases/{id}/outputs/{assetId}": deliveredOutput,
   "POST /api/v1/cases/{id}/reconcile": async () => ({
     params: { id: await parked("submission_uncertain") },
     body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },

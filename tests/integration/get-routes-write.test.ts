@@ -1,12 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ApiRequest } from "@/lib/api/api-request";
 import type { ApiRoute } from "@/lib/api/api-route";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { parkCase } from "@/lib/services/case/park-case";
+import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { tableChecksums } from "@/verification/fuzz/requests";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { makeUser, parkInput, producer, publishedAsset } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
+
+// Delivered outputs are read from here (the outputs route): a folder of this test's own.
+vi.hoisted(() => {
+  process.env.ASSET_DIR = `${process.env.TMPDIR ?? "/tmp"}/get-routes-write-${process.pid}`;
+});
 
 // Every GET of the route table, called as it succeeds, and judged by what it wrote: a GET that
 // changes any row (an evidence export's audit events, anything) must refuse cross-site requests
@@ -20,6 +27,16 @@ const QUERIES: Record<string, string> = {
   "GET /api/v1/finance/export": "?kind=holds&from=2026-12-01&to=2026-12-05",
 };
 
+/** A published output of the case, its file in the store the route reads. */
+async function storedOutput(caseId: string): Promise<string> {
+  const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+  const storageKey = `get-writes/${caseId}/0.mp4`;
+  const write = await assetStorageOf(env()).begin(storageKey);
+  write.sink.end(Buffer.from("a tiny video"));
+  await write.commit();
+  return (await publishedAsset(db, kase, { storageKey, sizeBytes: 12, sha256: "ab".repeat(32) })).id;
+}
+
 async function setting() {
   const admin = await makeUser(db, ["admin", "reviewer", "finance", "operator"]);
   const tokens = {
@@ -28,7 +45,7 @@ async function setting() {
   };
   const input = parkInput("polling");
   const { caseId } = await parkCase(db, producer(SHOP), input);
-  const params = { id: caseId, operationId: input.operationId };
+  const params = { id: caseId, operationId: input.operationId, assetId: await storedOutput(String(caseId)) };
   return { tokens, params };
 }
 
@@ -52,7 +69,10 @@ describe("GET routes that write", () => {
       const token = route.audience === "producer" ? tokens.producer : tokens.user;
       const before = await tableChecksums(db);
       const reply = await route.serve(request(route, token), params);
-      expect(reply.status, `${routeKey(route)}: ${reply.body.slice(0, 200)}`).toBe(200);
+      expect(
+        reply.status,
+        `${routeKey(route)}: ${typeof reply.body === "string" ? reply.body.slice(0, 200) : "(a file)"}`,
+      ).toBe(200);
       const after = await tableChecksums(db);
       if (Object.keys(after).some((table) => after[table] !== before[table])) writers.push(routeKey(route));
     }
@@ -73,7 +93,7 @@ describe("GET routes that write", () => {
         const before = await tableChecksums(db);
         const refused = await route.serve(request(route, tokens.user, { "sec-fetch-site": site }), params);
         expect(refused.status, routeKey(route)).toBe(403);
-        expect(JSON.parse(refused.body)).toEqual({
+        expect(JSON.parse(String(refused.body))).toEqual({
           error: { code: "cross_site_refused", message: expect.stringMatching(/another site/) },
         });
         expect(await tableChecksums(db)).toEqual(before);

@@ -40,6 +40,7 @@ export function faultyStorage(world: World, worker: SimWorker, inner: AssetStora
   return {
     exists: (key) => inner.exists(key),
     size: (key) => inner.size(key),
+    open: (key) => inner.open(key),
     remove: (key) => inner.remove(key),
     listOlderThan: (cutoff, limit, after) => inner.listOlderThan(cutoff, limit, after),
     async begin(key) {

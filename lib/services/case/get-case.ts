@@ -3,6 +3,7 @@ import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
 import { lineageCost } from "@/lib/domain/lineage-cost";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
+import { can } from "@/lib/domain/roles";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
@@ -195,6 +196,10 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     })),
     assets: assets.map((a) => ({
       outputIndex: a.outputIndex,
+      /** Where the stored copy plays, for a person allowed to see the producer's videos (decision 067). */
+      href:
+        can(user.roles, "case:view_outputs") && a.deletedAt === null ? `/api/v1/cases/${caseId}/outputs/${a.id}` : null,
+      deleted: a.deletedAt !== null,
       storageKey: a.storageKey,
       sha256: a.sha256,
       sizeBytes: Number(a.sizeBytes),

@@ -1,0 +1,57 @@
+import type { Readable } from "node:stream";
+import type { Db } from "@/lib/db/client";
+import type { Principal } from "@/lib/domain/principal";
+import { AppError } from "@/lib/errors";
+import type { AssetStorage } from "@/lib/storage/types";
+import { requireCaseInScope, requirePermission } from "../access/actor";
+
+export type OpenedOutput = {
+  stream: Readable;
+  sizeBytes: number;
+  contentType: string;
+  filename: string;
+  download: boolean;
+};
+
+/**
+ * A case's delivered output, for a person allowed to see the producer's videos (decision 067): only
+ * a published copy, verified when it was stored; one retention deleted, or one missing from storage,
+ * is not found, with the reason.
+ */
+export async function openOutput(
+  db: Db,
+  storage: AssetStorage,
+  actor: Principal,
+  input: { caseId: string; assetId: string; download: boolean },
+): Promise<OpenedOutput> {
+  requirePermission(actor, "case:view_outputs");
+  const [asset, owner] = await Promise.all([
+    db.asset.findFirst({
+      where: { id: input.assetId, caseId: input.caseId, publishedAt: { not: null } },
+      select: { storageKey: true, outputIndex: true, contentType: true, deletedAt: true },
+    }),
+    db.case.findUnique({
+      where: { id: input.caseId },
+      select: { producer: true, operation: { select: { operationId: true } } },
+    }),
+  ]);
+  if (!asset || !owner) throw new AppError("not_found", "No such delivered output.");
+  requireCaseInScope(actor, owner.producer, "delivered output");
+  if (asset.deletedAt) throw new AppError("not_found", "This output was deleted under the retention policy.");
+  const opened = await storage.open(asset.storageKey);
+  if (!opened) throw new AppError("not_found", "This output is no longer in storage.");
+  const contentType = asset.contentType ?? "application/octet-stream";
+  return {
+    stream: opened.stream,
+    sizeBytes: opened.size,
+    contentType,
+    // A header value: the producer's ID kept to plain characters.
+    filename: `${owner.operation.operationId.replace(/[^A-Za-z0-9._-]/g, "_")}-output-${asset.outputIndex}${extensionOf(contentType)}`,
+    download: input.download,
+  };
+}
+
+function extensionOf(contentType: string): string {
+  const known: Record<string, string> = { "video/mp4": ".mp4", "video/webm": ".webm", "image/png": ".png" };
+  return known[contentType] ?? "";
+}

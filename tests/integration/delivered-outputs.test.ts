@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { env } from "@/lib/env";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { parkCase } from "@/lib/services/case/park-case";
+import { assetStorageOf } from "@/lib/storage/asset-storage";
+import { makeUser, parkInput, producer, publishedAsset } from "./fixtures";
+import { openTestDb } from "./setup/test-db";
+
+// Decision 067: the people who export evidence play and download a case's delivered videos, as
+// stored; nobody else, and nothing stored can run as a page of the console.
+vi.hoisted(() => {
+  process.env.ASSET_DIR = `${process.env.TMPDIR ?? "/tmp"}/delivered-outputs-${process.pid}`;
+});
+const { db } = openTestDb();
+const route = API_ROUTES.find((r) => routeKey(r) === "GET /api/v1/cases/{id}/outputs/{assetId}");
+const tokens: Record<string, string> = {};
+
+async function output(bytes: string, options: { contentType?: string; shop?: string } = {}) {
+  const { caseId } = await parkCase(db, producer(options.shop ?? "outputs-shop"), parkInput("delivery"));
+  const kase = await db.case.findUniqueOrThrow({ where: { id: String(caseId) } });
+  const storageKey = `outputs-test/${kase.id}/0`;
+  const write = await assetStorageOf(env()).begin(storageKey);
+  write.sink.end(Buffer.from(bytes));
+  await write.commit();
+  const asset = await publishedAsset(db, kase, { storageKey, sizeBytes: bytes.length, sha256: "ef".repeat(32) });
+  await db.asset.update({ where: { id: asset.id }, data: { contentType: options.contentType ?? "video/mp4" } });
+  return { caseId: kase.id, assetId: asset.id, operationId: kase.operationId };
+}
+
+async function fetchOutput(token: string, params: { caseId: string; assetId: string }, download = false) {
+  if (!route) throw new Error("the outputs route is not in the route table");
+  const url = new URL("http://localhost/api/test");
+  if (download) url.searchParams.set("download", "1");
+  const response = await route.handle(new Request(url, { headers: { authorization: `Bearer ${token}` } }), {
+    params: Promise.resolve({ id: params.caseId, assetId: params.assetId }),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+beforeAll(async () => {
+  for (const [name, roles] of [
+    ["reviewer", ["reviewer"]],
+    ["operator", ["operator"]],
+    ["viewer", ["viewer"]],
+    ["finance", ["finance"]],
+  ] as const) {
+    const user = await makeUser(db, [...roles]);
+    tokens[name] = (await createAccessToken(db, user, { kind: "personal", name: "outputs" })).secret;
+  }
+  const scoped = await makeUser(db, ["reviewer"]);
+  await db.user.update({ where: { id: scoped.userId }, data: { producerScope: ["another-shop"] } });
+  tokens.scoped = (await createAccessToken(db, scoped, { kind: "personal", name: "outputs" })).secret;
+});
+
+describe("a case's delivered output", () => {
+  it("plays in the page as stored for a reviewer, and downloads under the operation's name", async () => {
+    const stored = await output("the video's bytes");
+    const played = await fetchOutput(tokens.reviewer as string, stored);
+    expect(played).toMatchObject({ status: 200, text: "the video's bytes" });
+    expect(played.headers.get("content-type")).toBe("video/mp4");
+    expect(played.headers.get("content-disposition")).toBe(`inline; filename="${stored.operationId}-output-0.mp4"`);
+    const downloaded = await fetchOutput(tokens.finance as string, stored, true);
+    expect(downloaded.text).toBe("the video's bytes");
+    expect(downloaded.headers.get("content-disposition")).toMatch(/^attachment; /);
+    expect(downloaded.headers.get("content-type")).toBe("application/octet-stream");
+  });
+
+  it("never serves a stored page as a page: any type but video or image is a download of bytes", async () => {
+    const stored = await output("<script>alert(1)</script>", { contentType: "text/html" });
+    const answer = await fetchOutput(tokens.reviewer as string, stored);
+    expect(answer.headers.get("content-type")).toBe("application/octet-stream");
+    expect(answer.headers.get("content-disposition")).toMatch(/^attachment; /);
+    expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("is refused to triage and read-only roles, and does not exist outside a person's producers", async () => {
+    const stored = await output("private video");
+    expect((await fetchOutput(tokens.operator as string, stored)).status).toBe(403);
+    expect((await fetchOutput(tokens.viewer as string, stored)).status).toBe(403);
+    expect((await fetchOutput(tokens.scoped as string, stored)).status).toBe(404);
+    // The asset must belong to the case named in the address.
+    const other = await output("another case's video");
+    expect((await fetchOutput(tokens.reviewer as string, { ...stored, assetId: other.assetId })).status).toBe(404);
+  });
+
+  it("says why it is gone once retention deleted it or its file is missing", async () => {
+    const deleted = await output("old video");
+    await db.asset.update({ where: { id: deleted.assetId }, data: { deletedAt: new Date() } });
+    const answer = await fetchOutput(tokens.reviewer as string, deleted);
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.text)).toEqual({
+      error: { code: "not_found", message: "This output was deleted under the retention policy." },
+    });
+    const missing = await output("vanished video");
+    const asset = await db.asset.findUniqueOrThrow({ where: { id: missing.assetId } });
+    await assetStorageOf(env()).remove(asset.storageKey);
+    expect(JSON.parse((await fetchOutput(tokens.reviewer as string, missing)).text)).toEqual({
+      error: { code: "not_found", message: "This output is no longer in storage." },
+    });
+  });
+});
