@@ -9,7 +9,7 @@ import { orderDecisions } from "@/lib/domain/case-progress";
 import { ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
-import { decisionChoices } from "./decision-options";
+import { decisionChoices, splitFutileRepeat } from "./decision-options";
 import { DecisionPanel } from "./decision-panel";
 import { EvidenceForm } from "./evidence-form";
 
@@ -44,16 +44,17 @@ export function CaseActions({
   const pendingRequest = detail.replacementRequests.find(
     (r) => r.status === "pending" && Date.parse(r.expiresAt) > Date.now(),
   );
-  const offered = (names: Iterable<CaseActionName>) =>
-    decisionChoices(
-      detail,
-      orderDecisions(names, detail.progress.lastAttempt).filter(
-        (name) => !(name === "request_replacement" && pendingRequest),
-      ),
+  const ordered = (names: Iterable<CaseActionName>) =>
+    orderDecisions(names, detail.progress.lastAttempt).filter(
+      (name) => !(name === "request_replacement" && pendingRequest),
     );
-  const choices = offered(available);
+  const offered = (names: Iterable<CaseActionName>) => decisionChoices(detail, ordered(names));
+  // A repeat that cannot help is held back behind "try again anyway" (decision 061).
+  const split = splitFutileRepeat(detail, ordered(available));
+  const choices = decisionChoices(detail, split.names);
   const reviewerChoices = offered(availableCaseActions(detail, ["reviewer"]));
-  const readOnly = !ownedElsewhere && reviewerChoices.some((name) => !choices.includes(name));
+  const readOnly =
+    !ownedElsewhere && reviewerChoices.some((name) => !choices.includes(name) && name !== split.repeat?.choice);
   return (
     <section aria-labelledby="actions-heading" className="space-y-3">
       <h2 id="actions-heading" className="font-semibold">
@@ -95,8 +96,14 @@ export function CaseActions({
           authorises or declines it; unanswered, it expires <Time at={pendingRequest.expiresAt} />.
         </p>
       )}
-      {choices.length > 0 && (
-        <DecisionPanel detail={detail} choices={choices} disabled={workerBusy} onChanged={onChanged} />
+      {(choices.length > 0 || split.repeat) && (
+        <DecisionPanel
+          detail={detail}
+          choices={choices}
+          repeat={split.repeat}
+          disabled={workerBusy}
+          onChanged={onChanged}
+        />
       )}
       {available.has("add_note") && (
         <EvidenceForm

@@ -1,6 +1,12 @@
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Time } from "@/components/ui/time";
-import { describeAttempt, type LastAttempt, type Party, type WaitingOn } from "@/lib/domain/case-progress";
+import {
+  describeAttempt,
+  foundGenerationFailed,
+  type LastAttempt,
+  type Party,
+  type WaitingOn,
+} from "@/lib/domain/case-progress";
 
 const PARTY: Record<Party, { label: string; tone: Tone }> = {
   reviewer: { label: "a reviewer", tone: "warn" },
@@ -60,8 +66,10 @@ export function LastAttemptBanner({ attempt }: { attempt: LastAttempt | null }) 
       role="status"
       className="rounded border border-red-400 bg-red-50 p-3 text-sm text-red-950"
     >
+      {/* A check that worked and found the generation failed did not fail itself (decision 061). */}
       <strong>
-        Last attempt <Time at={attempt.at} /> failed.
+        Last attempt <Time at={attempt.at} />
+        {foundGenerationFailed(attempt) ? ":" : " failed."}
       </strong>{" "}
       {text}. The decisions that do not repeat it come first.
     </p>

@@ -11,6 +11,8 @@ import {
 } from "@/lib/actions/case-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import type { CaseActionName } from "@/lib/domain/available-actions";
+import { describeAttempt } from "@/lib/domain/case-progress";
+import { futileRepeat } from "@/lib/domain/futile-repeat";
 import { permittedRecoveryAction } from "@/lib/domain/stages";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 
@@ -40,6 +42,35 @@ export function decisionChoices(detail: CaseDetail, names: readonly CaseActionNa
     if (name === "add_note" || name === "assign") return [];
     return [name];
   });
+}
+
+/** The stage's recovery held back after a failure it cannot get past, with that failure in words. */
+export type HeldBackRepeat = { choice: DecisionChoice; failure: string; why: string };
+
+/**
+ * Splits off the repeat of what just failed when repeating cannot help (decision 061): the steps that
+ * can help are offered first, and the repeat only behind "try again anyway" with the failure quoted.
+ */
+export function splitFutileRepeat(
+  detail: CaseDetail,
+  names: readonly CaseActionName[],
+): { names: CaseActionName[]; repeat: HeldBackRepeat | null } {
+  const last = detail.progress.lastAttempt;
+  const recovery = permittedRecoveryAction(detail.stage);
+  const futile =
+    last && recovery
+      ? futileRepeat(detail.stage, {
+          kind: last.kind,
+          failed: last.failed,
+          answer: last.answer ?? null,
+          outcome: last.outcome ?? null,
+        })
+      : null;
+  if (!futile || !last || !recovery || !names.includes("approve")) return { names: [...names], repeat: null };
+  return {
+    names: names.filter((name) => name !== "approve"),
+    repeat: { choice: recovery, failure: describeAttempt(last), why: futile.message },
+  };
 }
 
 /** What confirming a choice does, in words, with the money it involves. */

@@ -6,25 +6,30 @@ import { ConfirmStep } from "@/components/ui/confirm-step";
 import { FormError, fieldError, TextAreaField, TextField, useServerAction } from "@/components/ui/form";
 import { DECISION_LABEL, type DecisionChoice } from "@/components/ui/labels";
 import type { CaseDetail } from "@/lib/services/case/get-case";
-import { consequenceOf, type DecisionInput, submitDecision } from "./decision-options";
+import { consequenceOf, type DecisionInput, type HeldBackRepeat, submitDecision } from "./decision-options";
 
 /**
  * One place to decide a case: the permitted choices as options (in the order the evidence supports),
  * one evidence field, and a confirmation that says what will happen and the money involved before
  * anything is sent. A refusal is shown at the field the server named; a decision that went through
- * locks the panel until the case shows it, so the same person cannot send it twice.
+ * locks the panel until the case shows it, so the same person cannot send it twice. A repeat that
+ * cannot help (`repeat`) is offered only after "try again anyway", with the failure it would repeat.
  */
 export function DecisionPanel({
   detail,
-  choices,
+  choices: offered,
+  repeat = null,
   disabled,
   onChanged,
 }: {
   detail: CaseDetail;
   choices: DecisionChoice[];
+  repeat?: HeldBackRepeat | null;
   disabled: boolean;
   onChanged: () => void;
 }) {
+  const [anyway, setAnyway] = useState(false);
+  const choices = anyway && repeat ? [...offered, repeat.choice] : offered;
   const formRef = useRef<HTMLFormElement>(null);
   const doneRef = useRef<HTMLParagraphElement>(null);
   const sending = useRef(false);
@@ -128,6 +133,16 @@ export function DecisionPanel({
               className="mt-3 font-mono"
             />
           ) : null}
+          {repeat ? (
+            <TryAgainAnyway
+              repeat={repeat}
+              shown={anyway}
+              onShow={() => {
+                setAnyway(true);
+                setPicked(repeat.choice);
+              }}
+            />
+          ) : null}
           <TextAreaField
             id="decision-evidence"
             path="input.evidence"
@@ -166,6 +181,23 @@ export function DecisionPanel({
           Recorded: {done.label}.{locked ? " Updating the case…" : ""}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** The held-back repeat: why it cannot help, the failure it would repeat, and the way to it anyway. */
+function TryAgainAnyway({ repeat, shown, onShow }: { repeat: HeldBackRepeat; shown: boolean; onShow: () => void }) {
+  return (
+    <div className="mt-3 rounded border border-slate-300 bg-slate-50 p-2 text-sm" data-testid="try-again-anyway">
+      <p>
+        {DECISION_LABEL[repeat.choice].label} is not offered first: {repeat.why}.
+      </p>
+      <blockquote className="mt-1 border-l-4 border-slate-400 pl-2 text-slate-800">{repeat.failure}.</blockquote>
+      {shown ? null : (
+        <Button variant="secondary" className="mt-2" onClick={onShow}>
+          Try again anyway…
+        </Button>
+      )}
     </div>
   );
 }

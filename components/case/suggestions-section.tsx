@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
-import { FormError } from "@/components/ui/form-error";
+import { ConfirmStep } from "@/components/ui/confirm-step";
+import { Money } from "@/components/ui/money";
 import { Time } from "@/components/ui/time";
 import type { ActionResult } from "@/lib/actions/safe-action";
 import { confirmSuggestionAction } from "@/lib/actions/suggestion-actions";
@@ -23,7 +24,9 @@ const label = (attribute: string) => ATTRIBUTE_LABEL[attribute] ?? attribute;
 
 /**
  * Jobs an automated search found near the uncertain submission. Nothing is attached until a
- * reviewer picks one and writes why; the attachment is the ordinary reconcile decision.
+ * reviewer picks one, with the match prefilled as evidence, and confirms; the attachment is the
+ * ordinary reconcile decision, and checking the job's status the ordinary approval, taken in the
+ * same step (decision 061).
  */
 export function SuggestionsSection({
   detail,
@@ -51,7 +54,13 @@ export function SuggestionsSection({
       ) : (
         <ul className="mt-2 space-y-3">
           {open.map((suggestion) => (
-            <SuggestionItem key={suggestion.id} caseId={detail.id} suggestion={suggestion} onChanged={onChanged} />
+            <SuggestionItem
+              key={suggestion.id}
+              detail={detail}
+              suggestion={suggestion}
+              canCheck={can(user.roles, "case:approve")}
+              onChanged={onChanged}
+            />
           ))}
         </ul>
       )}
@@ -60,12 +69,14 @@ export function SuggestionsSection({
 }
 
 function SuggestionItem({
-  caseId,
+  detail,
   suggestion,
+  canCheck,
   onChanged,
 }: {
-  caseId: string;
+  detail: CaseDetail;
   suggestion: Suggestion;
+  canCheck: boolean;
   onChanged: () => void;
 }) {
   const matched = suggestion.matched.map(label).join(", ") || "nothing";
@@ -98,41 +109,56 @@ function SuggestionItem({
           : one provider job belongs to one operation, so it cannot be used here.
         </p>
       ) : (
-        <SuggestionForm caseId={caseId} suggestion={suggestion} matched={matched} onChanged={onChanged} />
+        <SuggestionForm
+          detail={detail}
+          suggestion={suggestion}
+          matched={matched}
+          canCheck={canCheck}
+          onChanged={onChanged}
+        />
       )}
     </li>
   );
 }
 
 function SuggestionForm({
-  caseId,
+  detail,
   suggestion,
   matched,
+  canCheck,
   onChanged,
 }: {
-  caseId: string;
+  detail: CaseDetail;
   suggestion: Suggestion;
   matched: string;
+  canCheck: boolean;
   onChanged: () => void;
 }) {
   const [result, setResult] = useState<ActionResult<unknown> | null>(null);
   const [pending, startTransition] = useTransition();
+  const [evidence, setEvidence] = useState(`Matched by: ${matched} (confidence ${suggestion.confidence}%).`);
+  const [confirming, setConfirming] = useState(false);
   const fieldId = `suggestion-${suggestion.id}-evidence`;
+  const job = suggestion.providerJobId ?? "";
+  const held = <Money micros={detail.heldMicros} currency={detail.currency} />;
+  const confirm = () =>
+    startTransition(async () => {
+      // Checking the job's status cannot spend money, so it rides on the same evidence (decision 061).
+      const answer = await confirmSuggestionAction({
+        caseId: detail.id,
+        input: { suggestionId: suggestion.id, evidence, ...(canCheck ? { check: true } : {}) },
+      });
+      setResult(answer);
+      if (answer.ok) onChanged();
+    });
   return (
     <form
-      aria-label={`Use job ${suggestion.providerJobId ?? ""}`}
+      aria-label={`Use job ${job}`}
       className="mt-2"
       onSubmit={(event) => {
         event.preventDefault();
-        const evidence = String(new FormData(event.currentTarget).get("evidence") ?? "");
-        startTransition(async () => {
-          const answer = await confirmSuggestionAction({
-            caseId,
-            input: { suggestionId: suggestion.id, evidence },
-          });
-          setResult(answer);
-          if (answer.ok) onChanged();
-        });
+        setResult(null);
+        setConfirming(true);
       }}
     >
       <label htmlFor={fieldId} className="block font-medium">
@@ -143,13 +169,34 @@ function SuggestionForm({
         name="evidence"
         required
         rows={2}
-        defaultValue={`Matched by: ${matched} (confidence ${suggestion.confidence}%).`}
+        value={evidence}
+        onChange={(event) => setEvidence(event.target.value)}
+        disabled={confirming}
         className="mt-1 w-full rounded border border-slate-400 px-2 py-1 text-sm"
       />
-      <Button type="submit" className="mt-2" disabled={pending}>
-        {pending ? "Saving…" : "Use this job"}
-      </Button>
-      <FormError result={result} listIssues />
+      {confirming ? (
+        <div className="mt-2" data-testid="suggestion-confirm">
+          <ConfirmStep
+            title={canCheck ? "Confirm: attach this job and check its status" : "Confirm: attach this job"}
+            confirmLabel={canCheck ? "Attach and check" : "Attach job"}
+            pending={pending}
+            result={result}
+            onConfirm={confirm}
+            onBack={() => {
+              setConfirming(false);
+              if (result !== null && !result.ok) onChanged();
+            }}
+          >
+            Attaches provider job <code>{job}</code> to this case
+            {canCheck ? " and queues status checks of it for the worker" : "; the case becomes a job to check"}. Nothing
+            is bought. Money on hold stays held until the outcome is known: {held}.
+          </ConfirmStep>
+        </div>
+      ) : (
+        <Button type="submit" className="mt-2">
+          {canCheck ? "Attach this job and check its status…" : "Use this job…"}
+        </Button>
+      )}
     </form>
   );
 }

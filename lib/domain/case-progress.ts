@@ -78,6 +78,10 @@ export type LastAttempt = {
   at: string;
   /** Finished attempts of this kind, the last one included. */
   count: number;
+  /** How the action ended (`generation_failed`, `outputs_unavailable`, …), when known. */
+  outcome?: string | null;
+  /** The kind of the provider's answer to its last check (`not_found`, `failed`, …), when known. */
+  answer?: string | null;
 };
 
 const ACTION_WORDS: Record<RecoveryActionKind, string> = {
@@ -85,11 +89,19 @@ const ACTION_WORDS: Record<RecoveryActionKind, string> = {
   retry_delivery: "Copying the video",
 };
 
+/** A provider's answer as the observation log keeps it: which claim's check it was, and its kind. */
+export type AnswerRecord = { actionId: string | null; kind: string };
+
 /**
  * The latest finished recovery (actions newest first), with the worker's words when `said` (the
- * evidence of the worker's latest finish, which names its action) is about that attempt.
+ * evidence of the worker's latest finish, which names its action) is about that attempt, and the
+ * provider's last answer to it among `answers` (newest first).
  */
-export function lastAttempt(actions: readonly ActionRecord[], said: unknown): LastAttempt | null {
+export function lastAttempt(
+  actions: readonly ActionRecord[],
+  said: unknown,
+  answers: readonly AnswerRecord[] = [],
+): LastAttempt | null {
   const finished = actions.filter(
     (a) => a.finishedAt !== null && (a.status === "succeeded" || a.status === "unresolved"),
   );
@@ -103,14 +115,28 @@ export function lastAttempt(actions: readonly ActionRecord[], said: unknown): La
     reason,
     at: last.finishedAt,
     count: finished.filter((a) => a.kind === last.kind).length,
+    outcome: last.outcome,
+    answer: answers.find((a) => a.actionId === last.id)?.kind ?? null,
   };
 }
 
-/** "Copying the video failed (attempt 2): the provider does not know job …" */
+/**
+ * Whether the attempt itself worked and found the generation failed: the check did its job, so it
+ * is not said to have failed (decision 061).
+ */
+export function foundGenerationFailed(attempt: LastAttempt): boolean {
+  return attempt.failed && (attempt.outcome === "generation_failed" || attempt.answer === "failed");
+}
+
+/**
+ * "Copying the video failed (attempt 2): the provider does not know job …", or, when the check
+ * worked and the provider said the generation failed, "Status check found the generation failed: …".
+ */
 export function describeAttempt(attempt: LastAttempt): string {
   const what = ACTION_WORDS[attempt.kind];
   const nth = attempt.count > 1 ? ` (attempt ${attempt.count})` : "";
   if (!attempt.failed) return `${what} succeeded${nth}`;
+  if (foundGenerationFailed(attempt)) return `${what}${nth} found ${attempt.reason ?? "the generation failed"}`;
   return `${what} failed${nth}${attempt.reason ? `: ${attempt.reason}` : ""}`;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CaseSnapshot } from "./case-commands";
-import { escalatableSnapshots, escalationReason, isOverdue } from "./escalation";
+import { escalatableSnapshots, escalationReason, isOverdue, settledDeadline } from "./escalation";
 import { CASE_STATES, STAGES } from "./stages";
 import { decide } from "./transitions";
 
@@ -53,5 +53,17 @@ describe("the sweep's targets", () => {
     expect(isOverdue(at, new Date("2026-12-01T10:00:00.001Z"))).toBe(true);
     expect(isOverdue(at, at)).toBe(false);
     expect(isOverdue(null, at)).toBe(false);
+  });
+});
+
+describe("an uncertain submission's settled deadline", () => {
+  const deadline = new Date("2026-12-01T10:00:00Z");
+  it("adds the settling period to a producer's own deadline", () => {
+    expect(settledDeadline({ deadline, deadlineIncludesSettling: false, settlingSeconds: 900 })).toEqual(
+      new Date("2026-12-01T10:15:00Z"),
+    );
+  });
+  it("does not add it twice to a send permit's deadline, which has it already", () => {
+    expect(settledDeadline({ deadline, deadlineIncludesSettling: true, settlingSeconds: 900 })).toEqual(deadline);
   });
 });

@@ -30,3 +30,17 @@ export function escalatableSnapshots(): Array<{ stage: Stage; state: CaseState; 
     }),
   );
 }
+
+/**
+ * The moment an uncertain submission's wait is over: "no job exists" may be recorded from then on,
+ * and a case still undecided after it is overdue (decision 061). A send permit's park has the
+ * settling period in its deadline already (decision 036); a producer's own deadline does not.
+ */
+export function settledDeadline(facts: {
+  deadline: Date;
+  deadlineIncludesSettling: boolean;
+  settlingSeconds: number;
+}): Date {
+  const settling = facts.deadlineIncludesSettling ? 0 : facts.settlingSeconds;
+  return new Date(facts.deadline.getTime() + settling * 1000);
+}

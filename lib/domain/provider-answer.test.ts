@@ -159,11 +159,11 @@ describe("what a provider's answer means", () => {
     expect(at("failed")).toEqual({
       kind: "record_failed",
       stage: "generation_failed",
-      evidence: "provider reports failed: nsfw",
+      evidence: "the generation failed: nsfw",
     });
     expect(at("failed", "delivery", "retry_delivery")).toEqual({
       kind: "park",
-      evidence: "provider reports failed: nsfw",
+      evidence: "the generation failed: nsfw",
     });
     expect(at("not found, first time", "delivery", "retry_delivery")).toEqual({
       kind: "park",

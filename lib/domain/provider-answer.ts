@@ -144,7 +144,9 @@ export function meaningOf(
     }
     case "failed": {
       // A failure seen while delivering contradicts the completion seen before: a reviewer decides.
-      const evidence = `provider reports ${answer.providerStatus}: ${answer.reason}`;
+      // Said as what happened: the check worked and found the generation failed (decision 061).
+      const status = answer.providerStatus === "failed" ? "" : ` (${answer.providerStatus})`;
+      const evidence = `the generation failed${status}: ${answer.reason}`;
       return policy === "polling"
         ? { kind: "record_failed", stage: "generation_failed", evidence }
         : { kind: "park", evidence };

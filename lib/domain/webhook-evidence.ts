@@ -67,6 +67,15 @@ export function meaningOfWebhook(target: WebhookTarget, answer: JobStatus): Webh
   }
 }
 
+/** What an answer that moves nothing says, in words (an observation is read by people). */
+const ANSWER_WORDS: Readonly<Record<JobStatus["kind"], string>> = {
+  running: "the provider reports the job still running",
+  completed: "the provider reports the job completed",
+  failed: "the provider reports the generation failed",
+  not_found: "the provider does not know the job",
+  unknown: "the provider's answer says nothing certain about the job",
+};
+
 function forCase(stage: Stage, state: CaseState, answer: JobStatus): WebhookVerdict {
   if (state === "resolved") return observe("the case is resolved");
   if (state !== "parked") return observe(`a worker holds or is about to check the case (${state})`);
@@ -91,7 +100,7 @@ function forCase(stage: Stage, state: CaseState, answer: JobStatus): WebhookVerd
         evidence: `the provider's signed webhook reports ${answer.providerStatus}: ${answer.reason}`,
       };
     default:
-      return observe(`the provider reports ${answer.kind}`);
+      return observe(ANSWER_WORDS[answer.kind]);
   }
 }
 
@@ -105,6 +114,6 @@ function forPermit(status: PermitStatus, answer: JobStatus): WebhookVerdict {
     case "failed":
       return { kind: "report_permit", outcome: "failed" };
     default:
-      return observe(`the provider reports ${answer.kind}`);
+      return observe(ANSWER_WORDS[answer.kind]);
   }
 }

@@ -137,39 +137,3 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   await expect(row).toContainText("Resolved, hold open — needs a decision");
   await expect(row).toContainText(`${CURRENCY} 3.00`);
 });
-
-test("a status check that failed offers escalation before checking again", async ({ page, login, request }) => {
-  test.setTimeout(90_000);
-  // A job the provider does not know: the approved status check fails.
-  const operationId = `e2e-unknown-${run}`;
-  const parked = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage: "polling",
-      provider: "replicate",
-      model: "e2e-model",
-      providerJobId: `pred-unknown-${run}`,
-      requestFingerprint: `sha256:${"ef".repeat(32)}`,
-      evidence: { summary: "status checks failed with 502", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-unknown-${run}`, amountMicros: 2_000_000, currency: CURRENCY },
-    },
-  });
-  expect(parked.status(), await parked.text()).toBe(201);
-  const { caseId } = await parked.json();
-
-  await login("reviewer@demo.local");
-  await page.goto(`/cases/${caseId}`);
-  // Before any attempt, checking the job comes first.
-  expect(await offeredDecisions(page)).toEqual(["Resume status checks", "Escalate"]);
-  const approve = await reviewDecision(page, "Resume status checks", "The provider's status page is green again.");
-  await approve.getByRole("button", { name: "Approve status checks" }).click();
-  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
-  expect(await tickUntilRun(request, caseId)).toBe("parked");
-
-  await page.reload();
-  await expect(page.getByTestId("last-attempt")).toContainText("Status check failed");
-  // After the failure, escalating comes before repeating what just failed.
-  expect(await offeredDecisions(page)).toEqual(["Escalate", "Resume status checks"]);
-});

@@ -362,6 +362,40 @@ describe("reconciliation suggestions", () => {
     expect(sim.state.stats().creates.total).toBe(0);
   });
 
+  it("attaching a suggestion and checking its status is one step with two decisions and their audit rows", async () => {
+    const submittedAt = freshTime();
+    const input = inputFor("attach-and-check");
+    const caseId = await uncertainCase({ provider: "replicate", model: REPLICATE_MODEL, input, submittedAt });
+    const match = sim.state.seedJob({
+      provider: "replicate",
+      model: REPLICATE_MODEL,
+      input,
+      createdAt: submittedAt.getTime(),
+    });
+    await suggest();
+    const [best] = await suggestionsOf(caseId);
+    if (!best) throw new Error("expected a suggestion");
+
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const evidence = "Matched by: fingerprint, model (confidence 100%).";
+    const result = await confirmSuggestion(db, reviewer, caseId, { suggestionId: best.id, evidence, check: true });
+    expect(result).toMatchObject({ stage: "polling", state: "ready", providerJobId: match.id });
+    const row = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    expect(row).toMatchObject({ stage: "polling", state: "ready", providerJobId: match.id });
+    const decisions = await db.decision.findMany({ where: { caseId } });
+    expect(decisions.map((d) => `${d.kind}: ${d.evidence}`).sort()).toEqual([
+      `approve: ${evidence}`,
+      `reconcile_attach: ${evidence}`,
+    ]);
+    const action = await db.recoveryAction.findFirstOrThrow({ where: { caseId } });
+    expect({ kind: action.kind, status: action.status }).toEqual({ kind: "resume_poll", status: "ready" });
+    const kinds = (await db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "asc" } })).map((e) => e.kind);
+    expect(kinds).toEqual(
+      expect.arrayContaining(["reconciled_job_found", "approved", "reconciliation_suggestion_confirmed"]),
+    );
+    expect(sim.state.stats().creates.total).toBe(0);
+  });
+
   it("a refused attachment leaves the suggestion open", async () => {
     const submittedAt = freshTime();
     const input = inputFor("refused");

@@ -44,3 +44,19 @@ export async function listProviderSettings(db: Db, actor: Principal): Promise<Pr
     };
   });
 }
+
+/**
+ * Every provider's settling period now, for set-based statements (the escalation sweep), with the
+ * period an unknown provider gets.
+ */
+export async function settlingPeriods(
+  db: Db,
+): Promise<{ periods: { provider: string; seconds: number }[]; fallback: number }> {
+  const rows = await db.providerSetting.findMany({ select: { provider: true, noJobSettlingSeconds: true } });
+  const providers = [...new Set([...SETTLED_PROVIDERS, ...rows.map((r) => r.provider)])];
+  const periods = providers.map((provider) => ({
+    provider,
+    seconds: rows.find((r) => r.provider === provider)?.noJobSettlingSeconds ?? defaultFor(provider),
+  }));
+  return { periods, fallback: defaultFor("") };
+}

@@ -7,6 +7,7 @@ import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { BULK_VERB_PERMISSION, type BulkAction, bulkCommand } from "@/lib/domain/bulk-verbs";
 import { type DomainError, isDomainError } from "@/lib/domain/errors";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { type AttemptFinding, futileRepeat } from "@/lib/domain/futile-repeat";
 import type { Principal } from "@/lib/domain/principal";
 import { inProducerScope, scopeOf } from "@/lib/domain/producer-scope";
 import type { CaseState, Stage } from "@/lib/domain/stages";
@@ -20,6 +21,7 @@ import { approvePreviewed } from "./bulk-approve-cases";
 import { applyBulkAction } from "./bulk-verb-apply";
 import { scopeConditions } from "./case-filter";
 import { COUNT_CAP } from "./count-cases";
+import { lastAttemptFindings } from "./last-attempt-findings";
 import { viewConditions } from "./list-cases";
 import { type OwnershipRule, ownershipRule } from "./ownership-rule";
 import { type ChangeVia, loadCase } from "./transition-case";
@@ -64,11 +66,16 @@ async function targetConditions(db: Db, actor: Principal, target: BulkTarget, no
 const requestDigest = (input: { action: BulkAction; target: BulkTarget }) =>
   requestFingerprint({ action: input.action, target: input.target });
 
-/** Why the decision leaves a case alone, or null when it would act on it. */
+/**
+ * Why the decision leaves a case alone, or null when it would act on it. An approval that would
+ * only repeat what the provider has just answered for good (`futileRepeat`, decision 061) is left
+ * alone too: a person decides such a case on its own, with "try again anyway" if they must.
+ */
 async function refusal(
   row: Row,
   action: BulkAction,
   owned: OwnershipRule,
+  finding: AttemptFinding | null,
 ): Promise<{ code: string; message: string } | null> {
   const command = bulkCommand(action, row.stage);
   if (await owned(command.type, row.assigneeId)) {
@@ -79,6 +86,8 @@ async function refusal(
   }
   const decision = decide(snapshotOf(row), command);
   if (!decision.ok) return { code: decision.error.code, message: decision.error.message };
+  const futile = action.verb === "approve" ? futileRepeat(row.stage, finding) : null;
+  if (futile) return { code: futile.code, message: futile.message };
   if (action.verb === "assign" && row.assigneeId === action.assigneeId) {
     return { code: "already_assigned", message: action.assigneeId ? "already assigned to them" : "not assigned" };
   }
@@ -107,10 +116,17 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
                FROM cases WHERE ${where} ORDER BY opened_at, id LIMIT ${limit}`,
   );
   const owned = ownershipRule(db, user);
+  const findings =
+    input.action.verb === "approve"
+      ? await lastAttemptFindings(
+          db,
+          rows.map((row) => row.id),
+        )
+      : new Map();
   const cases: Row[] = [];
   const skipped: BulkSkipped[] = [];
   for (const row of rows) {
-    const why = await refusal(row, input.action, owned);
+    const why = await refusal(row, input.action, owned, findings.get(row.id) ?? null);
     if (why) skipped.push({ caseId: row.id, operationId: row.operationId, ...why, at: "dry_run" });
     else cases.push(row);
   }

@@ -107,7 +107,11 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     .map((a) => ({ id: a.id, kind: a.kind, status: a.status, outcome: a.outcome, finishedAt: iso(a.finishedAt) }));
   const progress = {
     // The worker's own words for its last finish are on the event it wrote (evidence names the action).
-    lastAttempt: lastAttempt(episodeActions, timeline.find((e) => actionOf(e.evidence) !== null)?.evidence ?? null),
+    lastAttempt: lastAttempt(
+      episodeActions,
+      timeline.find((e) => actionOf(e.evidence) !== null)?.evidence ?? null,
+      observations.map((o) => ({ actionId: o.actionId, kind: o.kind })),
+    ),
     waitingOn: waitingOn(
       {
         stage: row.stage,

@@ -121,6 +121,7 @@ type Row = {
   last_id: string | null;
   last_kind: RecoveryActionKind | null;
   last_status: string | null;
+  last_outcome: string | null;
   last_at: Date | null;
   last_reason: string | null;
   last_count: bigint | null;
@@ -199,7 +200,7 @@ function pageStatement(where: Prisma.Sql[], query: ListCasesQuery): Prisma.Sql {
       ORDER BY ${order} LIMIT ${query.limit + 1}
     )
     SELECT page.*, last.id::text AS last_id, last.kind::text AS last_kind, last.status::text AS last_status,
-           last.finished_at AS last_at, said.evidence->>'evidence' AS last_reason, tries.n AS last_count, live.status::text AS live_status, live.ready_at AS live_ready_at,
+           last.outcome AS last_outcome, last.finished_at AS last_at, said.evidence->>'evidence' AS last_reason, tries.n AS last_count, live.status::text AS live_status, live.ready_at AS live_ready_at,
            live.lease_until AS live_lease_until,
            EXISTS (SELECT 1 FROM replacement_requests r WHERE r.case_id = page.id AND r.status = 'pending')
              AS pending_replacement,
@@ -208,7 +209,7 @@ function pageStatement(where: Prisma.Sql[], query: ListCasesQuery): Prisma.Sql {
              AS replacement_to_submit
     FROM page
     LEFT JOIN LATERAL (
-      SELECT a.id, a.kind, a.status, a.finished_at FROM recovery_actions a JOIN decisions d ON d.id = a.decision_id
+      SELECT a.id, a.kind, a.status, a.outcome, a.finished_at FROM recovery_actions a JOIN decisions d ON d.id = a.decision_id
       WHERE a.case_id = page.id AND d.episode = page.episode AND a.status IN ('succeeded', 'unresolved')
       ORDER BY a.finished_at DESC LIMIT 1) last ON TRUE
     LEFT JOIN LATERAL (
@@ -233,7 +234,8 @@ function progressOf(row: Row, now: Date) {
             id: row.last_id,
             kind: row.last_kind,
             status: row.last_status,
-            outcome: null,
+            // The outcome tells a check that found the generation failed from one that failed itself.
+            outcome: row.last_outcome,
             finishedAt: row.last_at.toISOString(),
           },
         ]

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
+import { settledDeadline } from "@/lib/domain/escalation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ReconcileInput } from "@/lib/validation/review";
@@ -35,9 +36,12 @@ export async function reconcileCase(
           where: { attemptRef: row.attemptRef },
           select: { id: true },
         });
-        const deadline = row.retryDeadline ?? row.submittedAt ?? row.openedAt;
-        const settling = permitted && row.retryDeadline ? 0 : await noJobSettlingSeconds(tx, row.provider);
-        const earliest = deadline.getTime() + settling * 1000;
+        const deadlineIncludesSettling = permitted !== null && row.retryDeadline !== null;
+        const earliest = settledDeadline({
+          deadline: row.retryDeadline ?? row.submittedAt ?? row.openedAt,
+          deadlineIncludesSettling,
+          settlingSeconds: deadlineIncludesSettling ? 0 : await noJobSettlingSeconds(tx, row.provider),
+        }).getTime();
         const now = options.now ?? new Date();
         if (now.getTime() < earliest) {
           throw new AppError(
@@ -58,6 +62,11 @@ export async function reconcileCase(
           text: input.evidence,
           ...(input.verdict === "attach" ? { providerJobId: input.providerJobId } : {}),
         },
+        // An attached job answers the submission the deadline was about: a job to check has no
+        // submission deadline, so its flag goes and nothing escalates on it later (decision 061).
+        ...(input.verdict === "attach"
+          ? { extra: { escalatedAt: null, escalationReason: null, retryDeadline: null } }
+          : {}),
       });
       await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
       if (input.verdict === "attach") {

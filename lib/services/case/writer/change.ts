@@ -32,7 +32,8 @@ export function snapshotOf(
 /**
  * What a decision does to the row's timestamps, decided here only: `resolved_at` is set when the
  * case becomes resolved, `outputs_unavailable_at` when the outputs are found gone (kept if already
- * set) and cleared when a new episode forgets them.
+ * set) and cleared when a new episode forgets them. A resolution also clears the deadline flag: a
+ * resolved case has no deadline left to miss (decision 061).
  */
 export type Timestamps = { resolves: boolean; outputs: "set" | "clear" | "keep" };
 
@@ -45,6 +46,8 @@ export function timestampsOf(before: CaseSnapshot, next: CaseSnapshot): Timestam
 /** The same two facts as SQL assignments, from values (one case) or columns (many). */
 export function timestampAssignments(resolves: Prisma.Sql, outputs: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`resolved_at = CASE WHEN ${resolves} THEN now() ELSE c.resolved_at END,
+    escalated_at = CASE WHEN ${resolves} THEN NULL ELSE c.escalated_at END,
+    escalation_reason = CASE WHEN ${resolves} THEN NULL ELSE c.escalation_reason END,
     outputs_unavailable_at = CASE ${outputs} WHEN 'set' THEN coalesce(c.outputs_unavailable_at, now())
                                              WHEN 'clear' THEN NULL ELSE c.outputs_unavailable_at END`;
 }
@@ -179,7 +182,7 @@ export async function applyCaseChange(
         providerJobId: decision.next.providerJobId,
         version: { increment: 1 },
         updatedAt: now,
-        ...(times.resolves ? { resolvedAt: now } : {}),
+        ...(times.resolves ? { resolvedAt: now, escalatedAt: null, escalationReason: null } : {}),
         ...(times.outputs !== "keep" ? { outputsUnavailableAt: times.outputs === "set" ? now : null } : {}),
         ...input.extra,
       },
