@@ -39,7 +39,8 @@ export default defineConfig({
   webServer: {
     command: "npx tsx scripts/e2e-server.ts",
     url: `http://localhost:${E2E_PORT}/sign-in`,
-    timeout: 300_000,
+    // The launcher builds the app first: minutes on a busy 2-core machine.
+    timeout: 900_000,
     reuseExistingServer: false,
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     env: {
