@@ -1,17 +1,22 @@
+"use client";
+
 import { formatWhen } from "./format";
+import { useTimeZone } from "./time-display";
 
 /**
- * A moment in the console's one format (formatWhen: UTC, zone named), marked up as a <time> with
- * the exact instant on hover; `fallback` stands in when there is none ("never", "no expiry").
+ * A moment as a person reads it, everywhere in the console: in their own zone (or UTC, as chosen
+ * on the Profile page), the zone named, marked up as a <time> whose hover gives UTC and the exact
+ * instant; `fallback` stands in when there is none ("never", "no expiry").
  */
 export function Time({ at, fallback }: { at: Date | string | null | undefined; fallback?: string }) {
+  const zone = useTimeZone();
   if (at === null || at === undefined || at === "") return <span>{fallback ?? formatWhen(null)}</span>;
   const date = typeof at === "string" ? new Date(at) : at;
   if (Number.isNaN(date.getTime())) return <span>{String(at)}</span>;
   const iso = date.toISOString();
   return (
-    <time dateTime={iso} title={iso}>
-      {formatWhen(date)}
+    <time dateTime={iso} title={`${formatWhen(date)} (${iso})`} data-zone={zone}>
+      {formatWhen(date, "—", zone)}
     </time>
   );
 }
