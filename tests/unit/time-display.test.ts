@@ -24,7 +24,11 @@ describe("formatWhen in a zone", () => {
 describe("<Time>", () => {
   const render = (display: "local" | "utc", at: string | null, fallback?: string) =>
     renderToStaticMarkup(
-      createElement(TimeDisplayProvider, { display }, createElement(Time, { at, ...(fallback ? { fallback } : {}) })),
+      createElement(
+        TimeDisplayProvider,
+        { display } as Parameters<typeof TimeDisplayProvider>[0],
+        createElement(Time, { at, ...(fallback ? { fallback } : {}) }),
+      ),
     );
 
   it("is a <time> with the instant in datetime and UTC on hover; the server writes UTC until the browser knows its zone", () => {
