@@ -18,21 +18,36 @@ export function formatAge(seconds: number): string {
 // because tokens and ledgers outlive one. A person's own zone is chosen on the Profile page and
 // applied by <Time> (components/ui/time.tsx) in the browser, which alone knows that zone.
 const FORMATS = new Map<string, Intl.DateTimeFormat>();
-function whenFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = FORMATS.get(timeZone);
+function whenFormat(timeZone: string, clock = false): Intl.DateTimeFormat {
+  const key = `${timeZone}${clock ? " clock" : ""}`;
+  let format = FORMATS.get(key);
   if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      day: "numeric",
-      month: "short",
-      year: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      timeZone,
-      timeZoneName: "short",
-    });
-    FORMATS.set(timeZone, format);
+    format = new Intl.DateTimeFormat(
+      "en-GB",
+      clock
+        ? { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone, timeZoneName: "short" }
+        : {
+            day: "numeric",
+            month: "short",
+            year: "numeric",
+            hour: "2-digit",
+            minute: "2-digit",
+            timeZone,
+            timeZoneName: "short",
+          },
+    );
+    FORMATS.set(key, format);
   }
   return format;
+}
+
+/** "21:14:05 UTC": a moment of today to the second (when a live page last checked), the zone named. */
+export function formatClock(at: Date, timeZone = "UTC"): string {
+  try {
+    return whenFormat(timeZone, true).format(at);
+  } catch {
+    return whenFormat("UTC", true).format(at);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatWhen } from "./format";
+import { formatClock, formatWhen } from "./format";
 import { useTimeZone } from "./time-display";
 
 /**
@@ -8,7 +8,16 @@ import { useTimeZone } from "./time-display";
  * on the Profile page), the zone named, marked up as a <time> whose hover gives UTC and the exact
  * instant; `fallback` stands in when there is none ("never", "no expiry").
  */
-export function Time({ at, fallback }: { at: Date | string | null | undefined; fallback?: string }) {
+export function Time({
+  at,
+  fallback,
+  clock = false,
+}: {
+  at: Date | string | null | undefined;
+  fallback?: string;
+  /** Time of day to the second only ("21:14:05 GMT-5"), for what happened moments ago. */
+  clock?: boolean;
+}) {
   const zone = useTimeZone();
   if (at === null || at === undefined || at === "") return <span>{fallback ?? formatWhen(null)}</span>;
   const date = typeof at === "string" ? new Date(at) : at;
@@ -16,7 +25,7 @@ export function Time({ at, fallback }: { at: Date | string | null | undefined; f
   const iso = date.toISOString();
   return (
     <time dateTime={iso} title={`${formatWhen(date)} (${iso})`} data-zone={zone}>
-      {formatWhen(date, "—", zone)}
+      {clock ? formatClock(date, zone) : formatWhen(date, "—", zone)}
     </time>
   );
 }

@@ -1,7 +1,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { formatWhen } from "@/components/ui/format";
+import { formatClock, formatWhen } from "@/components/ui/format";
 import { Time } from "@/components/ui/time";
 import { TimeDisplayProvider } from "@/components/ui/time-display";
 import { readTimeDisplay, timeDisplaySchema } from "@/lib/validation/time-display";
@@ -14,6 +14,11 @@ describe("formatWhen in a zone", () => {
     expect(formatWhen(at, "—", "America/New_York")).toBe("2 Dec 2026, 06:44 GMT-5");
     expect(formatWhen(at, "—", "Asia/Tokyo")).toBe("2 Dec 2026, 20:44 GMT+9");
     expect(formatWhen(at)).toBe("2 Dec 2026, 11:44 UTC");
+  });
+
+  it("writes a time of day to the second, named, for what happened moments ago", () => {
+    expect(formatClock(new Date("2026-12-02T11:44:05Z"))).toBe("11:44:05 UTC");
+    expect(formatClock(new Date("2026-12-02T11:44:05Z"), "America/New_York")).toBe("06:44:05 GMT-5");
   });
 
   it("falls back to UTC for a zone it does not know, rather than failing", () => {
