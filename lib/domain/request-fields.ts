@@ -1,5 +1,5 @@
 import { type EventField, eventFields } from "./event-fields";
-import { isPromptKey } from "./stored-text";
+import { isPromptKey } from "./prompt-key";
 
 /**
  * A sanitised request summary as labelled facts a person reads ("Prompt: 26 characters",
