@@ -4,9 +4,10 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 import { CaseActions } from "./case-actions";
-import { CaseHeader, LineageSection, ObservationsSection, RequestSection, TimelineSection } from "./case-sections";
+import { CaseHeader, MoneySection, ObservationsSection, TimelineSection } from "./case-sections";
 import { ProducerNotToldSection } from "./producer-not-told";
 import { SuggestionsSection } from "./suggestions-section";
+import { TechnicalDetails } from "./technical-details";
 
 async function fetchCase(id: string): Promise<CaseDetail> {
   const response = await fetch(`/api/v1/cases/${id}`, { headers: { accept: "application/json" } });
@@ -52,24 +53,30 @@ export function CaseLive({
           {(query.error as Error).message} Showing the last known state.
         </p>
       )}
+      {/* The decision first (docs/decisions/062): what happened and what happens next, the decision,
+          the money, the timeline; technical detail last, folded. */}
       <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} roles={user.roles} />
-      <ProducerNotToldSection detail={detail} roles={user.roles} onChanged={refresh} />
-      <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
-        <div className="space-y-4">
-          <RequestSection detail={detail} />
+      <div className="grid gap-4 lg:grid-cols-[3fr_2fr]">
+        <div className="min-w-0 space-y-4">
+          <div id="decision" tabIndex={-1} className="scroll-mt-4 outline-none">
+            <CaseActions
+              detail={detail}
+              user={user}
+              reviewers={reviewers}
+              assignmentIsOwnership={assignmentIsOwnership}
+              onChanged={refresh}
+            />
+          </div>
           <SuggestionsSection detail={detail} user={user} onChanged={refresh} />
-          <ObservationsSection detail={detail} />
-          <LineageSection detail={detail} />
-          <TimelineSection detail={detail} />
         </div>
-        <CaseActions
-          detail={detail}
-          user={user}
-          reviewers={reviewers}
-          assignmentIsOwnership={assignmentIsOwnership}
-          onChanged={refresh}
-        />
+        <div className="min-w-0 space-y-4">
+          <ProducerNotToldSection detail={detail} roles={user.roles} onChanged={refresh} />
+          <MoneySection detail={detail} />
+        </div>
       </div>
+      <TimelineSection detail={detail} />
+      <ObservationsSection detail={detail} />
+      <TechnicalDetails detail={detail} />
     </div>
   );
 }

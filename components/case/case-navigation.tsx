@@ -1,9 +1,11 @@
 import type { Neighbour } from "@/lib/services/case/case-neighbours";
+import { CaseKeys } from "./case-keys";
 
 /**
  * The way back to the queue view a case was opened from (its filters, search and order), and the
- * cases before and after this one in that view. The view travels as `from`, re-read as queue
- * parameters only, so no link here can lead anywhere but the queue and its cases.
+ * cases before and after this one in that view, by link and by key (j, k, Escape). The view travels
+ * as `from`, re-read as queue parameters only, so no link here can lead anywhere but the queue and
+ * its cases.
  */
 export function CaseNavigation({
   viewText,
@@ -16,11 +18,17 @@ export function CaseNavigation({
   next: Neighbour;
 }) {
   const caseHref = (id: string) => `/cases/${id}${viewText ? `?from=${encodeURIComponent(viewText)}` : ""}`;
+  const queueHref = viewText ? `/queue?${viewText}` : "/queue";
   return (
     <nav aria-label="Queue" className="mb-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
-      <a href={viewText ? `/queue?${viewText}` : "/queue"} className="text-brand underline">
+      <a href={queueHref} className="text-brand underline">
         ← Back to the queue
       </a>
+      <CaseKeys
+        previous={previous ? caseHref(previous.id) : null}
+        next={next ? caseHref(next.id) : null}
+        queue={queueHref}
+      />
       <span className="ml-auto flex gap-4">
         {previous ? (
           <a href={caseHref(previous.id)} rel="prev" className="text-brand underline" title={previous.operationId}>

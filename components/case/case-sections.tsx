@@ -11,7 +11,7 @@ import {
 } from "@/components/ui/code-words";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatAge, formatBytes, formatWhen } from "@/components/ui/format";
-import { TableHead } from "@/components/ui/table";
+import { ScrollRegion, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { eventFields } from "@/lib/domain/event-fields";
 import { formatMicros } from "@/lib/domain/money";
@@ -41,12 +41,16 @@ export function JsonText({ value }: { value: unknown }) {
   return <pre className="whitespace-pre-wrap break-all font-mono text-xs">{JSON.stringify(value, null, 2)}</pre>;
 }
 
+/**
+ * What happened and what happens next, first on the page: the operation, who the case waits on and
+ * why, how the last attempt went, and the few facts a decision reads. The rest is further down.
+ */
 export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: number; roles: readonly Role[] }) {
   const age = Math.max(0, Math.floor((now - Date.parse(detail.openedAt)) / 1000));
   return (
-    <header className="rounded border border-slate-300 bg-white p-4">
-      <h1 className="text-xl font-semibold">
-        Operation <span className="font-mono">{detail.operationId}</span>
+    <header className="rounded border border-slate-300 bg-white p-3 md:p-4">
+      <h1 className="text-lg font-semibold md:text-xl">
+        Operation <span className="break-all font-mono">{detail.operationId}</span>
         <CopyButton value={detail.operationId} label="operation ID" />
       </h1>
       <p className="mt-1 text-sm">
@@ -55,12 +59,7 @@ export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: nu
       <div className="mt-2">
         <LastAttemptBanner attempt={detail.progress.lastAttempt} />
       </div>
-      <dl className="mt-2 grid grid-cols-2 gap-x-6 gap-y-1 text-sm md:grid-cols-4">
-        <dt className="text-slate-700">Attempt</dt>
-        <dd className="font-mono">
-          {detail.attemptId}
-          <CopyButton value={detail.attemptId} label="attempt ID" />
-        </dd>
+      <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm md:grid-cols-[max-content_1fr_max-content_1fr]">
         <dt className="text-slate-700">Stage</dt>
         <dd>
           <StageBadge stage={detail.stage} />
@@ -122,35 +121,18 @@ export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: nu
         <dd>{formatAge(age)}</dd>
         <dt className="text-slate-700">Assignee</dt>
         <dd>{detail.assignee ? detail.assignee.name : "nobody"}</dd>
-        <dt className="text-slate-700">Money on hold</dt>
-        <dd className="font-medium">{formatMicros(detail.heldMicros, detail.currency)}</dd>
         <dt className="text-slate-700">Provider / model</dt>
-        <dd>
+        <dd className="break-words">
           {detail.provider} / {detail.model}
-          <ProviderNotes notes={detail.providerCapabilities.notes} />
         </dd>
         <dt className="text-slate-700">Provider job</dt>
         <dd>
-          <span className="font-mono">{detail.providerJobId ?? "unknown"}</span>
+          <span className="break-all font-mono">{detail.providerJobId ?? "unknown"}</span>
           {detail.providerJobId ? <CopyButton value={detail.providerJobId} label="provider job ID" /> : null}
           <ProviderJobLink page={detail.providerJobPage} provider={detail.provider} />
         </dd>
-        <dt className="text-slate-700">Episode</dt>
-        <dd>{detail.episode}</dd>
       </dl>
     </header>
-  );
-}
-
-/** What the provider's API allows, where it changes what evidence a decision needs. */
-function ProviderNotes({ notes }: { notes: string[] }) {
-  if (notes.length === 0) return null;
-  return (
-    <ul data-testid="provider-capabilities" className="mt-1 list-disc pl-5 text-xs text-slate-700">
-      {notes.map((note) => (
-        <li key={note}>{note}</li>
-      ))}
-    </ul>
   );
 }
 
@@ -178,88 +160,75 @@ function ProviderJobLink({ page, provider }: { page: CaseDetail["providerJobPage
   );
 }
 
-export function RequestSection({ detail }: { detail: CaseDetail }) {
+/** The money: what is held now, and every attempt's hold and ledger, with the cost across attempts. */
+export function MoneySection({ detail }: { detail: CaseDetail }) {
   return (
-    <section aria-labelledby="request-heading" className="rounded border border-slate-300 bg-white p-4">
-      <h2 id="request-heading" className="font-semibold">
-        Request and evidence
+    <section aria-labelledby="money-heading" className="rounded border border-slate-300 bg-white p-4">
+      <h2 id="money-heading" className="font-semibold">
+        Money
       </h2>
       <p className="mt-1 text-sm">
-        Fingerprint <code className="break-all">{detail.requestFingerprint}</code>
+        On hold now: <strong data-testid="money-on-hold">{formatMicros(detail.heldMicros, detail.currency)}</strong>
       </p>
-      <h3 className="mt-2 text-sm font-medium">Sanitised request summary</h3>
-      <JsonText value={detail.requestSummary} />
-      <h3 className="mt-2 text-sm font-medium">Latest evidence from the producer</h3>
-      <JsonText value={detail.evidence} />
-      <p className="mt-2 text-sm text-slate-700">
-        Status checks so far: {detail.counters.pollAttempts}; delivery attempts: {detail.counters.deliveryAttempts}
-        {detail.submittedAt ? (
-          <>
-            ; submitted to the provider <Time at={detail.submittedAt} />
-          </>
-        ) : null}
-      </p>
-    </section>
-  );
-}
-
-export function LineageSection({ detail }: { detail: CaseDetail }) {
-  return (
-    <section aria-labelledby="lineage-heading" className="rounded border border-slate-300 bg-white p-4">
-      <h2 id="lineage-heading" className="font-semibold">
+      <h3 id="lineage-heading" className="mt-2 text-sm font-medium">
         Holds, ledger and lineage
-      </h2>
-      <table className="mt-2 w-full text-left text-sm">
-        <TableHead
-          cell="px-2 py-1"
-          columns={["Attempt", "Kind", "Hold", { label: "Amount", align: "right" }, "Ledger"]}
-        />
-        <tbody>
-          {detail.lineage.map((attempt) => (
-            <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
-              <td className="px-2 py-1 font-mono">{attempt.attemptId}</td>
-              <td className="px-2 py-1">
-                {inWords(ATTEMPT_KIND_WORDS, attempt.kind)}
-                {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
-              </td>
-              <td className="px-2 py-1">
-                {attempt.hold ? `${attempt.hold.holdId} (${inWords(HOLD_STATUS_WORDS, attempt.hold.status)})` : "none"}
-              </td>
-              <td className="px-2 py-1 text-right tabular-nums">
-                {attempt.hold ? formatMicros(attempt.hold.amountMicros, attempt.hold.currency) : "—"}
-              </td>
-              <td className="px-2 py-1">
-                <ul>
-                  {attempt.hold?.entries.map((entry) => (
-                    <li key={`${entry.kind}-${entry.at}`}>
-                      {inWords(LEDGER_WORDS, entry.kind)}{" "}
-                      {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
-                      {entry.flagged ? " ⚑ flagged" : ""} · {entry.actor}
-                      {entry.note ? ` · ${entry.note}` : ""}
-                    </li>
-                  ))}
-                </ul>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          {detail.lineageCost.map((cost) => (
-            <tr key={cost.currency} data-testid={`lineage-cost-${cost.currency}`}>
-              <th scope="row" colSpan={3} className="px-2 py-1 text-right">
-                Across attempts, {cost.currency}
-              </th>
-              <td className="px-2 py-1 text-right font-medium tabular-nums">
-                {formatMicros(cost.chargedMicros, cost.currency)} charged
-              </td>
-              <td className="px-2 py-1 tabular-nums">
-                {formatMicros(cost.reservedMicros, cost.currency)} reserved
-                {cost.heldMicros > 0 ? ` · ${formatMicros(cost.heldMicros, cost.currency)} still held` : ""}
-              </td>
-            </tr>
-          ))}
-        </tfoot>
-      </table>
+      </h3>
+      {/* Long IDs wrap, so a phone shows the table whole; should it still not fit, it scrolls by keyboard too. */}
+      <ScrollRegion label="Holds, ledger and lineage" className="mt-1">
+        <table className="w-full text-left text-sm" aria-labelledby="lineage-heading">
+          <TableHead
+            cell="px-2 py-1"
+            columns={["Attempt", "Kind", "Hold", { label: "Amount", align: "right" }, "Ledger"]}
+          />
+          <tbody>
+            {detail.lineage.map((attempt) => (
+              <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
+                <td className="break-all px-2 py-1 font-mono">{attempt.attemptId}</td>
+                <td className="break-all px-2 py-1">
+                  {inWords(ATTEMPT_KIND_WORDS, attempt.kind)}
+                  {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
+                </td>
+                <td className="break-all px-2 py-1">
+                  {attempt.hold
+                    ? `${attempt.hold.holdId} (${inWords(HOLD_STATUS_WORDS, attempt.hold.status)})`
+                    : "none"}
+                </td>
+                <td className="px-2 py-1 text-right tabular-nums">
+                  {attempt.hold ? formatMicros(attempt.hold.amountMicros, attempt.hold.currency) : "—"}
+                </td>
+                <td className="px-2 py-1">
+                  <ul>
+                    {attempt.hold?.entries.map((entry) => (
+                      <li key={`${entry.kind}-${entry.at}`}>
+                        {inWords(LEDGER_WORDS, entry.kind)}{" "}
+                        {formatMicros(entry.amountMicros, attempt.hold?.currency ?? "USD")}
+                        {entry.flagged ? " ⚑ flagged" : ""} · {entry.actor}
+                        {entry.note ? ` · ${entry.note}` : ""}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            {detail.lineageCost.map((cost) => (
+              <tr key={cost.currency} data-testid={`lineage-cost-${cost.currency}`}>
+                <th scope="row" colSpan={3} className="px-2 py-1 text-right">
+                  Across attempts, {cost.currency}
+                </th>
+                <td className="px-2 py-1 text-right font-medium tabular-nums">
+                  {formatMicros(cost.chargedMicros, cost.currency)} charged
+                </td>
+                <td className="px-2 py-1 tabular-nums">
+                  {formatMicros(cost.reservedMicros, cost.currency)} reserved
+                  {cost.heldMicros > 0 ? ` · ${formatMicros(cost.heldMicros, cost.currency)} still held` : ""}
+                </td>
+              </tr>
+            ))}
+          </tfoot>
+        </table>
+      </ScrollRegion>
     </section>
   );
 }

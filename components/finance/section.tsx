@@ -25,7 +25,8 @@ export function FinanceSection({
           {empty}
         </p>
       ) : (
-        <div className="mt-3 overflow-x-auto">{children}</div>
+        // Tables scroll inside their own labelled region (components/ui/table.tsx), not here.
+        <div className="mt-3 min-w-0">{children}</div>
       )}
     </section>
   );

@@ -1,11 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { retentionDaysText } from "@/components/retention/retention-text";
-import { formatAge, formatWhen } from "@/components/ui/format";
+import { formatAge } from "@/components/ui/format";
 import { stageLabel } from "@/components/ui/labels";
 import { moneyText } from "@/components/ui/money";
 import { NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import type { Role } from "@/lib/domain/roles";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 import { CaseFlagsSummary } from "./case-flags-summary";
@@ -43,7 +45,7 @@ export function OverviewLive({
     <div className="space-y-4">
       {isError && (
         <p role="alert" className="text-sm text-amber-900">
-          Refresh failed; showing figures as of {formatWhen(stats.generatedAt)}.
+          Refresh failed; showing figures as of <Time at={stats.generatedAt} />.
         </p>
       )}
       {stats.alert && (
@@ -90,28 +92,33 @@ export function OverviewLive({
         </tbody>
       </Table>
       <dl className="grid grid-cols-2 gap-3 md:grid-cols-4">
-        {[
-          ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
+        {(
           [
-            "Sends in flight under a permit",
-            `${stats.inFlight.sending + stats.inFlight.accepted} · ${stats.inFlight.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}${stats.inFlight.oldestAgeSeconds === null ? "" : ` · oldest ${formatAge(stats.inFlight.oldestAgeSeconds)}`}`,
-          ],
-          [
-            "Review latency (24 h), median / p90",
-            `${seconds(stats.reviewLatency.p50Seconds)} / ${seconds(stats.reviewLatency.p90Seconds)}`,
-          ],
-          ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
-          ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
-          ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
-          [
-            "Retention of customer text and videos",
-            `${retentionDaysText(stats.retention.globalDays)}${producerPolicies(stats.retention.producerPolicies)} · next run ${formatWhen(stats.retention.nextRunAt)}`,
-          ],
-          [
-            "Outputs expiring within 1 h",
-            `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}`,
-          ],
-        ].map(([label, value]) => (
+            ["Unresolved uncertain submissions", String(stats.unresolvedUncertain)],
+            [
+              "Sends in flight under a permit",
+              `${stats.inFlight.sending + stats.inFlight.accepted} · ${stats.inFlight.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}${stats.inFlight.oldestAgeSeconds === null ? "" : ` · oldest ${formatAge(stats.inFlight.oldestAgeSeconds)}`}`,
+            ],
+            [
+              "Review latency (24 h), median / p90",
+              `${seconds(stats.reviewLatency.p50Seconds)} / ${seconds(stats.reviewLatency.p90Seconds)}`,
+            ],
+            ["Expired claims rescued (24 h)", String(stats.leaseRescues24h)],
+            ["Failed delivery retries (24 h)", String(stats.deliveryFailures24h)],
+            ["Poison actions parked (24 h)", String(stats.poisonParked24h)],
+            [
+              "Retention of customer text and videos",
+              <>
+                {retentionDaysText(stats.retention.globalDays)}
+                {producerPolicies(stats.retention.producerPolicies)} · next run <Time at={stats.retention.nextRunAt} />
+              </>,
+            ],
+            [
+              "Outputs expiring within 1 h",
+              `${stats.outputsExpiringSoon.count} · ${stats.outputsExpiringSoon.held.map((h) => moneyText(h.micros, h.currency)).join(" + ") || "nothing held"}`,
+            ],
+          ] as [string, ReactNode][]
+        ).map(([label, value]) => (
           <div key={label} className="rounded border border-slate-300 bg-white p-3">
             <dt className="text-sm text-slate-700">{label}</dt>
             <dd className="text-xl font-semibold">{value}</dd>

@@ -1,5 +1,5 @@
 import { RoleLink } from "@/components/console/role-link";
-import { formatWhen } from "@/components/ui/format";
+import { Time } from "@/components/ui/time";
 import type { Role } from "@/lib/domain/roles";
 import type { OverviewStats } from "@/lib/services/overview/overview-stats";
 
@@ -13,7 +13,7 @@ export function PausedProviders({
 }) {
   return paused.map((p) => (
     <p key={p.provider} role="alert" className="rounded border border-red-400 bg-red-50 p-3 font-medium text-red-900">
-      Sends to {p.provider} are paused until {formatWhen(p.pausedUntil)}: too many recent sends ended with an unknown
+      Sends to {p.provider} are paused until <Time at={p.pausedUntil} />: too many recent sends ended with an unknown
       outcome, so new permits are refused. Reconcile the uncertain submissions; an admin can resume it under{" "}
       <RoleLink
         roles={roles}

@@ -14,23 +14,56 @@ export function formatAge(seconds: number): string {
   return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
 
-// Always UTC and always named, so the server's page and the browser's refresh read the same, and a
-// reader never has to guess the zone; the year is there because tokens and ledgers outlive one.
-const WHEN = new Intl.DateTimeFormat("en-GB", {
-  day: "numeric",
-  month: "short",
-  year: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  timeZone: "UTC",
-  timeZoneName: "short",
-});
+// UTC by default and always named, so a reader never has to guess the zone; the year is there
+// because tokens and ledgers outlive one. A person's own zone is chosen on the Profile page and
+// applied by <Time> (components/ui/time.tsx) in the browser, which alone knows that zone.
+const FORMATS = new Map<string, Intl.DateTimeFormat>();
+function whenFormat(timeZone: string, clock = false): Intl.DateTimeFormat {
+  const key = `${timeZone}${clock ? " clock" : ""}`;
+  let format = FORMATS.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(
+      "en-GB",
+      clock
+        ? { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone, timeZoneName: "short" }
+        : {
+            day: "numeric",
+            month: "short",
+            year: "numeric",
+            hour: "2-digit",
+            minute: "2-digit",
+            timeZone,
+            timeZoneName: "short",
+          },
+    );
+    FORMATS.set(key, format);
+  }
+  return format;
+}
 
-/** "2 Dec 2026, 11:44 UTC"; `fallback` for a moment that has not happened (never used, no expiry). */
-export function formatWhen(at: Date | string | null | undefined, fallback = "—"): string {
+/** "21:14:05 UTC": a moment of today to the second (when a live page last checked), the zone named. */
+export function formatClock(at: Date, timeZone = "UTC"): string {
+  try {
+    return whenFormat(timeZone, true).format(at);
+  } catch {
+    return whenFormat("UTC", true).format(at);
+  }
+}
+
+/**
+ * "2 Dec 2026, 11:44 UTC" (or in `timeZone`, named: "2 Dec 2026, 06:44 GMT-5"); `fallback` for a
+ * moment that has not happened (never used, no expiry).
+ */
+export function formatWhen(at: Date | string | null | undefined, fallback = "—", timeZone = "UTC"): string {
   if (at === null || at === undefined || at === "") return fallback;
   const date = typeof at === "string" ? new Date(at) : at;
-  return Number.isNaN(date.getTime()) ? String(at) : WHEN.format(date);
+  if (Number.isNaN(date.getTime())) return String(at);
+  try {
+    return whenFormat(timeZone).format(date);
+  } catch {
+    // A zone this runtime does not know: UTC, still named, rather than no time at all.
+    return whenFormat("UTC").format(date);
+  }
 }
 
 const SIZE_UNITS = ["bytes", "KB", "MB", "GB", "TB"] as const;

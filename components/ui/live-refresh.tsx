@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { Time } from "./time";
 
 /**
  * Re-reads the page's server data every few seconds while the tab is visible (and at once when it
@@ -28,7 +29,14 @@ export function LiveRefresh({ everyMs = 5_000, label = "Live" }: { everyMs?: num
     <span className="text-xs text-slate-700" data-testid="live-refresh">
       <span aria-hidden="true" className="mr-1 inline-block h-2 w-2 rounded-full bg-emerald-600" />
       {label}
-      {at ? ` · checked ${at.toISOString().slice(11, 19)} UTC` : ` · every ${Math.round(everyMs / 1000)} s`}
+      {at ? (
+        <>
+          {" "}
+          · checked <Time at={at} clock />
+        </>
+      ) : (
+        ` · every ${Math.round(everyMs / 1000)} s`
+      )}
     </span>
   );
 }

@@ -1,5 +1,6 @@
 "use server";
 
+import { cookies } from "next/headers";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
@@ -7,6 +8,7 @@ import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { endUserSessions } from "@/lib/services/access/end-sessions";
 import { revokeAccessToken } from "@/lib/services/access/revoke-access-token";
 import { createPersonalTokenSchema, tokenIdSchema } from "@/lib/validation/admin";
+import { TIME_DISPLAY_COOKIE, timeDisplaySchema } from "@/lib/validation/time-display";
 import { safeAction } from "./safe-action";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,4 +46,18 @@ const signOutEverywhereRun = safeAction(z.strictObject({}), (_input, actor) =>
 );
 export async function signOutEverywhereAction(raw: unknown) {
   return signOutEverywhereRun(raw);
+}
+
+// A display preference of this browser, like its colour scheme: a cookie, not a record (decision 062).
+const timesRun = safeAction(timeDisplaySchema, async (input) => {
+  (await cookies()).set(TIME_DISPLAY_COOKIE, input.times, {
+    path: "/",
+    sameSite: "lax",
+    httpOnly: true,
+    maxAge: 400 * 24 * 60 * 60,
+  });
+  return { times: input.times };
+});
+export async function setTimeDisplayAction(raw: unknown) {
+  return timesRun(raw);
 }

@@ -1,16 +1,11 @@
 import { createHash } from "node:crypto";
+import { isPromptKey } from "./prompt-key";
 import { type SanitiseLimits, sanitise } from "./sanitise";
 
 /** What stands in for a prompt: enough to tell whether two requests asked for the same text. */
 export type PromptDigest = { sha256: string; length: number };
 
-// Compared after lower-casing and dropping "-" and "_": "prompt", "negative_prompt", "systemPrompt",
-// "prompts". Names that only mention a prompt ("prompt_id", "prompt_strength") are not prompt text.
-const PROMPT_KEY = /prompts?$/;
-
-export function isPromptKey(key: string): boolean {
-  return PROMPT_KEY.test(key.toLowerCase().replace(/[-_]/g, ""));
-}
+export { isPromptKey };
 
 /** SHA-256 of the UTF-8 text; the length counts characters (Unicode code points). */
 export function digestPrompt(text: string): PromptDigest {

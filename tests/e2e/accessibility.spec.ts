@@ -4,6 +4,12 @@ import { openPage } from "./fixtures/open-page";
 
 // Every console page each role works on, and the sign-in page, checked by axe in both colour
 // schemes: no serious or critical violation (WCAG 2.1 A and AA rules, colour contrast included).
+// The pages with wide tables are checked on a phone too, where those tables scroll (axe's
+// scrollable-region-focusable: a region that scrolls must be reachable by keyboard).
+const PHONE_JOURNEYS: { email: string; paths: string[] }[] = [
+  { email: "reviewer@demo.local", paths: ["case", "case-evidence"] },
+  { email: "finance@demo.local", paths: ["/finance"] },
+];
 const JOURNEYS: { email: string | null; paths: string[] }[] = [
   { email: null, paths: ["/sign-in"] },
   { email: "operator@demo.local", paths: ["/overview", "/queue", "/profile"] },
@@ -13,14 +19,20 @@ const JOURNEYS: { email: string | null; paths: string[] }[] = [
   { email: "viewer@demo.local", paths: ["case"] },
 ];
 
+const CHECKS = [
+  ...JOURNEYS.map((journey) => ({ ...journey, phone: false })),
+  ...PHONE_JOURNEYS.map((journey) => ({ ...journey, phone: true })),
+];
+
 for (const scheme of ["light", "dark"] as const) {
-  for (const { email, paths } of JOURNEYS) {
-    test(`${email?.split("@")[0] ?? "a signed-out visitor"}'s pages have no serious accessibility violations (${scheme})`, async ({
+  for (const { email, paths, phone } of CHECKS) {
+    test(`${email?.split("@")[0] ?? "a signed-out visitor"}'s pages have no serious accessibility violations (${scheme}${phone ? ", 390 px" : ""})`, async ({
       page,
       login,
     }) => {
       // axe takes seconds per page on a loaded two-core machine, and a role checks up to three pages.
       test.slow();
+      if (phone) await page.setViewportSize({ width: 390, height: 844 });
       await page.emulateMedia({ colorScheme: scheme });
       if (email) await login(email);
       for (const path of paths) {

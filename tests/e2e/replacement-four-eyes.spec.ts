@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { E2E_DATA_DIR } from "@/playwright.config";
 import { reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
+import { expectFitsWidth } from "./fixtures/screen";
 
 // One person holding both reviewer and finance roles, created with the operator's own command.
 function createDualRoleUser(email: string): void {
@@ -66,4 +67,10 @@ test("a reviewer requests a replacement; the same person cannot authorise it, a 
   await page.goto(`/cases/${caseId}`);
   await expect(page.getByText("Finance authorised a replacement").first()).toBeVisible();
   await expect(page.getByRole("cell", { name: /replacement of demo-order-1011-a1/ })).toBeVisible();
+
+  // With two attempts' long IDs in its money table, the case still fits a phone's width.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(page.getByRole("cell", { name: /replacement of demo-order-1011-a1/ })).toBeVisible();
+  await expectFitsWidth(page, "a case with a replacement");
 });

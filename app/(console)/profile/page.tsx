@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import { Suspense } from "react";
 import { TokenTable } from "@/components/admin/token-table";
 import { CreatePersonalTokenForm } from "@/components/profile/create-personal-token-form";
 import { SignOutEverywhereButton } from "@/components/profile/sign-out-everywhere-button";
+import { TimeDisplayForm } from "@/components/profile/time-display-form";
 import { PERMISSION_WORDS } from "@/components/ui/code-words";
 import { LoadingState } from "@/components/ui/loading-state";
 import { revokePersonalTokenAction } from "@/lib/actions/profile-actions";
@@ -10,6 +12,7 @@ import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { PERMISSIONS, permissionsOf } from "@/lib/domain/roles";
 import { listAccessTokens } from "@/lib/services/access/list-access-tokens";
+import { readTimeDisplay, TIME_DISPLAY_COOKIE } from "@/lib/validation/time-display";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Profile" };
@@ -45,6 +48,13 @@ export default async function ProfilePage() {
             </ul>
           </dd>
         </dl>
+      </section>
+
+      <section aria-labelledby="times-heading" className="space-y-3">
+        <h2 id="times-heading" className="text-xl font-semibold">
+          Times
+        </h2>
+        <TimeDisplayForm current={readTimeDisplay((await cookies()).get(TIME_DISPLAY_COOKIE)?.value)} />
       </section>
 
       <section aria-labelledby="sessions-heading" className="space-y-3">

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ProviderBreakerForm, ResumeProviderButton } from "@/components/admin/provider-breaker-form";
 import { ProviderPaceForm } from "@/components/admin/provider-pace-form";
 import { ProviderSettingForm } from "@/components/admin/provider-setting-form";
-import { formatWhen } from "@/components/ui/format";
+import { Time } from "@/components/ui/time";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { providerCapabilityView } from "@/lib/providers/capabilities";
@@ -47,9 +47,13 @@ export default async function AdminProvidersPage() {
             <p className="text-sm text-slate-700">
               <strong className="text-slate-900">{row.provider}</strong>: {Math.round(row.noJobSettlingSeconds / 60)}{" "}
               min{" "}
-              {row.stored && row.updatedAt
-                ? `(set ${formatWhen(row.updatedAt)}; adapter default ${Math.round(row.defaultSeconds / 60)} min)`
-                : "(the adapter's default)"}
+              {row.stored && row.updatedAt ? (
+                <>
+                  (set <Time at={row.updatedAt} />; adapter default {Math.round(row.defaultSeconds / 60)} min)
+                </>
+              ) : (
+                "(the adapter's default)"
+              )}
             </p>
             <p className="mt-1 text-xs text-slate-700" data-testid={`capabilities-${row.provider}`}>
               {providerCapabilityView(row.provider).notes.join(" · ")}
@@ -78,9 +82,12 @@ function PaceLine({
     <div className="mt-4 border-t border-slate-200 pt-3">
       <p className="text-sm text-slate-700" data-testid={`pace-${provider}`}>
         Request rate: {rate === null ? "unpaced" : `${rate} per second, all workers together`}
-        {pace?.holdOffUntil
-          ? ` · holding back for the provider's Retry-After until ${formatWhen(pace.holdOffUntil)}`
-          : ""}
+        {pace?.holdOffUntil ? (
+          <>
+            {" "}
+            · holding back for the provider&apos;s Retry-After until <Time at={pace.holdOffUntil} />
+          </>
+        ) : null}
       </p>
       <div className="mt-2">
         <ProviderPaceForm provider={provider} requestsPerSecond={rate} />
@@ -98,12 +105,22 @@ function BreakerLine({ provider, breaker }: { provider: string; breaker: Provide
         {settings === null
           ? "none"
           : `pauses at ${settings.unknownPercent}% unknown of at least ${settings.minOutcomes} outcomes in ${settings.windowSeconds / 60} min`}
-        {breaker?.pausedUntil ? ` · paused: new permits refused until ${formatWhen(breaker.pausedUntil)}` : ""}
+        {breaker?.pausedUntil ? (
+          <>
+            {" "}
+            · paused: new permits refused until <Time at={breaker.pausedUntil} />
+          </>
+        ) : null}
       </p>
       {breaker?.pausedProducers.length ? (
         <p className="mt-1 text-sm text-red-900" data-testid={`breaker-producers-${provider}`}>
           Paused on their own outcomes:{" "}
-          {breaker.pausedProducers.map((p) => `${p.producer} until ${formatWhen(p.pausedUntil)}`).join(", ")}
+          {breaker.pausedProducers.map((p, i) => (
+            <span key={p.producer}>
+              {i > 0 ? ", " : ""}
+              {p.producer} until <Time at={p.pausedUntil} />
+            </span>
+          ))}
         </p>
       ) : null}
       <div className="mt-2 flex flex-wrap items-end gap-3">

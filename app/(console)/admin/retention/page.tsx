@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { RetentionPolicyForm } from "@/components/admin/retention-policy-form";
 import { formatBytes, retentionDaysText } from "@/components/retention/retention-text";
-import { formatWhen } from "@/components/ui/format";
 import { Cell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { dryRunRetention, getRetentionPolicy } from "@/lib/services/retention/retention-policy";
@@ -35,7 +35,7 @@ export default async function AdminRetentionPage() {
           Global policy: <strong className="text-slate-900">{retentionDaysText(policy.globalDays)}</strong>
         </p>
         <p>
-          Next run: {formatWhen(policy.nextRunAt)} · last run: {formatWhen(policy.lastRunAt, "never")}
+          Next run: <Time at={policy.nextRunAt} /> · last run: <Time at={policy.lastRunAt} fallback="never" />
           {policy.lastRunAt ? ` (${policy.lastRedacted} cases redacted)` : ""}
         </p>
       </div>
@@ -60,7 +60,7 @@ export default async function AdminRetentionPage() {
         <p className="mt-1">
           {dryRun.cases} {dryRun.cases === 1 ? "case" : "cases"} · {dryRun.operations}{" "}
           {dryRun.operations === 1 ? "operation" : "operations"} without a case · oldest resolved{" "}
-          {formatWhen(dryRun.oldestResolvedAt, "—")} · {formatBytes(dryRun.bytes)} of videos
+          <Time at={dryRun.oldestResolvedAt} /> · {formatBytes(dryRun.bytes)} of videos
         </p>
       </div>
       <div className="rounded border border-slate-300 bg-white p-4">

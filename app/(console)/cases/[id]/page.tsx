@@ -61,11 +61,6 @@ export default async function CasePage({
   return (
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
-      {can(user.roles, "case:export_evidence") ? (
-        <nav aria-label="Evidence" className="mb-2 flex justify-end text-sm">
-          <EvidenceLinks {...caseEvidenceHrefs(id)} />
-        </nav>
-      ) : null}
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
@@ -83,6 +78,11 @@ export default async function CasePage({
         reviewers={reviewers}
         assignmentIsOwnership={settings.assignmentIsOwnership}
       />
+      {can(user.roles, "case:export_evidence") ? (
+        <nav aria-label="Evidence" className="mt-4 flex justify-end text-sm">
+          <EvidenceLinks {...caseEvidenceHrefs(id)} />
+        </nav>
+      ) : null}
     </>
   );
 }
