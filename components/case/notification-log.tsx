@@ -63,8 +63,8 @@ export async function NotificationLog({ caseId, user }: { caseId: string; user: 
                       <TableHead columns={["Send", "Answer", { label: "Status code", align: "right" }, "When"]} />
                       <tbody>
                         {message.sends.map((send, index) => (
-                          <tr key={`${send.answeredAt}-${index}`} className="border-b border-slate-200">
-                            <td className="px-3 py-2">{index + 1}</td>
+                          <tr key={send.id} className="border-b border-slate-200">
+                            <td className="px-3 py-2">{message.sendCount - message.sends.length + index + 1}</td>
                             <td className="px-3 py-2">{ATTEMPT_OUTCOME_WORDS[send.outcome]}</td>
                             <td className="px-3 py-2 text-right tabular-nums">
                               {send.status === null ? "none" : `HTTP ${send.status}`}

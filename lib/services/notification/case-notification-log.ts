@@ -8,7 +8,7 @@ import { requireCaseInScope, requirePermission } from "../access/actor";
 export const LOG_MESSAGES = 50;
 export const LOG_SENDS_PER_MESSAGE = 30;
 
-export type LoggedSend = { outcome: AttemptOutcome; status: number | null; answeredAt: string };
+export type LoggedSend = { id: string; outcome: AttemptOutcome; status: number | null; answeredAt: string };
 export type LoggedNotification = {
   webhookId: string;
   eventType: string;
@@ -42,7 +42,7 @@ export async function caseNotificationLog(db: Db, actor: Principal, caseId: stri
       sends: {
         orderBy: { id: "desc" },
         take: LOG_SENDS_PER_MESSAGE,
-        select: { outcome: true, status: true, answeredAt: true },
+        select: { id: true, outcome: true, status: true, answeredAt: true },
       },
     },
   });
@@ -53,6 +53,7 @@ export async function caseNotificationLog(db: Db, actor: Principal, caseId: stri
     createdAt: m.createdAt.toISOString(),
     sendCount: Math.max(m.attempts, m.sends.length),
     sends: m.sends.reverse().map((s) => ({
+      id: String(s.id),
       outcome: s.outcome as AttemptOutcome,
       status: s.status,
       answeredAt: s.answeredAt.toISOString(),
