@@ -37,7 +37,11 @@ export function JsonText({ value }: { value: unknown }) {
       </div>
     );
   }
-  return <pre className="whitespace-pre-wrap break-all font-mono text-xs">{JSON.stringify(value, null, 2)}</pre>;
+  return (
+    <pre data-technical className="whitespace-pre-wrap break-all font-mono text-xs">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }
 
 export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: number; roles: readonly Role[] }) {

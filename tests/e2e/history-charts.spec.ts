@@ -24,8 +24,8 @@ test("an operator reads two weeks of history as a chart and as a table, by stage
   expect(description).toContain(`${opened.toLocaleString("en-US")} opened`);
   await expectAccessibleEverywhere(page, () => expect(chart).toBeVisible());
 
-  await page.getByLabel("Stage").selectOption({ label: "Delivery" });
-  await page.getByRole("button", { name: "Show" }).click();
+  await page.getByRole("combobox", { name: "Stage", exact: true }).selectOption({ label: "Delivery" });
+  await page.getByRole("button", { name: "Show", exact: true }).click();
   await expect(page).toHaveURL(/stage=delivery/);
   await expect(page.getByRole("img", { name: /Delivery, every provider/ })).toBeVisible();
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { databaseUrl, expect, test } from "./fixtures/login";
 import { openPage } from "./fixtures/open-page";
@@ -19,9 +20,9 @@ test.beforeAll(async () => {
     const target = rows[0];
     if (!target) throw new Error("no demo case");
     await client.query(
-      `INSERT INTO notification_endpoints (producer, url, signing_secret) VALUES ($1, 'https://example.com/hooks', 'whsec_e2e')
+      `INSERT INTO notification_endpoints (producer, url, signing_secret) VALUES ($1, 'https://example.com/hooks', $2)
        ON CONFLICT (producer) DO UPDATE SET disabled_at = NULL`,
-      [target.producer],
+      [target.producer, `whsec_${randomBytes(32).toString("base64")}`],
     );
     await client.query(
       `INSERT INTO notification_outbox (id, producer, case_id, event_type, payload, attempts, give_up_at, last_status)
