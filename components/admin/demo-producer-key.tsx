@@ -20,7 +20,7 @@ export function DemoProducerKeyNote({ producer }: { producer: DemoProducerKey })
         The demo&apos;s sample cases were parked as <q>api key {producer.name}</q> when this database was first started
         in demo mode (<code>DEMO</code>), on <Time at={producer.seededAt} />: the demo seed hands them straight to the
         parking service under that name. No key was issued for it, so there is no secret, no request can use it, and
-        there is nothing to revoke. The audit trail names it by the id <code>{producer.keyId}</code>.
+        there is nothing to revoke. The audit trail names it by the id <code data-technical>{producer.keyId}</code>.
       </p>
       <p className="mt-1">
         To send new cases as {producer.name} (for example with <code>npm run demo:traffic</code>), create an API key

@@ -38,7 +38,11 @@ export function JsonText({ value }: { value: unknown }) {
       </div>
     );
   }
-  return <pre className="whitespace-pre-wrap break-all font-mono text-xs">{JSON.stringify(value, null, 2)}</pre>;
+  return (
+    <pre data-technical className="whitespace-pre-wrap break-all font-mono text-xs">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { FormError } from "@/components/ui/form-error";
 import { Time } from "@/components/ui/time";
 import { resendNotificationsAction } from "@/lib/actions/case-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
+import { eventTypeWords } from "@/lib/domain/notification-attempts";
 import { can, type Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 
@@ -40,7 +41,7 @@ export function ProducerNotToldSection({
       <ul className="mt-1 list-disc pl-5">
         {detail.producerNotTold.map((m) => (
           <li key={m.webhookId}>
-            <code>{m.eventType}</code> after {m.sends} {m.sends === 1 ? "send" : "sends"} (
+            {eventTypeWords(m.eventType)} after {m.sends} {m.sends === 1 ? "send" : "sends"} (
             {m.lastStatus === null ? "no answer" : `last answer HTTP ${m.lastStatus}`}), given up{" "}
             <Time at={m.givenUpAt} />
           </li>

@@ -80,6 +80,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
     const n = Array.isArray(e.webhookIds) ? e.webhookIds.length : 0;
     return `Producer's given-up ${n === 1 ? "notification" : `notifications (${n})`} sent again`;
   },
+  notification_requeued: (_a, _b, e) =>
+    `Producer's notification put back in the queue${e.wasDelivered ? " (it had been delivered)" : ""}`,
   // The assignee is in the evidence (the snapshot carries stage, state and job only), named since decision 057.
   assigned: (a, _b, e) =>
     (e.assigneeId ?? a.assigneeId)

@@ -109,8 +109,8 @@ describe("password sign-in", () => {
     expect(
       (await verifyCredentials(db, { email: "owner@example.com", password: "secret", ip: home }, limits))?.email,
     ).toBe("owner@example.com");
-    // A stranger empties the account's bucket (the owner's first sign-in took one token).
-    for (let i = 1; i < limits.account.burst; i++) {
+    // A stranger empties the account's bucket (the owner's sign-in gave its token back).
+    for (let i = 0; i < limits.account.burst; i++) {
       await verifyCredentials(db, { email: "owner@example.com", password: `guess-${i}`, ip: freshIp() }, limits);
     }
     await expect(
@@ -159,6 +159,48 @@ describe("password sign-in", () => {
     ).rejects.toMatchObject({
       code: "rate_limited",
     });
+  });
+
+  it("counts failures, not successes: an office behind one address signs in past the address's limit", async () => {
+    const office = freshIp();
+    const people = Array.from({ length: limits.perIp + 5 }, (_, i) => `shift-${i}@example.com`);
+    for (const email of people) await upsertUser(db, { email, roles: ["operator"], password: "secret" });
+    for (const email of people) {
+      expect((await verifyCredentials(db, { email, password: "secret", ip: office }, limits))?.email).toBe(email);
+    }
+    const [counted] = await db.$queryRaw<{ count: number }[]>`
+      SELECT count FROM rate_limit_buckets WHERE key = ${`login:ip:${office}`}`;
+    expect(counted?.count).toBe(0);
+    // Failures still count: the address's limit stops a spray once it has failed perIp times.
+    for (let i = 0; i < limits.perIp; i++) {
+      expect(
+        await verifyCredentials(db, { email: `nobody-${i}@example.com`, password: "x", ip: office }, limits),
+      ).toBeNull();
+    }
+    await expect(
+      verifyCredentials(db, { email: "shift-0@example.com", password: "secret", ip: office }, limits),
+    ).rejects.toMatchObject({ code: "rate_limited" });
+  });
+
+  it("gives the account's token back on a correct password, so many successes from new addresses never run it dry", async () => {
+    await upsertUser(db, { email: "roamer@example.com", roles: ["finance"], password: "secret" });
+    for (let i = 0; i < limits.account.burst * 2; i++) {
+      const signedIn = await verifyCredentials(
+        db,
+        { email: "roamer@example.com", password: "secret", ip: freshIp() },
+        limits,
+      );
+      expect(signedIn?.email).toBe("roamer@example.com");
+    }
+    // Wrong guesses from new addresses still spend it: burst of them pass to the hash, the next is refused.
+    for (let i = 0; i < limits.account.burst; i++) {
+      expect(
+        await verifyCredentials(db, { email: "roamer@example.com", password: `g-${i}`, ip: freshIp() }, limits),
+      ).toBeNull();
+    }
+    await expect(
+      verifyCredentials(db, { email: "roamer@example.com", password: "g", ip: freshIp() }, limits),
+    ).rejects.toMatchObject({ code: "rate_limited" });
   });
 
   it("counts concurrent attempts exactly (one statement, no lost updates)", async () => {

@@ -52,6 +52,17 @@ export async function consumeRateLimit(
   return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: row.retry_after };
 }
 
+/**
+ * Takes back one count of the current window: an attempt that turned out to be allowed use (a
+ * correct password) is not held against the key. Counting before the work keeps the bound on work
+ * in flight; giving back after it makes the limit count failures only (docs/decisions/066).
+ */
+export async function giveBackRateLimit(db: Db, key: string, windowSeconds: number): Promise<void> {
+  await db.$executeRaw`
+    UPDATE rate_limit_buckets SET count = GREATEST(count - 1, 0)
+     WHERE key = ${key} AND window_start > now() - make_interval(secs => ${windowSeconds}::int)`;
+}
+
 export async function resetRateLimit(db: Db, key: string): Promise<void> {
   await db.rateLimitBucket.deleteMany({ where: { key } });
 }

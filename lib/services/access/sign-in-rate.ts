@@ -48,6 +48,15 @@ export async function takeAccountToken(
   return { allowed: false, retryAfterSeconds: rows[0]?.wait ?? rate.refillSeconds };
 }
 
+/**
+ * Gives back the token a sign-in took once its password proved right: only failures spend the
+ * account's rate (docs/decisions/066). Never above `burst`.
+ */
+export async function giveBackAccountToken(db: Db, account: string, rate: AccountRate): Promise<void> {
+  await db.$executeRaw`
+    UPDATE sign_in_buckets SET tokens = LEAST(${rate.burst}::float8, tokens + 1) WHERE account = ${account}`;
+}
+
 /** Whether the account signed in with its password from this address within KNOWN_ADDRESS_DAYS. */
 export async function isKnownAddress(db: Db, email: string, address: string): Promise<boolean> {
   const rows = await sqlRows<{ known: number }>(

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { failedAttemptOutcome } from "@/lib/domain/notification-attempts";
 import { afterFailedSend, isDelivered } from "@/lib/domain/webhook-retry";
 import { increment } from "@/lib/metrics/counters";
 import { sendWebhook, type WebhookSendOptions } from "@/lib/notify/send-webhook";
@@ -70,6 +71,7 @@ export async function deliverMessage(ctx: DeliveryContext, message: DueNotificat
       kind: "failed",
       status,
       error: failure,
+      answer: failedAttemptOutcome(status, refused),
       nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
       disable: disableEndpoint ? endpoint : null,
     },

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
+import { NotificationLog } from "@/components/case/notification-log";
 import { OperationMatches } from "@/components/case/operation-matches";
 import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
@@ -78,6 +79,7 @@ export default async function CasePage({
         reviewers={reviewers}
         assignmentIsOwnership={settings.assignmentIsOwnership}
       />
+      <NotificationLog caseId={detail.id} user={user} />
       {can(user.roles, "case:export_evidence") ? (
         <nav aria-label="Evidence" className="mt-4 flex justify-end text-sm">
           <EvidenceLinks {...caseEvidenceHrefs(id)} />
