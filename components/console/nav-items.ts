@@ -6,6 +6,8 @@ export const NAV_ITEMS: { href: string; label: string; permission: Permission | 
   { href: "/overview", label: "Overview", permission: "case:read" },
   { href: "/queue", label: "Queue", permission: "case:read" },
   { href: "/alerts", label: "Alerts", permission: "case:read", everyProducer: true },
+  { href: "/pauses", label: "Pauses", permission: "case:read" },
+  { href: "/workers", label: "Workers", permission: "case:read", everyProducer: true },
   { href: "/finance", label: "Finance", permission: "hold:read" },
   { href: "/admin/users", label: "Admin", permission: "admin:users" },
   { href: "/profile", label: "Profile", permission: null },

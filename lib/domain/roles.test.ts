@@ -13,6 +13,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:notify_producer",
     "case:read",
     "case:reconcile",
+    "pause:set",
     "replacement:request",
   ],
   finance: [
@@ -32,6 +33,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:export_evidence",
     "case:notify_producer",
     "case:read",
+    "pause:set",
   ],
   viewer: ["case:read"],
 };
