@@ -1,17 +1,13 @@
 import Link from "next/link";
 import { PAUSE_KIND_WORDS } from "@/components/ui/code-words";
 import { Time } from "@/components/ui/time";
-import type { UserPrincipal } from "@/lib/auth/session";
-import { db } from "@/lib/db/client";
 import { type PauseTarget, pauseCovering, type ScopePause } from "@/lib/domain/scope-pauses";
-import { listScopePauses } from "@/lib/services/scope-pause/list-scope-pauses";
 
 /**
  * The pauses a page is affected by (decision 064): every running pause the person may see, or, given
  * a case (`target`), the one that stops it. Nothing at all while nothing is paused.
  */
-export async function PauseBanner({ user, target }: { user: UserPrincipal; target?: PauseTarget }) {
-  const all = await listScopePauses(db(), user);
+export function PauseBanner({ pauses: all, target }: { pauses: readonly ScopePause[]; target?: PauseTarget }) {
   const covering = target ? pauseCovering(all, target) : null;
   const shown = target ? (covering ? [covering] : []) : all;
   if (shown.length === 0) return null;

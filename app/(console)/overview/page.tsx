@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { ProducerPicker } from "@/components/filters/producer-picker";
 import { OverviewLive } from "@/components/overview/overview-live";
-import { PauseBanner } from "@/components/pauses/pause-banner";
 import { LoadingState } from "@/components/ui/loading-state";
 import { requirePageUser, type UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -28,7 +28,7 @@ export default async function OverviewPage({ searchParams }: Props) {
         </h1>
         <ProducerPicker producers={producers} current={producer} />
       </div>
-      <PauseBanner user={user} />
+      <PausedWork user={user} />
       <Suspense key={producer ?? ""} fallback={<LoadingState label="Loading the overview…" />}>
         <OverviewFigures user={user} producer={producer} />
       </Suspense>

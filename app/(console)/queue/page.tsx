@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { EvidenceLinks } from "@/components/evidence/evidence-links";
-import { PauseBanner } from "@/components/pauses/pause-banner";
 import { QueueFilters } from "@/components/queue/queue-filters";
 import { QueueView } from "@/components/queue/queue-view";
 import { SavedViews } from "@/components/queue/saved-views";
@@ -51,7 +51,7 @@ export default async function QueuePage({ searchParams }: Props) {
         </p>
         <LiveRefresh />
       </div>
-      <PauseBanner user={user} />
+      <PausedWork user={user} />
       <SavedViews views={views} current={queueQueryString(view)} />
       <StageTabs query={query} counts={stageCounts} />
       <div className="mt-3">

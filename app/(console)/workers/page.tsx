@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
-import { PauseBanner } from "@/components/pauses/pause-banner";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { WorkersTable } from "@/components/workers/workers-table";
 import { requirePageUser } from "@/lib/auth/session";
@@ -29,7 +29,7 @@ export default async function WorkersPage() {
         the queue and takes them over. Counts run from when each worker was first heard from; a worker not heard from
         for a week is forgotten.
       </p>
-      <PauseBanner user={user} />
+      <PausedWork user={user} />
       {workers.length === 0 ? (
         <p className="rounded border border-dashed border-slate-400 bg-white p-4 text-sm text-slate-700">
           No worker has ticked in the last week.

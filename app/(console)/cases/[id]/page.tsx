@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
 import { OperationMatches } from "@/components/case/operation-matches";
 import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
 import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
-import { PauseBanner } from "@/components/pauses/pause-banner";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
@@ -62,7 +62,7 @@ export default async function CasePage({
   return (
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
-      <PauseBanner user={user} target={detail} />
+      <PausedWork user={user} target={detail} />
       {can(user.roles, "case:export_evidence") ? (
         <nav aria-label="Evidence" className="mb-2 flex justify-end text-sm">
           <EvidenceLinks {...caseEvidenceHrefs(id)} />
