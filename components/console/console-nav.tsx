@@ -20,7 +20,7 @@ export function ConsoleNav({
           Video job recovery
         </Link>
         <nav aria-label="Main">
-          <ul className="flex gap-4 text-sm">
+          <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
             {items.map((item) => (
               <li key={item.href}>
                 <Link href={item.href} className="rounded px-1 py-0.5 text-slate-800 hover:text-brand hover:underline">
