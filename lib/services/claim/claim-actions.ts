@@ -37,7 +37,7 @@ export const DEFAULT_LEASE_SECONDS = 60;
  * claim pays one scan of an empty table and reads no case. Otherwise each candidate's case is read by
  * its key and compared with the few pauses.
  */
-const NOT_PAUSED = Prisma.sql`(NOT EXISTS (SELECT 1 FROM scope_pauses) OR NOT EXISTS (
+export const NOT_PAUSED = Prisma.sql`(NOT EXISTS (SELECT 1 FROM scope_pauses) OR NOT EXISTS (
   SELECT 1 FROM cases pc JOIN scope_pauses p
     ON (p.kind = 'provider' AND p.value = pc.provider) OR (p.kind = 'producer' AND p.value = pc.producer)
        OR (p.kind = 'model' AND p.value = pc.model)
