@@ -84,3 +84,56 @@ export function WorkersTable({ workers, now }: { workers: WorkerView[]; now: Dat
     </Table>
   );
 }
+
+/** The same facts as one card per worker, for a phone, where the table would scroll sideways. */
+export function WorkerCards({ workers, now }: { workers: WorkerView[]; now: Date }) {
+  return (
+    <ul className="space-y-3" aria-label="Workers, most recent tick first">
+      {workers.map((worker) => (
+        <li key={worker.workerId} className="rounded border border-slate-300 bg-white p-3 text-sm">
+          <p className="break-all font-medium">{worker.workerId}</p>
+          <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+            <dt className="text-slate-700">Status</dt>
+            <dd>{WORKER_HEALTH_WORDS[workerHealth(worker.lastTickAt, now)]}</dd>
+            <dt className="text-slate-700">Last tick</dt>
+            <dd>
+              <Time at={worker.lastTickAt} fallback="never recorded" />
+            </dd>
+            <dt className="text-slate-700">Leases held</dt>
+            <dd>
+              {worker.leasesHeld}
+              {worker.leasesExpired > 0 ? `, ${worker.leasesExpired} ran out` : ""}
+            </dd>
+            <dt className="text-slate-700">Working on</dt>
+            <dd className="break-words">
+              {worker.current ? (
+                <>
+                  {ACTION_KIND_WORDS[worker.current.kind]} for{" "}
+                  <Link href={`/cases/${worker.current.caseId}`} className="underline">
+                    operation {worker.current.operationId}
+                  </Link>
+                </>
+              ) : (
+                "Nothing"
+              )}
+            </dd>
+            <dt className="text-slate-700">Last error</dt>
+            <dd className="break-words">
+              {worker.lastError ? (
+                <>
+                  {worker.lastError} (at <Time at={worker.lastErrorAt} />)
+                </>
+              ) : (
+                "None"
+              )}
+            </dd>
+            <dt className="text-slate-700">Its leases that ran out</dt>
+            <dd>{worker.leasesLost}</dd>
+            <dt className="text-slate-700">Expired leases it took over</dt>
+            <dd>{worker.leasesRescued}</dd>
+          </dl>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -5,8 +5,6 @@ const PAGES: [string, readonly string[]][] = [
   ["/overview", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/queue", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/alerts", ["operator", "reviewer", "finance", "admin", "viewer"]],
-  ["/pauses", ["operator", "reviewer", "finance", "admin", "viewer"]],
-  ["/workers", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/finance", ["finance"]],
   ["/admin/users", ["admin"]],
   ["/admin/api-keys", ["admin"]],

@@ -20,7 +20,7 @@ async function sql(text: string, values: unknown[]) {
 test.afterAll(() => sql("DELETE FROM worker_heartbeats WHERE worker_id = $1", [workerId]));
 
 test("an operator reads each worker's heartbeat, last error and rescued leases", async ({ page, login }) => {
-  test.slow();
+  test.setTimeout(240_000);
   await sql(
     `INSERT INTO worker_heartbeats (worker_id, last_tick_at, first_seen_at, last_error, last_error_at, leases_lost, leases_rescued)
      VALUES ($1, now(), now() - interval '1 hour', 'status check answered 502', now() - interval '5 minutes', 2, 3)`,

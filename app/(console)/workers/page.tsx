@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
 import { PausedWork } from "@/app/(console)/paused-work";
 import { LiveRefresh } from "@/components/ui/live-refresh";
-import { WorkersTable } from "@/components/workers/workers-table";
+import { WorkerCards, WorkersTable } from "@/components/workers/workers-table";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listWorkers } from "@/lib/services/worker/list-workers";
@@ -35,7 +35,14 @@ export default async function WorkersPage() {
           No worker has ticked in the last week.
         </p>
       ) : (
-        <WorkersTable workers={workers} now={new Date()} />
+        <>
+          <div className="hidden md:block">
+            <WorkersTable workers={workers} now={new Date()} />
+          </div>
+          <div className="md:hidden">
+            <WorkerCards workers={workers} now={new Date()} />
+          </div>
+        </>
       )}
     </section>
   );
