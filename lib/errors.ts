@@ -72,6 +72,8 @@ export const ERROR_STATUS = {
   spend_limit_reached: 409,
   // The provider's unknown-outcome breaker is open: no new permits until its window clears or an admin resumes it.
   provider_paused: 503,
+  // A person paused the send's provider, producer or model (decision 064): no new permits until resumed.
+  sends_paused: 503,
   too_early: 425,
   internal: 500,
 } as const;

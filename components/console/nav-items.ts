@@ -7,6 +7,8 @@ export const NAV_ITEMS: { href: string; label: string; permission: Permission | 
   { href: "/queue", label: "Queue", permission: "case:read" },
   { href: "/history", label: "History", permission: "case:read" },
   { href: "/alerts", label: "Alerts", permission: "case:read", everyProducer: true },
+  { href: "/pauses", label: "Pauses", permission: "case:read" },
+  { href: "/workers", label: "Workers", permission: "case:read", everyProducer: true },
   { href: "/finance", label: "Finance", permission: "hold:read" },
   { href: "/activity", label: "Activity", permission: "admin:settings", everyProducer: true },
   { href: "/admin/users", label: "Admin", permission: "admin:users" },

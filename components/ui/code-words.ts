@@ -1,4 +1,5 @@
 import type { Permission } from "@/lib/domain/roles";
+import type { PauseKind } from "@/lib/domain/scope-pauses";
 import type { RecoveryActionKind } from "@/lib/domain/stages";
 import { DECISION_LABEL } from "./labels";
 
@@ -100,10 +101,17 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "hold:read": "read holds and the ledger",
   "hold:decide": "settle, release or write off holds",
   "spend_limit:set": "set spend limits",
+  "pause:set": "pause and resume a provider's, producer's or model's recoveries and sends",
   "admin:users": "manage people and their roles",
   "admin:api_keys": "manage producers' API keys",
   "admin:worker_tokens": "manage worker tokens",
   "admin:settings": "change console, provider, alert and retention settings",
+};
+
+export const PAUSE_KIND_WORDS: Record<PauseKind, string> = {
+  provider: "provider",
+  producer: "producer",
+  model: "model",
 };
 
 /** A code in its family's words; one this console does not know yet reads as words, never as snake_case. */

@@ -14,6 +14,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:read",
     "case:reconcile",
     "case:view_outputs",
+    "pause:set",
     "replacement:request",
   ],
   finance: [
@@ -35,6 +36,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:notify_producer",
     "case:read",
     "case:view_outputs",
+    "pause:set",
   ],
   viewer: ["case:read"],
 };

@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   "hold:read",
   "hold:decide",
   "spend_limit:set",
+  /** Pause and resume a provider's, producer's or model's recoveries and sends (decision 064). */
+  "pause:set",
   "admin:users",
   "admin:api_keys",
   "admin:worker_tokens",
@@ -46,6 +48,8 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "case:view_outputs",
     "case:notify_producer",
     "replacement:request",
+    // Stopping recoveries is the safe direction of the reviewer's own approvals (decision 064).
+    "pause:set",
   ],
   // Evidence packets are for billing disputes (finance) and reviews (reviewer, admin); decision 029.
   finance: [
@@ -67,6 +71,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "admin:api_keys",
     "admin:worker_tokens",
     "admin:settings",
+    "pause:set",
   ],
   // Reads what an operator reads; writes nothing, not even a note or an assignment.
   viewer: ["case:read"],

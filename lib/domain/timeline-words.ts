@@ -45,6 +45,8 @@ const SETTINGS_SENTENCES: Record<string, () => string> = {
   provider_breaker_tripped: () => "Provider's breaker stopped new sends",
   provider_breaker_updated: () => "Provider's breaker settings changed",
   provider_breaker_resumed: () => "Provider's breaker resumed sends",
+  scope_paused: () => "Recoveries and sends paused",
+  scope_resumed: () => "Recoveries and sends resumed",
   spend_limit_set: () => "Spend limit set",
   spend_limit_cleared: () => "Spend limit cleared",
   alert_rule_created: () => "Alert rule added",

@@ -156,6 +156,12 @@ export type ReplacementAck = { id: string; acknowledgedAt: string | null; change
 export type ApiErrorIssue = { path: string; message: string };
 /** The figures a refusal is about (a spend limit's limit and use, …). */
 export type ApiErrorDetails = Record<string, string | number | null>;
+/**
+ * Why a permit request was refused, as `RecoveryApiError.code`: a spend limit (409), the provider's
+ * unknown-outcome breaker (503 with Retry-After), or a person's pause of the provider, producer or
+ * model in the console (503, `details.pauseKind` and `details.pausedValue`; it lasts until resumed).
+ */
+export type PermitRefusalCode = "spend_limit_reached" | "provider_paused" | "sends_paused";
 /** Every error the API answers has this body. */
 export type ApiErrorBody = {
   error: { code: string; message: string; issues?: ApiErrorIssue[]; details?: ApiErrorDetails };

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { ProducerPicker } from "@/components/filters/producer-picker";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { LoadingState } from "@/components/ui/loading-state";
@@ -27,6 +28,7 @@ export default async function OverviewPage({ searchParams }: Props) {
         </h1>
         <ProducerPicker producers={producers} current={producer} />
       </div>
+      <PausedWork user={user} />
       <Suspense key={producer ?? ""} fallback={<LoadingState label="Loading the overview…" />}>
         <OverviewFigures user={user} producer={producer} />
       </Suspense>

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { EvidenceLinks } from "@/components/evidence/evidence-links";
 import { QueueFilters } from "@/components/queue/queue-filters";
 import { QueueView } from "@/components/queue/queue-view";
@@ -50,6 +51,7 @@ export default async function QueuePage({ searchParams }: Props) {
         </p>
         <LiveRefresh />
       </div>
+      <PausedWork user={user} />
       <SavedViews views={views} current={queueQueryString(view)} />
       <StageTabs query={query} counts={stageCounts} />
       <div className="mt-3">

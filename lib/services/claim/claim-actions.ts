@@ -31,6 +31,18 @@ export type ClaimedAction = {
 
 export const DEFAULT_LEASE_SECONDS = 60;
 
+/**
+ * No person's pause covers the action's case (decision 064, lib/domain/scope-pauses.ts in SQL). The
+ * first test is uncorrelated, so PostgreSQL runs it once per statement: while nothing is paused, a
+ * claim pays one scan of an empty table and reads no case. Otherwise each candidate's case is read by
+ * its key and compared with the few pauses.
+ */
+export const NOT_PAUSED = Prisma.sql`(NOT EXISTS (SELECT 1 FROM scope_pauses) OR NOT EXISTS (
+  SELECT 1 FROM cases pc JOIN scope_pauses p
+    ON (p.kind = 'provider' AND p.value = pc.provider) OR (p.kind = 'producer' AND p.value = pc.producer)
+       OR (p.kind = 'model' AND p.value = pc.model)
+  WHERE pc.id = a.case_id))`;
+
 /** Which cases a claim moves, and where: the decision's own answer, read once. */
 const CLAIM = stateMove({ type: "claim" }, "ready");
 
@@ -38,7 +50,8 @@ const CLAIM = stateMove({ type: "claim" }, "ready");
  * Rule 4 in one statement: lock up to `max` ready actions that no other worker is locking
  * (SKIP LOCKED), give each a lease and the next fencing token, move their cases to `claimed`, and
  * write one audit row per claim. Concurrent workers can never receive the same action. An action
- * whose claims have failed `poisonClaims` times is left for park-poison-actions.ts.
+ * whose claims have failed `poisonClaims` times is left for park-poison-actions.ts; one whose case a
+ * person paused stays ready until the pause ends.
  */
 export async function claimActions(
   db: Db,
@@ -54,6 +67,7 @@ export async function claimActions(
       SELECT a.id FROM recovery_actions a
       WHERE a.status = 'ready' AND a.ready_at <= now()
         AND jsonb_array_length(a.failures) < ${options.poisonClaims ?? DEFAULT_POISON_CLAIMS}
+        AND ${NOT_PAUSED}
       -- Deliveries whose outputs expire soonest first (recovery_actions_ready_by_expiry): a copy
       -- that waits past the provider's retention can never succeed. Status checks follow.
       ORDER BY a.outputs_expire_at, a.ready_at, a.id

@@ -31,12 +31,18 @@ export async function recordClaimFailure(
   const rows = await sqlRows<{ id: string }>(
     db,
     Prisma.sql`
-    WITH ${heldClaimCtes(held)}
-    UPDATE recovery_actions a
-    SET failures = a.failures || jsonb_build_array(jsonb_build_object('fencingToken', ${token}::bigint, 'error', ${text}::text, 'at', now()))
-    FROM held
-    WHERE a.id = held.id AND NOT a.failures @> jsonb_build_array(jsonb_build_object('fencingToken', ${token}::bigint))
-    RETURNING a.id`,
+    WITH ${heldClaimCtes(held)}, noted AS (
+      UPDATE recovery_actions a
+      SET failures = a.failures || jsonb_build_array(jsonb_build_object('fencingToken', ${token}::bigint, 'error', ${text}::text, 'at', now()))
+      FROM held
+      WHERE a.id = held.id AND NOT a.failures @> jsonb_build_array(jsonb_build_object('fencingToken', ${token}::bigint))
+      RETURNING a.id
+    ), last_error AS (
+      -- The workers page shows each worker's last error (decision 064).
+      UPDATE worker_heartbeats SET last_error = ${text}, last_error_at = now()
+      WHERE worker_id = ${worker.workerId} AND EXISTS (SELECT 1 FROM noted)
+    )
+    SELECT id FROM noted`,
   );
   return rows.length === 1;
 }

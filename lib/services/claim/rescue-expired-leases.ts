@@ -18,7 +18,7 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
   const worker = requireWorker(actor);
   const rows = await db.$queryRaw<{ rescued: bigint; moved: bigint }[]>(Prisma.sql`
     WITH expired AS (
-      SELECT id FROM recovery_actions
+      SELECT id, lease_owner FROM recovery_actions
       WHERE status = 'claimed' AND lease_until <= now()
       ORDER BY lease_until LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
@@ -40,7 +40,22 @@ export async function rescueExpiredLeases(db: Db, actor: Principal, limit = 500)
       actor: worker,
       source: Prisma.sql`rescued`,
       evidence: Prisma.sql`jsonb_build_object('actionId', s.id, 'expiredFencingToken', s.fencing_token)`,
-    })}
+    })}, tally AS (
+      -- The workers page's counts (decision 064): whose leases ran out, and who handed them back.
+      SELECT worker_id, sum(lost)::int AS lost, sum(rescued)::int AS rescued FROM (
+        SELECT e.lease_owner AS worker_id, 1 AS lost, 0 AS rescued FROM expired e JOIN rescued r ON r.id = e.id
+        UNION ALL
+        SELECT ${worker.workerId}::text, 0, count(*)::int FROM rescued HAVING count(*) > 0
+      ) t WHERE worker_id IS NOT NULL GROUP BY worker_id
+    ), beats AS MATERIALIZED (
+      -- Locked in one order (by worker), so two workers rescuing each other's leases cannot deadlock.
+      SELECT h.worker_id, t.lost, t.rescued FROM worker_heartbeats h JOIN tally t ON t.worker_id = h.worker_id
+      ORDER BY h.worker_id
+      FOR UPDATE OF h
+    ), counted AS (
+      UPDATE worker_heartbeats h SET leases_lost = h.leases_lost + b.lost, leases_rescued = h.leases_rescued + b.rescued
+      FROM beats b WHERE h.worker_id = b.worker_id
+    )
     SELECT (SELECT count(*) FROM rescued) AS rescued, (SELECT count(*) FROM moved) AS moved`);
   const rescued = Number(rows[0]?.rescued ?? 0);
   // An action handed back whose case was not where the decision rescues from lost a race.

@@ -9,7 +9,15 @@ import type { Env } from "@/lib/env";
 import type { PermitRequestInput } from "@/lib/validation/permits";
 import type { ProducerActor } from "../access/actor";
 import { reserveCtes } from "../hold/writer/reserve";
-import { type GateRefusal, gateCtes, gateOutcomes, gateRefusal, gateTake } from "./send-gate";
+import {
+  GATE_NO_REFUSAL,
+  GATE_OPEN,
+  type GateRefusal,
+  gateCtes,
+  gateOutcomes,
+  gateRefusal,
+  gateTake,
+} from "./send-gate";
 
 export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
 
@@ -19,8 +27,8 @@ export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
  * its audit row). Anything else writes nothing and says why: the operation exists (the caller
  * decides on it under a lock), the holdId belongs to another send, or a concurrent first request is
  * committing (`ON CONFLICT DO NOTHING` on the operation: the caller asks again). A new send also
- * passes the send gate in the same statement (send-gate.ts, decision 037): the provider's breaker and
- * the producer's spend limits, locked, checked and taken; a refusal writes nothing and is thrown.
+ * passes the send gate in the same statement (send-gate.ts, decisions 037 and 064): people's pauses,
+ * the provider's breaker and the producer's spend limits, locked, checked and taken; a refusal writes nothing and is thrown.
  */
 export async function issueFirstPermit(
   db: Db,
@@ -45,7 +53,7 @@ export async function issueFirstPermit(
   };
   const ask = { producer: producer.name, ...facts };
   const isNew = Prisma.sql`NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)`;
-  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "paused" | "refused" }>(
+  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "stopped" | "paused" | "refused" }>(
     db,
     Prisma.sql`
     WITH existing AS (
@@ -55,7 +63,7 @@ export async function issueFirstPermit(
     ), ${gateCtes(ask)}, op AS (
       INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
       SELECT ${producer.name}, ${operationId}, ${facts.provider}, ${facts.model}, ${facts.fingerprint}, ${request}::jsonb
-      WHERE ${isNew} AND NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)
+      WHERE ${isNew} AND ${GATE_OPEN}
       ON CONFLICT (producer, operation_id) DO NOTHING
       RETURNING id
     ), att AS (
@@ -78,14 +86,13 @@ export async function issueFirstPermit(
     ), ${gateTake(ask, Prisma.sql`EXISTS (SELECT 1 FROM hold)`)}, audit AS (
       ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
     )
-    SELECT 'issued' AS outcome, NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
-           NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day
-    FROM permit
-    UNION ALL SELECT 'exists', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM existing
-    UNION ALL SELECT 'hold_taken', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
+    SELECT 'issued' AS outcome, ${GATE_NO_REFUSAL} FROM permit
+    UNION ALL SELECT 'exists', ${GATE_NO_REFUSAL} FROM existing
+    UNION ALL SELECT 'hold_taken', ${GATE_NO_REFUSAL} FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
     ${gateOutcomes(isNew)}`,
   );
   const row = rows[0];
-  if (row?.outcome === "paused" || row?.outcome === "refused") throw gateRefusal(ask, row);
+  if (row?.outcome === "stopped" || row?.outcome === "paused" || row?.outcome === "refused")
+    throw gateRefusal(ask, row);
   return row?.outcome ?? "raced";
 }

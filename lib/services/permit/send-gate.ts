@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { formatMicros } from "@/lib/domain/money";
+import { PAUSE_KINDS, type PauseKind, pauseKeysOf } from "@/lib/domain/scope-pauses";
 import { spendBreach } from "@/lib/domain/spend-limits";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
@@ -22,6 +23,8 @@ const DAY_START = Prisma.sql`(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIM
  *   permit that took the limit first is seen, and the two cannot both pass.
  * - `gate_refused` is the limits the amount would pass; `gate_paused` the breaker's pause of the
  *   provider, or of this producer at it, if one is running (two primary-key reads).
+ * - `gate_stopped` a person's pause of the send's provider, producer or model (decision 064; three
+ *   primary-key reads of a table that is empty while nothing is paused), the first in that order.
  */
 export function gateCtes(ask: GateAsk): Prisma.Sql {
   return Prisma.sql`
@@ -45,8 +48,24 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
         SELECT paused_until, 'producer' FROM producer_breaker_pauses
         WHERE provider = ${ask.provider} AND producer = ${ask.producer} AND paused_until > now()
       ) pauses HAVING count(*) > 0
+    ), gate_stopped AS (
+      SELECT kind::text AS stop_kind, value AS stop_value FROM scope_pauses
+      WHERE (kind, value) IN (${Prisma.join(
+        pauseKeysOf(ask).map(([kind, value]) => Prisma.sql`(${kind}::"PauseKind", ${value})`),
+      )})
+      ORDER BY array_position(ARRAY[${Prisma.join([...PAUSE_KINDS])}]::"PauseKind"[], kind)
+      LIMIT 1
     )`;
 }
+
+/** No pause of any kind and no limit passed: the send may go out (an SQL condition over the gate's CTEs). */
+export const GATE_OPEN = Prisma.sql`NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)
+  AND NOT EXISTS (SELECT 1 FROM gate_stopped)`;
+
+/** The refusal columns every select arm that is not a refusal fills with NULLs, after its outcome. */
+export const GATE_NO_REFUSAL = Prisma.sql`NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
+  NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day,
+  NULL::text AS stop_kind, NULL::text AS stop_value`;
 
 /**
  * Adds the amount to every locked limit's counters (a counter of an earlier window starts again), when
@@ -75,18 +94,27 @@ export type GateRefusal = {
   per_day_micros: bigint | null;
   used_hour: bigint | null;
   used_day: bigint | null;
+  /** A person's pause that stopped the send (decision 064). */
+  stop_kind: PauseKind | null;
+  stop_value: string | null;
 };
 
-/** The select arms naming a refusal (`paused` before `refused`), after `guard` (an SQL condition: a new send). */
+/**
+ * The select arms naming a refusal (`stopped`, then `paused`, then `refused`: at most one row), after
+ * `guard` (an SQL condition: a new send).
+ */
 export function gateOutcomes(guard: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     UNION ALL
-    SELECT 'paused', ceil(extract(epoch FROM (paused_until - now())))::int, producer_only,
-           NULL, NULL, NULL, NULL, NULL
-    FROM gate_paused WHERE ${guard}
+    SELECT 'stopped', NULL, NULL, NULL, NULL, NULL, NULL, NULL, stop_kind, stop_value
+    FROM gate_stopped WHERE ${guard}
     UNION ALL
-    (SELECT 'refused', NULL, NULL, model, per_hour_micros, per_day_micros, used_hour, used_day
-     FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused)
+    SELECT 'paused', ceil(extract(epoch FROM (paused_until - now())))::int, producer_only,
+           NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM gate_paused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_stopped)
+    UNION ALL
+    (SELECT 'refused', NULL, NULL, model, per_hour_micros, per_day_micros, used_hour, used_day, NULL, NULL
+     FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused) AND NOT EXISTS (SELECT 1 FROM gate_stopped)
      ORDER BY model NULLS FIRST LIMIT 1)`;
 }
 
@@ -96,14 +124,12 @@ export function gateOutcomes(guard: Prisma.Sql): Prisma.Sql {
  * until the transaction commits, so the next permit against them sees this one's use.
  */
 export async function passSendGate(tx: Db, ask: GateAsk): Promise<void> {
-  const ok = Prisma.sql`NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)`;
   const rows = await sqlRows<GateRefusal & { outcome: string }>(
     tx,
     Prisma.sql`
-    WITH ${gateCtes(ask)}, ${gateTake(ask, ok)}
-    SELECT 'passed' AS outcome, NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
-           NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day
-    WHERE ${ok}
+    WITH ${gateCtes(ask)}, ${gateTake(ask, GATE_OPEN)}
+    SELECT 'passed' AS outcome, ${GATE_NO_REFUSAL}
+    WHERE ${GATE_OPEN}
     ${gateOutcomes(Prisma.sql`TRUE`)}`,
   );
   const row = rows[0];
@@ -112,10 +138,19 @@ export async function passSendGate(tx: Db, ask: GateAsk): Promise<void> {
 
 /**
  * The refusal in words and figures, counted (a refused permit writes nothing, so the counter is its
- * only trace): `503 provider_paused` with a Retry-After until the breaker's window clears, or
+ * only trace): `503 sends_paused` while a person's pause covers the send (no Retry-After: it lasts
+ * until someone resumes it), `503 provider_paused` with a Retry-After until the breaker's window clears, or
  * `409 spend_limit_reached` with the limit, its use in the window, the request and the scope.
  */
 export function gateRefusal(ask: GateAsk, row: GateRefusal & { outcome: string }): AppError {
+  if (row.outcome === "stopped" && row.stop_kind && row.stop_value !== null) {
+    increment("recovery_permit_refusals_total", { reason: "sends_paused", provider: ask.provider });
+    return new AppError(
+      "sends_paused",
+      `No permit was issued: sends for ${row.stop_kind} ${row.stop_value} are paused in the console until someone resumes them.`,
+      { details: { pauseKind: row.stop_kind, pausedValue: row.stop_value, provider: ask.provider } },
+    );
+  }
   if (row.outcome === "paused") {
     const seconds = Math.max(1, row.retry_after_seconds ?? 1);
     increment("recovery_permit_refusals_total", { reason: "provider_paused", provider: ask.provider });

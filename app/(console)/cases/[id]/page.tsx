@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
+import { PausedWork } from "@/app/(console)/paused-work";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
 import { NotificationLog } from "@/components/case/notification-log";
@@ -62,6 +63,7 @@ export default async function CasePage({
   return (
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
+      <PausedWork user={user} target={detail} />
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"

@@ -1,0 +1,42 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "@/lib/db/generated/prisma/client";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { NOT_PAUSED } from "@/lib/services/claim/claim-actions";
+import { pauseScope } from "@/lib/services/scope-pause/pause-scope";
+import { makeUser, parkInput, producer } from "./fixtures";
+import { openTestDb } from "./setup/test-db";
+
+// Decision 064: while nothing is paused, the claim's pause check reads no case at all.
+const { db } = openTestDb();
+
+type PlanNode = { "Relation Name"?: string; "Actual Loops"?: number; Plans?: PlanNode[] };
+const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+
+async function caseReads(): Promise<number> {
+  const [row] = await db.$queryRaw<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>(Prisma.sql`
+    EXPLAIN (ANALYZE, FORMAT JSON)
+    SELECT a.id FROM recovery_actions a WHERE a.status = 'ready' AND ${NOT_PAUSED} LIMIT 10`);
+  const plan = row?.["QUERY PLAN"][0].Plan;
+  if (!plan) throw new Error("no plan");
+  return nodes(plan)
+    .filter((n) => n["Relation Name"] === "cases")
+    .reduce((sum, n) => sum + (n["Actual Loops"] ?? 0), 0);
+}
+
+describe("the claim's pause check", () => {
+  beforeAll(async () => {
+    const reviewer = await makeUser(db, ["reviewer"]);
+    for (let i = 0; i < 3; i++) {
+      const { caseId } = await parkCase(db, producer("plan-shop"), parkInput("polling"));
+      await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "check it again" });
+    }
+  });
+
+  it("reads no case while nothing is paused, and each candidate's case once something is", async () => {
+    expect(await caseReads()).toBe(0);
+    const admin = await makeUser(db, ["admin"]);
+    await pauseScope(db, admin, { kind: "model", value: "some-other-model", reason: "plan test" });
+    expect(await caseReads()).toBeGreaterThan(0);
+  });
+});
