@@ -1,0 +1,46 @@
+import { expect, test } from "./fixtures/login";
+import { createApiKey, parkThroughApi } from "./fixtures/producer";
+
+// Decision 065: a confirmed bulk action is a tracked job; at one case a minute, the first case is
+// done at once and the next waits a minute, so the cancel lands between them on any machine.
+const run = Date.now().toString(36);
+
+test("a tracked bulk job cancelled midway: progress shows, cancel stops it, the counts add up", async ({
+  page,
+  login,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const producer = `e2e-bulkjob-${run}`;
+  const apiKey = createApiKey(producer);
+  for (const n of [1, 2, 3]) {
+    await parkThroughApi(request, apiKey, {
+      operationId: `e2e-bulkjob-${run}-${n}`,
+      stage: "polling",
+      amountMicros: 100_000,
+      currency: "USD",
+    });
+  }
+  await login("reviewer@demo.local");
+  await page.goto(`/queue?producer=${producer}&state=parked`);
+  const bulk = page.getByRole("region", { name: "Act on several cases" });
+  await bulk.getByLabel("every case matching this view").check();
+  await bulk.getByLabel("Action", { exact: true }).selectOption("escalate");
+  await bulk.getByLabel("Evidence for every case").fill("Provider incident INC-3300: a lead should decide.");
+  await bulk.getByRole("button", { name: "Review what would happen" }).click();
+  await expect(bulk.getByRole("heading", { name: "Escalate 3 cases?" })).toBeVisible();
+  await bulk.getByLabel("Pace").selectOption("one_a_minute");
+  await bulk.getByRole("button", { name: "Escalate 3" }).click();
+
+  const job = bulk.getByTestId("bulk-job");
+  await expect(job.getByRole("status")).toContainText("Running: 1 of 3 done, 0 skipped, 0 failed.");
+  await expect(job.getByRole("progressbar", { name: "Progress" })).toBeVisible();
+  await job.getByRole("button", { name: "Cancel the rest" }).click();
+  await expect(job.getByRole("status")).toContainText("Cancelled: 1 of 3 done, 0 skipped, 0 failed, 2 not done.");
+  await expect(job.getByRole("status")).toContainText("Done for 1 case; skipped 0.");
+  await expect(job.getByRole("button", { name: "Cancel the rest" })).toHaveCount(0);
+
+  // The queue shows the one escalation and the two cases left as they were.
+  await page.goto(`/queue?producer=${producer}&state=parked&flag=escalated`);
+  await expect(page.getByTestId("queue-row")).toHaveCount(1);
+});
