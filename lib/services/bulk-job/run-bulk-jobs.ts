@@ -94,7 +94,11 @@ function runItem(
   return executeOne(db, user, job.action as BulkAction, seen, via, storePrompts, inside);
 }
 
-/** Marks an item not yet taken, only while its job runs; false when it was not (cancelled, or taken). */
+/**
+ * Marks an item not yet taken, only while its job runs; false when it was not (cancelled, or taken).
+ * The job row is share-locked until the item's transaction ends, so a cancel waits for the items in
+ * flight and, once it commits, no item can commit after it: its audit row's counts are final.
+ */
 async function markItem(
   db: Db,
   jobId: string,
@@ -104,9 +108,8 @@ async function markItem(
   const changed = await db.$executeRaw(Prisma.sql`
     UPDATE bulk_job_items i SET outcome = ${outcome.outcome}, code = ${outcome.code ?? null},
            message = ${outcome.message ?? null}, operation_id = ${outcome.operationId ?? null}, done_at = now()
-    FROM bulk_jobs j
     WHERE i.job_id = ${jobId}::uuid AND i.position = ${position} AND i.outcome IS NULL
-      AND j.id = i.job_id AND j.state = 'running'`);
+      AND EXISTS (SELECT 1 FROM bulk_jobs j WHERE j.id = i.job_id AND j.state = 'running' FOR SHARE)`);
   return changed === 1;
 }
 
