@@ -40,7 +40,12 @@ test("a tracked bulk job cancelled midway: progress shows, cancel stops it, the 
   await expect(job.getByRole("status")).toContainText("Done for 1 case; skipped 0.");
   await expect(job.getByRole("button", { name: "Cancel the rest" })).toHaveCount(0);
 
-  // The queue shows the one escalation and the two cases left as they were.
-  await page.goto(`/queue?producer=${producer}&state=parked&flag=escalated`);
-  await expect(page.getByTestId("queue-row")).toHaveCount(1);
+  // The oldest case was escalated with the evidence given; the newest was left as it was.
+  await page.goto(`/queue?producer=${producer}&state=parked`);
+  await page.getByRole("link", { name: `e2e-bulkjob-${run}-1` }).click();
+  await expect(page.getByTestId("timeline")).toContainText("Provider incident INC-3300");
+  await page.goto(`/queue?producer=${producer}&state=parked`);
+  await page.getByRole("link", { name: `e2e-bulkjob-${run}-3` }).click();
+  await expect(page.getByTestId("timeline")).toContainText("Parked");
+  await expect(page.getByTestId("timeline")).not.toContainText("Provider incident INC-3300");
 });

@@ -3,7 +3,8 @@ import { expect, test } from "./fixtures/login";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // Decision 065: finance decides resolved cases' open holds together, through a dry run that says
-// what it would settle or release and what it skips and why, then a tracked job.
+// what it would settle or release and what it skips and why, then a tracked job. Its own currency
+// (SEK) keeps finance.spec's test-currency totals its own.
 const run = Date.now().toString(36);
 
 test("finance's bulk settle skips holds with no completed job, and a bulk release decides them", async ({
@@ -19,7 +20,7 @@ test("finance's bulk settle skips holds with no completed job, and a bulk releas
       operationId: `e2e-finbulk-${run}-${n}`,
       stage: "generation_failed",
       amountMicros: 500_000,
-      currency: "XTS",
+      currency: "SEK",
       holdId: `hold-finbulk-${run}-${n}`,
     });
   }
