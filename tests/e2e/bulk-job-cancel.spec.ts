@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures/login";
+import { expectPanelAccessible } from "./fixtures/panel-checks";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // Decision 065: a confirmed bulk action is a tracked job; at one case a minute, the first case is
@@ -39,6 +40,7 @@ test("a tracked bulk job cancelled midway: progress shows, cancel stops it, the 
   await expect(job.getByRole("status")).toContainText("Cancelled: 1 of 3 done, 0 skipped, 0 failed, 2 not done.");
   await expect(job.getByRole("status")).toContainText("Done for 1 case; skipped 0.");
   await expect(job.getByRole("button", { name: "Cancel the rest" })).toHaveCount(0);
+  await expectPanelAccessible(page, '[aria-labelledby="bulk-heading"]');
 
   // The oldest case was escalated with the evidence given; the newest was left as it was.
   await page.goto(`/queue?producer=${producer}&state=parked`);

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "./fixtures/login";
+import { expectPanelAccessible } from "./fixtures/panel-checks";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // Decision 065: finance decides resolved cases' open holds together, through a dry run that says
@@ -59,6 +60,7 @@ test("finance's bulk settle skips holds with no completed job, and a bulk releas
   const status = decide.getByTestId("bulk-job").getByRole("status");
   await expect(status).toContainText("Finished: 2 of 2 done, 0 skipped, 0 failed.");
   await expect(status).toContainText("Done for 2 holds; skipped 0.");
+  await expectPanelAccessible(page, '[aria-labelledby="bulk-decide-heading"]');
 
   await page.goto(`/finance?status=released&producer=${producer}`);
   await expect(page.getByText(`hold-finbulk-${run}-1`).first()).toBeVisible();
