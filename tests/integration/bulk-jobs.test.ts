@@ -39,7 +39,10 @@ async function parkSet(stages: Stage[]) {
 
 /** A round far enough ahead that every job's pause has passed: the clock is driven, not waited for. */
 let clock = Date.now();
-const round = () => runBulkJobRound(db, { now: new Date((clock += 3_600_000)) });
+const round = () => {
+  clock += 3_600_000;
+  return runBulkJobRound(db, { now: new Date(clock) });
+};
 
 async function startEscalation(count: number, pace: "steady" | "gentle" | "one_a_minute") {
   const { ids, target } = await parkSet(Array.from({ length: count }, () => "polling" as const));
