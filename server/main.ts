@@ -40,6 +40,11 @@ const { processWorkerContext } = await import("@/lib/worker/process-context");
 const alertWatch = setInterval(() => void watchAlerts(processWorkerContext()), ALERT_WATCH_INTERVAL_MS);
 alertWatch.unref();
 
+// Confirmed bulk actions run here as tracked jobs, a paced batch at a time (decision 065).
+const { BULK_JOB_ROUND_MS, runBulkJobsSafely } = await import("@/lib/worker/bulk-job-round");
+const bulkJobs = setInterval(() => void runBulkJobsSafely(), BULK_JOB_ROUND_MS);
+bulkJobs.unref();
+
 // Requests in flight finish first; a worker tick may take its whole budget.
 const drainMs = env().WORKER_TICK_BUDGET_MS + 5_000;
 let stopping = false;
@@ -47,6 +52,7 @@ function stop() {
   if (stopping) return;
   stopping = true;
   clearInterval(alertWatch);
+  clearInterval(bulkJobs);
   server.close(() => process.exit(0));
   setTimeout(() => {
     log.error(`requests still open after ${drainMs} ms; exiting`);

@@ -1,17 +1,21 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useCallback, useState, useTransition } from "react";
+import { BulkJobPanel } from "@/components/bulk/bulk-job-panel";
+import { PaceField } from "@/components/bulk/pace-field";
+import { SkippedList } from "@/components/bulk/skipped-list";
 import { Button } from "@/components/ui/button";
 import { ConfirmStep } from "@/components/ui/confirm-step";
 import { FormError, fieldError, SelectField, TextAreaField } from "@/components/ui/form";
 import { BULK_VERB_LABEL } from "@/components/ui/labels";
-import { dryRunBulkAction, executeBulkAction } from "@/lib/actions/queue-actions";
+import { startCaseBulkJobAction } from "@/lib/actions/bulk-job-actions";
+import { dryRunBulkAction } from "@/lib/actions/queue-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
+import type { BulkPace } from "@/lib/domain/bulk-jobs";
 import type { BulkAction, BulkVerb } from "@/lib/domain/bulk-verbs";
 import { formatMicros } from "@/lib/domain/money";
-import type { BulkDryRun, BulkExecution, BulkSkipped } from "@/lib/services/case/bulk-cases";
+import type { BulkDryRun } from "@/lib/services/case/bulk-cases";
 import type { BulkTarget } from "@/lib/validation/bulk";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 
@@ -21,7 +25,8 @@ type Previewed = BulkDryRun & { request: { action: BulkAction; target: BulkTarge
 /**
  * The queue's bulk bar: one verb the user may use, for the rows picked or every case of the view.
  * A dry run comes first and shows the count, the money and the cases that would be skipped with
- * their reasons; confirming executes exactly that preview, and the result lists what was skipped.
+ * their reasons; confirming starts a tracked job of exactly that preview at the pace chosen
+ * (decision 065), whose panel shows its progress, can cancel the rest, and lists what was skipped.
  */
 export function BulkActions({
   verbs,
@@ -42,8 +47,9 @@ export function BulkActions({
   const [text, setText] = useState("");
   const [assigneeId, setAssigneeId] = useState("");
   const [preview, setPreview] = useState<Previewed | null>(null);
-  const [result, setResult] = useState<ActionResult<BulkDryRun | BulkExecution> | null>(null);
-  const [outcome, setOutcome] = useState<BulkExecution | null>(null);
+  const [result, setResult] = useState<ActionResult<BulkDryRun | { jobId: string }> | null>(null);
+  const [jobId, setJobId] = useState<string | null>(null);
+  const [pace, setPace] = useState<BulkPace>("steady");
   const [pending, startTransition] = useTransition();
 
   const { cursor: _c, limit: _l, sort: _s, ...view } = filter;
@@ -61,7 +67,7 @@ export function BulkActions({
   const needsText = verb !== "assign" && text.trim() === "";
 
   function dryRun() {
-    setOutcome(null);
+    setJobId(null);
     // Confirming sends this very request again: rows picked or text typed afterwards change nothing.
     const request = { action, target };
     startTransition(async () => {
@@ -73,17 +79,26 @@ export function BulkActions({
 
   function execute(previewed: Previewed) {
     startTransition(async () => {
-      const answer = await executeBulkAction({ mode: "execute", ...previewed.request, token: previewed.token });
+      const answer = await startCaseBulkJobAction({
+        mode: "execute",
+        ...previewed.request,
+        token: previewed.token,
+        pace,
+      });
       setResult(answer);
       if (answer.ok) {
         setPreview(null);
-        setOutcome(answer.data);
+        setJobId(answer.data.jobId);
         setText("");
-        onDone();
-        router.refresh();
       }
     });
   }
+
+  // The queue is read again once the job ends, so the rows show what it did.
+  const ended = useCallback(() => {
+    onDone();
+    router.refresh();
+  }, [onDone, router]);
 
   const money = (held: BulkDryRun["heldByCurrency"]) =>
     held.map((m) => formatMicros(m.micros, m.currency)).join(" + ") || "none";
@@ -182,6 +197,9 @@ export function BulkActions({
                     . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
                   </p>
                   <SkippedList title="Will be skipped" skipped={preview.skipped} />
+                  <div className="mt-2 max-w-md">
+                    <PaceField id="bulk-pace" value={pace} onChange={setPace} />
+                  </div>
                 </ConfirmStep>
               ) : (
                 <div className="rounded border border-slate-400 bg-white p-3">
@@ -195,36 +213,7 @@ export function BulkActions({
           )}
         </>
       )}
-      {outcome && (
-        <div role="status" className="mt-2">
-          <p>
-            Done for {outcome.applied} case{outcome.applied === 1 ? "" : "s"}; skipped {outcome.skipped.length}.
-          </p>
-          <SkippedList title="Skipped" skipped={outcome.skipped} />
-        </div>
-      )}
+      {jobId && <BulkJobPanel key={jobId} jobId={jobId} noun="case" onEnded={ended} />}
     </section>
-  );
-}
-
-/** The cases left alone, each with its reason and a link to it. */
-function SkippedList({ title, skipped }: { title: string; skipped: BulkSkipped[] }) {
-  if (skipped.length === 0) return null;
-  return (
-    <details open={skipped.length <= 10} className="mt-2">
-      <summary className="cursor-pointer font-medium">
-        {title}: {skipped.length}
-      </summary>
-      <ul className="mt-1 max-h-48 list-disc overflow-auto pl-5" data-testid="bulk-skipped">
-        {skipped.map((s) => (
-          <li key={`${s.at}:${s.caseId}`}>
-            <Link href={`/cases/${s.caseId}`} className="underline">
-              {s.operationId || s.caseId}
-            </Link>
-            : {s.message} <span className="text-slate-600">({s.code})</span>
-          </li>
-        ))}
-      </ul>
-    </details>
   );
 }

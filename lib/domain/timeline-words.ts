@@ -58,6 +58,9 @@ const SETTINGS_SENTENCES: Record<string, () => string> = {
   endpoint_disabled: () => "Notification endpoint turned off",
   endpoint_enabled: () => "Notification endpoint turned on",
   endpoint_secret_rotated: () => "Notification endpoint's signing secret rotated",
+  bulk_job_started: () => "Bulk action started",
+  bulk_job_cancelled: () => "Bulk action cancelled",
+  bulk_job_finished: () => "Bulk action finished",
 };
 
 const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {

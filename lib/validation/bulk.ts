@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BULK_PACES, type BulkPace } from "@/lib/domain/bulk-jobs";
 import { evidenceText } from "./common";
 import { listCasesSchema } from "./list-cases";
 
@@ -35,3 +36,11 @@ export const bulkRequestSchema = z.discriminatedUnion("mode", [
 export type BulkRequest = z.infer<typeof bulkRequestSchema>;
 export type BulkDryRunInput = Extract<BulkRequest, { mode: "dry_run" }>;
 export type BulkExecuteInput = Extract<BulkRequest, { mode: "execute" }>;
+
+const BULK_PACE_NAMES_TUPLE = Object.keys(BULK_PACES) as [BulkPace, ...BulkPace[]];
+
+/** The console's execution: the dry run's request and token, and how fast to go (decision 065). */
+export const bulkJobStartSchema = bulkRequestSchema.options[1].extend({ pace: z.enum(BULK_PACE_NAMES_TUPLE) });
+export type BulkJobStartInput = z.infer<typeof bulkJobStartSchema>;
+
+export const bulkJobRefSchema = z.strictObject({ jobId: z.uuid() });

@@ -1,3 +1,4 @@
+import { PROGRESS_MS } from "./fixtures/bulk-progress";
 import { expect, test } from "./fixtures/login";
 
 test("a reviewer approves retry_delivery in bulk for a filter, seeing count and money first", async ({
@@ -18,7 +19,7 @@ test("a reviewer approves retry_delivery in bulk for a filter, seeing count and 
   await expect(bulk.getByRole("heading", { name: `Approve ${rows} cases?` })).toBeVisible();
   await expect(bulk).toContainText("Money on hold involved: $");
   await bulk.getByRole("button", { name: `Approve ${rows}` }).click();
-  await expect(bulk.getByRole("status")).toContainText(`Done for ${rows} cases; skipped 0.`);
+  await expect(bulk.getByRole("status")).toContainText(`Done for ${rows} cases; skipped 0.`, { timeout: PROGRESS_MS });
 
   await page.goto("/queue?stage=delivery&state=ready");
   await expect(page.getByTestId("queue-row")).toHaveCount(rows);

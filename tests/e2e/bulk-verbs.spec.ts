@@ -1,4 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
+import { PROGRESS_MS } from "./fixtures/bulk-progress";
 import { expect, test } from "./fixtures/login";
 
 test("a reviewer escalates picked cases, and accepting failure in bulk skips a case that has none, saying why", async ({
@@ -21,7 +22,7 @@ test("a reviewer escalates picked cases, and accepting failure in bulk skips a c
   await expect(bulk.getByRole("heading", { name: "Escalate 2 cases?" })).toBeVisible();
   await expect(bulk).toContainText("Money on hold involved: $");
   await bulk.getByRole("button", { name: "Escalate 2" }).click();
-  await expect(bulk.getByRole("status")).toContainText("Done for 2 cases; skipped 0.");
+  await expect(bulk.getByRole("status")).toContainText("Done for 2 cases; skipped 0.", { timeout: PROGRESS_MS });
   await page.goto("/queue?stage=polling&state=parked");
   await page.getByRole("link", { name: picked }).first().click();
   await expect(page.getByTestId("timeline")).toContainText("Provider incident INC-2211");
@@ -45,7 +46,7 @@ test("a reviewer escalates picked cases, and accepting failure in bulk skips a c
   expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   await bulk.getByRole("button", { name: "Accept failure 1" }).click();
   const done = bulk.getByRole("status");
-  await expect(done).toContainText("Done for 1 case; skipped 1.");
+  await expect(done).toContainText("Done for 1 case; skipped 1.", { timeout: PROGRESS_MS });
   await expect(done.getByTestId("bulk-skipped")).toContainText("action_not_permitted_for_stage");
 });
 
@@ -68,7 +69,7 @@ test("an operator is offered only notes and assignment, and assigns picked cases
   await bulk.getByRole("button", { name: "Review what would happen" }).click();
   await expect(bulk.getByRole("heading", { name: "Assign 1 case?" })).toBeVisible();
   await bulk.getByRole("button", { name: "Assign 1" }).click();
-  await expect(bulk.getByRole("status")).toContainText("Done for 1 case; skipped 0.");
+  await expect(bulk.getByRole("status")).toContainText("Done for 1 case; skipped 0.", { timeout: PROGRESS_MS });
   await page.getByTestId("queue-row").nth(0).getByRole("link").first().click();
   await expect(page.getByTestId("timeline")).toContainText("Assigned");
   await expect(page.getByText(reviewer).first()).toBeVisible();

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { AgingTable } from "@/components/finance/aging-table";
 import { Announcer } from "@/components/finance/announcer";
+import { BulkDecide } from "@/components/finance/bulk-decide";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
 import { financeHref } from "@/components/finance/finance-href";
@@ -74,6 +75,7 @@ export async function FinanceContent({
     <Announcer>
       <ExposureSummary rows={exposure} />
       <NeedsDecisionSummary rows={needsDecisionRows} active={needsDecision} producer={producer} />
+      {needsDecision && can(actor.roles, "hold:decide") ? <BulkDecide producer={producer} /> : null}
       <FinanceSection id="totals" title="Holds by status" empty={noHolds}>
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">

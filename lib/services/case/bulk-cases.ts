@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hashToken } from "@/lib/auth/token-secret";
-import type { Db } from "@/lib/db/client";
+import type { Db, Prisma as Client } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
@@ -176,12 +176,17 @@ export async function dryRunBulk(db: Db, actor: Principal, input: BulkDryRunInpu
 export type BulkDryRun = Awaited<ReturnType<typeof dryRunBulk>>;
 
 /** The token's preview, if it is this user's, for this very request, unused and in time; taken for good. */
-async function takePreview(db: Db, userId: string, input: BulkExecuteInput, now: Date) {
+export async function takePreview(
+  db: Db,
+  userId: string,
+  input: Pick<BulkExecuteInput, "token"> & { action: unknown; target: unknown },
+  now: Date,
+) {
   const preview = await db.bulkPreview.findUnique({ where: { tokenHash: hashToken(input.token) } });
   if (!preview || preview.userId !== userId) {
     throw new AppError("bulk_preview_invalid", "This token is not from one of your dry runs; run the dry run first.");
   }
-  if (preview.requestDigest !== requestDigest(input)) {
+  if (preview.requestDigest !== requestFingerprint({ action: input.action, target: input.target })) {
     throw new AppError(
       "bulk_preview_mismatch",
       "The action or the cases differ from the dry run's; run the dry run again for this request.",
@@ -243,16 +248,20 @@ export async function executeBulk(
  */
 const CONCURRENT_CASES = 4;
 
-type Refusal = { code: string; message: string; operationId: string };
+export type Refusal = { code: string; message: string; operationId: string };
 
-/** One previewed case: null when it was acted on, else why it was left alone. */
-async function executeOne(
+/**
+ * One previewed case: null when it was acted on, else why it was left alone. `alsoInside` runs in
+ * the case's own transaction after the change (a bulk job marks its item there, decision 065).
+ */
+export async function executeOne(
   db: Db,
   user: UserActor,
   action: BulkAction,
   seen: { id: string; version: number },
   via: ChangeVia,
   storePrompts: boolean,
+  alsoInside?: (tx: Client.TransactionClient) => Promise<void>,
 ): Promise<Refusal | null> {
   try {
     return await inTransaction(db, async (tx) => {
@@ -261,6 +270,7 @@ async function executeOne(
       const row = await loadCase(tx, seen.id, user);
       if (row.version !== seen.version) return { ...CHANGED, operationId: row.operationId };
       await applyBulkAction(tx, user, row, action, via, storePrompts);
+      await alsoInside?.(tx);
       return null;
     });
   } catch (error) {
@@ -321,7 +331,7 @@ async function eachAtMost<T, R>(limit: number, items: T[], work: (item: T) => Pr
   return results;
 }
 
-const CHANGED = {
+export const CHANGED = {
   code: "changed_since_preview",
   message: "The case changed after the dry run; it was left as it is.",
 } as const;

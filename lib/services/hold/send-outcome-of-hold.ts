@@ -29,7 +29,8 @@ export async function refuseUnchargedResolution(
   }
 }
 
-async function readSendFacts(
+/** What is known of a hold's send, read in the caller's transaction. */
+export async function readSendFacts(
   tx: Prisma.TransactionClient,
   hold: { id: string; attemptRef: string; caseId: string | null },
 ): Promise<SendFacts> {
