@@ -35,6 +35,9 @@ const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${en
  */
 export type { SortLink };
 
+/** The columns a person sorts the queue by. */
+export type QueueSortLinks = { age: SortLink; held: SortLink; stage: SortLink; provider: SortLink };
+
 export function QueueTable({
   rows,
   selectable,
@@ -47,7 +50,7 @@ export function QueueTable({
   selectable: boolean;
   selected: Set<string>;
   onToggle: (id: string) => void;
-  sortLinks: { age: SortLink; held: SortLink };
+  sortLinks: QueueSortLinks;
   empty: ReactNode;
 }) {
   const router = useRouter();
@@ -99,9 +102,9 @@ export function QueueTable({
         columns={[
           ...(selectable ? [{ label: "Select", hidden: true }] : []),
           "Operation",
-          "Stage / state",
+          { label: "Stage / state", sortLink: sortLinks.stage },
           { label: "Waiting on", className: "hidden md:table-cell" },
-          { label: "Provider / model", className: "hidden lg:table-cell" },
+          { label: "Provider / model", className: "hidden lg:table-cell", sortLink: sortLinks.provider },
           { label: "Provider job", className: "hidden lg:table-cell" },
           { label: "Age", align: "right", sortLink: sortLinks.age },
           { label: "On hold", align: "right", sortLink: sortLinks.held },
@@ -156,7 +159,7 @@ export function QueueTable({
               ) : null}
             </td>
             <td className="hidden px-2 py-1.5 lg:table-cell">
-              {row.provider}
+              <span data-testid="row-provider">{row.provider}</span>
               <div className="text-xs text-slate-700">{row.model}</div>
             </td>
             <td className="hidden break-all px-2 py-1.5 font-mono text-xs lg:table-cell">{row.providerJobId ?? "—"}</td>
