@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { stringify } from "csv-stringify/sync";
 import { recordAuditRows } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
@@ -7,13 +8,24 @@ import { microsToAmount } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
-import { toCsv } from "../finance/export-ledger-csv";
 import { orderSql, viewConditions } from "./list-cases";
 
 /** A queue file holds at most this many cases, the view's first in its order; the file says when it stops. */
 export const QUEUE_EXPORT_CAP = 5_000;
 
 export const QUEUE_EXPORTED = "queue_exported";
+
+type Cell = string | number | null;
+
+/**
+ * A spreadsheet evaluates a cell starting with = + - @ (or a tab or carriage return) as a formula;
+ * such text gets a leading quote, as the finance export's cells do. Numbers never need it.
+ */
+const shownNotEvaluated = (value: Cell): Cell =>
+  typeof value === "string" && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+
+const toCsv = (header: string[], rows: Cell[][]) =>
+  stringify([header, ...rows.map((row) => row.map(shownNotEvaluated))]);
 
 // Read by the operation's own ID, as a person names it; amounts in micro-units and as a decimal,
 // with the currency beside them (decision 063).
