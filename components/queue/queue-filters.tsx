@@ -9,6 +9,8 @@ import type { QueueFilterOptions } from "@/lib/services/case/queue-filter-option
 import { QUEUE_SEARCH_ID } from "./queue-shortcuts";
 
 const field = "mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1 text-sm";
+/** The searches sit beside their labels, so the filter row is one line high. */
+const inline = "w-full min-w-0 rounded border border-slate-400 bg-white px-2 py-1 text-sm";
 /** Typing waits this long after the last key before the queue is read again. */
 const TYPING_PAUSE_MS = 350;
 const AGE_PRESETS = [
@@ -117,21 +119,23 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
     >
       <input type="hidden" name="stage" value={values.stage} />
       <input type="hidden" name="sort" value={values.sort} />
-      <div className="flex flex-wrap items-end gap-2">
-        <label className="min-w-0 flex-1 basis-48 text-sm font-medium">
-          Search IDs
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <label className="flex min-w-0 flex-1 basis-64 items-center gap-2 text-sm font-medium">
+          <span className="shrink-0">Search IDs</span>
           <input
             {...bind("q")}
+            className={inline}
             id={QUEUE_SEARCH_ID}
             type="search"
             placeholder="part of an operation, attempt or job ID"
             aria-describedby="queue-search-hint"
           />
         </label>
-        <label className="min-w-0 flex-1 basis-48 text-sm font-medium">
-          Search text
+        <label className="flex min-w-0 flex-1 basis-64 items-center gap-2 text-sm font-medium">
+          <span className="shrink-0">Search text</span>
           <input
             {...bind("text")}
+            className={inline}
             type="search"
             placeholder="a word of the error, evidence or a note"
             aria-describedby="queue-search-hint"

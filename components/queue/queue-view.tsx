@@ -26,8 +26,8 @@ export function QueueView({
   empty: ReactNode;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  // The bulk box waits until a case is picked (or is asked for, to act on the whole view), so the
-  // rows come first (decision 063); once shown it stays, so its outcome stays on screen.
+  // The bulk box waits until a case is picked (it then offers the picked cases or the whole view),
+  // so the rows come first (decision 063); once shown it stays, so its outcome stays on screen.
   const [bulkShown, setBulkShown] = useState(false);
   const toggle = useCallback((id: string) => {
     setBulkShown(true);
@@ -41,14 +41,6 @@ export function QueueView({
   const bulk = bulkVerbs.length > 0;
   return (
     <>
-      {bulk && !bulkShown && rows.length > 0 ? (
-        <div className="mt-2 text-sm">
-          <button type="button" className="text-brand underline" onClick={() => setBulkShown(true)}>
-            Act on every case in this view…
-          </button>
-          <span className="ml-2 text-slate-700">or pick cases (x) to act on them.</span>
-        </div>
-      ) : null}
       {bulk && bulkShown && (
         <BulkActions
           verbs={bulkVerbs}

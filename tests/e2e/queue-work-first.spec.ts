@@ -15,7 +15,9 @@ test("the queue shows ten cases above the fold, compact filters, counts that fol
   const rows = page.getByTestId("queue-row");
   await expect(page.locator("table[data-keys=on]")).toBeVisible();
   const bottoms = await rows.evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom));
-  expect(bottoms.filter((bottom) => bottom <= 800).length).toBeGreaterThanOrEqual(10);
+  expect(bottoms.filter((bottom) => bottom <= 800).length, `row bottoms: ${bottoms.join(", ")}`).toBeGreaterThanOrEqual(
+    10,
+  );
 
   // The filters are one row: the searches and a button that unfolds the rest.
   const filters = page.getByRole("form", { name: "Filter cases" });
