@@ -52,7 +52,7 @@ test("the queue shows ten cases above the fold, compact filters, counts that fol
   await expect(held).toHaveAttribute("aria-sort", "descending");
   const amounts = (await rows.locator("td:last-child").allInnerTexts()).map((t) => Number(t.replace(/[^0-9.]/g, "")));
   expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
-  const provider = page.getByRole("columnheader", { name: /Provider/ });
+  const provider = page.getByRole("columnheader", { name: /Provider \/ model/ });
   await provider.getByRole("link").click();
   await expect(page.getByTestId("queue-count")).toHaveAttribute("data-view", "sort=provider");
   await expect(provider).toHaveAttribute("aria-sort", "ascending");
