@@ -6,8 +6,11 @@ import { STATE_LABEL } from "@/components/ui/labels";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import { CASE_STATES } from "@/lib/domain/stages";
 import type { QueueFilterOptions } from "@/lib/services/case/queue-filter-options";
+import { QUEUE_SEARCH_ID } from "./queue-shortcuts";
 
 const field = "mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1 text-sm";
+/** The searches sit beside their labels, so the filter row is one line high. */
+const inline = "w-full min-w-0 rounded border border-slate-400 bg-white px-2 py-1 text-sm";
 /** Typing waits this long after the last key before the queue is read again. */
 const TYPING_PAUSE_MS = 350;
 const AGE_PRESETS = [
@@ -19,6 +22,7 @@ const AGE_PRESETS = [
 ];
 const FIELDS = [
   "q",
+  "text",
   "stage",
   "state",
   "flag",
@@ -41,14 +45,19 @@ function valuesOf(queryString: string): Values {
 
 function queryOf(values: Values): string {
   const params = new URLSearchParams();
-  for (const name of FIELDS) if (values[name].trim()) params.set(name, values[name].trim());
+  for (const name of FIELDS) {
+    const value = values[name].trim();
+    // Text too short to search is not sent: the hint under the field asks for more.
+    if (value && !(name === "text" && value.length < PARTIAL_SEARCH_MIN)) params.set(name, value);
+  }
   return params.toString();
 }
 
 /**
  * The filters apply as they change (selects at once, typing after a pause), and live in the URL,
  * so a view can be bookmarked, shared and saved. Without JavaScript the form still submits as a
- * plain GET. On a narrow screen everything but the search folds behind a "Filters" button.
+ * plain GET. Everything but the two searches folds behind a "Filters" button, so the cases come
+ * first on the screen (decision 063); the button says how many folded filters are on.
  */
 export function QueueFilters({ queryString, options }: { queryString: string; options: QueueFilterOptions }) {
   const router = useRouter();
@@ -86,7 +95,7 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
     apply(next, event.target.tagName === "SELECT" ? 0 : TYPING_PAUSE_MS);
   };
   const bind = (name: keyof Values) => ({ name, value: values[name], onChange: change, className: field });
-  const active = FIELDS.filter((name) => !["q", "stage", "sort"].includes(name) && values[name]).length;
+  const active = FIELDS.filter((name) => !["q", "text", "stage", "sort"].includes(name) && values[name]).length;
   const models = options.providers.find((p) => p.provider === values.provider)?.models ?? [
     ...new Set(options.providers.flatMap((p) => p.models)),
   ];
@@ -95,13 +104,14 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
       ? AGE_PRESETS
       : [...AGE_PRESETS, { minutes: Number(values.minAgeMinutes), label: `${values.minAgeMinutes} minutes` }];
   const shortSearch = values.q.trim().length > 0 && values.q.trim().length < PARTIAL_SEARCH_MIN;
+  const shortText = values.text.trim().length > 0 && values.text.trim().length < PARTIAL_SEARCH_MIN;
 
   return (
     <form
       method="get"
       action="/queue"
       aria-label="Filter cases"
-      className="rounded border border-slate-300 bg-white p-3"
+      className="rounded border border-slate-300 bg-white px-3 py-2"
       onSubmit={(event) => {
         event.preventDefault();
         apply(values, 0);
@@ -109,19 +119,31 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
     >
       <input type="hidden" name="stage" value={values.stage} />
       <input type="hidden" name="sort" value={values.sort} />
-      <div className="flex flex-wrap items-end gap-2">
-        <label className="min-w-0 flex-1 text-sm font-medium">
-          Search IDs
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <label className="flex min-w-0 flex-1 basis-64 items-center gap-2 text-sm font-medium">
+          <span className="shrink-0">Search IDs</span>
           <input
             {...bind("q")}
+            className={inline}
+            id={QUEUE_SEARCH_ID}
             type="search"
-            placeholder="part of an operation, attempt or provider job ID"
+            placeholder="part of an operation, attempt or job ID"
+            aria-describedby="queue-search-hint"
+          />
+        </label>
+        <label className="flex min-w-0 flex-1 basis-64 items-center gap-2 text-sm font-medium">
+          <span className="shrink-0">Search text</span>
+          <input
+            {...bind("text")}
+            className={inline}
+            type="search"
+            placeholder="a word of the error, evidence or a note"
             aria-describedby="queue-search-hint"
           />
         </label>
         <button
           type="button"
-          className="rounded border border-slate-400 px-3 py-1 text-sm md:hidden"
+          className="rounded border border-slate-400 px-3 py-1 text-sm"
           aria-expanded={open}
           aria-controls="queue-more-filters"
           onClick={() => setOpen((o) => !o)}
@@ -129,15 +151,14 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
           Filters{active ? ` (${active})` : ""}
         </button>
       </div>
-      <p id="queue-search-hint" className="mt-1 text-xs text-slate-700">
+      <p id="queue-search-hint" className={shortSearch || shortText ? "mt-1 text-xs text-slate-700" : "sr-only"}>
         {shortSearch
           ? `Type ${PARTIAL_SEARCH_MIN} or more characters to match part of an ID; shorter text matches whole IDs only.`
-          : "An ID in full finds its case; part of one finds every case containing it. Updates as you type."}
+          : shortText
+            ? `Type ${PARTIAL_SEARCH_MIN} or more characters to search the text of errors, evidence and notes.`
+            : "An ID in full finds its case; part of one finds every case containing it. Updates as you type."}
       </p>
-      <div
-        id="queue-more-filters"
-        className={`${open ? "grid" : "hidden"} mt-2 grid-cols-2 gap-3 md:grid md:grid-cols-4`}
-      >
+      <div id="queue-more-filters" className={`${open ? "grid" : "hidden"} mt-2 grid-cols-2 gap-3 md:grid-cols-4`}>
         <div className="text-sm font-medium">
           <label htmlFor="queue-filter-state">State</label>
           <select {...bind("state")} id="queue-filter-state">

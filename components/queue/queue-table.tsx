@@ -35,6 +35,9 @@ const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${en
  */
 export type { SortLink };
 
+/** The columns a person sorts the queue by. */
+export type QueueSortLinks = { age: SortLink; held: SortLink; stage: SortLink; provider: SortLink };
+
 export function QueueTable({
   rows,
   selectable,
@@ -47,7 +50,7 @@ export function QueueTable({
   selectable: boolean;
   selected: Set<string>;
   onToggle: (id: string) => void;
-  sortLinks: { age: SortLink; held: SortLink };
+  sortLinks: QueueSortLinks;
   empty: ReactNode;
 }) {
   const router = useRouter();
@@ -93,15 +96,15 @@ export function QueueTable({
     return <div className="mt-4 rounded border border-slate-300 bg-white p-6 text-center text-slate-700">{empty}</div>;
   }
   return (
-    <Table caption="Cases; j and k move, Enter opens" className="mt-4" data-keys={keysOn ? "on" : undefined}>
+    <Table caption="Cases; j and k move, Enter opens" className="mt-2" data-keys={keysOn ? "on" : undefined}>
       <TableHead
         cell="px-2 py-2"
         columns={[
           ...(selectable ? [{ label: "Select", hidden: true }] : []),
           "Operation",
-          "Stage / state",
+          { label: "Stage / state", sortLink: sortLinks.stage },
           { label: "Waiting on", className: "hidden md:table-cell" },
-          { label: "Provider / model", className: "hidden lg:table-cell" },
+          { label: "Provider / model", className: "hidden lg:table-cell", sortLink: sortLinks.provider },
           { label: "Provider job", className: "hidden lg:table-cell" },
           { label: "Age", align: "right", sortLink: sortLinks.age },
           { label: "On hold", align: "right", sortLink: sortLinks.held },
@@ -122,7 +125,7 @@ export function QueueTable({
             className={`border-b border-slate-200 ${index === active ? "bg-sky-50 outline outline-2 outline-brand" : fresh.has(row.id) ? "bg-emerald-50" : ""}`}
           >
             {selectable && (
-              <td className="px-2 py-1.5">
+              <td className="px-2 py-1">
                 <input
                   type="checkbox"
                   aria-label={`Select ${row.operationId}`}
@@ -131,13 +134,13 @@ export function QueueTable({
                 />
               </td>
             )}
-            <td className="px-2 py-1.5">
+            <td className="px-2 py-1">
               <a href={caseHref(row.id, view)} className="break-all font-medium text-brand underline">
                 {row.operationId}
               </a>
               <div className="break-all text-xs text-slate-700">{row.attemptId}</div>
             </td>
-            <td className="px-2 py-1.5">
+            <td className="px-2 py-1">
               <div className="flex flex-wrap gap-1">
                 <StageBadge stage={row.stage} />
                 <StateBadge state={row.state} />
@@ -149,19 +152,22 @@ export function QueueTable({
                 </div>
               ) : null}
             </td>
-            <td className="hidden px-2 py-1.5 md:table-cell">
+            <td className="hidden px-2 py-1 md:table-cell">
               {row.waitingOn ? <WaitingOnText waiting={row.waitingOn} short /> : null}
               {row.waitingOn && row.waitingOn.party !== "nobody" ? (
-                <div className="text-xs text-slate-700">{row.waitingOn.why}</div>
+                // One line per row, so ten cases fit above the fold (decision 063); the whole reason is its title.
+                <div className="max-w-64 truncate text-xs text-slate-700" title={row.waitingOn.why}>
+                  {row.waitingOn.why}
+                </div>
               ) : null}
             </td>
-            <td className="hidden px-2 py-1.5 lg:table-cell">
-              {row.provider}
+            <td className="hidden px-2 py-1 lg:table-cell">
+              <span data-testid="row-provider">{row.provider}</span>
               <div className="text-xs text-slate-700">{row.model}</div>
             </td>
-            <td className="hidden break-all px-2 py-1.5 font-mono text-xs lg:table-cell">{row.providerJobId ?? "—"}</td>
-            <td className="px-2 py-1.5 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
-            <td className="px-2 py-1.5 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
+            <td className="hidden break-all px-2 py-1 font-mono text-xs lg:table-cell">{row.providerJobId ?? "—"}</td>
+            <td className="px-2 py-1 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
+            <td className="px-2 py-1 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
           </tr>
         ))}
       </tbody>

@@ -4,7 +4,7 @@ import { type ReactNode, useCallback, useState } from "react";
 import type { BulkVerb } from "@/lib/domain/bulk-verbs";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
 import { BulkActions } from "./bulk-actions";
-import { type QueueRow, QueueTable, type SortLink } from "./queue-table";
+import { type QueueRow, type QueueSortLinks, QueueTable } from "./queue-table";
 
 /**
  * The queue's rows, selectable when the user has a bulk verb; the bulk bar offers exactly the verbs
@@ -22,11 +22,15 @@ export function QueueView({
   query: ListCasesQuery;
   bulkVerbs: BulkVerb[];
   assignees: { id: string; name: string }[];
-  sortLinks: { age: SortLink; held: SortLink };
+  sortLinks: QueueSortLinks;
   empty: ReactNode;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  // The bulk box waits until a case is picked (it then offers the picked cases or the whole view),
+  // so the rows come first (decision 063); once shown it stays, so its outcome stays on screen.
+  const [bulkShown, setBulkShown] = useState(false);
   const toggle = useCallback((id: string) => {
+    setBulkShown(true);
     setSelected((current) => {
       const next = new Set(current);
       if (next.has(id)) next.delete(id);
@@ -34,11 +38,10 @@ export function QueueView({
       return next;
     });
   }, []);
-  // Shown on an empty view too, so the outcome of a bulk action that emptied it stays on screen.
   const bulk = bulkVerbs.length > 0;
   return (
     <>
-      {bulk && (
+      {bulk && bulkShown && (
         <BulkActions
           verbs={bulkVerbs}
           assignees={assignees}

@@ -3,18 +3,22 @@
 import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, TextField, useServerAction } from "@/components/ui/form";
-import { deleteViewAction, saveViewAction } from "@/lib/actions/queue-actions";
+import { deleteViewAction, saveViewAction, shareViewAction } from "@/lib/actions/queue-actions";
 import type { SavedView } from "@/lib/services/saved-view/saved-views";
 
-/** A person's own named views of the queue: one click opens one; the current view can be saved. */
+/**
+ * A person's own named views of the queue, then those teammates shared (read-only, marked with
+ * their owner's name): one click opens one; the current view can be saved, and one's own shared.
+ */
 export function SavedViews({ views, current }: { views: SavedView[]; current: string }) {
   const formRef = useRef<HTMLFormElement>(null);
   const save = useServerAction(saveViewAction, formRef);
   const remove = useServerAction(deleteViewAction);
+  const share = useServerAction(shareViewAction);
   const [naming, setNaming] = useState(false);
   const [name, setName] = useState("");
   return (
-    <section aria-label="Saved views" className="mt-3 flex flex-wrap items-center gap-2 text-sm">
+    <section aria-label="Saved views" className="flex flex-wrap items-center gap-2 text-sm">
       <span className="font-medium">Saved views:</span>
       {views.length === 0 ? <span className="text-slate-700">none yet</span> : null}
       {views.map((view) => (
@@ -29,15 +33,32 @@ export function SavedViews({ views, current }: { views: SavedView[]; current: st
           >
             {view.name}
           </a>
-          <button
-            type="button"
-            aria-label={`Delete saved view ${view.name}`}
-            disabled={remove.pending}
-            className="border-l border-slate-300 px-1.5 text-slate-700 hover:text-red-800"
-            onClick={() => remove.run({ id: view.id })}
-          >
-            ×
-          </button>
+          {view.owner === null ? (
+            <>
+              <button
+                type="button"
+                aria-pressed={view.shared}
+                aria-label={`Share saved view ${view.name} with the team`}
+                title={view.shared ? "Shared with the team: click to stop sharing" : "Share with the team (read-only)"}
+                disabled={share.pending}
+                className={`border-l border-slate-300 px-1.5 text-xs ${view.shared ? "font-semibold text-slate-900" : "text-slate-700"}`}
+                onClick={() => share.run({ id: view.id, shared: !view.shared })}
+              >
+                {view.shared ? "shared" : "share"}
+              </button>
+              <button
+                type="button"
+                aria-label={`Delete saved view ${view.name}`}
+                disabled={remove.pending}
+                className="border-l border-slate-300 px-1.5 text-slate-700 hover:text-red-800"
+                onClick={() => remove.run({ id: view.id })}
+              >
+                ×
+              </button>
+            </>
+          ) : (
+            <span className="border-l border-slate-300 px-1.5 text-xs text-slate-700">by {view.owner}</span>
+          )}
         </span>
       ))}
       {naming ? (
@@ -76,6 +97,7 @@ export function SavedViews({ views, current }: { views: SavedView[]; current: st
       )}
       <FormError result={save.result} />
       <FormError result={remove.result} />
+      <FormError result={share.result} />
     </section>
   );
 }

@@ -1,12 +1,16 @@
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { queueHref } from "@/lib/validation/queue-params";
-import type { SortLink } from "./queue-table";
+import type { QueueSortLinks, SortLink } from "./queue-table";
 
 const SORT_WORDS: Record<QueueSort, string> = {
   age: "oldest first",
   newest: "newest first",
   amount: "most money first",
   smallest: "least money first",
+  stage: "by stage, first stage first",
+  stage_desc: "by stage, last stage first",
+  provider: "by provider, A to Z",
+  provider_desc: "by provider, Z to A",
 };
 
 /** Each sortable column's link: the first click sorts by it, the next reverses it. */
@@ -22,10 +26,12 @@ function sortLink(query: ListCasesQuery, first: QueueSort, second: QueueSort, di
 }
 
 /** The queue's sortable columns (made on the server, so the queue's client code carries no query parser). */
-export function sortLinks(query: ListCasesQuery) {
+export function sortLinks(query: ListCasesQuery): QueueSortLinks {
   // Age grows downwards when the oldest come first; money falls when the most comes first.
   return {
     age: sortLink(query, "age", "newest", ["descending", "ascending"]),
     held: sortLink(query, "amount", "smallest", ["descending", "ascending"]),
+    stage: sortLink(query, "stage", "stage_desc", ["ascending", "descending"]),
+    provider: sortLink(query, "provider", "provider_desc", ["ascending", "descending"]),
   };
 }

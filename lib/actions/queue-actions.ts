@@ -3,9 +3,9 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
-import { deleteView, saveView } from "@/lib/services/saved-view/saved-views";
+import { deleteView, saveView, setViewShared } from "@/lib/services/saved-view/saved-views";
 import { bulkRequestSchema } from "@/lib/validation/bulk";
-import { deleteViewSchema, saveViewSchema } from "@/lib/validation/saved-views";
+import { deleteViewSchema, saveViewSchema, shareViewSchema } from "@/lib/validation/saved-views";
 import { safeAction } from "./safe-action";
 
 const dryRunSchema = bulkRequestSchema.options[0];
@@ -25,5 +25,9 @@ export const saveViewAction = safeAction(saveViewSchema, (input, actor) => saveV
 });
 
 export const deleteViewAction = safeAction(deleteViewSchema, (input, actor) => deleteView(db(), actor, input.id), {
+  revalidate: () => ["/queue"],
+});
+
+export const shareViewAction = safeAction(shareViewSchema, (input, actor) => setViewShared(db(), actor, input), {
   revalidate: () => ["/queue"],
 });

@@ -16,6 +16,7 @@ import { addNote } from "@/lib/services/case/add-note";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { assignCase } from "@/lib/services/case/assign-case";
 import { type BulkDryRun, type BulkExecution, dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
+import { exportQueueCsv } from "@/lib/services/case/export-queue-csv";
 import { getCase } from "@/lib/services/case/get-case";
 import { getCaseByOperation } from "@/lib/services/case/get-case-by-operation";
 import { listCases } from "@/lib/services/case/list-cases";
@@ -65,7 +66,7 @@ import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } fro
 import { bulkRequestSchema } from "@/lib/validation/bulk";
 import { evidenceFilterSchema } from "@/lib/validation/evidence";
 import { exportQuerySchema, listHoldsSchema } from "@/lib/validation/finance";
-import { listCasesSchema } from "@/lib/validation/list-cases";
+import { listCasesSchema, queueExportSchema } from "@/lib/validation/list-cases";
 import { idParams, operationParams, outputParams, outputQuery, replacementsQuery } from "@/lib/validation/params";
 import { parkCaseSchema } from "@/lib/validation/park-case";
 import {
@@ -383,6 +384,30 @@ export const API_ROUTES = [
     errors: [503],
     handler: ({ actor, query }) => exportFilterEvidence(db(), actor, query, env()),
     file: evidenceFile,
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/cases/export",
+    audience: "user",
+    // An export writes an audit row (decision 063), so a cross-site page cannot make one.
+    refuseCrossSite: true,
+    summary: "CSV of a queue view's cases (the list's filters, search and order; its first 5,000 at most)",
+    query: queueExportSchema,
+    success: [200],
+    handler: ({ actor, query }) => exportQueueCsv(db(), actor, { ...query, limit: 50 }),
+    file: {
+      contentType: "text/csv; charset=utf-8",
+      reply: (file) => ({
+        body: file.body,
+        headers: {
+          "Content-Disposition": `attachment; filename="${file.filename}"`,
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+          "X-Row-Count": String(file.rowCount),
+          "X-Truncated": file.truncated ? "true" : "false",
+        },
+      }),
+    },
   }),
   apiRoute({
     method: "GET",

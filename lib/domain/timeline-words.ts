@@ -132,6 +132,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   ...SETTINGS_SENTENCES,
   evidence_exported: (_a, _b, e) =>
     `Evidence packet exported${typeof e.packetId === "string" ? ` (${e.packetId.slice(0, 8)})` : ""}`,
+  queue_exported: (_a, _b, e) =>
+    `Queue view exported as CSV${typeof e.rows === "number" ? ` (${e.rows} ${e.rows === 1 ? "case" : "cases"}${e.truncated === true ? ", the first of more" : ""})` : ""}`,
 };
 
 /** Whether the timeline has a sentence of its own for this kind of event (tests/unit/code-words.test.ts). */

@@ -23,3 +23,5 @@ export const saveViewSchema = z.strictObject({
 export type SaveViewInput = z.infer<typeof saveViewSchema>;
 
 export const deleteViewSchema = z.strictObject({ id: z.uuid() });
+
+export const shareViewSchema = z.strictObject({ id: z.uuid(), shared: z.boolean() });

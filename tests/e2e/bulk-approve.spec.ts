@@ -12,6 +12,8 @@ test("a reviewer approves retry_delivery in bulk for a filter, seeing count and 
   const rows = await page.getByTestId("queue-row").count();
   expect(rows).toBeGreaterThan(2);
   const bulk = page.getByRole("region", { name: "Act on several cases" });
+  // The bulk box shows once a case is picked (decision 063); it then offers the whole view too.
+  await page.getByTestId("queue-row").first().getByRole("checkbox").check();
   await bulk.getByLabel("every case matching this view").check();
   await bulk.getByLabel("Action", { exact: true }).selectOption("approve");
   await bulk.getByLabel("Evidence for every case").fill("Storage outage fixed at 10:42; assets can be fetched again.");

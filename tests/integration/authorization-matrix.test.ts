@@ -107,6 +107,8 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/cases/evidence": [U, F, A, A, A, U, U, F, U, F, F, A, A],
   // The producer's own videos: for the people who export evidence, not for triage (decision 067).
   "GET /api/v1/cases/{id}/outputs/{assetId}": [U, F, A, A, A, U, U, F, U, F, F, N, N],
+  // A queue view as CSV: what the queue shows, to whoever may read the queue.
+  "GET /api/v1/cases/export": [U, A, A, A, A, U, U, F, U, F, A, A, A],
   "POST /api/v1/cases/{id}/reconcile": [U, F, A, F, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/cases/{id}/approve": [U, F, A, F, F, U, U, F, U, F, F, N, N],
   "POST /api/v1/cases/{id}/review": [U, F, A, F, F, U, U, F, U, F, F, N, N],
@@ -421,6 +423,7 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/cases/{id}/evidence": async () => ({ params: { id: await parked("polling") } }),
   "GET /api/v1/cases/evidence": async () => ({ query: { producer: "matrix-shop", stage: "polling" } }),
   "GET /api/v1/cases/{id}/outputs/{assetId}": deliveredOutput,
+  "GET /api/v1/cases/export": async () => ({ query: { producer: "matrix-shop", sort: "provider" } }),
   "POST /api/v1/cases/{id}/reconcile": async () => ({
     params: { id: await parked("submission_uncertain") },
     body: { verdict: "attach", providerJobId: "job-found-in-dashboard", evidence: "provider dashboard" },

@@ -87,7 +87,11 @@ describe("GET routes that write", () => {
   it("refuse Sec-Fetch-Site: cross-site with a typed 403 that writes nothing, and let the rest through", async () => {
     const { tokens, params } = await setting();
     const writing = GETS.filter((route) => route.refuseCrossSite);
-    expect(writing.map(routeKey).sort()).toEqual(["GET /api/v1/cases/evidence", "GET /api/v1/cases/{id}/evidence"]);
+    expect(writing.map(routeKey).sort()).toEqual([
+      "GET /api/v1/cases/evidence",
+      "GET /api/v1/cases/export",
+      "GET /api/v1/cases/{id}/evidence",
+    ]);
     for (const route of writing) {
       for (const site of ["cross-site", "Cross-Site"]) {
         const before = await tableChecksums(db);

@@ -45,6 +45,45 @@ describe("listCases keyset pages", () => {
     }
   });
 
+  it("walk every case once, in order, by stage and by provider, either way round (ties broken by id)", async () => {
+    const operator = await makeUser(db, ["operator"]);
+    const sorted = producer("keyset-sorts");
+    const stages = ["polling", "delivery", "generation_failed", "submission_uncertain"] as const;
+    const providers = ["replicate", "fal", "runway"] as const;
+    for (let i = 0; i < 9; i++) {
+      const stage = stages[i % stages.length] ?? "polling";
+      await parkCase(db, sorted, parkInput(stage, { provider: providers[i % providers.length] ?? "fal" }));
+    }
+    const stageOrder = ["submission_uncertain", "polling", "delivery", "generation_failed"];
+    for (const sort of ["stage", "stage_desc", "provider", "provider_desc"] as const) {
+      const seen: { id: string; stage: string; provider: string }[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await listCases(
+          db,
+          operator,
+          listCasesSchema.parse({ sort, limit: 2, producer: "keyset-sorts", ...(cursor ? { cursor } : {}) }),
+        );
+        seen.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor && pages < 20);
+      expect(new Set(seen.map((c) => c.id)).size, sort).toBe(9);
+      const key = (c: (typeof seen)[number]) =>
+        sort.startsWith("stage") ? String(stageOrder.indexOf(c.stage)) : c.provider;
+      const descending = sort.endsWith("_desc");
+      const ordered = [...seen].sort((a, b) => {
+        const order = key(a).localeCompare(key(b)) || a.id.localeCompare(b.id);
+        return descending ? -order : order;
+      });
+      expect(
+        seen.map((c) => c.id),
+        sort,
+      ).toEqual(ordered.map((c) => c.id));
+    }
+  });
+
   it("refuses a cursor it did not issue with invalid_request", async () => {
     const operator = await makeUser(db, ["operator"]);
     const id = "00000000-0000-4000-8000-000000000000";
@@ -53,6 +92,7 @@ describe("listCases keyset pages", () => {
       ["age", cursorOf({ v: "not a date", id })],
       ["age", cursorOf({ v: "2026-01-01T00:00:00Z", id: "x" })],
       ["age", "%%%"],
+      ["stage", cursorOf({ v: "no_such_stage", id })],
     ];
     for (const [sort, cursor] of forged) {
       const refused = await listCases(db, operator, listCasesSchema.parse({ sort, cursor })).then(

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "../../lib/db/client";
 import type { Role } from "../../lib/domain/roles";
+import type { Stage } from "../../lib/domain/stages";
 import type { UserActor } from "../../lib/services/access/actor";
 import { countCases } from "../../lib/services/case/count-cases";
 import { cursorAfter, listCases } from "../../lib/services/case/list-cases";
@@ -49,11 +50,28 @@ async function makeUser(databaseUrl: string, email: string, roles: Role[]): Prom
 
 /** A keyset page deep in the default view: the cursor after the 100,000th open case, oldest first. */
 async function deepCursor(pool: pg.Pool): Promise<string> {
-  const { rows } = await pool.query<{ id: string; opened_at: Date; held_micros: string }>(
-    `SELECT id, opened_at, held_micros FROM cases WHERE state <> 'resolved' ORDER BY opened_at, id OFFSET 100000 LIMIT 1`,
+  const { rows } = await pool.query<{
+    id: string;
+    opened_at: Date;
+    held_micros: string;
+    stage: Stage;
+    provider: string;
+  }>(
+    `SELECT id, opened_at, held_micros, stage, provider FROM cases WHERE state <> 'resolved' ORDER BY opened_at, id OFFSET 100000 LIMIT 1`,
   );
   const row = rows[0];
-  return row ? cursorAfter({ id: row.id, openedAt: row.opened_at, heldMicros: BigInt(row.held_micros) }, "age") : "";
+  return row
+    ? cursorAfter(
+        {
+          id: row.id,
+          openedAt: row.opened_at,
+          heldMicros: BigInt(row.held_micros),
+          stage: row.stage,
+          provider: row.provider,
+        },
+        "age",
+      )
+    : "";
 }
 
 function scenarios(actor: UserActor, deep: string, jobId: string): Scenario[] {

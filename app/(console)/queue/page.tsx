@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Suspense } from "react";
+import { type ReactNode, Suspense } from "react";
 import { PausedWork } from "@/app/(console)/paused-work";
 import { EvidenceLinks } from "@/components/evidence/evidence-links";
 import { QueueFilters } from "@/components/queue/queue-filters";
+import { QueueShortcuts } from "@/components/queue/queue-shortcuts";
 import { QueueView } from "@/components/queue/queue-view";
 import { SavedViews } from "@/components/queue/saved-views";
 import { sortLinks } from "@/components/queue/sort-links";
@@ -15,14 +16,20 @@ import { db } from "@/lib/db/client";
 import { bulkVerbsFor } from "@/lib/domain/bulk-verbs";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import { can } from "@/lib/domain/roles";
-import { COUNT_CAP, countCases, openCasesByStage, type ViewCount } from "@/lib/services/case/count-cases";
+import {
+  COUNT_CAP,
+  countCases,
+  narrowsBeyondProducer,
+  stageCounts,
+  type ViewCount,
+} from "@/lib/services/case/count-cases";
+import { QUEUE_EXPORT_CAP } from "@/lib/services/case/export-queue-csv";
 import { listCases } from "@/lib/services/case/list-cases";
 import { queueFilterOptions } from "@/lib/services/case/queue-filter-options";
 import { FILTER_PACKET_CAP } from "@/lib/services/evidence/export-evidence";
 import { listSavedViews } from "@/lib/services/saved-view/saved-views";
 import { evidenceFilterOf, evidenceQueryString } from "@/lib/validation/evidence";
-import type { ListCasesQuery } from "@/lib/validation/list-cases";
-import { producersOf } from "@/lib/validation/producer-filter";
+import { type ListCasesQuery, queueExportQueryString } from "@/lib/validation/list-cases";
 import { parseQueueParams, queueHref, queueQueryString } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
@@ -35,30 +42,16 @@ export default async function QueuePage({ searchParams }: Props) {
   const user = await requirePageUser("case:read");
   const { query, problem } = parseQueueParams(await searchParams);
   const { cursor: _cursor, ...view } = query;
-  const [options, stageCounts, views] = await Promise.all([
-    queueFilterOptions(db(), user),
-    openCasesByStage(db(), user, producersOf(query.producer)),
-    listSavedViews(db(), user),
-  ]);
-  return (
-    <section aria-labelledby="queue-heading">
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 id="queue-heading" className="text-2xl font-semibold">
-          Queue
-        </h1>
-        <p className="hidden text-sm text-slate-700 md:block">
-          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> opens · <kbd>x</kbd> selects
-        </p>
-        <LiveRefresh />
-      </div>
-      <PausedWork user={user} />
-      <SavedViews views={views} current={queueQueryString(view)} />
-      <StageTabs query={query} counts={stageCounts} />
-      <div className="mt-3">
-        <QueueFilters queryString={queueQueryString(view)} options={options} />
-      </div>
-      {can(user.roles, "case:export_evidence") && !problem ? (
-        <nav aria-label="Evidence" className="mt-2 flex justify-end text-sm">
+  const [options, views] = await Promise.all([queueFilterOptions(db(), user), listSavedViews(db(), user)]);
+  const filtered = narrowsBeyondProducer(query);
+  // The view taken away: as CSV for anyone who reads the queue, as signed evidence for those who may export it.
+  const exports = problem ? null : (
+    <div className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+      <a href={`/api/v1/cases/export?${queueExportQueryString(query)}`} download className="text-brand underline">
+        Download CSV (first {QUEUE_EXPORT_CAP.toLocaleString("en-US")} cases)
+      </a>
+      {can(user.roles, "case:export_evidence") ? (
+        <nav aria-label="Evidence">
           <EvidenceLinks
             label={`Evidence packet of this view (oldest ${FILTER_PACKET_CAP} cases at most)`}
             pageHref={`/queue/evidence${queueQueryString(view) ? `?${queueQueryString(view)}` : ""}`}
@@ -66,6 +59,27 @@ export default async function QueuePage({ searchParams }: Props) {
           />
         </nav>
       ) : null}
+    </div>
+  );
+  return (
+    <section aria-labelledby="queue-heading">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+        <h1 id="queue-heading" className="text-2xl font-semibold">
+          Queue
+        </h1>
+        <SavedViews views={views} current={queueQueryString(view)} />
+        <span className="ml-auto flex items-center gap-3">
+          <QueueShortcuts />
+          <LiveRefresh />
+        </span>
+      </div>
+      <PausedWork user={user} />
+      <Suspense key={`tabs-${JSON.stringify(view)}`} fallback={<StageTabs query={query} filtered={filtered} />}>
+        <CountedTabs user={user} query={query} filtered={filtered} />
+      </Suspense>
+      <div className="mt-2">
+        <QueueFilters queryString={queueQueryString(view)} options={options} />
+      </div>
       {problem && (
         <p role="alert" className="mt-2 text-sm text-amber-900">
           {problem}
@@ -79,20 +93,35 @@ export default async function QueuePage({ searchParams }: Props) {
           </div>
         }
       >
-        <QueueResults user={user} query={query} assignees={options.assignees} />
+        <QueueResults user={user} query={query} assignees={options.assignees} exports={exports} />
       </Suspense>
     </section>
   );
+}
+
+/** The stage tabs with the view's counts, streamed in beside the rows (decision 063). */
+async function CountedTabs({
+  user,
+  query,
+  filtered,
+}: {
+  user: UserPrincipal;
+  query: ListCasesQuery;
+  filtered: boolean;
+}) {
+  return <StageTabs query={query} filtered={filtered} counts={await stageCounts(db(), user, query)} />;
 }
 
 async function QueueResults({
   user,
   query,
   assignees,
+  exports,
 }: {
   user: UserPrincipal;
   query: ListCasesQuery;
   assignees: { id: string; name: string }[];
+  exports: ReactNode;
 }) {
   // The count starts with the page but never holds its rows: it streams in behind them.
   const total = countCases(db(), user, query);
@@ -104,20 +133,23 @@ async function QueueResults({
   const later = Boolean(query.cursor);
   return (
     <>
-      <p
-        className="mt-3 text-sm text-slate-800"
-        data-testid="queue-count"
-        data-view={queueQueryString(base)}
-        aria-live="polite"
-      >
-        {page.items.length === 0 ? (
-          "No cases in this view."
-        ) : (
-          <Suspense fallback={`Showing ${page.items.length.toLocaleString("en-US")}${later ? " more" : ""} cases…`}>
-            <Showing rows={page.items.length} total={total} later={later} />
-          </Suspense>
-        )}
-      </p>
+      <div className="mt-2 flex flex-wrap items-baseline justify-between gap-2">
+        <p
+          className="text-sm text-slate-800"
+          data-testid="queue-count"
+          data-view={queueQueryString(base)}
+          aria-live="polite"
+        >
+          {page.items.length === 0 ? (
+            "No cases in this view."
+          ) : (
+            <Suspense fallback={`Showing ${page.items.length.toLocaleString("en-US")}${later ? " more" : ""} cases…`}>
+              <Showing rows={page.items.length} total={total} later={later} />
+            </Suspense>
+          )}
+        </p>
+        {page.items.length > 0 ? exports : null}
+      </div>
       <QueueView
         rows={page.items}
         query={query}

@@ -4,11 +4,12 @@ import { sqlRows, sqlRowsWithin } from "@/lib/db/sql-rows";
 import type { ProducerScope } from "@/lib/domain/producer-scope";
 import { likePattern, PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import { textSearchCondition } from "./text-search";
 
 /** The filter keys a view, a count and a bulk action share (state, stage and order are each caller's own). */
 export type CaseFilter = Pick<
   ListCasesQuery,
-  "provider" | "model" | "producer" | "assigneeId" | "minAgeSeconds" | "minAmountMicros" | "currency" | "q"
+  "provider" | "model" | "producer" | "assigneeId" | "minAgeSeconds" | "minAmountMicros" | "currency" | "q" | "text"
 >;
 
 /**
@@ -68,7 +69,7 @@ async function searchCondition(
     const first = await sqlRows<{ id: string }>(
       db,
       Prisma.sql`SELECT id::text FROM (
-        SELECT id, opened_at, held_micros, ${IDS_TEXT} AS ids FROM cases WHERE ${Prisma.join(page.where, " AND ")}
+        SELECT id, opened_at, held_micros, stage, provider, ${IDS_TEXT} AS ids FROM cases WHERE ${Prisma.join(page.where, " AND ")}
         ORDER BY ${page.order} LIMIT ${SEARCH_WINDOW}) w
       WHERE ids ILIKE ${pattern} ORDER BY ${page.order} LIMIT ${page.rows}`,
     );
@@ -138,5 +139,6 @@ export async function caseFilterConditions(
     const pageWhere = page ? { ...page, where: [...page.where, ...where] } : undefined;
     where.push(await searchCondition(db, filter.q, searchIdsCap, counting, pageWhere));
   }
+  if (filter.text) where.push(await textSearchCondition(db, filter.text, scopeConditions(scope), searchIdsCap));
   return where;
 }

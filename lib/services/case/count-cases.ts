@@ -5,6 +5,7 @@ import { allHours, figureRows, foldWhenDue, type ProducerFilter } from "@/lib/db
 import type { Principal } from "@/lib/domain/principal";
 import { STAGES, type Stage } from "@/lib/domain/stages";
 import type { ListCasesQuery } from "@/lib/validation/list-cases";
+import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, visibleProducers } from "../access/actor";
 import { viewConditions } from "./list-cases";
 
@@ -63,4 +64,30 @@ export async function openCasesByStage(
   const counts = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<Stage, number>;
   for (const row of rows) counts[row.stage] = Number(row.open);
   return counts;
+}
+
+/** Whether a view narrows the open cases by more than stage and producer (its order and page aside). */
+export function narrowsBeyondProducer(query: ListCasesQuery): boolean {
+  const { stage: _s, producer: _p, sort: _o, cursor: _c, limit: _l, ...rest } = query;
+  return Object.values(rest).some((value) => value !== undefined);
+}
+
+/**
+ * Each stage's count of a view's cases, for the stage tabs: the running totals when the view is
+ * only a producer's open cases (exact, without a scan); otherwise each stage's view counted as the
+ * line under the table is (capped, within the count's budget, index-only for the filters the
+ * `cases_state_stage_provider` index covers: docs/performance.md §5), so the tabs follow the filters.
+ */
+export async function stageCounts(db: Db, actor: Principal, query: ListCasesQuery): Promise<Record<Stage, ViewCount>> {
+  if (!narrowsBeyondProducer(query)) {
+    const open = await openCasesByStage(db, actor, producersOf(query.producer));
+    return Object.fromEntries(STAGES.map((stage) => [stage, { count: open[stage], more: false }])) as Record<
+      Stage,
+      ViewCount
+    >;
+  }
+  const counts = await Promise.all(
+    STAGES.map((stage) => countCases(db, actor, { ...query, stage, cursor: undefined })),
+  );
+  return Object.fromEntries(STAGES.map((stage, index) => [stage, counts[index] ?? null])) as Record<Stage, ViewCount>;
 }

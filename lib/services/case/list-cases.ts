@@ -5,7 +5,7 @@ import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-pro
 import type { Principal } from "@/lib/domain/principal";
 import { scopeOf } from "@/lib/domain/producer-scope";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
-import type { CaseState, RecoveryActionKind, Stage } from "@/lib/domain/stages";
+import { type CaseState, type RecoveryActionKind, STAGES, type Stage } from "@/lib/domain/stages";
 import { AppError } from "@/lib/errors";
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
@@ -14,26 +14,49 @@ import { caseFilterConditions } from "./case-filter";
 
 type Cursor = { v: string; id: string };
 
+type SortKey = "opened_at" | "held_micros" | "stage" | "provider";
+
 /** Each order's key, direction and its reverse (a case's previous neighbour is its next in the reverse order). */
-const ORDERS: Record<QueueSort, { key: "opened_at" | "held_micros"; descending: boolean; reverse: QueueSort }> = {
+const ORDERS: Record<QueueSort, { key: SortKey; descending: boolean; reverse: QueueSort }> = {
   age: { key: "opened_at", descending: false, reverse: "newest" },
   newest: { key: "opened_at", descending: true, reverse: "age" },
   amount: { key: "held_micros", descending: true, reverse: "smallest" },
   smallest: { key: "held_micros", descending: false, reverse: "amount" },
+  stage: { key: "stage", descending: false, reverse: "stage_desc" },
+  stage_desc: { key: "stage", descending: true, reverse: "stage" },
+  provider: { key: "provider", descending: false, reverse: "provider_desc" },
+  provider_desc: { key: "provider", descending: true, reverse: "provider" },
 };
 
 export const reverseSort = (sort: QueueSort): QueueSort => ORDERS[sort].reverse;
-
-const byTime = (sort: QueueSort) => ORDERS[sort].key === "opened_at";
 
 function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
+/** The row's value of a sort's key, as a cursor carries it. */
+export type CursorRow = { id: string; openedAt: Date; heldMicros: bigint; stage: Stage; provider: string };
+
 /** The cursor of the page that follows a row, as the list issues it (for links made elsewhere). */
-export function cursorAfter(row: { id: string; openedAt: Date; heldMicros: bigint }, sort: QueueSort) {
-  return encodeCursor({ v: byTime(sort) ? row.openedAt.toISOString() : row.heldMicros.toString(), id: row.id });
+export function cursorAfter(row: CursorRow, sort: QueueSort) {
+  const key = ORDERS[sort].key;
+  const v =
+    key === "opened_at"
+      ? row.openedAt.toISOString()
+      : key === "held_micros"
+        ? row.heldMicros.toString()
+        : key === "stage"
+          ? row.stage
+          : row.provider;
+  return encodeCursor({ v, id: row.id });
 }
+
+const validValue: Record<SortKey, (v: string) => boolean> = {
+  opened_at: (v) => !Number.isNaN(Date.parse(v)),
+  held_micros: (v) => /^\d{1,19}$/.test(v),
+  stage: (v) => (STAGES as readonly string[]).includes(v),
+  provider: (v) => v.length <= 300,
+};
 
 function decodeCursor(raw: string | undefined, sort: QueueSort): Cursor | null {
   if (!raw) return null;
@@ -43,13 +66,14 @@ function decodeCursor(raw: string | undefined, sort: QueueSort): Cursor | null {
       typeof value.v === "string" &&
       typeof value.id === "string" &&
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value.id) &&
-      (byTime(sort) ? !Number.isNaN(Date.parse(value.v)) : /^\d{1,19}$/.test(value.v));
+      validValue[ORDERS[sort].key](value.v);
     if (valid) return value;
   } catch {}
   throw new AppError("invalid_request", "The cursor is not one this API issued.");
 }
 
-function orderSql(sort: QueueSort, prefix = "") {
+/** The view's order by a column, then by id, so every row has one place (keyset pagination needs a total order). */
+export function orderSql(sort: QueueSort, prefix = "") {
   const { key, descending } = ORDERS[sort];
   const dir = descending ? "DESC" : "ASC";
   return Prisma.raw(`${prefix}${key} ${dir}, ${prefix}id ${dir}`);
@@ -57,7 +81,14 @@ function orderSql(sort: QueueSort, prefix = "") {
 
 function afterCursorSql(sort: QueueSort, cursor: Cursor) {
   const { key, descending } = ORDERS[sort];
-  const value = key === "opened_at" ? Prisma.sql`${new Date(cursor.v)}` : Prisma.sql`${BigInt(cursor.v)}`;
+  const value =
+    key === "opened_at"
+      ? Prisma.sql`${new Date(cursor.v)}`
+      : key === "held_micros"
+        ? Prisma.sql`${BigInt(cursor.v)}`
+        : key === "stage"
+          ? Prisma.sql`${cursor.v}::"Stage"`
+          : Prisma.sql`${cursor.v}`;
   return Prisma.sql`(${Prisma.raw(key)}, id) ${Prisma.raw(descending ? "<" : ">")} (${value}, ${cursor.id}::uuid)`;
 }
 
@@ -162,7 +193,16 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
   const last = page.at(-1);
   const nextCursor =
     rows.length > query.limit && last
-      ? cursorAfter({ id: last.id, openedAt: last.opened_at, heldMicros: last.held_micros }, query.sort)
+      ? cursorAfter(
+          {
+            id: last.id,
+            openedAt: last.opened_at,
+            heldMicros: last.held_micros,
+            stage: last.stage,
+            provider: last.provider,
+          },
+          query.sort,
+        )
       : null;
   return {
     items: page.map((row) => ({
