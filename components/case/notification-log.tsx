@@ -1,7 +1,6 @@
 import { Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { UserPrincipal } from "@/lib/auth/session";
-import { db } from "@/lib/db/client";
 import {
   ATTEMPT_OUTCOME_WORDS,
   canRequeue,
@@ -10,16 +9,22 @@ import {
   REQUEUES_PER_NOTIFICATION_PER_HOUR,
 } from "@/lib/domain/notification-attempts";
 import { can } from "@/lib/domain/roles";
-import { caseNotificationLog } from "@/lib/services/notification/case-notification-log";
+import type { LoggedNotification } from "@/lib/services/notification/case-notification-log";
 import { NotificationRequeueButton } from "./notification-requeue-button";
 
 /**
  * What the producer was sent about this case, and what each send's answer was (decision 066),
- * with a bounded, audited "send again" for people who may tell the producer. Reads its own data,
- * so the case page includes it with one line.
+ * with a bounded, audited "send again" for people who may tell the producer.
  */
-export async function NotificationLog({ caseId, user }: { caseId: string; user: UserPrincipal }) {
-  const messages = await caseNotificationLog(db(), user, caseId);
+export function NotificationLog({
+  caseId,
+  messages,
+  user,
+}: {
+  caseId: string;
+  messages: LoggedNotification[];
+  user: UserPrincipal;
+}) {
   const mayRequeue = can(user.roles, "case:notify_producer");
   return (
     <section

@@ -13,7 +13,7 @@ import { dryRunHoldBulkAction, startHoldBulkJobAction } from "@/lib/actions/bulk
 import type { ActionResult } from "@/lib/actions/safe-action";
 import type { BulkPace } from "@/lib/domain/bulk-jobs";
 import type { HoldBulkVerb } from "@/lib/domain/hold-bulk";
-import type { HoldBulkDryRun } from "@/lib/services/hold/bulk-holds";
+import type { HoldBulkDryRun } from "@/lib/services/bulk-job/bulk-holds";
 import type { HoldBulkDryRunInput } from "@/lib/validation/hold-bulk";
 
 const VERB_WORDS: Record<HoldBulkVerb, { label: string; confirm: string; hint: string }> = {

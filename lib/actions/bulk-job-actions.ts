@@ -1,10 +1,10 @@
 "use server";
 
 import { db } from "@/lib/db/client";
+import { dryRunHoldBulk, startHoldBulkJob } from "@/lib/services/bulk-job/bulk-holds";
 import { cancelBulkJob } from "@/lib/services/bulk-job/cancel-bulk-job";
 import { getBulkJob } from "@/lib/services/bulk-job/read-bulk-job";
 import { startCaseBulkJob } from "@/lib/services/bulk-job/start-case-bulk-job";
-import { dryRunHoldBulk, startHoldBulkJob } from "@/lib/services/hold/bulk-holds";
 import { bulkJobRefSchema, bulkJobStartSchema } from "@/lib/validation/bulk";
 import { holdBulkDryRunSchema, holdBulkStartSchema } from "@/lib/validation/hold-bulk";
 import { safeAction } from "./safe-action";

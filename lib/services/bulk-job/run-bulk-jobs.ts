@@ -7,7 +7,7 @@ import { isRole } from "@/lib/domain/roles";
 import { logger } from "@/lib/log/logger";
 import type { UserActor } from "../access/actor";
 import { executeOne, type Refusal } from "../case/bulk-cases";
-import { executeHoldItem, type HoldBulkAction } from "../hold/bulk-holds";
+import { executeHoldItem, type HoldBulkAction } from "./bulk-holds";
 import { recordFinished } from "./create-bulk-job";
 
 /** A batch left unfinished by a process that stopped is taken again after this long. */

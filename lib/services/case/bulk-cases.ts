@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hashToken } from "@/lib/auth/token-secret";
-import type { Db, Prisma as Client } from "@/lib/db/client";
+import type { Prisma as Client, Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { inTransaction } from "@/lib/db/transaction";
 import { isUniqueViolation } from "@/lib/db/unique-violation";

@@ -18,6 +18,7 @@ import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { findCasesByOperation } from "@/lib/services/case/find-cases-by-operation";
 import { getCase } from "@/lib/services/case/get-case";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
+import { caseNotificationLog } from "@/lib/services/notification/case-notification-log";
 import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
 
 export const dynamic = "force-dynamic";
@@ -55,6 +56,7 @@ export default async function CasePage({
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user, detail.producer) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   const settings = await consoleSettings(db());
+  const notifications = await caseNotificationLog(db(), user, detail.id);
   // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).
   const { query } = parseQueueParams(Object.fromEntries(new URLSearchParams(typeof from === "string" ? from : "")));
   const { cursor: _cursor, ...view } = query;
@@ -81,7 +83,7 @@ export default async function CasePage({
         reviewers={reviewers}
         assignmentIsOwnership={settings.assignmentIsOwnership}
       />
-      <NotificationLog caseId={detail.id} user={user} />
+      <NotificationLog caseId={detail.id} messages={notifications} user={user} />
       {can(user.roles, "case:export_evidence") ? (
         <nav aria-label="Evidence" className="mt-4 flex justify-end text-sm">
           <EvidenceLinks {...caseEvidenceHrefs(id)} />

@@ -10,10 +10,10 @@ import { AppError } from "@/lib/errors";
 import type { HoldBulkDryRunInput, HoldBulkStartInput } from "@/lib/validation/hold-bulk";
 import { producersOf } from "@/lib/validation/producer-filter";
 import { requirePermission, type UserActor, visibleProducers } from "../access/actor";
-import { createBulkJob } from "../bulk-job/create-bulk-job";
 import { BULK_PREVIEW_TTL_SECONDS, type BulkSkipped, type Refusal, takePreview } from "../case/bulk-cases";
-import { resolveHold } from "./resolve-hold";
-import { readSendFacts } from "./send-outcome-of-hold";
+import { resolveHold } from "../hold/resolve-hold";
+import { readSendFacts } from "../hold/send-outcome-of-hold";
+import { createBulkJob } from "./create-bulk-job";
 
 /** What a job carries for each hold: the verb, and the note and evidence every hold gets. */
 export type HoldBulkAction = { verb: HoldBulkVerb; note: string; evidence: string };
