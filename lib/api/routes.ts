@@ -142,6 +142,25 @@ const outputFile = {
   },
 };
 
+/** A CSV export as a download, with its row count and any header of its own. */
+function csvFile<R extends { body: string; filename: string; rowCount: number }>(
+  more: (file: R) => Record<string, string> = () => ({}),
+) {
+  return {
+    contentType: "text/csv; charset=utf-8",
+    reply: (file: R) => ({
+      body: file.body,
+      headers: {
+        "Content-Disposition": `attachment; filename="${file.filename}"`,
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "X-Row-Count": String(file.rowCount),
+        ...more(file),
+      },
+    }),
+  };
+}
+
 /** A resend leaves the server as every notification does: to public addresses or the allow-list. */
 const resendOptions = (): ResendOptions => ({ send: { allow: webhookAllowListFromEnv(env()) }, random: Math.random });
 
@@ -395,19 +414,9 @@ export const API_ROUTES = [
     query: queueExportSchema,
     success: [200],
     handler: ({ actor, query }) => exportQueueCsv(db(), actor, { ...query, limit: 50 }),
-    file: {
-      contentType: "text/csv; charset=utf-8",
-      reply: (file) => ({
-        body: file.body,
-        headers: {
-          "Content-Disposition": `attachment; filename="${file.filename}"`,
-          "Cache-Control": "no-store",
-          "X-Content-Type-Options": "nosniff",
-          "X-Row-Count": String(file.rowCount),
-          "X-Truncated": file.truncated ? "true" : "false",
-        },
-      }),
-    },
+    file: csvFile((file: Awaited<ReturnType<typeof exportQueueCsv>>) => ({
+      "X-Truncated": file.truncated ? "true" : "false",
+    })),
   }),
   apiRoute({
     method: "GET",
@@ -657,18 +666,7 @@ export const API_ROUTES = [
     success: [200],
     handler: ({ actor, query }) => exportFinanceCsv(db(), actor, query),
     // Authenticated, rate-limited, validated and refused like every route; only a success is a file.
-    file: {
-      contentType: "text/csv; charset=utf-8",
-      reply: (file) => ({
-        body: file.body,
-        headers: {
-          "Content-Disposition": `attachment; filename="${file.filename}"`,
-          "Cache-Control": "no-store",
-          "X-Content-Type-Options": "nosniff",
-          "X-Row-Count": String(file.rowCount),
-        },
-      }),
-    },
+    file: csvFile(),
   }),
   apiRoute({
     method: "GET",

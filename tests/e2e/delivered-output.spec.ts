@@ -1,47 +1,21 @@
-import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
-import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "@/playwright.config";
+import { E2E_SIMULATOR_URL } from "@/playwright.config";
 import { reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
+import { createApiKey, createWorkerToken, tickUntil } from "./fixtures/producer";
 
 // Decision 067: once the worker has copied a delivery, the people who export evidence play and
 // download the stored video from the case page; triage roles see its size only. Everything runs for
 // real: the simulator's job, the worker's copy, the route that serves the stored file.
 const run = Date.now().toString(36);
 
-function mintToken(kind: "api_key" | "worker", name: string): string {
-  const { DATABASE_URL: _configured, ...inherited } = process.env;
-  const out = execFileSync("npx", ["tsx", "scripts/token-create.ts", kind, "--name", name], {
-    env: { ...inherited, DATA_DIR: E2E_DATA_DIR },
-    encoding: "utf8",
-  });
-  const secret = /Secret \(shown once, store it now\): (\S+)/.exec(out)?.[1];
-  if (!secret) throw new Error(`no secret in: ${out}`);
-  return secret;
-}
-
 // Minted once for the file by the operator's own command (a Node process each), before any browser work.
 let apiKey = "";
 let workerToken = "";
 test.beforeAll(() => {
-  apiKey = mintToken("api_key", `e2e-output-${run}`);
-  workerToken = mintToken("worker", `e2e-output-worker-${run}`);
+  apiKey = createApiKey(`e2e-output-${run}`);
+  workerToken = createWorkerToken(`e2e-output-worker-${run}`);
 });
-
-/** Runs worker ticks until this case's action has run (earlier journeys leave approved actions too). */
-async function tickUntilRun(request: APIRequestContext, caseId: string): Promise<string | undefined> {
-  let outcome: string | undefined;
-  for (let tick = 0; tick < 20 && outcome === undefined; tick++) {
-    const response = await request.post("/api/worker/tick", {
-      headers: { authorization: `Bearer ${workerToken}` },
-      data: { workerId: `e2e-${run}`, maxTasks: 50 },
-    });
-    expect(response.status(), await response.text()).toBe(200);
-    const results: { caseId: string; outcome: string }[] = (await response.json()).results;
-    outcome = results.find((r) => r.caseId === caseId)?.outcome;
-  }
-  return outcome;
-}
 
 async function seedFinishedJob(request: APIRequestContext): Promise<{ id: string; model: string }> {
   const response = await request.post(`${E2E_SIMULATOR_URL}/__admin/jobs`, {
@@ -83,7 +57,7 @@ test("a copied delivery plays and downloads for a reviewer; an operator sees its
   await approve.getByRole("button", { name: "Approve copying" }).click();
   const stateOf = async () => (await (await page.request.get(`/api/v1/cases/${caseId}`)).json()).state;
   await expect.poll(stateOf).toBe("ready");
-  expect(await tickUntilRun(request, caseId)).toBeDefined();
+  expect(await tickUntil(request, workerToken, (results) => results.some((r) => r.caseId === caseId))).toBe(true);
 
   await page.reload();
   const files = page.getByTestId("delivered-files");
