@@ -165,7 +165,12 @@ export function QueueTable({
               <span data-testid="row-provider">{row.provider}</span>
               <div className="text-xs text-slate-700">{row.model}</div>
             </td>
-            <td className="hidden break-all px-2 py-1 font-mono text-xs lg:table-cell">{row.providerJobId ?? "—"}</td>
+            <td className="hidden px-2 py-1 font-mono text-xs lg:table-cell">
+              {/* One line, so a long job ID does not make its row three lines tall (decision 063). */}
+              <div className="max-w-40 truncate" title={row.providerJobId ?? undefined}>
+                {row.providerJobId ?? "—"}
+              </div>
+            </td>
             <td className="px-2 py-1 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
             <td className="px-2 py-1 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
           </tr>

@@ -25,6 +25,8 @@ test("a tracked bulk job cancelled midway: progress shows, cancel stops it, the 
   await login("reviewer@demo.local");
   await page.goto(`/queue?producer=${producer}&state=parked`);
   const bulk = page.getByRole("region", { name: "Act on several cases" });
+  // The bulk box shows once a case is picked (decision 063); it then offers the whole view too.
+  await page.getByTestId("queue-row").first().getByRole("checkbox").check();
   await bulk.getByLabel("every case matching this view").check();
   await bulk.getByLabel("Action", { exact: true }).selectOption("escalate");
   await bulk.getByLabel("Evidence for every case").fill("Provider incident INC-3300: a lead should decide.");

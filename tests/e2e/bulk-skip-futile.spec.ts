@@ -23,13 +23,13 @@ test("the dry run of a bulk approval skips the repeat that cannot help, saying w
     operationId: `${prefix}-unknown`,
     stage: "polling",
     amountMicros: 1_000_000,
-    currency: "XTS",
+    currency: "NOK",
   });
   await parkThroughApi(request, apiKey, {
     operationId: `${prefix}-fresh`,
     stage: "polling",
     amountMicros: 1_000_000,
-    currency: "XTS",
+    currency: "NOK",
   });
 
   await login("reviewer@demo.local");
@@ -46,6 +46,8 @@ test("the dry run of a bulk approval skips the repeat that cannot help, saying w
   const rows = page.getByTestId("queue-row");
   await expect(rows).toHaveCount(2);
   const bulk = page.getByRole("region", { name: "Act on several cases" });
+  // The bulk box shows once a case is picked (decision 063); it then offers the whole view too.
+  await page.getByTestId("queue-row").first().getByRole("checkbox").check();
   await bulk.getByLabel("every case matching this view").check();
   await bulk.getByLabel("Action", { exact: true }).selectOption("approve");
   await bulk.getByLabel("Evidence for every case").fill("Provider incident over; check the jobs again.");

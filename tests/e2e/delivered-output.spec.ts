@@ -45,7 +45,7 @@ test("a copied delivery plays and downloads for a reviewer; an operator sees its
       providerJobId: job.id,
       requestFingerprint: `sha256:${"ce".repeat(32)}`,
       evidence: { summary: "download failed on a reset", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-output-${run}`, amountMicros: 2_000_000, currency: "XTS" },
+      hold: { holdId: `hold-output-${run}`, amountMicros: 2_000_000, currency: "CHF" },
     },
   });
   expect(parked.status(), await parked.text()).toBe(201);

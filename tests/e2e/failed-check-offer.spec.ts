@@ -31,7 +31,7 @@ test("a check the provider answered with 404 puts the repeat behind “try again
       providerJobId: jobId,
       requestFingerprint: `sha256:${"ef".repeat(32)}`,
       evidence: { summary: "status checks failed with 502", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-unknown-${run}`, amountMicros: 2_000_000, currency: "XTS" },
+      hold: { holdId: `hold-unknown-${run}`, amountMicros: 2_000_000, currency: "DKK" },
     },
   });
   expect(parked.status(), await parked.text()).toBe(201);

@@ -29,6 +29,8 @@ test("finance's bulk settle skips holds with no completed job, and a bulk releas
   await login("reviewer@demo.local");
   await page.goto(`/queue?producer=${producer}&state=parked`);
   const bulk = page.getByRole("region", { name: "Act on several cases" });
+  // The bulk box shows once a case is picked (decision 063); it then offers the whole view too.
+  await page.getByTestId("queue-row").first().getByRole("checkbox").check();
   await bulk.getByLabel("every case matching this view").check();
   await bulk.getByLabel("Action", { exact: true }).selectOption("accept_failure");
   await bulk.getByLabel("Evidence for every case").fill("The provider reported both as failed.");
