@@ -53,7 +53,7 @@ export function TokenTable({
             <Row key={token.id} data-testid={`token-${token.id}`}>
               <RowHeader>{token.name}</RowHeader>
               <Cell>
-                <code>{token.prefix}…</code>
+                <code data-technical>{token.prefix}…</code>
               </Cell>
               <Cell>
                 <Time at={token.createdAt} />

@@ -35,7 +35,7 @@ export function HoldRow({ hold, canDecide }: { hold: HoldListItem; canDecide: bo
         <RowHeader className="font-normal">
           <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
           <span className="block text-xs text-slate-600">
-            hold {hold.holdId} · {hold.producer}
+            hold <span data-technical>{hold.holdId}</span> · {hold.producer}
           </span>
         </RowHeader>
         <Cell>

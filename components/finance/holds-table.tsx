@@ -94,7 +94,7 @@ export function ResolvedHoldsTable({ items }: { items: HoldListItem[] }) {
             <RowHeader className="font-normal">
               <OperationLink caseId={hold.caseId} operationId={hold.operationId} />
               <span className="block text-xs text-slate-600">
-                {hold.provider} · {hold.model} · hold {hold.holdId}
+                {hold.provider} · {hold.model} · hold <span data-technical>{hold.holdId}</span>
               </span>
             </RowHeader>
             <NumCell>

@@ -25,7 +25,7 @@ export function LateCharges({ items, canDecide }: { items: LateChargeItem[]; can
                 item.operationId
               )}
               <span className="block text-xs text-slate-600">
-                hold {item.holdId} · {item.producer} · {item.provider} {item.model}
+                hold <span data-technical>{item.holdId}</span> · {item.producer} · {item.provider} {item.model}
               </span>
             </Cell>
             <Cell>

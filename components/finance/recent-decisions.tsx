@@ -42,7 +42,12 @@ export function RecentDecisions({ items }: { items: RecentDecision[] }) {
               <span className="font-medium">{item.operationId}</span>
               <span className="block text-xs text-slate-600">
                 {item.producer}
-                {item.holdId ? ` · hold ${item.holdId}` : null}
+                {item.holdId ? (
+                  <>
+                    {" · hold "}
+                    <span data-technical>{item.holdId}</span>
+                  </>
+                ) : null}
               </span>
             </RowHeader>
             <Cell>{DECISION_WORDS[item.kind]}</Cell>

@@ -46,6 +46,9 @@ test("a word of a case's error or note finds it, within the person's shop only",
   // A note's word finds its case too.
   await page.goto(`/queue?q=e2e-text-mine-${run}`);
   await rows.first().getByRole("link").first().click();
+  // Typed only once the case page is live: text typed while it hydrates is lost with the server's form.
+  await page.waitForURL(/\/cases\//);
+  await expect(page.locator("p[data-keys]")).toHaveAttribute("data-keys", "on");
   const note = page.getByRole("form", { name: "Add a note" });
   await note.getByLabel("Note").fill(`Customer calls it the kestrel${run} order`);
   await note.getByRole("button", { name: "Add note" }).click();
