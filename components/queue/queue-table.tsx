@@ -142,8 +142,11 @@ export function QueueTable({
             </td>
             <td className="px-2 py-1">
               <div className="flex flex-wrap gap-1">
-                <StageBadge stage={row.stage} />
-                <StateBadge state={row.state} />
+                {/* Stage and state on one line: wrapped, they made a row a line taller (decision 063). */}
+                <span className="flex gap-1 whitespace-nowrap">
+                  <StageBadge stage={row.stage} />
+                  <StateBadge state={row.state} />
+                </span>
                 <RowFlags row={row} />
               </div>
               {row.waitingOn ? (
