@@ -148,7 +148,8 @@ describe("running totals behind the overview and finance pages", () => {
     } finally {
       await kolkata.$disconnect();
     }
-  });
+    // About 150 full-scan comparisons: the limit only catches a hang, not slowness on a loaded machine.
+  }, 180_000);
 
   it("equal what stat_rebuild() computes from the rows", async () => {
     const kept = await runningTotals(db);
