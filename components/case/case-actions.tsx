@@ -9,7 +9,7 @@ import { orderDecisions } from "@/lib/domain/case-progress";
 import { ownedBySomeoneElse } from "@/lib/domain/ownership";
 import type { Role } from "@/lib/domain/roles";
 import type { CaseDetail } from "@/lib/services/case/get-case";
-import { decisionChoices, splitFutileRepeat } from "./decision-options";
+import { decisionChoices, noJobNotYet, splitFutileRepeat } from "./decision-options";
 import { DecisionPanel } from "./decision-panel";
 import { EvidenceForm } from "./evidence-form";
 
@@ -44,9 +44,12 @@ export function CaseActions({
   const pendingRequest = detail.replacementRequests.find(
     (r) => r.status === "pending" && Date.parse(r.expiresAt) > Date.now(),
   );
+  // "No job exists" before the settling period is over is said with its moment, not offered (DESIGN section 7).
+  const noJobFrom = noJobNotYet(detail, Date.now());
+  // A job attached since the last attempt makes that attempt history, not a reason to reorder (decision 068).
   const ordered = (names: Iterable<CaseActionName>) =>
-    orderDecisions(names, detail.progress.lastAttempt).filter(
-      (name) => !(name === "request_replacement" && pendingRequest),
+    orderDecisions(names, detail.lastAttemptApplies ? detail.progress.lastAttempt : null).filter(
+      (name) => !(name === "request_replacement" && pendingRequest) && !(name === "reconcile_no_job" && noJobFrom),
     );
   const offered = (names: Iterable<CaseActionName>) => decisionChoices(detail, ordered(names));
   // A repeat that cannot help is held back behind "try again anyway" (decision 061).
@@ -94,6 +97,12 @@ export function CaseActions({
         >
           <strong>Replacement requested: waiting for finance.</strong> A finance colleague (not the requester)
           authorises or declines it; unanswered, it expires <Time at={pendingRequest.expiresAt} />.
+        </p>
+      )}
+      {noJobFrom && available.has("reconcile_no_job") && (
+        <p data-testid="no-job-not-yet" className="rounded border border-slate-300 bg-slate-50 p-2 text-sm">
+          Recording that no job exists is allowed from <Time at={noJobFrom} />: until the provider's settling period is
+          over, a late job may still appear.
         </p>
       )}
       {(choices.length > 0 || split.repeat) && (

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { DecisionChoice } from "@/components/ui/labels";
+import { DECISION_LABEL, type DecisionChoice } from "@/components/ui/labels";
 import { Money } from "@/components/ui/money";
 import {
   acceptFailureAction,
@@ -12,7 +12,6 @@ import {
 import type { ActionResult } from "@/lib/actions/safe-action";
 import type { CaseActionName } from "@/lib/domain/available-actions";
 import { describeAttempt } from "@/lib/domain/case-progress";
-import { futileRepeat } from "@/lib/domain/futile-repeat";
 import { permittedRecoveryAction } from "@/lib/domain/stages";
 import type { CaseDetail } from "@/lib/services/case/get-case";
 
@@ -50,6 +49,8 @@ export type HeldBackRepeat = { choice: DecisionChoice; failure: string; why: str
 /**
  * Splits off the repeat of what just failed when repeating cannot help (decision 061): the steps that
  * can help are offered first, and the repeat only behind "try again anyway" with the failure quoted.
+ * Whether it can help is the server's reading (`repeatCannotHelp`), the one the decisions use, so a
+ * job attached since the failed check is checked again without being held back (decision 068).
  */
 export function splitFutileRepeat(
   detail: CaseDetail,
@@ -57,20 +58,27 @@ export function splitFutileRepeat(
 ): { names: CaseActionName[]; repeat: HeldBackRepeat | null } {
   const last = detail.progress.lastAttempt;
   const recovery = permittedRecoveryAction(detail.stage);
-  const futile =
-    last && recovery
-      ? futileRepeat(detail.stage, {
-          kind: last.kind,
-          failed: last.failed,
-          answer: last.answer ?? null,
-          outcome: last.outcome ?? null,
-        })
-      : null;
-  if (!futile || !last || !recovery || !names.includes("approve")) return { names: [...names], repeat: null };
+  const why = detail.repeatCannotHelp;
+  if (!why || !last || !recovery || !names.includes("approve")) return { names: [...names], repeat: null };
   return {
     names: names.filter((name) => name !== "approve"),
-    repeat: { choice: recovery, failure: describeAttempt(last), why: futile.message },
+    repeat: { choice: recovery, failure: describeAttempt(last), why },
   };
+}
+
+/**
+ * "No job exists" before the provider's settling period is over would only be refused: the page says
+ * from when it may be recorded instead of offering it (DESIGN section 7).
+ */
+export function noJobNotYet(detail: CaseDetail, now: number): string | null {
+  if (detail.noJobFrom === null || detail.stage !== "polling") return null;
+  return Date.parse(detail.noJobFrom) > now ? detail.noJobFrom : null;
+}
+
+/** A choice's name on this case: on a job the provider does not know, an attach replaces that job. */
+export function choiceLabel(choice: DecisionChoice, detail: CaseDetail): string {
+  if (choice === "reconcile_attach" && detail.stage === "polling") return "Attach a different job…";
+  return DECISION_LABEL[choice].label;
 }
 
 /** What confirming a choice does, in words, with the money it involves. */
@@ -79,7 +87,12 @@ export function consequenceOf(choice: DecisionChoice, detail: CaseDetail, provid
   const job = detail.providerJobId ? <code>{detail.providerJobId}</code> : "the job";
   switch (choice) {
     case "reconcile_attach":
-      return (
+      return detail.stage === "polling" ? (
+        <>
+          Attaches provider job <code>{providerJobId}</code> in place of {job}, which the provider does not know; the
+          case stays a job to check, now of the new job. Nothing is bought. Money on hold stays held: {held}.
+        </>
+      ) : (
         <>
           Attaches provider job <code>{providerJobId}</code> to this case; the case becomes a job to check. Nothing is
           bought. Money on hold stays held: {held}.
@@ -88,8 +101,8 @@ export function consequenceOf(choice: DecisionChoice, detail: CaseDetail, provid
     case "reconcile_no_job":
       return (
         <>
-          Records that the provider has no job for this submission; the case becomes a failed generation. Nothing is
-          bought. Money on hold stays held until finance releases it: {held}.
+          Records that the provider has no job for this {detail.stage === "polling" ? "case" : "submission"}; the case
+          becomes a failed generation. Nothing is bought. Money on hold stays held until finance releases it: {held}.
         </>
       );
     case "resume_poll":

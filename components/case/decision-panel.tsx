@@ -6,7 +6,13 @@ import { ConfirmStep } from "@/components/ui/confirm-step";
 import { FormError, fieldError, TextAreaField, TextField, useServerAction } from "@/components/ui/form";
 import { DECISION_LABEL, type DecisionChoice } from "@/components/ui/labels";
 import type { CaseDetail } from "@/lib/services/case/get-case";
-import { consequenceOf, type DecisionInput, type HeldBackRepeat, submitDecision } from "./decision-options";
+import {
+  choiceLabel,
+  consequenceOf,
+  type DecisionInput,
+  type HeldBackRepeat,
+  submitDecision,
+} from "./decision-options";
 
 /**
  * One place to decide a case: the permitted choices as options (in the order the evidence supports),
@@ -68,7 +74,7 @@ export function DecisionPanel({
     sending.current = true;
     const chosen = choice;
     run({ choice: chosen, evidence, providerJobId: jobId.trim() } satisfies DecisionInput, () => {
-      setDone({ label: DECISION_LABEL[chosen].label, head });
+      setDone({ label: choiceLabel(chosen, detail), head });
       setConfirming(false);
       setPicked(null);
       setEvidence("");
@@ -112,7 +118,7 @@ export function DecisionPanel({
                 />
                 <div>
                   <label htmlFor={`decision-${name}`} className="text-sm font-medium">
-                    {DECISION_LABEL[name].label}
+                    {choiceLabel(name, detail)}
                   </label>
                   <p id={`decision-${name}-explains`} className="text-xs text-slate-700">
                     {DECISION_LABEL[name].explains}
@@ -164,7 +170,7 @@ export function DecisionPanel({
       {showConfirm ? (
         <div className="mt-3" data-testid="decision-confirm">
           <ConfirmStep
-            title={`Confirm: ${DECISION_LABEL[choice].label}`}
+            title={`Confirm: ${choiceLabel(choice, detail)}`}
             confirmLabel={DECISION_LABEL[choice].confirm}
             danger={choice === "request_replacement"}
             pending={pending}

@@ -13,6 +13,12 @@ export interface CaseSnapshot {
   outputsUnavailable?: true;
   /** Whether the deadline sweep has escalated this episode already (a flag, not a state). */
   escalated?: boolean;
+  /**
+   * The episode's last status check found the job unknown to the provider (`futileRepeat` reason
+   * `job_unknown`, decision 068): a finding the service reads from the recovery log for the decision,
+   * never stored on the case, and absent (never false) when not found.
+   */
+  jobUnknown?: true;
 }
 
 // `action` is a plain string on purpose: requests such as "submit_again" arrive from outside

@@ -140,8 +140,13 @@ export function describeAttempt(attempt: LastAttempt): string {
   return `${what} failed${nth}${attempt.reason ? `: ${attempt.reason}` : ""}`;
 }
 
-/** After a failed attempt, the decisions that do not repeat it come first. */
+/**
+ * After a failed attempt, the decisions that do not repeat it come first: a different job or "no job
+ * exists" where the provider does not know the job (decision 068), then accepting or escalating.
+ */
 const AFTER_FAILURE: readonly CaseActionName[] = [
+  "reconcile_attach",
+  "reconcile_no_job",
   "accept_outputs_lost",
   "accept_failure",
   "request_replacement",

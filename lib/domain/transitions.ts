@@ -39,7 +39,8 @@ function to(
   auditKind: AuditKind,
   changes: Partial<Omit<CaseSnapshot, "outputsUnavailable">> & { outputsUnavailable?: boolean } = {},
 ): Decision {
-  const { outputsUnavailable, ...rest } = { ...from, ...changes };
+  // The finding about the last check describes the case as it was decided on, not what it becomes.
+  const { outputsUnavailable, jobUnknown: _finding, ...rest } = { ...from, ...changes };
   const next: CaseSnapshot = outputsUnavailable ? { ...rest, outputsUnavailable: true } : rest;
   const changesState =
     next.stage !== from.stage ||
@@ -71,6 +72,33 @@ function wrongState(from: CaseSnapshot, type: string, expected: readonly CaseSta
 }
 
 /**
+ * Which cases are reconciled (DESIGN section 3, decision 068): an uncertain submission, and a job to
+ * check whose last status check the provider answered "not found" (`jobUnknown`), since checking that
+ * job again cannot help. Such a job is replaced by a different one or found never to exist; attaching
+ * the very job the provider does not know would only repeat the check.
+ */
+function reconcileRefusal(
+  from: CaseSnapshot,
+  command: Extract<CaseCommand, { type: "reconcile_attach" | "reconcile_no_job" }>,
+): Decision | null {
+  if (from.stage === "submission_uncertain") return null;
+  if (from.stage !== "polling" || from.jobUnknown !== true) {
+    return refuse(
+      "illegal_transition",
+      "only an uncertain submission, or a job the provider does not know, is reconciled",
+      { command: command.type, stage: from.stage },
+    );
+  }
+  if (command.type === "reconcile_attach" && command.providerJobId.trim() === from.providerJobId) {
+    return refuse("illegal_transition", "the provider does not know this job: attach a different one", {
+      command: command.type,
+      stage: from.stage,
+    });
+  }
+  return null;
+}
+
+/**
  * Pure: the same snapshot and command always give the same answer, and nothing is mutated.
  * Input is validated before the case is consulted, so a malformed request is reported as such
  * whatever the case looks like. The caller applies `next` with a compare-and-set on the version.
@@ -82,17 +110,14 @@ export function decide(from: CaseSnapshot, command: CaseCommand): Decision {
 
   switch (command.type) {
     case "reconcile_attach":
-    case "reconcile_no_job":
+    case "reconcile_no_job": {
       if (state !== "parked") return wrongState(from, command.type, ["parked"]);
-      if (stage !== "submission_uncertain") {
-        return refuse("illegal_transition", "only an uncertain submission is reconciled", {
-          command: command.type,
-          stage,
-        });
-      }
+      const refusal = reconcileRefusal(from, command);
+      if (refusal) return refusal;
       return command.type === "reconcile_attach"
         ? to(from, "reconciled_job_found", { stage: "polling", providerJobId: command.providerJobId })
         : to(from, "reconciled_no_job", { stage: "generation_failed", providerJobId: null });
+    }
 
     case "approve": {
       if (state !== "parked") return wrongState(from, command.type, ["parked"]);

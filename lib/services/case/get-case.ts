@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { lastAttempt, waitingOn } from "@/lib/domain/case-progress";
+import { futileRepeat } from "@/lib/domain/futile-repeat";
 import { lineageCost } from "@/lib/domain/lineage-cost";
 import { costOfGeneration } from "@/lib/domain/money";
 import type { Principal } from "@/lib/domain/principal";
@@ -11,7 +12,9 @@ import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { givenUpNotifications } from "../notification/producer-not-told";
 import { mayNameOwner, ownersOfJobs } from "./job-owner";
+import { lastAttemptFindings } from "./last-attempt-findings";
 import { narrowEventsOfCase } from "./named-cases";
+import { noJobAllowedFrom } from "./no-job-from";
 
 const TIMELINE_LIMIT = 500;
 
@@ -52,7 +55,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
   if (!row) throw new AppError("not_found", "No such case.");
   requireCaseInScope(actor, row.producer);
   // Jobs an automated search found for this episode's uncertain submission; a reviewer confirms one.
-  const [events, suggestions, observations, assets, price, notTold] = await Promise.all([
+  const [events, suggestions, observations, assets, price, notTold, findings, noJobFrom] = await Promise.all([
     db.auditEvent.findMany({ where: { caseId }, orderBy: { id: "desc" }, take: TIMELINE_LIMIT }),
     db.reconciliationSuggestion.findMany({
       where: { caseId, episode: row.episode },
@@ -63,7 +66,11 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     db.asset.findMany({ where: { caseId, publishedAt: { not: null } }, orderBy: { outputIndex: "asc" } }),
     db.providerPrice.findUnique({ where: { provider_model: { provider: row.provider, model: row.model } } }),
     givenUpNotifications(db, caseId),
+    lastAttemptFindings(db, [caseId]),
+    row.stage === "submission_uncertain" || row.stage === "polling" ? noJobAllowedFrom(db, row) : null,
   ]);
+  // What the decisions read about the last attempt, exactly as the services read it (decision 068).
+  const repeat = futileRepeat(row.stage, findings.get(caseId) ?? null);
   // A suggestion from before its job was recorded elsewhere must say whose the job is now; the
   // timeline names no other producer's case or job (decision 055).
   const [owners, timeline] = await Promise.all([
@@ -162,6 +169,13 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     redactedAt: row.redactedAt?.toISOString() ?? null,
     // The fact the decisions depend on (a snapshot field), and when it was learnt / when outputs expire.
     ...(row.outputsUnavailableAt ? { outputsUnavailable: true as const } : {}),
+    ...(repeat?.reason === "job_unknown" ? { jobUnknown: true as const } : {}),
+    /** Whether the last attempt still bears on the decisions: no job was attached since it (decision 068). */
+    lastAttemptApplies: findings.has(caseId),
+    /** Why repeating the stage's recovery cannot help now, when it cannot (decision 061). */
+    repeatCannotHelp: repeat?.message ?? null,
+    /** From when "no job exists" may be recorded (DESIGN section 7), for the stages that may record it. */
+    noJobFrom: noJobFrom?.toISOString() ?? null,
     outputsUnavailableAt: row.outputsUnavailableAt?.toISOString() ?? null,
     outputsExpireAt: row.outputsExpireAt?.toISOString() ?? null,
     heldMicros: Number(row.heldMicros),

@@ -109,13 +109,16 @@ export async function lookForOriginalJob(
   // The operation's own jobs (a replacement already bought, say) are not the original. A job
   // recorded for another operation still counts: another shop's mistaken registration must not make
   // this one pay again (uncertainty never pays); the suggestion it becomes says whose it is, and
-  // people sort out which operation it belongs to.
+  // people sort out which operation it belongs to. Before paying, the original attempt's own job is
+  // not "ours" either: it is the job a "not found" check denied (decision 068), and it turning up is
+  // exactly what must stop the replacement.
+  const original = mode.kind === "before_paying" ? { id: { not: row.attemptRef } } : {};
   const ours = new Set(
     ids.length === 0
       ? []
       : (
           await db.attempt.findMany({
-            where: { providerJobId: { in: ids }, operation: { case: { id: row.id } } },
+            where: { providerJobId: { in: ids }, operation: { case: { id: row.id } }, ...original },
             select: { providerJobId: true },
           })
         ).map((a) => a.providerJobId),

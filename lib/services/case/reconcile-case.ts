@@ -1,12 +1,12 @@
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { settledDeadline } from "@/lib/domain/escalation";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { ReconcileInput } from "@/lib/validation/review";
 import { requirePermission } from "../access/actor";
-import { noJobSettlingSeconds } from "../admin/provider-settings";
 import { keepingRefusedClaims, recordJobOnAttempt } from "./job-owner";
+import { lastCheckFoundJobUnknown } from "./last-attempt-findings";
+import { noJobAllowedFrom } from "./no-job-from";
 import { requireReadableJobId } from "./provider-job-id";
 import { recordDecision } from "./record-decision";
 import { loadCase, transitionCase } from "./transition-case";
@@ -14,8 +14,10 @@ import { loadCase, transitionCase } from "./transition-case";
 /**
  * An uncertain submission leaves only through evidence: a discovered job ID (-> polling) or proof
  * that no job exists (-> generation_failed), the latter only once the provider has had time to
- * show a late job: the settling period of the case's provider (provider_settings, else the
- * adapter's default), read when the verdict is recorded so an admin's change applies at once.
+ * show a late job (`noJobAllowedFrom`). A job to check whose last status check the provider
+ * answered "not found" is reconciled the same way (decision 068): a different job takes its place,
+ * through the same ownership rule (rule 17), or no job exists, at the same moment. The finding is
+ * read here, in the transaction, and handed to the pure decision.
  */
 export async function reconcileCase(
   db: Db,
@@ -29,19 +31,9 @@ export async function reconcileCase(
     inTransaction(db, async (tx) => {
       const row = await loadCase(tx, caseId, user);
       if (input.verdict === "attach") requireReadableJobId(row.provider, input.providerJobId);
+      const jobUnknown = await lastCheckFoundJobUnknown(tx, row);
       if (input.verdict === "no_job") {
-        // A case a send permit parked has its settling period in its retry deadline already (the send
-        // deadline plus the period, decision 036): "no job exists" can be recorded once it is overdue.
-        const permitted = await tx.sendPermit.findUnique({
-          where: { attemptRef: row.attemptRef },
-          select: { id: true },
-        });
-        const deadlineIncludesSettling = permitted !== null && row.retryDeadline !== null;
-        const earliest = settledDeadline({
-          deadline: row.retryDeadline ?? row.submittedAt ?? row.openedAt,
-          deadlineIncludesSettling,
-          settlingSeconds: deadlineIncludesSettling ? 0 : await noJobSettlingSeconds(tx, row.provider),
-        }).getTime();
+        const earliest = (await noJobAllowedFrom(tx, row)).getTime();
         const now = options.now ?? new Date();
         if (now.getTime() < earliest) {
           throw new AppError(
@@ -54,13 +46,17 @@ export async function reconcileCase(
         input.verdict === "attach"
           ? ({ type: "reconcile_attach", providerJobId: input.providerJobId, evidence: input.evidence } as const)
           : ({ type: "reconcile_no_job", evidence: input.evidence } as const);
+      // The job the provider did not know stays named in the evidence of what replaced or denied it.
+      const unknownJob = jobUnknown && row.providerJobId ? { unknownProviderJobId: row.providerJobId } : {};
       const result = await transitionCase(tx, {
         row,
         actor: user,
         command,
+        findings: jobUnknown ? { jobUnknown: true } : {},
         evidence: {
           text: input.evidence,
           ...(input.verdict === "attach" ? { providerJobId: input.providerJobId } : {}),
+          ...unknownJob,
         },
         // An attached job answers the submission the deadline was about: a job to check has no
         // submission deadline, so its flag goes and nothing escalates on it later (decision 061).
@@ -70,6 +66,8 @@ export async function reconcileCase(
       });
       await recordDecision(tx, { row, actor: user, kind: command.type, evidence: input.evidence });
       if (input.verdict === "attach") {
+        // The attempt's job is replaced, not added to: rule 11 keeps one job per attempt, and a job
+        // another operation owns is refused here exactly as for an uncertain submission.
         await recordJobOnAttempt(tx, user, {
           attemptRef: row.attemptRef,
           provider: row.provider,

@@ -34,12 +34,14 @@ export async function transitionCase(
     actor: Principal;
     evidence?: Prisma.InputJsonValue;
     extra?: Prisma.CaseUncheckedUpdateManyInput;
+    /** What the caller read elsewhere that the decision depends on (the last check's finding, decision 068). */
+    findings?: Pick<CaseSnapshot, "jobUnknown">;
   },
 ): Promise<{ before: CaseSnapshot; after: CaseSnapshot; version: number }> {
   const { row, command, actor } = input;
   requireCaseInScope(actor, row.producer);
   await refuseIfOwnedBySomeoneElse(tx, row, command, actor);
-  const before = snapshotOf(row);
+  const before: CaseSnapshot = { ...snapshotOf(row), ...input.findings };
   const decision = decide(before, command);
   if (!decision.ok) throw decision.error;
   const { version } = await applyCaseChange(tx, {
