@@ -87,5 +87,6 @@ describe("structured logs", () => {
     });
     expect(out).toContain('"step":"notify_failed"');
     expect(out).not.toContain("vrk_stdout_secret");
-  });
+    // A child Node with tsx: the limit only catches a hang, not a slow start on a loaded machine.
+  }, 60_000);
 });

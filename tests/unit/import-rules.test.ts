@@ -175,7 +175,8 @@ describe("the product never imports the verification tree", () => {
 // Each Biome rule is fed a file that breaks it and one that keeps it, so a rule whose folder glob
 // or pattern stopped matching cannot pass silently. The probes are linted in a scratch copy of the
 // configuration, never written into the tree.
-describe("biome's restricted imports", () => {
+// Each probe starts biome: the limit only catches a hang, not a slow start on a loaded machine.
+describe("biome's restricted imports", { timeout: 60_000 }, () => {
   const scratch = mkdtempSync(join(tmpdir(), "import-rules-"));
   copyFileSync(join(ROOT, "biome.json"), join(scratch, "biome.json"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
