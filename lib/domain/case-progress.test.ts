@@ -23,6 +23,7 @@ describe("what a case waits on", () => {
   const table: [string, Partial<ProgressFacts>, string, string][] = [
     ["uncertain", { stage: "submission_uncertain" }, "reviewer", "attach the provider's job"],
     ["a job to check", {}, "reviewer", "never buy a new video"],
+    ["a job the provider does not know", { jobUnknown: true }, "reviewer", "attach a different one"],
     ["a delivery", { stage: "delivery" }, "reviewer", "approve copying"],
     ["outputs gone", { stage: "delivery", outputsUnavailable: true }, "reviewer", "accept the loss"],
     ["a failure", { stage: "generation_failed" }, "reviewer", "accept the failure"],

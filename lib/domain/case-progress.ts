@@ -16,6 +16,8 @@ export type ProgressFacts = {
   stage: Stage;
   state: CaseState;
   outputsUnavailable: boolean;
+  /** The last status check found that the provider does not know the job (decision 068). */
+  jobUnknown?: boolean;
   /** Resolved with money still held. */
   holdOpen: boolean;
   pendingReplacement: boolean;
@@ -54,6 +56,13 @@ export function waitingOn(facts: ProgressFacts, now: number): WaitingOn {
         return {
           party: "reviewer",
           why: "the outputs are gone: accept the loss, or request a replacement",
+          until: null,
+        };
+      }
+      if (facts.stage === "polling" && facts.jobUnknown) {
+        return {
+          party: "reviewer",
+          why: "the provider does not know this job: attach a different one, or record that none exists",
           until: null,
         };
       }

@@ -124,6 +124,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
         stage: row.stage,
         state: row.state,
         outputsUnavailable: row.outputsUnavailableAt !== null,
+        jobUnknown: repeat?.reason === "job_unknown",
         holdOpen,
         pendingReplacement: row.replacementRequests.some((r) => r.status === "pending"),
         replacementToSubmit: row.replacementRequests.some((r) => r.status === "authorized" && !r.acknowledgedAt),
