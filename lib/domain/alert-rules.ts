@@ -12,6 +12,7 @@ export const ALERT_RULE_KINDS = [
   "provider_paused",
   "producer_not_told",
   "charged_after_release",
+  "duplicate_outputs",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -111,6 +112,14 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: true,
     window: null,
     link: "/finance#charged-after-release",
+  },
+  // Decision 072: two paid jobs delivered the same bytes; new pairs in the window.
+  duplicate_outputs: {
+    label: "Same video delivered twice",
+    counts: "pairs of paid jobs found in the window to have delivered the same video",
+    money: false,
+    window: "looks back",
+    link: "/finance#duplicate-outputs",
   },
 };
 

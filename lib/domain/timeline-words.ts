@@ -119,6 +119,9 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   replacement_request_closed: () => "The replacement request was closed",
   replacement_acknowledged: () => "The producer acknowledged the replacement",
   suspected_duplicate_flagged: () => "Suspected duplicate: the original job turned up",
+  // Decision 072: the evidence's text names another producer's operation only within one producer.
+  output_duplicate_flagged: (_a, _b, e) =>
+    typeof e.text === "string" ? e.text : "Suspected paid duplicate: the same video was delivered twice",
   // Rule 17: the flag a reviewer sees on both operations whose claims on one job met.
   job_claim_contested: (a, _b, e) =>
     `Flagged: another operation's claim on provider job ${String(e.providerJobId ?? "")} met this one's (${String(a.outcome ?? "contested").replaceAll("_", " ")})`,

@@ -65,6 +65,11 @@ const FIGURES = {
     help: "Authorised replacements whose original job turned up afterwards, by whether it was withdrawn",
     labelNames: ["withdrawn"],
   },
+  recovery_duplicate_outputs_total: {
+    type: "counter",
+    help: "Pairs of paid jobs that delivered the same bytes (same SHA-256), flagged as suspected paid duplicates",
+    labelNames: [],
+  },
   recovery_provider_paused: {
     type: "gauge",
     help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",

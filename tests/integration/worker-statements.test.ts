@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import type { PrismaClient } from "@/lib/db/client";
 import type { JobStatus } from "@/lib/providers/types";
@@ -19,15 +20,27 @@ const { db } = openTestDb();
 const shop = producer("statements-shop");
 
 function readsOneVersionBehind(client: PrismaClient): PrismaClient {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== "$queryRaw") return Reflect.get(target, property, receiver);
-      return async (strings: TemplateStringsArray, ...values: unknown[]) => {
-        const rows = await target.$queryRaw<Record<string, unknown>[]>(strings, ...values);
-        return rows.map((row) => (typeof row.version === "number" ? { ...row, version: row.version - 1 } : row));
-      };
-    },
-  });
+  // Reads outside a claim's row locks come back stale: on the client, and in a transaction until it
+  // takes them (a publish's own transaction, decision 072, reads before any row lock too).
+  const behind = <T extends object>(target: T, locks: { held: boolean }): T =>
+    new Proxy(target, {
+      get(t, property, receiver) {
+        const real = t as unknown as PrismaClient;
+        if (property === "$transaction") {
+          return (work: (tx: PrismaClient) => Promise<unknown>, options?: object) =>
+            real.$transaction((tx) => work(behind(tx as PrismaClient, { held: false })), options);
+        }
+        if (property !== "$queryRaw") return Reflect.get(t, property, receiver);
+        return async (strings: TemplateStringsArray | { sql?: string }, ...values: unknown[]) => {
+          const rows = await real.$queryRaw<Record<string, unknown>[]>(strings as TemplateStringsArray, ...values);
+          const text = Array.isArray(strings) ? strings.join("") : ((strings as { sql?: string }).sql ?? "");
+          if (text.includes("FOR UPDATE")) locks.held = true;
+          if (locks.held) return rows;
+          return rows.map((row) => (typeof row.version === "number" ? { ...row, version: row.version - 1 } : row));
+        };
+      },
+    });
+  return behind(client, { held: false });
 }
 
 const sameWorker = worker();
@@ -93,6 +106,7 @@ async function written(caseId: string) {
   const text = JSON.stringify(rows, (_, value) => (typeof value === "bigint" ? Number(value) : value));
   return JSON.parse(
     text
+      .replaceAll(createHash("sha256").update(caseId).digest("hex"), "SHA")
       .replaceAll(caseId, "CASE")
       .replaceAll(kase.attemptRef, "ATTEMPT")
       .replaceAll(kase.registeredFingerprint, "FINGERPRINT")
@@ -118,7 +132,8 @@ async function runPath(client: PrismaClient) {
     {
       outputIndex: 0,
       storageKey: `op/${caseId}/claim-${claim.fencingToken}/output-0`,
-      sha256: "ab".repeat(32),
+      // Each path's own bytes, so the two copies are not the same video (decision 072).
+      sha256: createHash("sha256").update(caseId).digest("hex"),
       size: 10,
       contentType: "video/mp4",
     },
@@ -143,7 +158,9 @@ describe("the worker's writes, on the case as read or after a stale read", () =>
     });
     const fast = await runPath(db);
     const locked = await runPath(readsOneVersionBehind(db));
-    expect([fast.transactions, locked.transactions]).toEqual([0, 2]);
+    // The publish is one transaction (decision 072: its digests are locked first); after a stale
+    // read, it and the observation each run again under the claim's row locks.
+    expect([fast.transactions, locked.transactions]).toEqual([1, 3]);
     const a = await written(fast.caseId);
     expect(a).toEqual(await written(locked.caseId));
     expect(a.case).toMatchObject({

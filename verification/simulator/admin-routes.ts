@@ -45,6 +45,10 @@ const jobBody = z.object({
   outputShape: z.enum(["url", "nested", "inline", "unreadable"]).optional(),
   throttled: z.boolean().optional(),
   signedOutputs: z.boolean().optional(),
+  outputSeed: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/)
+    .optional(),
 });
 
 const webhookFaultsBody = z.strictObject({

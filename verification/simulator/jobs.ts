@@ -41,6 +41,11 @@ export type JobSpec = Partial<JobTimings> & {
    * file is served only to a request that presents it: the URL without its query answers 403.
    */
   signedOutputs?: boolean;
+  /**
+   * The bytes' seed in place of the job ID: jobs seeded alike deliver identical bytes, as a provider
+   * handing two paid jobs the same video would (decision 072).
+   */
+  outputSeed?: string;
 };
 
 export type SimJob = JobTimings & {
@@ -57,6 +62,8 @@ export type SimJob = JobTimings & {
   outputShape: SimOutputShape;
   throttled: boolean;
   signedOutputs: boolean;
+  /** What the output bytes are derived from: the job ID unless the seed said otherwise. */
+  outputSeed: string;
   /** Deleted through the provider's delete route (Runway, Luma): it answers 404 from then on. */
   deleted: boolean;
 };
@@ -85,13 +92,14 @@ export function buildJob(
   now: number,
   createdByApi: boolean,
 ): SimJob {
+  const id = spec.id ?? provider.newJobId();
   return {
     queuedMs: spec.queuedMs ?? defaults.queuedMs,
     runningMs: spec.runningMs ?? defaults.runningMs,
     outputBytes: spec.outputBytes ?? defaults.outputBytes,
     outputTtlMs: spec.outputTtlMs ?? defaults.outputTtlMs,
     resultTtlMs: spec.resultTtlMs ?? defaults.resultTtlMs,
-    id: spec.id ?? provider.newJobId(),
+    id,
     provider: spec.provider,
     model: spec.model ?? provider.defaultModel,
     input: spec.input ?? { prompt: "a red fox running through snow" },
@@ -104,6 +112,7 @@ export function buildJob(
     outputShape: spec.outputShape ?? "url",
     throttled: spec.throttled ?? false,
     signedOutputs: spec.signedOutputs ?? false,
+    outputSeed: spec.outputSeed ?? id,
     deleted: false,
   };
 }

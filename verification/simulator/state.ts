@@ -93,7 +93,7 @@ export class SimulatorState {
   output(job: SimJob): Buffer {
     let bytes = this.outputs.get(job.id);
     if (bytes) this.outputs.delete(job.id);
-    else bytes = outputBytes(job.id, job.outputBytes);
+    else bytes = outputBytes(job.outputSeed, job.outputBytes);
     this.outputs.set(job.id, bytes);
     for (const oldest of this.outputs.keys()) {
       if (this.outputs.size <= MAX_CACHED_OUTPUTS) break;

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { AgingTable } from "@/components/finance/aging-table";
 import { Announcer } from "@/components/finance/announcer";
 import { BulkDecide } from "@/components/finance/bulk-decide";
+import { DuplicateOutputs } from "@/components/finance/duplicate-outputs";
 import { ExportForm } from "@/components/finance/export-form";
 import { ExposureSummary } from "@/components/finance/exposure-summary";
 import { financeHref } from "@/components/finance/finance-href";
@@ -20,6 +21,7 @@ import { SuspectedDuplicates } from "@/components/finance/suspected-duplicates";
 import type { UserPrincipal } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { can } from "@/lib/domain/roles";
+import { listDuplicateOutputs } from "@/lib/services/case/list-duplicate-outputs";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
 import { getHeldByAge } from "@/lib/services/finance/finance-aging";
 import { getExposure } from "@/lib/services/finance/finance-exposure";
@@ -49,19 +51,31 @@ export async function FinanceContent({
 }) {
   const now = new Date();
   const producers = producersOf(producer);
-  const [totals, aging, exposure, requests, holds, needsDecisionRows, duplicates, limits, lateCharges, decided] =
-    await Promise.all([
-      getFinanceTotals(db(), actor, producers),
-      getHeldByAge(db(), actor, now, producers),
-      getExposure(db(), actor, producers),
-      listPendingReplacementRequests(db(), actor, now),
-      loadHoldsPage(actor, query, now),
-      getNeedsDecision(db(), actor, producers),
-      listSuspectedDuplicates(db(), actor),
-      listSpendLimits(db(), actor, now),
-      listOpenLateCharges(db(), actor, producers),
-      listRecentDecisions(db(), actor, producers),
-    ]);
+  const [
+    totals,
+    aging,
+    exposure,
+    requests,
+    holds,
+    needsDecisionRows,
+    duplicates,
+    limits,
+    lateCharges,
+    decided,
+    sameVideo,
+  ] = await Promise.all([
+    getFinanceTotals(db(), actor, producers),
+    getHeldByAge(db(), actor, now, producers),
+    getExposure(db(), actor, producers),
+    listPendingReplacementRequests(db(), actor, now),
+    loadHoldsPage(actor, query, now),
+    getNeedsDecision(db(), actor, producers),
+    listSuspectedDuplicates(db(), actor),
+    listSpendLimits(db(), actor, now),
+    listOpenLateCharges(db(), actor, producers),
+    listRecentDecisions(db(), actor, producers),
+    listDuplicateOutputs(db(), actor),
+  ]);
   const canSetLimits = can(actor.roles, "spend_limit:set");
   const needsDecision = query.view === "needs_decision";
   const count = (status: "held" | "settled" | "released") =>
@@ -123,6 +137,15 @@ export async function FinanceContent({
           description="A replacement was authorised on a “no job exists” verdict, and the original job turned up afterwards: the provider may charge both."
         >
           <SuspectedDuplicates items={duplicates} />
+        </FinanceSection>
+      ) : null}
+      {sameVideo.length ? (
+        <FinanceSection
+          id="duplicate-outputs"
+          title="Same video delivered twice"
+          description="Two paid jobs delivered identical files (the same SHA-256), newest first: the provider most likely charged twice for one video. Another producer's operation is shown only to people who work for it."
+        >
+          <DuplicateOutputs items={sameVideo} />
         </FinanceSection>
       ) : null}
       <FinanceSection id="holds" title="Holds">

@@ -91,6 +91,13 @@ async function readFigures(
       );
       return { count: Number(rows[0]?.n ?? 0), held: [] };
     }
+    case "duplicate_outputs": {
+      const rows = await sqlRows<{ n: bigint }>(
+        db,
+        Prisma.sql`SELECT count(*) AS n FROM output_duplicates WHERE detected_at >= ${since}`,
+      );
+      return { count: Number(rows[0]?.n ?? 0), held: [] };
+    }
     case "poison_actions": {
       const rows = await sqlRows<{ n: bigint }>(
         db,

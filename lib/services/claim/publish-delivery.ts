@@ -1,9 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
+import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { decide } from "@/lib/domain/transitions";
 import { requireWorker } from "../access/actor";
+import { flagDuplicateOutputs, lockOutputDigests } from "../case/flag-duplicate-outputs";
 import { caseChange, claimWriteEnded, snapshotOf } from "../case/writer/change";
 import { chargeCaseIfReleased } from "../hold/charge-after-release";
 import { webhookMessage } from "../notification/enqueue-notification";
@@ -39,6 +41,10 @@ type Seen = HeldCase & {
  * row lock, compares-and-sets the case on that state and version, and hangs the assets, the
  * action, the audit row, the kept output URLs' removal and (for a producer with an active endpoint)
  * the webhook off that update.
+ *
+ * Decision 072: the copies' digests are locked first, and the same transaction compares the
+ * published copies with every earlier one, so two paid jobs that delivered the same bytes are
+ * flagged once, even when both publish at the same moment.
  */
 export async function publishDelivery(
   db: Db,
@@ -55,7 +61,8 @@ export async function publishDelivery(
     text: "asset stored and verified",
     assets: outputs.map((o) => ({ key: o.storageKey, sha256: o.sha256, size: o.size })),
   };
-  return writeUnderClaim(db, held, async (db, locked) => {
+  const digests = outputs.map((o) => o.sha256);
+  const publish = async (db: Db, locked: boolean): Promise<FinishOutcome | "stale"> => {
     const [seen] = await sqlRows<Seen>(
       db,
       Prisma.sql`
@@ -120,7 +127,24 @@ export async function publishDelivery(
     );
     const ended = claimWriteEnded("finish_resolved", rows[0]);
     if (ended !== "moved") return ended;
+    await flagDuplicateOutputs(
+      db,
+      worker,
+      outputs.map((o) => o.storageKey),
+    );
     if (seen.chargeDue) await chargeCaseIfReleased(db, worker, seen.caseId, "the worker stored the outputs");
     return "resolved";
-  });
+  };
+  return writeUnderClaim(
+    db,
+    held,
+    (db, locked) =>
+      locked
+        ? publish(db, true)
+        : inTransaction(db, async (tx) => {
+            await lockOutputDigests(tx, digests);
+            return publish(tx, false);
+          }),
+    { beforeRowLocks: (tx) => lockOutputDigests(tx, digests) },
+  );
 }

@@ -14,10 +14,15 @@ export async function writeUnderClaim<T>(
   db: Db,
   proof: ClaimProof,
   attempt: (db: Db, locked: boolean) => Promise<T | "stale">,
+  options: {
+    /** Locks the write takes before any row (decision 072's digest locks), so its order stays one. */
+    beforeRowLocks?: (tx: Db) => Promise<void>;
+  } = {},
 ): Promise<T> {
   const answer = await attempt(db, false);
   if (answer !== "stale") return answer;
   return inTransaction(db, async (tx) => {
+    await options.beforeRowLocks?.(tx);
     await tx.$queryRaw`WITH ${heldClaimCtes(proof)}
       SELECT c.id FROM cases c JOIN held ON c.id = held.case_id FOR UPDATE OF c`;
     const final = await attempt(tx, true);

@@ -88,6 +88,9 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
   ];
   families.push(await suspectedDuplicatesFamily(db), await breakerFamily(db, now), ...(await lateChargeFamilies(db)));
   families.push({ name: "recovery_producer_not_told_cases", samples: one(await producerNotToldCount(db)) });
+  // Decision 072: every pair recorded, retention-removed ones aside (the table only grows otherwise).
+  const pairs = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM output_duplicates`;
+  families.push({ name: "recovery_duplicate_outputs_total", samples: one(Number(pairs[0]?.n ?? 0)) });
   return families;
 }
 

@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { PausedWork } from "@/app/(console)/paused-work";
 import { CaseLive } from "@/components/case/case-live";
 import { CaseNavigation } from "@/components/case/case-navigation";
+import { DuplicateOutputFlags } from "@/components/case/duplicate-output-flags";
 import { NotificationLog } from "@/components/case/notification-log";
 import { OperationMatches } from "@/components/case/operation-matches";
 import { caseEvidenceHrefs, EvidenceLinks } from "@/components/evidence/evidence-links";
@@ -17,6 +18,7 @@ import { listAssignableUsers } from "@/lib/services/admin/list-assignable-users"
 import { caseNeighbours } from "@/lib/services/case/case-neighbours";
 import { findCasesByOperation } from "@/lib/services/case/find-cases-by-operation";
 import { getCase } from "@/lib/services/case/get-case";
+import { listDuplicateOutputs } from "@/lib/services/case/list-duplicate-outputs";
 import { listSuspectedDuplicates } from "@/lib/services/case/list-suspected-duplicates";
 import { caseNotificationLog } from "@/lib/services/notification/case-notification-log";
 import { parseQueueParams, queueQueryString } from "@/lib/validation/queue-params";
@@ -55,6 +57,7 @@ export default async function CasePage({
   }
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user, detail.producer) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
+  const sameVideo = await listDuplicateOutputs(db(), user, { caseId: detail.id });
   const settings = await consoleSettings(db());
   const notifications = await caseNotificationLog(db(), user, detail.id);
   // The queue view the case was opened from, re-read as queue parameters only (never a URL of its own).
@@ -66,6 +69,7 @@ export default async function CasePage({
     <>
       <CaseNavigation viewText={viewText} previous={neighbours.previous} next={neighbours.next} />
       <PausedWork user={user} target={detail} />
+      <DuplicateOutputFlags caseId={detail.id} items={sameVideo} />
       {duplicates.length ? (
         <section
           aria-labelledby="suspected-duplicate-heading"
