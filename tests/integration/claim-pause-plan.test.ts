@@ -4,10 +4,13 @@ import { approveCase } from "@/lib/services/case/approve-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { NOT_PAUSED } from "@/lib/services/claim/claim-actions";
 import { pauseScope } from "@/lib/services/scope-pause/pause-scope";
+import { resumeScope } from "@/lib/services/scope-pause/resume-scope";
+import { openPause } from "@/lib/services/scope-pause/writer/pauses";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
-// Decision 064: while nothing is paused, the claim's pause check reads no case at all.
+// Decision 064: while nobody paused anything, the claim's pause check reads no case at all; decision
+// 070: the breaker's pauses and people's closed pauses, in the same table, do not change that.
 const { db } = openTestDb();
 
 type PlanNode = { "Relation Name"?: string; "Actual Loops"?: number; Plans?: PlanNode[] };
@@ -36,6 +39,14 @@ describe("the claim's pause check", () => {
   it("reads no case while nothing is paused, and each candidate's case once something is", async () => {
     expect(await caseReads()).toBe(0);
     const admin = await makeUser(db, ["admin"]);
+    await openPause(
+      db,
+      { kind: "provider", value: "replicate", cause: "breaker" },
+      { reason: "plan test", pausedById: null, pausedByLabel: "Unknown-outcome breaker", untilSeconds: 600 },
+    );
+    await pauseScope(db, admin, { kind: "model", value: "a-resumed-model", reason: "plan test" });
+    await resumeScope(db, admin, { kind: "model", value: "a-resumed-model", reason: "plan test" });
+    expect(await caseReads()).toBe(0);
     await pauseScope(db, admin, { kind: "model", value: "some-other-model", reason: "plan test" });
     expect(await caseReads()).toBeGreaterThan(0);
   });
