@@ -50,4 +50,21 @@ describe("the claim's pause check", () => {
     await pauseScope(db, admin, { kind: "model", value: "some-other-model", reason: "plan test" });
     expect(await caseReads()).toBeGreaterThan(0);
   });
+
+  it("answers from the partial indexes of open pauses, as the table of every pause ever set grows", async () => {
+    // The planner prefers a scan of a table this small; forbidding it shows the indexes fit the queries.
+    const plans = await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      const claim = await tx.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`
+        EXPLAIN (FORMAT JSON) SELECT a.id FROM recovery_actions a WHERE a.status = 'ready' AND ${NOT_PAUSED} LIMIT 10`);
+      const gate = await tx.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`
+        EXPLAIN (FORMAT JSON) SELECT cause FROM pauses
+        WHERE (kind, value) IN (('provider'::"PauseKind", 'replicate'), ('producer'::"PauseKind", 'plan-shop'),
+                                ('model'::"PauseKind", 'm')) AND resumed_at IS NULL AND at_provider IN ('', 'replicate')
+          AND (until IS NULL OR until > now())`);
+      return { claim: JSON.stringify(claim), gate: JSON.stringify(gate) };
+    });
+    expect(plans.claim).toContain("pauses_people_open");
+    expect(plans.gate).toContain("pauses_open");
+  });
 });
