@@ -4,11 +4,14 @@ import { Time } from "@/components/ui/time";
 import { type PauseTarget, pauseCovering, type ScopePause } from "@/lib/domain/scope-pauses";
 
 /**
- * The pauses a page is affected by (decision 064): every running pause the person may see, or, given
- * a case (`target`), the one that stops it. Nothing at all while nothing is paused.
+ * The pauses a page is affected by (decision 064): every running pause a person set that the person
+ * may see, or, given a case (`target`), the one that stops its recoveries. The breaker's pauses stop
+ * sends, not recoveries (decision 070): the overview's breaker banner and the pauses page show them.
+ * Nothing at all while nothing is paused.
  */
-export function PauseBanner({ pauses: all, target }: { pauses: readonly ScopePause[]; target?: PauseTarget }) {
-  const covering = target ? pauseCovering(all, target) : null;
+export function PauseBanner({ pauses, target }: { pauses: readonly ScopePause[]; target?: PauseTarget }) {
+  const all = pauses.filter((pause) => pause.cause === "person");
+  const covering = target ? pauseCovering(all, target, false) : null;
   const shown = target ? (covering ? [covering] : []) : all;
   if (shown.length === 0) return null;
   return (

@@ -171,7 +171,8 @@ export async function saveProviderPaceAction(raw: unknown) {
 const saveProviderBreakerRun = safeAction(
   providerBreakerFormSchema,
   (input, actor) => saveProviderBreaker(db(), actor, input),
-  { revalidate: () => ["/admin/providers", "/overview"] },
+  // The breaker's pauses are listed on the pauses page too (decision 070).
+  { revalidate: () => ["/admin/providers", "/overview", "/pauses"] },
 );
 export async function saveProviderBreakerAction(raw: unknown) {
   return saveProviderBreakerRun(raw);
@@ -180,7 +181,7 @@ export async function saveProviderBreakerAction(raw: unknown) {
 const resumeProviderBreakerRun = safeAction(
   providerParams,
   (input, actor) => resumeProviderBreaker(db(), actor, input.provider),
-  { revalidate: () => ["/admin/providers", "/overview"] },
+  { revalidate: () => ["/admin/providers", "/overview", "/pauses"] },
 );
 export async function resumeProviderBreakerAction(raw: unknown) {
   return resumeProviderBreakerRun(raw);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pauseCovering, pauseKeysOf, pauseNeedsEveryProducer } from "./scope-pauses";
+import { pauseCovering, pauseKeysOf, pauseNeedsEveryProducer, pauseRefusalCode } from "./scope-pauses";
 
 const target = { provider: "replicate", producer: "shop-a", model: "video-1" };
 
@@ -20,6 +20,20 @@ describe("scope pauses", () => {
     expect(pauseCovering(pauses, target)).toEqual({ kind: "model", value: "video-1" });
     expect(pauseCovering(pauses, { ...target, model: "video-2" })).toBeNull();
     expect(pauseCovering([], target)).toBeNull();
+  });
+
+  it("names a person's pause before the breaker's, and reads the breaker's only for sends (decision 070)", () => {
+    const breaker = { kind: "provider" as const, value: "replicate", cause: "breaker" as const, atProvider: "" };
+    const person = { kind: "model" as const, value: "video-1", cause: "person" as const, atProvider: "" };
+    expect(pauseCovering([breaker, person], target)).toBe(person);
+    expect(pauseCovering([breaker], target)).toBe(breaker);
+    expect(pauseCovering([breaker], target, false)).toBeNull();
+    // The breaker's pause of one producer holds at its provider only.
+    const atFal = { kind: "producer" as const, value: "shop-a", cause: "breaker" as const, atProvider: "fal" };
+    expect(pauseCovering([atFal], target)).toBeNull();
+    expect(pauseCovering([atFal], { ...target, provider: "fal" })).toBe(atFal);
+    expect(pauseRefusalCode("person")).toBe("sends_paused");
+    expect(pauseRefusalCode("breaker")).toBe("provider_paused");
   });
 
   it("lets only producer pauses be set by a person limited to some producers", () => {

@@ -6,6 +6,7 @@ import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // Decision 064: a reviewer pauses a provider in the console; every page the pause affects says so
 // (the queue, and the case page of a case of that provider), and resuming takes the banner away.
+// Decision 070: the breaker's pauses are rows of the same table, listed on the same page with their cause.
 const run = Date.now().toString(36);
 
 async function noSeriousViolations(page: Page, where: string) {
@@ -29,7 +30,7 @@ async function noSeriousViolations(page: Page, where: string) {
 test.afterAll(async () => {
   const client = new pg.Client({ connectionString: await databaseUrl() });
   await client.connect();
-  await client.query("DELETE FROM scope_pauses WHERE reason LIKE $1", [`%${run}%`]);
+  await client.query("DELETE FROM pauses WHERE reason LIKE $1", [`%${run}%`]);
   await client.end();
 });
 
@@ -59,7 +60,7 @@ test("a reviewer pauses a provider, the queue and its case page say so, and a re
   await page.getByLabel("Why", { exact: true }).fill(`Replicate answers 502 to every status check (${run})`);
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await expect(page.getByText("Paused the provider replicate.")).toBeVisible();
-  await expect(page.getByText("Paused: provider replicate")).toBeVisible();
+  await expect(page.getByText("Paused: provider replicate (by a person)")).toBeVisible();
   await noSeriousViolations(page, "the pauses page");
 
   await page.goto("/queue");
@@ -82,6 +83,28 @@ test("a reviewer pauses a provider, the queue and its case page say so, and a re
   await page.getByRole("button", { name: "Resume" }).click();
   await expect(page.getByText("Nothing is paused.")).toBeVisible();
 
+  await page.goto("/queue");
+  await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+  await expect(page.getByTestId("pause-banner")).toHaveCount(0);
+
+  // The breaker's pause of this run's producer alone at replicate, as a trip writes it: the pauses
+  // page names its cause and its end; it stops sends, not recoveries, so no page banner shows it.
+  const client = new pg.Client({ connectionString: await databaseUrl() });
+  await client.connect();
+  await client.query(
+    `INSERT INTO pauses (kind, value, at_provider, cause, reason, paused_by_label, until)
+     VALUES ('producer', $1, 'replicate', 'breaker', $2, 'Unknown-outcome breaker', now() + interval '10 minutes')`,
+    [`e2e-pause-${run}`, `Too many of this producer's recent sends ended with an unknown outcome (${run}).`],
+  );
+  await client.end();
+  await page.goto("/pauses");
+  const tripped = page.locator('li[data-cause="breaker"]', { hasText: `e2e-pause-${run}` });
+  await expect(tripped).toContainText(
+    `Paused: producer e2e-pause-${run} at provider replicate (by the unknown-outcome breaker, sends only)`,
+  );
+  await expect(tripped).toContainText("It ends on its own at");
+  await expect(tripped).toContainText("An admin can resume it on the providers page.");
+  await noSeriousViolations(page, "the pauses page with a breaker's pause");
   await page.goto("/queue");
   await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
   await expect(page.getByTestId("pause-banner")).toHaveCount(0);

@@ -23,6 +23,7 @@ import { webhookMessage } from "@/lib/services/notification/enqueue-notification
 import { resumeProviderBreaker, saveProviderBreaker } from "@/lib/services/provider-breaker/provider-breakers";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
+import { openPause } from "@/lib/services/scope-pause/writer/pauses";
 import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
 import { parseInput } from "@/lib/validation/parse-input";
 import { watchAlerts } from "@/lib/worker/alert-round";
@@ -530,10 +531,11 @@ describe("provider paused", () => {
     await round();
     expect(await openFiring(rule.id)).toBeNull();
     // Paused as a tripped breaker leaves it (the trip itself is driven in send-gate.test.ts).
-    await db.providerBreaker.update({
-      where: { provider: "luma" },
-      data: { pausedUntil: later(10), trippedAt: new Date() },
-    });
+    await openPause(
+      db,
+      { kind: "provider", value: "luma", cause: "breaker" },
+      { reason: "Too many unknowns.", pausedById: null, pausedByLabel: "Unknown-outcome breaker", untilSeconds: 600 },
+    );
     await round();
     const firing = await openFiring(rule.id);
     expect(firing).not.toBeNull();

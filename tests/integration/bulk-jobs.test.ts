@@ -60,6 +60,51 @@ const jobAudit = (jobId: string) =>
     orderBy: { id: "asc" },
   });
 
+/**
+ * The statements `runBulkJobRound` sends, recorded at the boundary it is given (a real database
+ * behind it): the raw statements by their text, each model call by its name.
+ */
+function recording(): { db: typeof db; statements: string[] } {
+  const statements: string[] = [];
+  const text = (args: unknown[]) => {
+    const first = args[0] as { sql?: string } | readonly string[];
+    return "sql" in first && typeof first.sql === "string" ? first.sql : (first as readonly string[]).join("?");
+  };
+  const wrapped = new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof prop === "string" && prop.startsWith("$") && typeof value === "function")
+        return (...args: unknown[]) => {
+          if (/^\$(query|execute)Raw/.test(prop)) statements.push(text(args));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      if (typeof prop === "string" && !prop.startsWith("$") && value && typeof value === "object")
+        statements.push(`model ${prop}`);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { db: wrapped, statements };
+}
+
+describe("the idle bulk round", () => {
+  // Decision 070: every console process rounds every second; with no job due it must not claim.
+  it("asks one read-only question and runs no claim while no job is due, and claims once one is", async () => {
+    expect(await db.bulkJob.count({ where: { state: "running" } })).toBe(0);
+    const idle = recording();
+    expect(await runBulkJobRound(idle.db, { now: new Date(clock) })).toBe(0);
+    expect(idle.statements).toHaveLength(1);
+    expect(idle.statements[0]).toMatch(/^\s*SELECT EXISTS/);
+    expect(idle.statements.join("\n")).not.toMatch(/UPDATE\s+bulk_jobs/);
+
+    const { jobId } = await startEscalation(1, "gentle");
+    clock += 3_600_000;
+    const busy = recording();
+    expect(await runBulkJobRound(busy.db, { now: new Date(clock) })).toBe(1);
+    expect(busy.statements.join("\n")).toMatch(/UPDATE\s+bulk_jobs/);
+    expect(await getBulkJob(db, reviewer, jobId)).toMatchObject({ state: "finished", done: 1 });
+  });
+});
+
 describe("bulk jobs", () => {
   it("works through a job in batches of its pace, each case with its own audit row, then finishes it", async () => {
     const { ids, jobId } = await startEscalation(7, "gentle");

@@ -11,6 +11,7 @@ import { parkCase } from "@/lib/services/case/park-case";
 import { claimActions } from "@/lib/services/claim/claim-actions";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { resumeProviderBreaker, saveProviderBreaker } from "@/lib/services/provider-breaker/provider-breakers";
 import { listScopePauses } from "@/lib/services/scope-pause/list-scope-pauses";
 import { pauseScope } from "@/lib/services/scope-pause/pause-scope";
 import { resumeScope } from "@/lib/services/scope-pause/resume-scope";
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 // Every test starts with nothing paused and nothing waiting for a worker.
 beforeEach(async () => {
-  await db.scopePause.deleteMany();
+  await db.pause.deleteMany();
   await db.recoveryAction.updateMany({ where: { status: "ready" }, data: { readyAt: new Date("2100-01-01") } });
 });
 
@@ -144,6 +145,69 @@ describe("send permits under a pause", () => {
   });
 });
 
+describe("a person's pause and the breaker's pause of one provider", () => {
+  // Decision 070: one table, two causes. Each is resumed on its own; the claim honours only a person's.
+  it("coexist, and resuming one leaves the other", async () => {
+    const provider = "runway";
+    const model = "gen4_turbo";
+    await saveProviderBreaker(db, admin, { provider, unknownPercent: 1, windowSeconds: 600, minOutcomes: 1 });
+    const first = permitInput({ provider, model });
+    if ((await requestPermit(db, shopA, first.operationId, first.input, env())).status !== "permitted")
+      throw new Error("expected a permit");
+    // One unknown of one: the breaker trips and pauses the provider's new sends.
+    await reportOutcome(db, shopA, first.input.attemptId, outcomeInput(first.operationId, 1, "unknown"));
+    const send = () => {
+      const next = permitInput({ provider, model });
+      return requestPermit(db, shopA, next.operationId, next.input, env());
+    };
+    expect((await refusal(send())).code).toBe("provider_paused");
+    // The breaker stops sends, not recoveries.
+    const poll = await approvedPoll(shopA, { provider, model });
+    expect(await claimedIds()).toEqual([poll.actionId]);
+
+    expect(await pause("provider", provider)).toMatchObject({ created: true });
+    const both = (await listScopePauses(db, admin)).filter((p) => p.kind === "provider" && p.value === provider);
+    expect(both.map((p) => p.cause).sort()).toEqual(["breaker", "person"]);
+    expect(both.find((p) => p.cause === "breaker")?.until).not.toBeNull();
+    // A person's pause is named first: it has no end to wait for.
+    const stopped = await refusal(send());
+    expect(stopped.code).toBe("sends_paused");
+    expect(stopped.extra.details).toMatchObject({ pauseKind: "provider", pausedValue: provider });
+    const held = await approvedPoll(shopA, { provider, model });
+    expect(await claimedIds()).toEqual([]);
+
+    // The breaker's resume leaves the person's pause.
+    expect((await resumeProviderBreaker(db, admin, provider)).wasPaused).toBe(true);
+    expect((await refusal(send())).code).toBe("sends_paused");
+    expect(await claimedIds()).toEqual([]);
+    expect((await listScopePauses(db, admin)).filter((p) => p.value === provider).map((p) => p.cause)).toEqual([
+      "person",
+    ]);
+
+    // And the other way round: a new trip, then the person's resume leaves the breaker's pause.
+    const again = permitInput({ provider, model });
+    await resume("provider", provider);
+    if ((await requestPermit(db, shopA, again.operationId, again.input, env())).status !== "permitted")
+      throw new Error("expected a permit");
+    await reportOutcome(db, shopA, again.input.attemptId, outcomeInput(again.operationId, 1, "unknown"));
+    await pause("provider", provider);
+    await resume("provider", provider);
+    expect((await refusal(send())).code).toBe("provider_paused");
+    expect(await claimedIds()).toEqual([held.actionId]);
+    // Every pause is kept, closed, with when it ended: one open pause is left, the breaker's.
+    const history = await db.pause.findMany({ where: { kind: "provider", value: provider } });
+    expect(history.filter((p) => p.resumedAt === null).map((p) => p.cause)).toEqual(["breaker"]);
+    expect(
+      history
+        .filter((p) => p.resumedAt !== null)
+        .map((p) => p.cause)
+        .sort(),
+    ).toEqual(["breaker", "person", "person"]);
+    await saveProviderBreaker(db, admin, { provider, off: true });
+    expect((await send()).status).toBe("permitted");
+  });
+});
+
 describe("pausing and resuming", () => {
   it("writes one audit event each, with who and why; pausing again records nothing", async () => {
     expect(await pause("provider", "luma")).toMatchObject({ created: true });
@@ -172,7 +236,7 @@ describe("pausing and resuming", () => {
   it("refuses names that would pause nothing", async () => {
     expect((await refusal(pause("provider", "no-such-provider"))).code).toBe("invalid_request");
     expect((await refusal(pause("producer", "no-such-shop"))).code).toBe("unknown_producer");
-    expect(await db.scopePause.count()).toBe(0);
+    expect(await db.pause.count()).toBe(0);
   });
 
   it("lets only people with the pause permission pause, and a scoped one only their own producers", async () => {

@@ -239,16 +239,21 @@ describe("the unknown-outcome breaker", () => {
     await reportOutcome(db, reporter, input.attemptId, outcomeInput(operationId, 1, outcome));
   }
 
-  const breaker = () => db.providerBreaker.findUniqueOrThrow({ where: { provider } });
+  /** The breaker's open pause of the provider, from the one table of pauses (decision 070). */
+  const breaker = async () => {
+    const open = await db.pause.findFirst({
+      where: { kind: "provider", value: provider, cause: "breaker", resumedAt: null },
+    });
+    return { pausedUntil: open?.until ?? null };
+  };
   /** Moves every outcome of the provider and the breaker's pause back by its window, as time would. */
   const windowPasses = () =>
     db.$transaction([
       db.$executeRaw`UPDATE send_permits p SET reported_at = reported_at - interval '10 minutes'
         FROM attempts a WHERE a.id = p.attempt_ref AND a.provider = ${provider} AND p.reported_at IS NOT NULL`,
-      db.$executeRaw`UPDATE provider_breakers SET paused_until = paused_until - interval '10 minutes',
-        tripped_at = tripped_at - interval '10 minutes' WHERE provider = ${provider}`,
-      db.$executeRaw`UPDATE producer_breaker_pauses SET paused_until = paused_until - interval '10 minutes',
-        tripped_at = tripped_at - interval '10 minutes' WHERE provider = ${provider}`,
+      db.$executeRaw`UPDATE pauses SET until = until - interval '10 minutes', paused_at = paused_at - interval '10 minutes'
+        WHERE cause = 'breaker' AND resumed_at IS NULL
+          AND ((kind = 'provider' AND value = ${provider}) OR at_provider = ${provider})`,
     ]);
 
   it("trips at the threshold once the minimum is met, refuses with 503 and Retry-After, and spares other providers", async () => {
@@ -358,9 +363,7 @@ describe("the unknown-outcome breaker", () => {
     await report(failing, "rejected");
     for (let i = 0; i < 3; i++) await report(failing, "unknown");
     // 3 unknown of 10 at the provider (30%), 3 of 4 for the failing producer (75%).
-    expect(await db.providerBreaker.findUniqueOrThrow({ where: { provider: at } })).toMatchObject({
-      pausedUntil: null,
-    });
+    expect(await db.pause.count({ where: { kind: "provider", value: at, cause: "breaker", resumedAt: null } })).toBe(0);
     const error = await refusal(ask(failing, { provider: at, model: "ray-2" }).send());
     expect(error.code).toBe("provider_paused");
     expect(error.status).toBe(503);

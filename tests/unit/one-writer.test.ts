@@ -15,6 +15,7 @@ const AUDIT_WRITER = "lib/audit";
 const MONEY_WRITER = "lib/services/hold/writer";
 const ACTION_WRITER = "lib/services/claim";
 const JOB_CLAIM_WRITER = "lib/services/job-claim";
+const PAUSE_WRITER = "lib/services/scope-pause/writer";
 
 type Table = { writer: string; model: string; relations: string[] };
 
@@ -27,6 +28,8 @@ const WRITERS: Record<string, Table> = {
   recovery_actions: { writer: ACTION_WRITER, model: "recoveryAction", relations: ["action", "actions"] },
   job_references: { writer: JOB_CLAIM_WRITER, model: "jobReference", relations: [] },
   job_claim_conflicts: { writer: JOB_CLAIM_WRITER, model: "jobClaimConflict", relations: [] },
+  // Decision 070: a person's pause switch and the unknown-outcome breaker open and close pauses here.
+  pauses: { writer: PAUSE_WRITER, model: "pause", relations: [] },
 };
 
 const PRISMA_WRITES =

@@ -432,7 +432,7 @@ async function countRows(databaseUrl: string, run: string) {
               (SELECT day_used_micros::text FROM spend_limits WHERE applies_to = 'sends' AND producer = $2) AS "limitDay",
               (SELECT coalesce(sum(amount_micros), 0)::text FROM holds h, spend_limits l
                 WHERE l.applies_to = 'sends' AND l.producer = $2 AND h.producer = $2 AND h.created_at >= l.day_start) AS "heldToday",
-              (SELECT coalesce(bool_or(paused_until > now()), false) FROM provider_breakers) AS paused,
+              (SELECT EXISTS (SELECT 1 FROM pauses WHERE cause = 'breaker' AND resumed_at IS NULL AND until > now())) AS paused,
               (SELECT count(*)::int FROM holds WHERE hold_id LIKE 'hold-' || $1 || '-op-%') AS holds,
               (SELECT count(*)::int FROM provider_webhooks WHERE webhook_id LIKE 'msg\\_' || $1 || '\\_%'
                 AND webhook_id NOT LIKE '%\\_owned\\_%') AS webhooks,

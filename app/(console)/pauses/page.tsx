@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { PauseForm } from "@/components/pauses/pause-form";
 import { ResumePauseForm } from "@/components/pauses/resume-pause-form";
 import { PAUSE_KIND_WORDS } from "@/components/ui/code-words";
@@ -16,7 +17,8 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Pauses" };
 
 /**
- * The pause switch (decision 064): what is paused, by whom and why, with a resume for each, and a
+ * The pause switch (decisions 064, 070): what is paused, by whom or by the unknown-outcome breaker,
+ * and why, with a resume for each (a breaker's on Admin → Providers, where its settings are), and a
  * form to pause a provider, producer or model, for the people who may.
  */
 export default async function PausesPage() {
@@ -26,6 +28,7 @@ export default async function PausesPage() {
   const everyProducer = user.producers === null;
   const mayResume = (pause: ScopePause) =>
     pauser && (pauseNeedsEveryProducer(pause.kind) ? everyProducer : inProducerScope(user.producers, pause.value));
+  const admin = can(user.roles, "admin:settings");
   return (
     <section aria-labelledby="pauses-heading" className="space-y-6">
       <div>
@@ -36,6 +39,11 @@ export default async function PausesPage() {
           While a provider, producer or model is paused, the worker carries out none of its approved recoveries
           (approvals are still recorded) and no new send permit is issued for it. A pause lasts until someone resumes
           it.
+        </p>
+        <p className="mt-1 text-sm text-slate-700">
+          The unknown-outcome breaker also pauses a provider, or one producer at a provider, when too many recent sends
+          ended with an unknown outcome. Its pause stops new sends only and ends on its own after the breaker&apos;s
+          window. A person&apos;s pause and the breaker&apos;s pause of the same provider are resumed separately.
         </p>
       </div>
       <section aria-labelledby="running-heading">
@@ -50,16 +58,39 @@ export default async function PausesPage() {
           <ul className="mt-2 space-y-3">
             {pauses.map((pause) => {
               const label = `${PAUSE_KIND_WORDS[pause.kind]} ${pause.value}`;
+              const byBreaker = pause.cause === "breaker";
+              const where = pause.atProvider ? ` at provider ${pause.atProvider}` : "";
               return (
                 <li
-                  key={`${pause.kind}:${pause.value}`}
+                  key={`${pause.cause}:${pause.kind}:${pause.value}:${pause.atProvider}`}
                   className="rounded border border-slate-300 bg-white p-3 text-sm"
+                  data-cause={pause.cause}
                 >
-                  <p className="font-semibold">Paused: {label}</p>
-                  <p className="mt-1">
-                    By {pause.pausedBy} on <Time at={pause.pausedAt} />, because: “{pause.reason}”
+                  <p className="font-semibold">
+                    Paused: {label}
+                    {where} {byBreaker ? "(by the unknown-outcome breaker, sends only)" : "(by a person)"}
                   </p>
-                  {mayResume(pause) ? (
+                  {byBreaker ? (
+                    <p className="mt-1">
+                      Since <Time at={pause.pausedAt} />, because: “{pause.reason}” It ends on its own at{" "}
+                      {pause.until ? <Time at={pause.until} /> : "the end of the window"}.
+                    </p>
+                  ) : (
+                    <p className="mt-1">
+                      By {pause.pausedBy} on <Time at={pause.pausedAt} />, because: “{pause.reason}”
+                    </p>
+                  )}
+                  {byBreaker ? (
+                    admin ? (
+                      <p className="mt-2">
+                        <Link href="/admin/providers" className="underline">
+                          Resume it or change the breaker on the providers page
+                        </Link>
+                      </p>
+                    ) : (
+                      <p className="mt-2 text-slate-700">An admin can resume it on the providers page.</p>
+                    )
+                  ) : mayResume(pause) ? (
                     <div className="mt-2">
                       <ResumePauseForm kind={pause.kind} value={pause.value} label={label} />
                     </div>

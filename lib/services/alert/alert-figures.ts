@@ -127,11 +127,12 @@ async function readFigures(
       };
     }
     case "provider_paused": {
-      // Pauses running at the round's `now` (decision 037): of a provider, or of one producer at it.
+      // The breaker's pauses running at the round's `now` (decisions 037, 070): of a provider, or of
+      // one producer at it. A person's pause is that person's act, not news to alert anyone about.
       const rows = await sqlRows<{ n: bigint }>(
         db,
-        Prisma.sql`SELECT (SELECT count(*) FROM provider_breakers WHERE paused_until > ${now})
-                        + (SELECT count(*) FROM producer_breaker_pauses WHERE paused_until > ${now}) AS n`,
+        Prisma.sql`SELECT count(*) AS n FROM pauses
+                   WHERE cause = 'breaker' AND resumed_at IS NULL AND until > ${now}`,
       );
       return { count: Number(rows[0]?.n ?? 0), held: [] };
     }

@@ -35,9 +35,14 @@ class JobNotRunning extends Error {}
  * cancel stops every item not yet committed. Then the job's counts are taken from its items, the
  * next batch is due after the job's pause, and a job with nothing left is finished and audited.
  * Returns the items taken.
+ *
+ * Every console process runs a round every second (decision 065), almost always with no job at
+ * all: a round first asks whether any running job's batch is due, a read of the
+ * (state, next_batch_at) index that locks and writes nothing, and only then claims (decision 070).
  */
 export async function runBulkJobRound(db: Db, options: { now?: Date; storePrompts?: boolean } = {}): Promise<number> {
   const now = options.now ?? new Date();
+  if (!(await bulkBatchDue(db, now))) return 0;
   const jobs = await db.$queryRaw<ClaimedJob[]>(Prisma.sql`
     UPDATE bulk_jobs SET next_batch_at = ${new Date(now.getTime() + LEASE_MS)}
     WHERE id IN (SELECT id FROM bulk_jobs WHERE state = 'running' AND next_batch_at <= ${now}
@@ -47,6 +52,13 @@ export async function runBulkJobRound(db: Db, options: { now?: Date; storePrompt
   let taken = 0;
   for (const job of jobs) taken += await runBatch(db, job, now, options.storePrompts ?? false);
   return taken;
+}
+
+/** Whether a running job's next batch is due at `now`: the idle round's only statement. */
+export async function bulkBatchDue(db: Db, now: Date): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ due: boolean }[]>(Prisma.sql`
+    SELECT EXISTS (SELECT 1 FROM bulk_jobs WHERE state = 'running' AND next_batch_at <= ${now}) AS due`);
+  return row?.due === true;
 }
 
 async function runBatch(db: Db, job: ClaimedJob, now: Date, storePrompts: boolean): Promise<number> {

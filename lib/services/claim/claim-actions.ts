@@ -32,16 +32,19 @@ export type ClaimedAction = {
 export const DEFAULT_LEASE_SECONDS = 60;
 
 /**
- * No person's pause covers the action's case (decision 064, lib/domain/scope-pauses.ts in SQL). The
- * first test is uncorrelated, so PostgreSQL runs it once per statement: while nothing is paused, a
- * claim pays one scan of an empty table and reads no case. Otherwise each candidate's case is read by
- * its key and compared with the few pauses.
+ * No person's pause covers the action's case (decisions 064, 070, lib/domain/scope-pauses.ts in
+ * SQL). The breaker's pauses are not read: the breaker stops new paid sends (decision 037), and a
+ * recovery that would pay asks its own permit, which the gate refuses. The first test is
+ * uncorrelated, so PostgreSQL runs it once per statement on the partial index of people's open
+ * pauses (`pauses_people_open`): while nobody paused anything, a claim reads one empty index and no
+ * case. Otherwise each candidate's case is read by its key and compared with the few pauses.
  */
-export const NOT_PAUSED = Prisma.sql`(NOT EXISTS (SELECT 1 FROM scope_pauses) OR NOT EXISTS (
-  SELECT 1 FROM cases pc JOIN scope_pauses p
+export const NOT_PAUSED = Prisma.sql`(NOT EXISTS (SELECT 1 FROM pauses WHERE cause = 'person' AND resumed_at IS NULL)
+  OR NOT EXISTS (
+  SELECT 1 FROM cases pc JOIN pauses p
     ON (p.kind = 'provider' AND p.value = pc.provider) OR (p.kind = 'producer' AND p.value = pc.producer)
        OR (p.kind = 'model' AND p.value = pc.model)
-  WHERE pc.id = a.case_id))`;
+  WHERE pc.id = a.case_id AND p.cause = 'person' AND p.resumed_at IS NULL))`;
 
 /** Which cases a claim moves, and where: the decision's own answer, read once. */
 const CLAIM = stateMove({ type: "claim" }, "ready");

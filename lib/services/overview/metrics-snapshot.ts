@@ -96,19 +96,29 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
 
 /**
  * Each configured provider's unknown-outcome breaker (producer ""), and each producer paused at a
- * provider on its own outcomes: 1 while it refuses new permits, else 0 (decision 037).
+ * provider on its own outcomes while its pause is open: 1 while it refuses new permits, else 0
+ * (decisions 037, 070; the breaker's pauses only).
  */
 async function breakerFamily(db: Db, now: Date): Promise<Family> {
-  const [whole, mine] = await Promise.all([
-    db.providerBreaker.findMany({ select: { provider: true, pausedUntil: true } }),
-    db.producerBreakerPause.findMany({ select: { provider: true, producer: true, pausedUntil: true } }),
+  const [whole, pauses] = await Promise.all([
+    db.providerBreaker.findMany({ select: { provider: true } }),
+    db.pause.findMany({
+      where: { cause: "breaker", resumedAt: null },
+      select: { kind: true, value: true, atProvider: true, until: true },
+    }),
   ]);
   const open = (until: Date | null) => (until && until > now ? 1 : 0);
+  const ofProvider = (provider: string) => pauses.find((p) => p.kind === "provider" && p.value === provider);
   return {
     name: "recovery_provider_paused",
     samples: [
-      ...whole.map((r) => ({ labels: { provider: r.provider, producer: "" }, value: open(r.pausedUntil) })),
-      ...mine.map((r) => ({ labels: { provider: r.provider, producer: r.producer }, value: open(r.pausedUntil) })),
+      ...whole.map((r) => ({
+        labels: { provider: r.provider, producer: "" },
+        value: open(ofProvider(r.provider)?.until ?? null),
+      })),
+      ...pauses
+        .filter((p) => p.kind === "producer")
+        .map((p) => ({ labels: { provider: p.atProvider, producer: p.value }, value: open(p.until) })),
     ],
   };
 }

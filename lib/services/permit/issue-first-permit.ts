@@ -53,7 +53,7 @@ export async function issueFirstPermit(
   };
   const ask = { producer: producer.name, ...facts };
   const isNew = Prisma.sql`NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)`;
-  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "stopped" | "paused" | "refused" }>(
+  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "paused" | "refused" }>(
     db,
     Prisma.sql`
     WITH existing AS (
@@ -92,7 +92,6 @@ export async function issueFirstPermit(
     ${gateOutcomes(isNew)}`,
   );
   const row = rows[0];
-  if (row?.outcome === "stopped" || row?.outcome === "paused" || row?.outcome === "refused")
-    throw gateRefusal(ask, row);
+  if (row?.outcome === "paused" || row?.outcome === "refused") throw gateRefusal(ask, row);
   return row?.outcome ?? "raced";
 }

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { formatMicros } from "@/lib/domain/money";
-import { PAUSE_KINDS, type PauseKind, pauseKeysOf } from "@/lib/domain/scope-pauses";
+import { PAUSE_KINDS, type PauseCause, type PauseKind, pauseKeysOf, pauseRefusalCode } from "@/lib/domain/scope-pauses";
 import { spendBreach } from "@/lib/domain/spend-limits";
 import { AppError } from "@/lib/errors";
 import { increment } from "@/lib/metrics/counters";
@@ -21,10 +21,12 @@ const DAY_START = Prisma.sql`(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIM
  * - `gate_limits` locks the sends limits that apply (the producer's, and its model's) FOR UPDATE.
  *   Under READ COMMITTED a locked row is re-read at its latest committed version, so a concurrent
  *   permit that took the limit first is seen, and the two cannot both pass.
- * - `gate_refused` is the limits the amount would pass; `gate_paused` the breaker's pause of the
- *   provider, or of this producer at it, if one is running (two primary-key reads).
- * - `gate_stopped` a person's pause of the send's provider, producer or model (decision 064; three
- *   primary-key reads of a table that is empty while nothing is paused), the first in that order.
+ * - `gate_refused` is the limits the amount would pass.
+ * - `gate_paused` the open pause that covers the send, of either cause (decision 070): a person's
+ *   pause of its provider, producer or model (decision 064), or the breaker's pause of its provider
+ *   or of this producer at it (decision 037). One lookup of the three keys in the partial index of
+ *   open pauses (empty while nothing is paused), the order of `pauseCovering`: a person's first (it
+ *   has no end), then the breaker's with the latest end (the Retry-After), provider before producer.
  */
 export function gateCtes(ask: GateAsk): Prisma.Sql {
   return Prisma.sql`
@@ -41,29 +43,21 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
       SELECT * FROM gate_limits
       WHERE used_hour + ${ask.amountMicros} > per_hour_micros OR used_day + ${ask.amountMicros} > per_day_micros
     ), gate_paused AS (
-      SELECT max(paused_until) AS paused_until, bool_and(scope = 'producer') AS producer_only FROM (
-        SELECT paused_until, 'provider' AS scope FROM provider_breakers
-        WHERE provider = ${ask.provider} AND paused_until > now()
-        UNION ALL
-        SELECT paused_until, 'producer' FROM producer_breaker_pauses
-        WHERE provider = ${ask.provider} AND producer = ${ask.producer} AND paused_until > now()
-      ) pauses HAVING count(*) > 0
-    ), gate_stopped AS (
-      SELECT kind::text AS stop_kind, value AS stop_value FROM scope_pauses
+      SELECT cause::text AS pause_cause, kind::text AS stop_kind, value AS stop_value, until FROM pauses
       WHERE (kind, value) IN (${Prisma.join(
         pauseKeysOf(ask).map(([kind, value]) => Prisma.sql`(${kind}::"PauseKind", ${value})`),
-      )})
-      ORDER BY array_position(ARRAY[${Prisma.join([...PAUSE_KINDS])}]::"PauseKind"[], kind)
+      )}) AND resumed_at IS NULL AND at_provider IN ('', ${ask.provider}) AND (until IS NULL OR until > now())
+      ORDER BY cause = 'breaker', until DESC NULLS FIRST,
+               array_position(ARRAY[${Prisma.join([...PAUSE_KINDS])}]::"PauseKind"[], kind)
       LIMIT 1
     )`;
 }
 
 /** No pause of any kind and no limit passed: the send may go out (an SQL condition over the gate's CTEs). */
-export const GATE_OPEN = Prisma.sql`NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)
-  AND NOT EXISTS (SELECT 1 FROM gate_stopped)`;
+export const GATE_OPEN = Prisma.sql`NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)`;
 
 /** The refusal columns every select arm that is not a refusal fills with NULLs, after its outcome. */
-export const GATE_NO_REFUSAL = Prisma.sql`NULL::int AS retry_after_seconds, NULL::boolean AS producer_only, NULL::text AS limit_model,
+export const GATE_NO_REFUSAL = Prisma.sql`NULL::int AS retry_after_seconds, NULL::text AS pause_cause, NULL::text AS limit_model,
   NULL::bigint AS per_hour_micros, NULL::bigint AS per_day_micros, NULL::bigint AS used_hour, NULL::bigint AS used_day,
   NULL::text AS stop_kind, NULL::text AS stop_value`;
 
@@ -86,35 +80,33 @@ export function gateTake(ask: GateAsk, when: Prisma.Sql): Prisma.Sql {
 
 /** The columns a refusal is explained by, as the statements return them. */
 export type GateRefusal = {
+  /** Seconds to a breaker pause's end; null for a person's pause. */
   retry_after_seconds: number | null;
-  /** A pause of this producer alone (its own outcomes), not of the provider. */
-  producer_only: boolean | null;
+  /** Whose pause refused the send: it decides the public code (`pauseRefusalCode`). */
+  pause_cause: PauseCause | null;
   limit_model: string | null;
   per_hour_micros: bigint | null;
   per_day_micros: bigint | null;
   used_hour: bigint | null;
   used_day: bigint | null;
-  /** A person's pause that stopped the send (decision 064). */
+  /** The pause that stopped the send: its kind and value (for the breaker, `producer` is its own). */
   stop_kind: PauseKind | null;
   stop_value: string | null;
 };
 
 /**
- * The select arms naming a refusal (`stopped`, then `paused`, then `refused`: at most one row), after
- * `guard` (an SQL condition: a new send).
+ * The select arms naming a refusal (`paused`, then `refused`: at most one row), after `guard` (an
+ * SQL condition: a new send). One arm for a pause of either cause (decision 070).
  */
 export function gateOutcomes(guard: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     UNION ALL
-    SELECT 'stopped', NULL, NULL, NULL, NULL, NULL, NULL, NULL, stop_kind, stop_value
-    FROM gate_stopped WHERE ${guard}
-    UNION ALL
-    SELECT 'paused', ceil(extract(epoch FROM (paused_until - now())))::int, producer_only,
-           NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM gate_paused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_stopped)
+    SELECT 'paused', ceil(extract(epoch FROM (until - now())))::int, pause_cause,
+           NULL, NULL, NULL, NULL, NULL, stop_kind, stop_value
+    FROM gate_paused WHERE ${guard}
     UNION ALL
     (SELECT 'refused', NULL, NULL, model, per_hour_micros, per_day_micros, used_hour, used_day, NULL, NULL
-     FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused) AND NOT EXISTS (SELECT 1 FROM gate_stopped)
+     FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused)
      ORDER BY model NULLS FIRST LIMIT 1)`;
 }
 
@@ -138,39 +130,42 @@ export async function passSendGate(tx: Db, ask: GateAsk): Promise<void> {
 
 /**
  * The refusal in words and figures, counted (a refused permit writes nothing, so the counter is its
- * only trace): `503 sends_paused` while a person's pause covers the send (no Retry-After: it lasts
- * until someone resumes it), `503 provider_paused` with a Retry-After until the breaker's window clears, or
+ * only trace). A pause's code is its cause's (`pauseRefusalCode`, decision 070): `503 sends_paused`
+ * while a person's pause covers the send (no Retry-After: it lasts until someone resumes it),
+ * `503 provider_paused` with a Retry-After until the breaker's window clears. Otherwise
  * `409 spend_limit_reached` with the limit, its use in the window, the request and the scope.
  */
 export function gateRefusal(ask: GateAsk, row: GateRefusal & { outcome: string }): AppError {
-  if (row.outcome === "stopped" && row.stop_kind && row.stop_value !== null) {
-    increment("recovery_permit_refusals_total", { reason: "sends_paused", provider: ask.provider });
+  if (row.outcome === "paused" && row.pause_cause) return pauseRefusal(ask, row, row.pause_cause);
+  return limitRefusal(ask, row);
+}
+
+function pauseRefusal(ask: GateAsk, row: GateRefusal, cause: PauseCause): AppError {
+  const code = pauseRefusalCode(cause);
+  increment("recovery_permit_refusals_total", { reason: code, provider: ask.provider });
+  if (code === "sends_paused") {
     return new AppError(
-      "sends_paused",
+      code,
       `No permit was issued: sends for ${row.stop_kind} ${row.stop_value} are paused in the console until someone resumes them.`,
       { details: { pauseKind: row.stop_kind, pausedValue: row.stop_value, provider: ask.provider } },
     );
   }
-  if (row.outcome === "paused") {
-    const seconds = Math.max(1, row.retry_after_seconds ?? 1);
-    increment("recovery_permit_refusals_total", { reason: "provider_paused", provider: ask.provider });
-    const mine = row.producer_only === true;
-    const whose = mine ? `Your sends to ${ask.provider} are` : `Sends to ${ask.provider} are`;
-    const which = mine ? "too many of your recent sends to it" : "too many recent sends to it";
-    return new AppError(
-      "provider_paused",
-      `${whose} paused: ${which} ended with an unknown outcome. Ask again in ${seconds} s.`,
-      {
-        retryAfterSeconds: seconds,
-        details: {
-          provider: ask.provider,
-          scope: mine ? "producer" : "provider",
-          producer: mine ? ask.producer : null,
-          retryAfterSeconds: seconds,
-        },
-      },
-    );
-  }
+  const seconds = Math.max(1, row.retry_after_seconds ?? 1);
+  const mine = row.stop_kind === "producer";
+  const whose = mine ? `Your sends to ${ask.provider} are` : `Sends to ${ask.provider} are`;
+  const which = mine ? "too many of your recent sends to it" : "too many recent sends to it";
+  return new AppError(code, `${whose} paused: ${which} ended with an unknown outcome. Ask again in ${seconds} s.`, {
+    retryAfterSeconds: seconds,
+    details: {
+      provider: ask.provider,
+      scope: mine ? "producer" : "provider",
+      producer: mine ? ask.producer : null,
+      retryAfterSeconds: seconds,
+    },
+  });
+}
+
+function limitRefusal(ask: GateAsk, row: GateRefusal): AppError {
   const requested = toMicros(ask.amountMicros);
   const figures = {
     perHourMicros: row.per_hour_micros === null ? null : toMicros(row.per_hour_micros),

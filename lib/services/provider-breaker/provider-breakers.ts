@@ -7,6 +7,7 @@ import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import type { ProviderName } from "@/lib/providers/types";
 import type { ProviderBreakerInput } from "@/lib/validation/provider-breaker";
 import { requirePermission } from "../access/actor";
+import { closePauses } from "../scope-pause/writer/pauses";
 
 type Settings = { unknownPercent: number; windowSeconds: number; minOutcomes: number };
 
@@ -33,44 +34,50 @@ export async function pausedProviders(
   now = new Date(),
   producers: readonly string[] | null = null,
 ): Promise<Pause[]> {
-  const [whole, mine] = await Promise.all([
-    db.providerBreaker.findMany({
-      where: { pausedUntil: { gt: now } },
-      select: { provider: true, pausedUntil: true },
-      orderBy: { provider: "asc" },
-    }),
-    db.producerBreakerPause.findMany({
-      where: { pausedUntil: { gt: now }, ...(producers ? { producer: { in: [...producers] } } : {}) },
-      select: { provider: true, producer: true, pausedUntil: true },
-      orderBy: [{ provider: "asc" }, { producer: "asc" }],
-    }),
-  ]);
-  return [
-    ...whole.map((r) => ({ provider: r.provider, producer: null, pausedUntil: r.pausedUntil as Date })),
-    ...mine.map((r) => ({ provider: r.provider, producer: r.producer, pausedUntil: r.pausedUntil as Date })),
-  ];
+  const rows = await db.pause.findMany({
+    where: {
+      cause: "breaker",
+      resumedAt: null,
+      until: { gt: now },
+      OR: [{ kind: "provider" }, { kind: "producer", ...(producers ? { value: { in: [...producers] } } : {}) }],
+    },
+    select: { kind: true, value: true, atProvider: true, until: true },
+  });
+  return rows
+    .map((r) =>
+      r.kind === "provider"
+        ? { provider: r.value, producer: null, pausedUntil: r.until as Date }
+        : { provider: r.atProvider, producer: r.value, pausedUntil: r.until as Date },
+    )
+    .sort(
+      (a, b) =>
+        Number(a.producer !== null) - Number(b.producer !== null) ||
+        a.provider.localeCompare(b.provider) ||
+        (a.producer ?? "").localeCompare(b.producer ?? ""),
+    );
 }
 
 /** Every known provider with its breaker, if any, and whether it refuses sends now (admin). */
 export async function listProviderBreakers(db: Db, actor: Principal, now = new Date()): Promise<ProviderBreakerView[]> {
   requirePermission(actor, "admin:settings");
-  const rows = await db.providerBreaker.findMany({
-    include: { producerPauses: { where: { pausedUntil: { gt: now } }, orderBy: { producer: "asc" } } },
-  });
+  const [rows, pauses, trips] = await Promise.all([
+    db.providerBreaker.findMany(),
+    pausedProviders(db, now),
+    db.pause.groupBy({ by: ["value"], where: { cause: "breaker", kind: "provider" }, _max: { pausedAt: true } }),
+  ]);
   return PROVIDER_NAMES.map((provider) => {
     const row = rows.find((r) => r.provider === provider);
-    const open = row?.pausedUntil && row.pausedUntil > now ? row.pausedUntil : null;
+    const mine = pauses.filter((p) => p.provider === provider);
     return {
       provider,
       settings: row
         ? { unknownPercent: row.unknownPercent, windowSeconds: row.windowSeconds, minOutcomes: row.minOutcomes }
         : null,
-      pausedUntil: open,
-      trippedAt: row?.trippedAt ?? null,
-      pausedProducers: (row?.producerPauses ?? []).map((p) => ({
-        producer: p.producer,
-        pausedUntil: p.pausedUntil as Date,
-      })),
+      pausedUntil: row ? (mine.find((p) => p.producer === null)?.pausedUntil ?? null) : null,
+      trippedAt: row ? (trips.find((t) => t.value === provider)?._max.pausedAt ?? null) : null,
+      pausedProducers: row
+        ? mine.flatMap((p) => (p.producer === null ? [] : [{ producer: p.producer, pausedUntil: p.pausedUntil }]))
+        : [],
     };
   });
 }
@@ -95,6 +102,12 @@ export async function saveProviderBreaker(db: Db, actor: Principal, input: Provi
     let after: Settings | null = null;
     if ("off" in input) {
       await tx.providerBreaker.deleteMany({ where: { provider: input.provider } });
+      // No breaker, no breaker pause: its running pauses end with it (a person's pause stays).
+      await closePauses(
+        tx,
+        { cause: "breaker", provider: input.provider },
+        { label: admin.name || admin.email, reason: null },
+      );
     } else {
       after = {
         unknownPercent: input.unknownPercent,
@@ -125,35 +138,38 @@ export async function saveProviderBreaker(db: Db, actor: Principal, input: Provi
 export async function resumeProviderBreaker(db: Db, actor: Principal, provider: ProviderName) {
   const admin = requirePermission(actor, "admin:settings");
   return inTransaction(db, async (tx) => {
-    const [row] = await tx.$queryRaw<{ paused_until: Date | null }[]>`
-      SELECT paused_until FROM provider_breakers WHERE provider = ${provider} FOR UPDATE`;
+    const [row] = await tx.$queryRaw<{ provider: string }[]>`
+      SELECT provider FROM provider_breakers WHERE provider = ${provider} FOR UPDATE`;
     if (!row) throw new AppError("not_found", `${provider} has no breaker to resume.`);
     const now = new Date();
     await tx.providerBreaker.update({
       where: { provider },
-      data: { pausedUntil: null, countsFrom: now, updatedById: admin.userId, updatedAt: now },
+      data: { countsFrom: now, updatedById: admin.userId, updatedAt: now },
     });
-    const producers = await tx.producerBreakerPause.findMany({
-      where: { provider, pausedUntil: { gt: now } },
-      select: { producer: true },
-    });
-    await tx.producerBreakerPause.updateMany({ where: { provider }, data: { pausedUntil: null, countsFrom: now } });
+    // Only the breaker's pauses: a person's pause of the provider is that person's to resume (decision 070).
+    const closed = await closePauses(
+      tx,
+      { cause: "breaker", provider },
+      { label: admin.name || admin.email, reason: null },
+    );
+    const whole = closed.find((c) => c.kind === "provider" && c.wasRunning);
+    const producers = closed.filter((c) => c.kind === "producer" && c.wasRunning).map((c) => c.value);
     await recordAudit(tx, {
       actor: admin,
       kind: "provider_breaker_resumed",
-      before: { provider, pausedUntil: row.paused_until?.toISOString() ?? null },
+      before: { provider, pausedUntil: whole?.until?.toISOString() ?? null },
       after: {
         provider,
         pausedUntil: null,
         countsFrom: now.toISOString(),
-        producersResumed: producers.map((p) => p.producer),
+        producersResumed: producers,
       },
     });
     return {
       provider,
       resumedAt: now.toISOString(),
-      wasPaused: row.paused_until !== null && row.paused_until > now,
-      producersResumed: producers.map((p) => p.producer),
+      wasPaused: whole !== undefined,
+      producersResumed: producers,
     };
   });
 }

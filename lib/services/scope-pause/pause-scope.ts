@@ -9,6 +9,7 @@ import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import type { PauseScopeInput } from "@/lib/validation/scope-pauses";
 import { requirePermission, requireUnscoped, type UserActor } from "../access/actor";
 import { knownProducers } from "../admin/known-producers";
+import { openPause } from "./writer/pauses";
 
 /**
  * Who may pause or resume this scope: `pause:set`, and a provider or model pause stops every
@@ -39,17 +40,19 @@ export type PauseResult = { kind: PauseKind; value: string; created: boolean };
 /**
  * Pauses recoveries and sends of one provider, producer or model until someone resumes them, with
  * one audit event saying who and why. Pausing what is already paused changes nothing and records
- * nothing (`created: false`): the first pause and its reason stand.
+ * nothing (`created: false`): the first pause and its reason stand. A breaker's pause of the same
+ * scope is another cause and does not count (decision 070): each is resumed on its own.
  */
 export async function pauseScope(db: Db, actor: Principal, input: PauseScopeInput): Promise<PauseResult> {
   const user = requirePauser(actor, input.kind, input.value);
   await requireKnown(db, input.kind, input.value);
   return inTransaction(db, async (tx) => {
-    const inserted = await tx.$executeRaw`
-      INSERT INTO scope_pauses (kind, value, reason, paused_by_id, paused_by_label)
-      VALUES (${input.kind}::"PauseKind", ${input.value}, ${input.reason}, ${user.userId}::uuid, ${user.name || user.email})
-      ON CONFLICT (kind, value) DO NOTHING`;
-    if (inserted === 0) return { kind: input.kind, value: input.value, created: false };
+    const { created } = await openPause(
+      tx,
+      { kind: input.kind, value: input.value, cause: "person" },
+      { reason: input.reason, pausedById: user.userId, pausedByLabel: user.name || user.email },
+    );
+    if (!created) return { kind: input.kind, value: input.value, created: false };
     await recordAudit(tx, {
       actor: user,
       kind: "scope_paused",

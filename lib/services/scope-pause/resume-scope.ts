@@ -6,11 +6,13 @@ import type { PauseKind } from "@/lib/domain/scope-pauses";
 import { AppError } from "@/lib/errors";
 import type { ResumeScopeInput } from "@/lib/validation/scope-pauses";
 import { requirePauser } from "./pause-scope";
+import { closePauses } from "./writer/pauses";
 
 /**
- * Ends a pause (decision 064): the next claim takes the scope's ready actions and the next permit
- * for it is issued again. One audit event keeps the pause as it was and who resumed it, and why;
- * the row itself is gone, so the claim's check is back to an empty table when nothing else is paused.
+ * Ends a person's pause (decisions 064, 070): the next claim takes the scope's ready actions and the
+ * next permit for it is issued again, unless the breaker's own pause of it still runs. One audit
+ * event keeps the pause as it was and who resumed it, and why; the row is closed, so it leaves the
+ * claim's partial index and the check is back to an empty index when nobody paused anything else.
  */
 export async function resumeScope(
   db: Db,
@@ -19,9 +21,11 @@ export async function resumeScope(
 ): Promise<{ kind: PauseKind; value: string }> {
   const user = requirePauser(actor, input.kind, input.value);
   return inTransaction(db, async (tx) => {
-    const [gone] = await tx.$queryRaw<{ reason: string; paused_by_label: string; paused_at: Date }[]>`
-      DELETE FROM scope_pauses WHERE kind = ${input.kind}::"PauseKind" AND value = ${input.value}
-      RETURNING reason, paused_by_label, paused_at`;
+    const [gone] = await closePauses(
+      tx,
+      { cause: "person", kind: input.kind, value: input.value },
+      { label: user.name || user.email, reason: input.reason },
+    );
     if (!gone) throw new AppError("not_found", `The ${input.kind} ${input.value} is not paused.`);
     await recordAudit(tx, {
       actor: user,
@@ -30,8 +34,8 @@ export async function resumeScope(
         pauseKind: input.kind,
         value: input.value,
         reason: gone.reason,
-        pausedBy: gone.paused_by_label,
-        pausedAt: gone.paused_at.toISOString(),
+        pausedBy: gone.pausedBy,
+        pausedAt: gone.pausedAt.toISOString(),
       },
       after: { pauseKind: input.kind, value: input.value, reason: input.reason },
     });
