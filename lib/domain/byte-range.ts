@@ -1,5 +1,5 @@
 /**
- * The one byte range a client asked for with `Range: bytes=` (RFC 9110 section 14), resolved against
+ * The one byte range a client asked for with `Range: bytes=`, resolved against
  * the file's size (decision 071): a browser's video element seeks by asking for the part it needs.
  *
  * - `whole`: no usable Range (absent, another unit, several ranges, malformed, or made conditional by
