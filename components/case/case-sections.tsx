@@ -317,7 +317,15 @@ export function ObservationsSection({ detail }: { detail: CaseDetail }) {
         <ul className="mt-3 space-y-1 text-sm" data-testid="delivered-files">
           {detail.assets.map((a) => (
             <li key={a.storageKey}>
-              Output {a.outputIndex}: <span title={`${a.sizeBytes} bytes`}>{formatBytes(a.sizeBytes)}</span>
+              {/* An earlier attempt's copy stays listed and playable, named as such (decision 071). */}
+              {a.current ? (
+                <>Output {a.outputIndex}</>
+              ) : (
+                <span data-testid="earlier-attempt-output">
+                  Earlier attempt{a.attemptId ? ` ${a.attemptId}` : ""}, output {a.outputIndex}
+                </span>
+              )}
+              : <span title={`${a.sizeBytes} bytes`}>{formatBytes(a.sizeBytes)}</span>
               <OutputLinks asset={a} />
               {a.publishedAt ? (
                 <>

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ReactNode, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, fieldError, TextAreaField, useServerAction } from "@/components/ui/form";
 import type { ActionResult } from "@/lib/actions/safe-action";
@@ -8,6 +8,11 @@ import type { ActionResult } from "@/lib/actions/safe-action";
 /**
  * A small form beside the decisions (a note, an assignment): one text, the server's verdict shown
  * at the field it names, "Done." once it is saved.
+ *
+ * The text is an uncontrolled field read from the form when it is sent, so words typed into the
+ * server-rendered page before it hydrates stay in the field (a controlled value would be set back to
+ * the empty state on hydration). The button waits for hydration: sent before, the browser would
+ * post the form to the page itself and the text would be lost.
  */
 export function EvidenceForm({
   title,
@@ -29,9 +34,13 @@ export function EvidenceForm({
 }) {
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
-  const [text, setText] = useState("");
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const [saved, setSaved] = useState(false);
-  const { run, pending, result, reset } = useServerAction((raw: unknown) => onSubmit(text, raw as FormData), formRef);
+  const { run, pending, result, reset } = useServerAction((raw: unknown) => {
+    const form = raw as FormData;
+    return onSubmit(String(form.get("text") ?? ""), form);
+  }, formRef);
   return (
     <form
       ref={formRef}
@@ -43,7 +52,8 @@ export function EvidenceForm({
         setSaved(false);
         reset();
         run(new FormData(event.currentTarget), () => {
-          setText("");
+          const field = formRef.current?.elements.namedItem("text");
+          if (field instanceof HTMLTextAreaElement) field.value = "";
           setSaved(true);
           onDone?.();
         });
@@ -59,12 +69,12 @@ export function EvidenceForm({
         label={evidenceLabel}
         required
         rows={2}
-        value={text}
-        onChange={(event) => setText(event.target.value)}
+        name="text"
+        defaultValue=""
         error={fieldError(result, evidencePath)}
         className="mt-2"
       />
-      <Button type="submit" variant="secondary" className="mt-2" disabled={pending}>
+      <Button type="submit" variant="secondary" className="mt-2" disabled={pending || !hydrated}>
         {pending ? "Saving…" : submitLabel}
       </Button>
       {saved ? (

@@ -6,15 +6,17 @@ type Asset = CaseDetail["assets"][number];
 export function OutputLinks({ asset }: { asset: Asset }) {
   if (asset.deleted) return <> · deleted under the retention policy</>;
   if (!asset.href) return null;
+  // An earlier attempt's links say so, so no two links on the page read the same (decision 071).
+  const which = asset.current ? `output ${asset.outputIndex}` : `earlier attempt's output ${asset.outputIndex}`;
   return (
     <>
       {" · "}
       <a className="text-brand underline" href={asset.href} target="_blank" rel="noopener">
-        Play output {asset.outputIndex}
+        Play {which}
       </a>
       {" · "}
       <a className="text-brand underline" href={`${asset.href}?download=1`} download>
-        Download output {asset.outputIndex}
+        Download {which}
       </a>
     </>
   );

@@ -3,11 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useState, useTransition } from "react";
 import { BulkJobPanel } from "@/components/bulk/bulk-job-panel";
-import { PaceField } from "@/components/bulk/pace-field";
-import { SkippedList } from "@/components/bulk/skipped-list";
+import { BulkPreviewStep } from "@/components/bulk/bulk-preview";
 import { Button } from "@/components/ui/button";
-import { ConfirmStep } from "@/components/ui/confirm-step";
-import { FormError, fieldError, SelectField, TextAreaField } from "@/components/ui/form";
+import { fieldError, SelectField, TextAreaField } from "@/components/ui/form";
 import { moneyText } from "@/components/ui/money";
 import { dryRunHoldBulkAction, startHoldBulkJobAction } from "@/lib/actions/bulk-job-actions";
 import type { ActionResult } from "@/lib/actions/safe-action";
@@ -118,43 +116,35 @@ export function BulkDecide({ producer }: { producer?: string }) {
       <Button className="mt-2" disabled={pending || !note.trim() || !evidence.trim()} onClick={dryRun}>
         Review what would happen
       </Button>
-      {preview ? (
-        <div className="mt-3">
-          {preview.willAct > 0 ? (
-            <ConfirmStep
-              title={`${words.confirm} ${holds(preview.willAct)}?`}
-              confirmLabel={`${words.confirm} ${preview.willAct}`}
-              pending={pending}
-              result={result && !result.ok ? result : null}
-              onConfirm={() => start(preview)}
-              onBack={() => setPreview(null)}
-            >
-              <p>
-                {verb === "settle" ? "Charged" : "Released"}:{" "}
-                {preview.moneyByCurrency.map((m) => moneyText(m.micros, m.currency)).join(" + ")}
-              </p>
-              <ul className="mt-1 max-h-48 list-disc overflow-auto break-words pl-5" data-testid="bulk-holds">
-                {preview.holds.map((hold) => (
-                  <li key={hold.holdRef}>
-                    {hold.operationId}: {moneyText(hold.amountMicros, hold.currency)}
-                  </li>
-                ))}
-              </ul>
-              <SkippedList title="Will be skipped" skipped={preview.skipped} />
-              <div className="mt-2 max-w-md">
-                <PaceField id="bulk-hold-pace" value={pace} onChange={setPace} />
-              </div>
-            </ConfirmStep>
-          ) : (
-            <div className="rounded border border-slate-400 bg-white p-3">
-              <p className="font-medium">Nothing to do: no hold here allows this decision.</p>
-              <SkippedList title="Skipped" skipped={preview.skipped} />
-            </div>
-          )}
-        </div>
-      ) : (
-        <FormError result={result} listIssues />
-      )}
+      <BulkPreviewStep
+        preview={preview}
+        title={preview ? `${words.confirm} ${holds(preview.willAct)}?` : ""}
+        confirmLabel={preview ? `${words.confirm} ${preview.willAct}` : ""}
+        nothingToDo="Nothing to do: no hold here allows this decision."
+        pending={pending}
+        result={result}
+        pace={pace}
+        paceId="bulk-hold-pace"
+        onPace={setPace}
+        onConfirm={() => preview && start(preview)}
+        onBack={() => setPreview(null)}
+      >
+        {preview && (
+          <>
+            <p>
+              {verb === "settle" ? "Charged" : "Released"}:{" "}
+              {preview.moneyByCurrency.map((m) => moneyText(m.micros, m.currency)).join(" + ")}
+            </p>
+            <ul className="mt-1 max-h-48 list-disc overflow-auto break-words pl-5" data-testid="bulk-holds">
+              {preview.holds.map((hold) => (
+                <li key={hold.holdRef}>
+                  {hold.operationId}: {moneyText(hold.amountMicros, hold.currency)}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </BulkPreviewStep>
       {jobId && <BulkJobPanel key={jobId} jobId={jobId} noun="hold" onEnded={ended} />}
     </section>
   );

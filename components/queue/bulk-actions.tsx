@@ -3,11 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useState, useTransition } from "react";
 import { BulkJobPanel } from "@/components/bulk/bulk-job-panel";
-import { PaceField } from "@/components/bulk/pace-field";
-import { SkippedList } from "@/components/bulk/skipped-list";
+import { BulkPreviewStep } from "@/components/bulk/bulk-preview";
 import { Button } from "@/components/ui/button";
-import { ConfirmStep } from "@/components/ui/confirm-step";
-import { FormError, fieldError, SelectField, TextAreaField } from "@/components/ui/form";
+import { fieldError, SelectField, TextAreaField } from "@/components/ui/form";
 import { BULK_VERB_LABEL } from "@/components/ui/labels";
 import { startCaseBulkJobAction } from "@/lib/actions/bulk-job-actions";
 import { dryRunBulkAction } from "@/lib/actions/queue-actions";
@@ -175,42 +173,34 @@ export function BulkActions({
           <Button className="mt-2" disabled={pending || nothingPicked || needsText} onClick={dryRun}>
             Review what would happen
           </Button>
-          {preview ? (
-            <div className="mt-3">
-              {preview.willAct > 0 ? (
-                <ConfirmStep
-                  title={`${words.confirm} ${preview.willAct} case${preview.willAct === 1 ? "" : "s"}?`}
-                  confirmLabel={`${words.confirm} ${preview.willAct}`}
-                  pending={pending}
-                  result={result && !result.ok ? result : null}
-                  danger={verb === "accept_failure" || verb === "reject"}
-                  onConfirm={() => execute(preview)}
-                  onBack={() => setPreview(null)}
-                >
-                  <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
-                  <p>
-                    {preview.matchingMore ? `More than ${preview.matching.toLocaleString("en-US")}` : preview.matching}{" "}
-                    matched
-                    {preview.beyondLimit > 0
-                      ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
-                      : ""}
-                    . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
-                  </p>
-                  <SkippedList title="Will be skipped" skipped={preview.skipped} />
-                  <div className="mt-2 max-w-md">
-                    <PaceField id="bulk-pace" value={pace} onChange={setPace} />
-                  </div>
-                </ConfirmStep>
-              ) : (
-                <div className="rounded border border-slate-400 bg-white p-3">
-                  <p className="font-medium">Nothing to do: no case here allows this action.</p>
-                  <SkippedList title="Skipped" skipped={preview.skipped} />
-                </div>
-              )}
-            </div>
-          ) : (
-            <FormError result={result} listIssues />
-          )}
+          <BulkPreviewStep
+            preview={preview}
+            title={preview ? `${words.confirm} ${preview.willAct} case${preview.willAct === 1 ? "" : "s"}?` : ""}
+            confirmLabel={preview ? `${words.confirm} ${preview.willAct}` : ""}
+            nothingToDo="Nothing to do: no case here allows this action."
+            danger={verb === "accept_failure" || verb === "reject"}
+            pending={pending}
+            result={result}
+            pace={pace}
+            paceId="bulk-pace"
+            onPace={setPace}
+            onConfirm={() => preview && execute(preview)}
+            onBack={() => setPreview(null)}
+          >
+            {preview && (
+              <>
+                <p>Money on hold involved: {money(preview.heldByCurrency)}</p>
+                <p>
+                  {preview.matchingMore ? `More than ${preview.matching.toLocaleString("en-US")}` : preview.matching}{" "}
+                  matched
+                  {preview.beyondLimit > 0
+                    ? `; the ${preview.beyondLimit} newest are left for another round (the limit is ${preview.limit})`
+                    : ""}
+                  . Each case gets its own decision and audit entry; only these cases, as they are now, are acted on.
+                </p>
+              </>
+            )}
+          </BulkPreviewStep>
         </>
       )}
       {jobId && <BulkJobPanel key={jobId} jobId={jobId} noun="case" onEnded={ended} />}

@@ -20,7 +20,14 @@ export type Method = "GET" | "POST" | "PUT";
 /** A route file's exported method, as Next.js calls it. */
 export type RouteHandler = (req: Request, context: { params: Promise<unknown> }) => Promise<Response>;
 
-type Input<B, P, Q> = { actor: Principal; body: B; params: P; query: Q };
+type Input<B, P, Q> = {
+  actor: Principal;
+  body: B;
+  params: P;
+  query: Q;
+  /** A request header, for the few routes that read one beyond authentication (a file's `Range`). */
+  header: (name: string) => string | null;
+};
 
 /** A success answered as a file rather than JSON (the finance export's CSV, a delivered video). */
 type FileReply<R> = {
@@ -108,7 +115,7 @@ export function apiRoute<
       const { actor, body } = spec.audience === "provider" ? await signed(req) : await authenticated(req);
       const params = await parseParams(spec.params, rawParams);
       const query = parseQuery(spec.query, req.url);
-      const result = await spec.handler({ actor, body, params, query });
+      const result = await spec.handler({ actor, body, params, query, header: (name) => req.header(name) });
       const status = spec.status ? spec.status(result) : (spec.success[0] ?? 200);
       if (spec.file) return { status, contentType: spec.file.contentType, ...spec.file.reply(result) };
       // Serialised here, so a result JSON cannot carry is a typed 500 like any other failure.

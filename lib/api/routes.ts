@@ -129,12 +129,24 @@ const outputFile = {
   contentType: "application/octet-stream",
   reply: (output: OpenedOutput) => {
     const inline = !output.download && PLAYABLE.test(output.contentType);
+    const { range, sizeBytes } = output;
+    // One range (decision 071): 206 with the part's place in the file, 416 with the file's size.
+    const part: Record<string, string> =
+      range.kind === "part"
+        ? {
+            "Content-Range": `bytes ${range.start}-${range.end}/${sizeBytes}`,
+            "Content-Length": String(range.end - range.start + 1),
+          }
+        : range.kind === "unsatisfiable"
+          ? { "Content-Range": `bytes */${sizeBytes}`, "Content-Length": "0" }
+          : { "Content-Length": String(sizeBytes) };
     return {
-      body: Readable.toWeb(output.stream) as ReadableStream<Uint8Array>,
+      body: output.stream ? (Readable.toWeb(output.stream) as ReadableStream<Uint8Array>) : "",
       contentType: inline ? output.contentType : "application/octet-stream",
       headers: {
         "Content-Disposition": `${inline ? "inline" : "attachment"}; filename="${output.filename}"`,
-        "Content-Length": String(output.sizeBytes),
+        ...part,
+        "Accept-Ranges": "bytes",
         "Cache-Control": "private, no-store",
         "X-Content-Type-Options": "nosniff",
       },
@@ -382,12 +394,16 @@ export const API_ROUTES = [
     summary: "A delivered output of the case, as stored: played in the page, or downloaded with download=1",
     params: outputParams,
     query: outputQuery,
-    success: [200],
-    handler: ({ actor, params, query }) =>
+    success: [200, 206],
+    errors: [416],
+    status: (output) => (output.range.kind === "part" ? 206 : output.range.kind === "unsatisfiable" ? 416 : 200),
+    handler: ({ actor, params, query, header }) =>
       openOutput(db(), assetStorageOf(env()), actor, {
         caseId: params.id,
         assetId: params.assetId,
         download: query.download === "1",
+        range: header("range"),
+        ifRange: header("if-range"),
       }),
     file: outputFile,
   }),

@@ -69,8 +69,15 @@ export function localStorage(root: string): AssetStorage {
       // One handle for the size and the bytes, so a file removed between the two is never half read.
       const handle = await open(resolve(key), "r").catch(() => null);
       if (!handle) return null;
-      const { size } = await handle.stat();
-      return { stream: createReadStream("", { fd: handle, autoClose: true }), size };
+      const { size } = await handle.stat().catch(async (error: unknown) => {
+        await handle.close();
+        throw error;
+      });
+      return {
+        size,
+        stream: (range) => createReadStream("", { fd: handle, autoClose: true, ...(range ?? {}) }),
+        close: () => handle.close(),
+      };
     },
     async remove(key) {
       await rm(resolve(key), { force: true });

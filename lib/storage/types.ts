@@ -14,7 +14,7 @@ export interface AssetStorage {
   exists(key: string): Promise<boolean>;
   size(key: string): Promise<number | null>;
   /** The published file under the key to read, with its size; null when nothing is there. */
-  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  open(key: string): Promise<OpenedFile | null>;
   /** Deletes what is under the key (retention, decision 033); a key already gone is no error. */
   remove(key: string): Promise<void>;
   /**
@@ -24,6 +24,18 @@ export interface AssetStorage {
    * link, so never leaves the store.
    */
   listOlderThan(cutoff: Date, limit: number, after?: string): Promise<string[]>;
+}
+
+/**
+ * A published file held open: its size, then its bytes (all of them, or one inclusive range, read
+ * from the store as they are sent, never whole into memory) or a close when nothing is read.
+ */
+export interface OpenedFile {
+  size: number;
+  /** The bytes; the file is closed when the stream ends or is destroyed. Called at most once. */
+  stream(range?: { start: number; end: number }): Readable;
+  /** Closes the file without reading it (a range it cannot satisfy). */
+  close(): Promise<void>;
 }
 
 export interface PendingWrite {

@@ -1,8 +1,6 @@
-import type { APIRequestContext } from "@playwright/test";
-import { E2E_SIMULATOR_URL } from "@/playwright.config";
 import { reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
-import { createApiKey, createWorkerToken, tickUntil } from "./fixtures/producer";
+import { createApiKey, createWorkerToken, parkThroughApi, seedFinishedJob, tickUntil } from "./fixtures/producer";
 
 // Decision 067: once the worker has copied a delivery, the people who export evidence play and
 // download the stored video from the case page; triage roles see its size only. Everything runs for
@@ -17,15 +15,6 @@ test.beforeAll(() => {
   workerToken = createWorkerToken(`e2e-output-worker-${run}`);
 });
 
-async function seedFinishedJob(request: APIRequestContext): Promise<{ id: string; model: string }> {
-  const response = await request.post(`${E2E_SIMULATOR_URL}/__admin/jobs`, {
-    data: { provider: "replicate", outcome: "succeeded", queuedMs: 0, runningMs: 0 },
-  });
-  expect(response.status(), await response.text()).toBe(201);
-  const job = await response.json();
-  return { id: job.id, model: job.model };
-}
-
 test("a copied delivery plays and downloads for a reviewer; an operator sees its size only", async ({
   page,
   login,
@@ -34,22 +23,15 @@ test("a copied delivery plays and downloads for a reviewer; an operator sees its
   test.setTimeout(120_000);
   const job = await seedFinishedJob(request);
   const operationId = `e2e-output-${run}`;
-  const parked = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage: "delivery",
-      provider: "replicate",
-      model: job.model,
-      providerJobId: job.id,
-      requestFingerprint: `sha256:${"ce".repeat(32)}`,
-      evidence: { summary: "download failed on a reset", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-output-${run}`, amountMicros: 2_000_000, currency: "CHF" },
-    },
+  const caseId = await parkThroughApi(request, apiKey, {
+    operationId,
+    stage: "delivery",
+    providerJob: job,
+    summary: "download failed on a reset",
+    holdId: `hold-output-${run}`,
+    amountMicros: 2_000_000,
+    currency: "CHF",
   });
-  expect(parked.status(), await parked.text()).toBe(201);
-  const { caseId } = await parked.json();
 
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);

@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import type { APIRequestContext } from "@playwright/test";
-import { E2E_DATA_DIR, E2E_SIMULATOR_URL } from "@/playwright.config";
 import { offeredDecisions, reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
+import { createApiKey, createWorkerToken, parkThroughApi, seedFinishedJob, tickUntil } from "./fixtures/producer";
 
 // Rule 13 in the console: a delivery whose outputs the provider deleted before the copy offers the
 // two decisions that can still move it on, and the accepted loss reaches finance as a closed case
@@ -11,47 +10,22 @@ import { expect, test } from "./fixtures/login";
 const CURRENCY = "XTS";
 const run = Date.now().toString(36);
 
-function mintToken(kind: "api_key" | "worker", name: string): string {
-  const { DATABASE_URL: _configured, ...inherited } = process.env;
-  const out = execFileSync("npx", ["tsx", "scripts/token-create.ts", kind, "--name", name], {
-    env: { ...inherited, DATA_DIR: E2E_DATA_DIR },
-    encoding: "utf8",
-  });
-  const secret = /Secret \(shown once, store it now\): (\S+)/.exec(out)?.[1];
-  if (!secret) throw new Error(`no secret in: ${out}`);
-  return secret;
-}
-
 // Minted once for the file by the operator's own command (a Node process each), before any browser work.
 let apiKey = "";
 let workerToken = "";
 test.beforeAll(() => {
-  apiKey = mintToken("api_key", `e2e-gone-${run}`);
-  workerToken = mintToken("worker", `e2e-gone-worker-${run}`);
+  apiKey = createApiKey(`e2e-gone-${run}`);
+  workerToken = createWorkerToken(`e2e-gone-worker-${run}`);
 });
 
 /** Runs worker ticks until this case's action has run (earlier journeys leave approved actions too). */
 async function tickUntilRun(request: APIRequestContext, caseId: string): Promise<string | undefined> {
   let outcome: string | undefined;
-  for (let tick = 0; tick < 20 && outcome === undefined; tick++) {
-    const response = await request.post("/api/worker/tick", {
-      headers: { authorization: `Bearer ${workerToken}` },
-      data: { workerId: `e2e-${run}`, maxTasks: 50 },
-    });
-    expect(response.status(), await response.text()).toBe(200);
-    const results: { caseId: string; outcome: string }[] = (await response.json()).results;
+  await tickUntil(request, workerToken, (results) => {
     outcome = results.find((r) => r.caseId === caseId)?.outcome;
-  }
-  return outcome;
-}
-
-async function seedDeletedJob(request: APIRequestContext): Promise<{ id: string; model: string }> {
-  const response = await request.post(`${E2E_SIMULATOR_URL}/__admin/jobs`, {
-    data: { provider: "replicate", outcome: "succeeded", queuedMs: 0, runningMs: 0, outputTtlMs: 0 },
+    return outcome !== undefined;
   });
-  expect(response.status(), await response.text()).toBe(201);
-  const job = await response.json();
-  return { id: job.id, model: job.model };
+  return outcome;
 }
 
 test("outputs deleted before the copy: accept the loss, and finance sees the hold that needs a decision", async ({
@@ -60,25 +34,18 @@ test("outputs deleted before the copy: accept the loss, and finance sees the hol
   request,
 }) => {
   test.setTimeout(120_000);
-  const job = await seedDeletedJob(request);
+  const job = await seedFinishedJob(request, { outputTtlMs: 0 });
   const operationId = `e2e-gone-${run}`;
   const holdId = `hold-gone-${run}`;
-  const parked = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage: "delivery",
-      provider: "replicate",
-      model: job.model,
-      providerJobId: job.id,
-      requestFingerprint: `sha256:${"cd".repeat(32)}`,
-      evidence: { summary: "download failed twice", observedAt: new Date().toISOString() },
-      hold: { holdId, amountMicros: 3_000_000, currency: CURRENCY },
-    },
+  const caseId = await parkThroughApi(request, apiKey, {
+    operationId,
+    stage: "delivery",
+    providerJob: job,
+    summary: "download failed twice",
+    holdId,
+    amountMicros: 3_000_000,
+    currency: CURRENCY,
   });
-  expect(parked.status(), await parked.text()).toBe(201);
-  const { caseId } = await parked.json();
 
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);

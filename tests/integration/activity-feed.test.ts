@@ -1,28 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { recordAudit } from "@/lib/audit/writer";
-import { AppError } from "@/lib/errors";
 import { listActivity } from "@/lib/services/admin/list-activity";
 import { setUserProducers } from "@/lib/services/admin/set-user-producers";
 import { setUserRoles } from "@/lib/services/admin/set-user-roles";
 import { parkCase } from "@/lib/services/case/park-case";
 import { makeUser, parkInput, producer } from "./fixtures";
+import { refusal } from "./helpers/refusal";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 066: the activity feed reads the system chain's changes (no case, no operation), newest
 // first, a keyset page at a time, in words, filtered by kind, for admins who see every producer.
 const { db } = openTestDb();
-
-const refusal = (work: Promise<unknown>): Promise<AppError> =>
-  work.then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (error: unknown) => {
-      if (!(error instanceof AppError)) throw error;
-      return error;
-    },
-  );
 
 describe("the activity feed", () => {
   it("lists people, scope and settings changes newest first, in words, and nothing with a case or an operation", async () => {

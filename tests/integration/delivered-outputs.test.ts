@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
+import { acceptFailure } from "@/lib/services/case/accept-failure";
+import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { makeUser, parkInput, producer, publishedAsset } from "./fixtures";
@@ -28,11 +30,17 @@ async function output(bytes: string, options: { contentType?: string; shop?: str
   return { caseId: kase.id, assetId: asset.id, operationId: kase.operationId };
 }
 
-async function fetchOutput(token: string, params: { caseId: string; assetId: string }, download = false) {
+async function fetchOutput(
+  token: string,
+  params: { caseId: string; assetId: string },
+  download = false,
+  headers: Record<string, string> = {},
+) {
   if (!route) throw new Error("the outputs route is not in the route table");
   const url = new URL("http://localhost/api/test");
   if (download) url.searchParams.set("download", "1");
-  const response = await route.handle(new Request(url, { headers: { authorization: `Bearer ${token}` } }), {
+  const request = new Request(url, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  const response = await route.handle(request, {
     params: Promise.resolve({ id: params.caseId, assetId: params.assetId }),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
@@ -98,5 +106,90 @@ describe("a case's delivered output", () => {
     expect(JSON.parse((await fetchOutput(tokens.reviewer as string, missing)).text)).toEqual({
       error: { code: "not_found", message: "This output is no longer in storage." },
     });
+  });
+});
+
+describe("seeking in a delivered output (decision 071)", () => {
+  const bytes = Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+
+  it("answers one byte range with 206 and where it lies, from the stored file", async () => {
+    const stored = await output(bytes);
+    const part = await fetchOutput(tokens.reviewer as string, stored, false, { range: "bytes=150000-150009" });
+    expect(part.status).toBe(206);
+    expect(part.text).toBe(bytes.slice(150_000, 150_010));
+    expect(part.headers.get("content-range")).toBe(`bytes 150000-150009/${bytes.length}`);
+    expect(part.headers.get("content-length")).toBe("10");
+    expect(part.headers.get("accept-ranges")).toBe("bytes");
+    // An open end and a suffix, as a player asks when it seeks and when it reads the index at the end.
+    const rest = await fetchOutput(tokens.reviewer as string, stored, false, { range: "bytes=199990-" });
+    expect([rest.status, rest.text]).toEqual([206, bytes.slice(199_990)]);
+    const tail = await fetchOutput(tokens.reviewer as string, stored, false, { range: "bytes=-5" });
+    expect([tail.status, tail.text, tail.headers.get("content-range")]).toEqual([
+      206,
+      bytes.slice(-5),
+      `bytes ${bytes.length - 5}-${bytes.length - 1}/${bytes.length}`,
+    ]);
+  });
+
+  it("answers 416 with the file's size for a range past its end, and the whole file without a usable range", async () => {
+    const stored = await output(bytes);
+    const past = await fetchOutput(tokens.reviewer as string, stored, false, { range: `bytes=${bytes.length}-` });
+    expect(past.status).toBe(416);
+    expect(past.text).toBe("");
+    expect(past.headers.get("content-range")).toBe(`bytes */${bytes.length}`);
+    const whole = await fetchOutput(tokens.reviewer as string, stored);
+    expect([whole.status, whole.text.length, whole.headers.get("accept-ranges")]).toEqual([200, bytes.length, "bytes"]);
+    const several = await fetchOutput(tokens.reviewer as string, stored, false, { range: "bytes=0-1,5-6" });
+    expect([several.status, several.text.length]).toEqual([200, bytes.length]);
+  });
+
+  it("checks permission and scope before any range is read", async () => {
+    const stored = await output(bytes);
+    const refused = await fetchOutput(tokens.operator as string, stored, false, { range: "bytes=0-9" });
+    expect(refused.status).toBe(403);
+    const hidden = await fetchOutput(tokens.scoped as string, stored, false, { range: "bytes=0-9" });
+    expect(hidden.status).toBe(404);
+  });
+});
+
+describe("an earlier attempt's output after the case came back with another attempt (decision 071)", () => {
+  it("stays listed, labelled by its attempt, after the current attempt's, and is still served", async () => {
+    const shop = producer("outputs-shop");
+    const first = parkInput("generation_failed");
+    const { caseId } = await parkCase(db, shop, first);
+    const before = await db.case.findUniqueOrThrow({ where: { id: String(caseId) } });
+    const earlierKey = `outputs-test/${before.id}/earlier`;
+    const write = await assetStorageOf(env()).begin(earlierKey);
+    write.sink.end(Buffer.from("the first attempt's video"));
+    await write.commit();
+    const earlier = await publishedAsset(db, before, {
+      storageKey: earlierKey,
+      sizeBytes: 25,
+      sha256: "ab".repeat(32),
+    });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await acceptFailure(db, reviewer, before.id, { evidence: "the provider failed the job" });
+    const second = parkInput("delivery", {
+      operationId: first.operationId,
+      attemptId: `${first.attemptId}-replacement`,
+      requestFingerprint: first.requestFingerprint,
+      hold: { ...first.hold, holdId: `${first.hold.holdId}-2` },
+    });
+    await parkCase(db, shop, second);
+    const after = await db.case.findUniqueOrThrow({ where: { id: before.id } });
+    expect(after.episode).toBe(2);
+    const current = await publishedAsset(db, after, {
+      storageKey: `outputs-test/${after.id}/current`,
+      sizeBytes: 1,
+      sha256: "cd".repeat(32),
+    });
+
+    const detail = await getCase(db, reviewer, before.id, env());
+    expect(detail.assets.map((a) => [a.attemptId, a.current, a.href])).toEqual([
+      [second.attemptId, true, `/api/v1/cases/${before.id}/outputs/${current.id}`],
+      [first.attemptId, false, `/api/v1/cases/${before.id}/outputs/${earlier.id}`],
+    ]);
+    const served = await fetchOutput(tokens.reviewer as string, { caseId: before.id, assetId: earlier.id });
+    expect([served.status, served.text]).toEqual([200, "the first attempt's video"]);
   });
 });

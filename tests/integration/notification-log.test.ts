@@ -1,74 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REQUEUES_PER_NOTIFICATION_PER_HOUR } from "@/lib/domain/notification-attempts";
 import { MAX_WEBHOOK_ATTEMPTS } from "@/lib/domain/webhook-retry";
-import { AppError } from "@/lib/errors";
-import type { UserActor } from "@/lib/services/access/actor";
-import { parkCase } from "@/lib/services/case/park-case";
 import { caseNotificationLog } from "@/lib/services/notification/case-notification-log";
-import { enqueueNotification } from "@/lib/services/notification/enqueue-notification";
-import { generateSigningSecret } from "@/lib/services/notification/notification-endpoint-signature";
 import { requeueNotification } from "@/lib/services/notification/requeue-notification";
 import { dispatchNotifications } from "@/lib/worker/dispatch-notifications";
-import type { WorkerContext } from "@/lib/worker/worker-context";
-import { makeUser, parkInput, producer } from "./fixtures";
-import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
-import { testWorkerContext } from "./helpers/worker-context";
+import { makeUser } from "./fixtures";
+import { notificationShop } from "./helpers/notification-shop";
+import { refusal } from "./helpers/refusal";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 066: a case page lists each producer notification with every send's answer, and a person
 // who may tell the producer puts one back in the queue, bounded per notification per hour and audited.
 process.env.WORKER_LOG = "0";
 const { db } = openTestDb();
-const shop = producer("log-shop");
-const secret = generateSigningSecret();
-let answer = 503;
-let receiver: WebhookReceiver;
-let ctx: WorkerContext;
-let operator: UserActor;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver(secret, () => answer);
-  ctx = await testWorkerContext(db, "http://127.0.0.1:9");
-  await db.notificationEndpoint.create({ data: { producer: shop.name, url: receiver.url, signingSecret: secret } });
-  operator = await makeUser(db, ["operator"]);
-});
-afterAll(() => receiver.stop());
-
-async function caseWithMessage() {
-  const input = parkInput("delivery");
-  const { caseId } = await parkCase(db, shop, input);
-  const messageId = await db.$transaction((tx) =>
-    enqueueNotification(tx, { producer: shop.name, caseId: String(caseId), type: "case.delivered", data: {} }),
-  );
-  if (!messageId) throw new Error("no message");
-  return { caseId: String(caseId), messageId };
-}
-
-/** One worker round that sends this message now (its backoff skipped). */
-async function sendRound(messageId: string) {
-  await db.$executeRaw`UPDATE notification_outbox SET next_attempt_at = now() WHERE id = ${messageId}`;
-  await dispatchNotifications(ctx, Date.now() + 10_000);
-}
-
-const refusal = (work: Promise<unknown>): Promise<AppError> =>
-  work.then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (error: unknown) => {
-      if (!(error instanceof AppError)) throw error;
-      return error;
-    },
-  );
+const notify = notificationShop(db, "log-shop", 503);
+const { caseWithMessage, sendRound } = notify;
 
 describe("a case's notification log", () => {
   it("lists every send with its answer in words, its status code and its time", async () => {
     const { caseId, messageId } = await caseWithMessage();
-    answer = 503;
+    notify.answerWith(503);
     await sendRound(messageId);
-    answer = 204;
+    notify.answerWith(204);
     await sendRound(messageId);
-    const [logged] = await caseNotificationLog(db, operator, caseId);
+    const [logged] = await caseNotificationLog(db, notify.operator, caseId);
     expect(logged).toMatchObject({
       webhookId: messageId,
       eventType: "case.delivered",
@@ -92,37 +47,39 @@ describe("a case's notification log", () => {
 describe("sending a notification again", () => {
   it("re-queues a delivered or given-up message as one more send, audited with who asked", async () => {
     const { caseId, messageId } = await caseWithMessage();
-    answer = 204;
+    notify.answerWith(204);
     await sendRound(messageId);
-    await requeueNotification(db, operator, { caseId, webhookId: messageId });
+    await requeueNotification(db, notify.operator, { caseId, webhookId: messageId });
     const row = await db.notificationOutbox.findUniqueOrThrow({ where: { id: messageId } });
     expect(row.deliveredAt).toBeNull();
     expect(row.giveUpAt).toBeNull();
     expect(row.attempts).toBe(MAX_WEBHOOK_ATTEMPTS - 1);
     const events = await db.auditEvent.findMany({ where: { caseId, kind: "notification_requeued" } });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ actorId: operator.userId, actorLabel: operator.email });
+    expect(events[0]).toMatchObject({ actorId: notify.operator.userId, actorLabel: notify.operator.email });
     expect(events[0]?.evidence).toMatchObject({ webhookId: messageId, wasDelivered: true });
     // It is the worker that sends it; a failure now gives up at once instead of backing off for days.
-    answer = 500;
-    await dispatchNotifications(ctx, Date.now() + 10_000);
+    notify.answerWith(500);
+    await dispatchNotifications(notify.ctx, Date.now() + 10_000);
     const after = await db.notificationOutbox.findUniqueOrThrow({ where: { id: messageId } });
     expect(after.giveUpAt).not.toBeNull();
-    const [logged] = await caseNotificationLog(db, operator, caseId);
+    const [logged] = await caseNotificationLog(db, notify.operator, caseId);
     expect(logged?.sends.map((s) => s.outcome)).toEqual(["delivered", "error_answer"]);
     expect(logged?.state).toBe("given_up");
   });
 
   it("refuses a message already waiting, and goes no further than its bound an hour", async () => {
     const { caseId, messageId } = await caseWithMessage();
-    expect((await refusal(requeueNotification(db, operator, { caseId, webhookId: messageId }))).code).toBe("conflict");
-    answer = 204;
+    expect((await refusal(requeueNotification(db, notify.operator, { caseId, webhookId: messageId }))).code).toBe(
+      "conflict",
+    );
+    notify.answerWith(204);
     for (let i = 0; i < REQUEUES_PER_NOTIFICATION_PER_HOUR; i++) {
       await sendRound(messageId);
-      await requeueNotification(db, operator, { caseId, webhookId: messageId });
+      await requeueNotification(db, notify.operator, { caseId, webhookId: messageId });
     }
     await sendRound(messageId);
-    const limited = await refusal(requeueNotification(db, operator, { caseId, webhookId: messageId }));
+    const limited = await refusal(requeueNotification(db, notify.operator, { caseId, webhookId: messageId }));
     expect(limited.code).toBe("rate_limited");
     expect(limited.extra.retryAfterSeconds).toBeGreaterThan(0);
     expect(await db.auditEvent.count({ where: { caseId, kind: "notification_requeued" } })).toBe(
@@ -133,12 +90,12 @@ describe("sending a notification again", () => {
   it("is refused to a role that may not tell the producer, and to a message of another case", async () => {
     const { caseId, messageId } = await caseWithMessage();
     const other = await caseWithMessage();
-    answer = 204;
+    notify.answerWith(204);
     await sendRound(messageId);
     const viewer = await makeUser(db, ["viewer"]);
     expect((await refusal(requeueNotification(db, viewer, { caseId, webhookId: messageId }))).code).toBe("forbidden");
     expect(
-      (await refusal(requeueNotification(db, operator, { caseId: other.caseId, webhookId: messageId }))).code,
+      (await refusal(requeueNotification(db, notify.operator, { caseId: other.caseId, webhookId: messageId }))).code,
     ).toBe("not_found");
   });
 });

@@ -109,6 +109,7 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
   }));
   const live = row.actions.find((a) => a.status === "ready" || a.status === "claimed") ?? null;
   const holdOpen = row.state === "resolved" && row.heldMicros > 0n;
+  const attemptIds = new Map(row.operation.attempts.map((a) => [a.id, a.attemptId]));
   const episodeActions = row.actions
     .filter((a) => a.decision.episode === row.episode)
     .map((a) => ({ id: a.id, kind: a.kind, status: a.status, outcome: a.outcome, finishedAt: iso(a.finishedAt) }));
@@ -213,18 +214,27 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
       outputs: o.outputs,
       fencingToken: o.fencingToken === null ? null : Number(o.fencingToken),
     })),
-    assets: assets.map((a) => ({
-      outputIndex: a.outputIndex,
-      /** Where the stored copy plays, for a person allowed to see the producer's videos (decision 067). */
-      href:
-        can(user.roles, "case:view_outputs") && a.deletedAt === null ? `/api/v1/cases/${caseId}/outputs/${a.id}` : null,
-      deleted: a.deletedAt !== null,
-      storageKey: a.storageKey,
-      sha256: a.sha256,
-      sizeBytes: Number(a.sizeBytes),
-      fencingToken: Number(a.fencingToken),
-      publishedAt: a.publishedAt?.toISOString() ?? null,
-    })),
+    // Every published copy of the case stays listed and served, an earlier attempt's too (decision
+    // 071): it is what the provider delivered and what was paid for. Each names its attempt, the
+    // current attempt's first.
+    assets: [...assets]
+      .sort((a, b) => Number(b.attemptRef === row.attemptRef) - Number(a.attemptRef === row.attemptRef))
+      .map((a) => ({
+        outputIndex: a.outputIndex,
+        attemptId: attemptIds.get(a.attemptRef) ?? null,
+        current: a.attemptRef === row.attemptRef,
+        /** Where the stored copy plays, for a person allowed to see the producer's videos (decision 067). */
+        href:
+          can(user.roles, "case:view_outputs") && a.deletedAt === null
+            ? `/api/v1/cases/${caseId}/outputs/${a.id}`
+            : null,
+        deleted: a.deletedAt !== null,
+        storageKey: a.storageKey,
+        sha256: a.sha256,
+        sizeBytes: Number(a.sizeBytes),
+        fencingToken: Number(a.fencingToken),
+        publishedAt: a.publishedAt?.toISOString() ?? null,
+      })),
     suggestions: suggestions.map((s) => {
       const owner = owners.get(s.providerJobId) ?? null;
       const named = owner === null || mayNameOwner(user, owner);

@@ -1,13 +1,17 @@
 import type { Readable } from "node:stream";
 import type { Db } from "@/lib/db/client";
+import { type ByteRange, resolveByteRange } from "@/lib/domain/byte-range";
 import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { AssetStorage } from "@/lib/storage/types";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 
 export type OpenedOutput = {
-  stream: Readable;
+  /** The bytes to send (the range asked for, or all); null when the range asked for is past the end. */
+  stream: Readable | null;
+  /** The whole file's size, whatever part of it is sent. */
   sizeBytes: number;
+  range: ByteRange;
   contentType: string;
   filename: string;
   download: boolean;
@@ -16,13 +20,14 @@ export type OpenedOutput = {
 /**
  * A case's delivered output, for a person allowed to see the producer's videos (decision 067): only
  * a published copy, verified when it was stored; one retention deleted, or one missing from storage,
- * is not found, with the reason.
+ * is not found, with the reason. One `Range: bytes=` range is served as asked (decision 071), read
+ * from the store as it is sent.
  */
 export async function openOutput(
   db: Db,
   storage: AssetStorage,
   actor: Principal,
-  input: { caseId: string; assetId: string; download: boolean },
+  input: { caseId: string; assetId: string; download: boolean; range?: string | null; ifRange?: string | null },
 ): Promise<OpenedOutput> {
   requirePermission(actor, "case:view_outputs");
   const [asset, owner] = await Promise.all([
@@ -41,9 +46,14 @@ export async function openOutput(
   const opened = await storage.open(asset.storageKey);
   if (!opened) throw new AppError("not_found", "This output is no longer in storage.");
   const contentType = asset.contentType ?? "application/octet-stream";
+  const range = resolveByteRange(input.range ?? null, opened.size, input.ifRange ?? null);
+  let stream: Readable | null = null;
+  if (range.kind === "unsatisfiable") await opened.close();
+  else stream = opened.stream(range.kind === "part" ? { start: range.start, end: range.end } : undefined);
   return {
-    stream: opened.stream,
+    stream,
     sizeBytes: opened.size,
+    range,
     contentType,
     // A header value: the producer's ID kept to plain characters.
     filename: `${owner.operation.operationId.replace(/[^A-Za-z0-9._-]/g, "_")}-output-${asset.outputIndex}${extensionOf(contentType)}`,
