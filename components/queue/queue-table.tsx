@@ -111,7 +111,8 @@ export function QueueTable({
           { label: "Waiting on", className: "hidden md:table-cell" },
           { label: "Provider / model", className: "hidden lg:table-cell", sortLink: sortLinks.provider },
           { label: "Provider job", className: "hidden lg:table-cell" },
-          { label: "Last attempt", className: "hidden xl:table-cell", sortLink: sortLinks.attempt },
+          // Only on the widest screens: at 1280 px its width would push ten cases below the fold (decision 069).
+          { label: "Last attempt", className: "hidden 2xl:table-cell", sortLink: sortLinks.attempt },
           { label: "Age", align: "right", sortLink: sortLinks.age },
           { label: "On hold", align: "right", sortLink: sortLinks.held },
         ]}
@@ -179,7 +180,7 @@ export function QueueTable({
                 {row.providerJobId ?? "—"}
               </div>
             </td>
-            <td className="hidden whitespace-nowrap px-2 py-1 text-xs xl:table-cell" data-testid="row-last-attempt">
+            <td className="hidden whitespace-nowrap px-2 py-1 text-xs 2xl:table-cell" data-testid="row-last-attempt">
               <Time at={row.lastAttemptAt} fallback="never" />
             </td>
             <td className="px-2 py-1 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>

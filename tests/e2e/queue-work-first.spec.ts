@@ -15,11 +15,12 @@ test("the queue shows ten cases above the fold, compact filters, counts that fol
   test.setTimeout(120_000);
   // Ten cases of its own, each with both flags that once wrapped a row onto a second line, so the
   // verdict holds whatever else the database holds.
-  const shop = `e2e-fold-${Date.now()}`;
+  const shop = `e2e-fold-${Date.now().toString(36)}`;
+  const run = Date.now().toString(36).slice(-5);
   const apiKey = createApiKey(shop);
   for (let i = 0; i < 10; i++)
     await parkThroughApi(request, apiKey, {
-      operationId: `${shop}-${i}`,
+      operationId: `fold-${run}-${i}`,
       stage: "polling",
       amountMicros: 1_000_000,
       currency: "XFD",
