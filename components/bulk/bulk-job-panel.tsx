@@ -21,7 +21,7 @@ async function readJob(jobId: string): Promise<BulkJobView> {
  * items are done, skipped or failed, a cancel that stops the rest, and, once it ends, the counts
  * in one sentence with what was left alone and why.
  */
-export function BulkJobPanel({ jobId, noun, onEnded }: { jobId: string; noun: string; onEnded: () => void }) {
+export function BulkJobPanel({ jobId, noun, onEnded }: { jobId: string; noun: string; onEnded?: () => void }) {
   const client = useQueryClient();
   const query = useQuery({
     queryKey: ["bulk-job", jobId],
@@ -36,7 +36,7 @@ export function BulkJobPanel({ jobId, noun, onEnded }: { jobId: string; noun: st
   useEffect(() => {
     if (ended && !told.current) {
       told.current = true;
-      onEnded();
+      onEnded?.();
     }
   }, [ended, onEnded]);
 

@@ -4,15 +4,16 @@ import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
 import {
   ATTEMPT_KIND_WORDS,
   CASE_OUTCOME_WORDS,
+  ESCALATION_WORDS,
   HOLD_STATUS_WORDS,
   inWords,
   LEDGER_WORDS,
   OBSERVATION_WORDS,
 } from "@/components/ui/code-words";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatAge, formatBytes, formatWhen } from "@/components/ui/format";
+import { formatAge, formatBytes } from "@/components/ui/format";
 import { ScrollRegion, TableHead } from "@/components/ui/table";
-import { Time } from "@/components/ui/time";
+import { Time, TimeTitled } from "@/components/ui/time";
 import { eventFields } from "@/lib/domain/event-fields";
 import { formatMicros } from "@/lib/domain/money";
 import type { Role } from "@/lib/domain/roles";
@@ -77,17 +78,18 @@ export function CaseHeader({ detail, now, roles }: { detail: CaseDetail; now: nu
             </span>
           ) : null}
           {detail.escalation ? (
-            <span
+            <TimeTitled
               className="ml-2"
-              title={`${detail.escalation.reason ?? "deadline passed"}; escalated ${formatWhen(detail.escalation.at)}`}
+              at={detail.escalation.at}
+              before={`${detail.escalation.reason ? inWords(ESCALATION_WORDS, detail.escalation.reason) : "deadline passed"}; escalated `}
             >
               <Badge tone="danger">escalated: deadline passed</Badge>
-            </span>
+            </TimeTitled>
           ) : null}
           {detail.redactedAt ? (
-            <span className="ml-2" title={`customer text and videos removed ${formatWhen(detail.redactedAt)}`}>
+            <TimeTitled className="ml-2" at={detail.redactedAt} before="customer text and videos removed ">
               <Badge tone="neutral">redacted by the retention policy</Badge>
-            </span>
+            </TimeTitled>
           ) : null}
           {detail.holdOpen ? (
             <span className="ml-2">

@@ -8,6 +8,7 @@ export const NAV_ITEMS: { href: string; label: string; permission: Permission | 
   { href: "/history", label: "History", permission: "case:read" },
   { href: "/alerts", label: "Alerts", permission: "case:read", everyProducer: true },
   { href: "/pauses", label: "Pauses", permission: "case:read" },
+  { href: "/bulk-jobs", label: "Bulk jobs", permission: "case:read" },
   { href: "/workers", label: "Workers", permission: "case:read", everyProducer: true },
   { href: "/finance", label: "Finance", permission: "hold:read" },
   { href: "/activity", label: "Activity", permission: "admin:settings", everyProducer: true },

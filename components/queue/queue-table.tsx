@@ -4,8 +4,10 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { WaitingOnText } from "@/components/case/case-progress";
 import { Badge, StageBadge, StateBadge } from "@/components/ui/badge";
+import { ESCALATION_WORDS, inWords } from "@/components/ui/code-words";
 import { formatAge } from "@/components/ui/format";
 import { type SortLink, Table, TableHead } from "@/components/ui/table";
+import { Time, TimeTitled } from "@/components/ui/time";
 import { describeAttempt, type LastAttempt, type WaitingOn } from "@/lib/domain/case-progress";
 import { formatMicros } from "@/lib/domain/money";
 
@@ -21,7 +23,10 @@ export type QueueRow = {
   heldMicros: number;
   currency: string;
   ageSeconds: number;
+  /** When this episode's last recovery action ended; null when none has (the order by last attempt). */
+  lastAttemptAt?: string | null;
   escalationReason?: string | null;
+  escalatedAt?: string | null;
   holdOpen?: boolean;
   waitingOn?: WaitingOn;
   lastAttempt?: LastAttempt | null;
@@ -36,7 +41,7 @@ const caseHref = (id: string, view: string) => `/cases/${id}${view ? `?from=${en
 export type { SortLink };
 
 /** The columns a person sorts the queue by. */
-export type QueueSortLinks = { age: SortLink; held: SortLink; stage: SortLink; provider: SortLink };
+export type QueueSortLinks = { age: SortLink; held: SortLink; stage: SortLink; provider: SortLink; attempt: SortLink };
 
 export function QueueTable({
   rows,
@@ -106,6 +111,8 @@ export function QueueTable({
           { label: "Waiting on", className: "hidden md:table-cell" },
           { label: "Provider / model", className: "hidden lg:table-cell", sortLink: sortLinks.provider },
           { label: "Provider job", className: "hidden lg:table-cell" },
+          // Only on the widest screens: at 1280 px its width would push ten cases below the fold (decision 069).
+          { label: "Last attempt", className: "hidden 2xl:table-cell", sortLink: sortLinks.attempt },
           { label: "Age", align: "right", sortLink: sortLinks.age },
           { label: "On hold", align: "right", sortLink: sortLinks.held },
         ]}
@@ -141,12 +148,11 @@ export function QueueTable({
               <div className="break-all text-xs text-slate-700">{row.attemptId}</div>
             </td>
             <td className="px-2 py-1">
-              <div className="flex flex-wrap gap-1">
-                {/* Stage and state on one line: wrapped, they made a row a line taller (decision 063). */}
-                <span className="flex gap-1 whitespace-nowrap">
-                  <StageBadge stage={row.stage} />
-                  <StateBadge state={row.state} />
-                </span>
+              {/* Stage, state and flags on one line: wrapped, flags made a row a line taller, and ten
+                  cases no longer fitted above the fold (decision 063). */}
+              <div className="flex gap-1 whitespace-nowrap" data-testid="row-badges">
+                <StageBadge stage={row.stage} />
+                <StateBadge state={row.state} />
                 <RowFlags row={row} />
               </div>
               {row.waitingOn ? (
@@ -174,6 +180,9 @@ export function QueueTable({
                 {row.providerJobId ?? "—"}
               </div>
             </td>
+            <td className="hidden whitespace-nowrap px-2 py-1 text-xs 2xl:table-cell" data-testid="row-last-attempt">
+              <Time at={row.lastAttemptAt} fallback="never" />
+            </td>
             <td className="px-2 py-1 text-right tabular-nums">{formatAge(row.ageSeconds)}</td>
             <td className="px-2 py-1 text-right tabular-nums">{formatMicros(row.heldMicros, row.currency)}</td>
           </tr>
@@ -188,9 +197,15 @@ function RowFlags({ row }: { row: QueueRow }) {
   return (
     <>
       {row.escalationReason ? (
-        <span title={row.escalationReason}>
-          <Badge tone="danger">escalated</Badge>
-        </span>
+        row.escalatedAt ? (
+          <TimeTitled at={row.escalatedAt} before={`${inWords(ESCALATION_WORDS, row.escalationReason)}; escalated `}>
+            <Badge tone="danger">escalated</Badge>
+          </TimeTitled>
+        ) : (
+          <span title={inWords(ESCALATION_WORDS, row.escalationReason)}>
+            <Badge tone="danger">escalated</Badge>
+          </span>
+        )
       ) : null}
       {row.lastAttempt?.failed ? (
         <span title={describeAttempt(row.lastAttempt)} data-testid="last-attempt-failed">

@@ -11,6 +11,8 @@ const SORT_WORDS: Record<QueueSort, string> = {
   stage_desc: "by stage, last stage first",
   provider: "by provider, A to Z",
   provider_desc: "by provider, Z to A",
+  attempt: "longest since the last attempt first, never attempted first",
+  attempt_recent: "latest attempt first, never attempted last",
 };
 
 /** Each sortable column's link: the first click sorts by it, the next reverses it. */
@@ -33,5 +35,7 @@ export function sortLinks(query: ListCasesQuery): QueueSortLinks {
     held: sortLink(query, "amount", "smallest", ["descending", "ascending"]),
     stage: sortLink(query, "stage", "stage_desc", ["ascending", "descending"]),
     provider: sortLink(query, "provider", "provider_desc", ["ascending", "descending"]),
+    // Like age: the first click puts the longest wait since an attempt on top.
+    attempt: sortLink(query, "attempt", "attempt_recent", ["ascending", "descending"]),
   };
 }

@@ -11,6 +11,24 @@ import { DECISION_LABEL } from "./labels";
  */
 
 /** How a case's episode ended (the case row's `outcome`), shown after its state. */
+/** A bulk job's verb (decisions 032 and 065), as the bulk jobs page names it. */
+export const BULK_VERB_WORDS: Record<string, string> = {
+  approve: "approve",
+  reject: "reject",
+  escalate: "escalate",
+  assign: "assign",
+  note: "add a note",
+  accept_failure: "accept the failure",
+  settle: "settle holds",
+  release: "release holds",
+};
+
+/** Why a case was escalated (rule 13), as its badge's hover text says it. */
+export const ESCALATION_WORDS: Record<string, string> = {
+  submit_deadline_passed: "the deadline to submit passed",
+  retry_deadline_passed: "the deadline to recover passed",
+};
+
 export const CASE_OUTCOME_WORDS: Record<string, string> = {
   recovered: "recovered",
   delivered: "video delivered",

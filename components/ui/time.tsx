@@ -1,5 +1,6 @@
 "use client";
 
+import type { ReactNode } from "react";
 import { formatClock, formatWhen } from "./format";
 import { useTimeZone } from "./time-display";
 
@@ -27,5 +28,28 @@ export function Time({
     <time dateTime={iso} title={`${formatWhen(date)} (${iso})`} data-zone={zone}>
       {clock ? formatClock(date, zone) : formatWhen(date, "—", zone)}
     </time>
+  );
+}
+
+/**
+ * A hover text that names a moment (`before` then the time), written as <Time> writes it: in the
+ * reader's zone or UTC as chosen on the Profile page, so a badge's title agrees with the page.
+ */
+export function TimeTitled({
+  at,
+  before,
+  className,
+  children,
+}: {
+  at: Date | string;
+  before: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  const zone = useTimeZone();
+  return (
+    <span className={className} title={`${before}${formatWhen(at, "—", zone)}`}>
+      {children}
+    </span>
   );
 }

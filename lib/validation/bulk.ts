@@ -44,3 +44,7 @@ export const bulkJobStartSchema = bulkRequestSchema.options[1].extend({ pace: z.
 export type BulkJobStartInput = z.infer<typeof bulkJobStartSchema>;
 
 export const bulkJobRefSchema = z.strictObject({ jobId: z.uuid() });
+
+/** The bulk jobs page: a page of jobs, newest first, after `cursor` (as the page issued it). */
+export const bulkJobListSchema = z.object({ cursor: z.string().max(200).optional() });
+export type BulkJobListQuery = z.infer<typeof bulkJobListSchema>;

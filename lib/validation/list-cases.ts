@@ -11,6 +11,8 @@ export const QUEUE_SORTS = [
   "stage_desc",
   "provider",
   "provider_desc",
+  "attempt",
+  "attempt_recent",
 ] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
 
@@ -43,7 +45,8 @@ export const listCasesSchema = z.strictObject({
   flag: z.enum(["escalated", "hold_open", "producer_not_told"]).optional(),
   /**
    * age: oldest first; newest: newest first; amount: most money first; smallest: least first;
-   * stage: in the pipeline's order (stage_desc: reversed); provider: A to Z (provider_desc: Z to A).
+   * stage: in the pipeline's order (stage_desc: reversed); provider: A to Z (provider_desc: Z to A);
+   * attempt: longest since the last attempt first, never attempted first (attempt_recent: reversed).
    */
   sort: z.enum(QUEUE_SORTS).default("age"),
   cursor: z.string().max(200).optional(),

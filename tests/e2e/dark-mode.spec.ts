@@ -9,6 +9,7 @@ const PAGES: { email: string | null; path: string }[] = [
   { email: "operator@demo.local", path: "/overview" },
   { email: "operator@demo.local", path: "/queue" },
   { email: "operator@demo.local", path: "/profile" },
+  { email: "admin@demo.local", path: "/bulk-jobs" },
   { email: "reviewer@demo.local", path: "case" },
   { email: "finance@demo.local", path: "/finance" },
   { email: "admin@demo.local", path: "/admin" },

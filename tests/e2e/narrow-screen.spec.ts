@@ -6,7 +6,7 @@ import { expectFitsWidth, expectScrollRegionsReachable } from "./fixtures/screen
 // scroll inside a labelled region a keyboard can reach), the header is one line with the navigation
 // behind a Menu button, and the queue folds its filters behind one button so the cases come first.
 const PAGES: { email: string; paths: string[] }[] = [
-  { email: "operator@demo.local", paths: ["/overview", "/queue", "case", "/profile"] },
+  { email: "operator@demo.local", paths: ["/overview", "/queue", "case", "/profile", "/bulk-jobs"] },
   { email: "reviewer@demo.local", paths: ["case-evidence"] },
   { email: "finance@demo.local", paths: ["/finance"] },
   {

@@ -5,6 +5,7 @@ const PAGES: [string, readonly string[]][] = [
   ["/overview", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/queue", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/alerts", ["operator", "reviewer", "finance", "admin", "viewer"]],
+  ["/bulk-jobs", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/finance", ["finance"]],
   ["/admin/users", ["admin"]],
   ["/admin/api-keys", ["admin"]],

@@ -1,4 +1,6 @@
-import { expect, test } from "./fixtures/login";
+import pg from "pg";
+import { databaseUrl, expect, test } from "./fixtures/login";
+import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // The queue leads with the work (decision 063): at 1280x800 ten cases show above the fold, the
 // filters fold into one row, the bulk box waits for a pick, the tab counts follow the filters, every
@@ -8,16 +10,33 @@ test.use({ viewport: { width: 1280, height: 800 } });
 test("the queue shows ten cases above the fold, compact filters, counts that follow them, sorts and keys", async ({
   page,
   login,
+  request,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(120_000);
+  // Ten cases of its own, each with both flags that once wrapped a row onto a second line, so the
+  // verdict holds whatever else the database holds.
+  const shop = `e2e-fold-${Date.now().toString(36)}`;
+  const run = Date.now().toString(36).slice(-5);
+  const apiKey = createApiKey(shop);
+  for (let i = 0; i < 10; i++)
+    await parkThroughApi(request, apiKey, {
+      operationId: `fold-${run}-${i}`,
+      stage: "polling",
+      amountMicros: 1_000_000,
+      currency: "XFD",
+    });
+  await flagEscalatedAndFailed(shop);
   await login("reviewer@demo.local");
-  await page.goto("/queue");
+  await page.goto(`/queue?producer=${shop}`);
   const rows = page.getByTestId("queue-row");
   await expect(page.locator("table[data-keys=on]")).toBeVisible();
+  await expect(rows).toHaveCount(10);
+  await expect(rows.getByTestId("last-attempt-failed")).toHaveCount(10);
+  await expect(rows.getByText("escalated", { exact: true })).toHaveCount(10);
   const bottoms = await rows.evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom));
-  expect(bottoms.filter((bottom) => bottom <= 800).length, `row bottoms: ${bottoms.join(", ")}`).toBeGreaterThanOrEqual(
-    10,
-  );
+  expect(bottoms.filter((bottom) => bottom <= 800).length, `row bottoms: ${bottoms.join(", ")}`).toBe(10);
+  await page.goto("/queue");
+  await expect(page.locator("table[data-keys=on]")).toBeVisible();
 
   // The filters are one row: the searches and a button that unfolds the rest.
   const filters = page.getByRole("form", { name: "Filter cases" });
@@ -76,3 +95,32 @@ test("the queue shows ten cases above the fold, compact filters, counts that fol
   await page.keyboard.press("Escape");
   await expect(shortcuts).toBeHidden();
 });
+
+/**
+ * Marks a producer's open cases escalated and their last recovery failed, as the deadline sweep and
+ * a worker's unresolved finish leave them (the flags a row shows), straight in the database.
+ */
+async function flagEscalatedAndFailed(shop: string) {
+  const client = new pg.Client({ connectionString: await databaseUrl() });
+  await client.connect();
+  try {
+    await client.query(
+      `WITH d AS (
+         INSERT INTO decisions (case_id, episode, kind, action_kind, reviewer_id, evidence)
+         SELECT c.id, c.episode, 'approve', 'resume_poll', u.id, 'checked again'
+         FROM cases c CROSS JOIN users u WHERE c.producer = $1 AND u.email = 'reviewer@demo.local'
+         RETURNING id, case_id)
+       INSERT INTO recovery_actions (case_id, decision_id, kind, status, outcome, finished_at)
+       SELECT case_id, id, 'resume_poll', 'unresolved', 'unresolved', now() FROM d`,
+      [shop],
+    );
+    await client.query(
+      `UPDATE cases SET escalated_at = now(), escalation_reason = 'the deadline to recover passed',
+              last_attempt_at = now()
+       WHERE producer = $1`,
+      [shop],
+    );
+  } finally {
+    await client.end();
+  }
+}

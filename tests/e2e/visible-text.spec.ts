@@ -13,6 +13,7 @@ const ADMIN_PAGES = [
   "/history",
   "/activity",
   "/alerts",
+  "/bulk-jobs",
   "case",
   "/profile",
   "/admin/users",

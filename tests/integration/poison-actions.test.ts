@@ -70,6 +70,7 @@ describe("poison actions", () => {
       status: "succeeded",
       claimCount: 1,
     });
+    await expectLastAttemptOf(caseId, actionId);
   });
 
   it("a store that refuses for good (EACCES) ends the action after one claim, unresolved with evidence", async () => {
@@ -111,6 +112,7 @@ describe("poison actions", () => {
     });
     const action = await db.recoveryAction.findUniqueOrThrow({ where: { id: actionId } });
     expect(action).toMatchObject({ status: "unresolved", outcome: "poison", claimCount: POISON_CLAIMS });
+    await expectLastAttemptOf(caseId, actionId);
     const [event] = await db.auditEvent.findMany({ where: { caseId, kind: "poison_parked" } });
     const evidence = event?.evidence as { failures: { fencingToken: number; error: string }[] };
     expect(evidence.failures.map((f) => [f.fencingToken, f.error])).toEqual([
@@ -144,3 +146,11 @@ describe("poison actions", () => {
     expect(evidence.failures.every((f) => f.error.includes("lease ran out"))).toBe(true);
   });
 });
+
+/** The case's last attempt (the queue's sort, decision 069) is when this action ended, written with it. */
+async function expectLastAttemptOf(caseId: string, actionId: string) {
+  const action = await db.recoveryAction.findUniqueOrThrow({ where: { id: actionId } });
+  const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+  expect(action.finishedAt).not.toBeNull();
+  expect(kase.lastAttemptAt?.toISOString()).toBe(action.finishedAt?.toISOString());
+}

@@ -68,6 +68,8 @@ async function deepCursor(pool: pg.Pool): Promise<string> {
           heldMicros: BigInt(row.held_micros),
           stage: row.stage,
           provider: row.provider,
+          // Not read by the age order this cursor is for.
+          lastAttemptAt: null,
         },
         "age",
       )

@@ -69,7 +69,7 @@ async function searchCondition(
     const first = await sqlRows<{ id: string }>(
       db,
       Prisma.sql`SELECT id::text FROM (
-        SELECT id, opened_at, held_micros, stage, provider, ${IDS_TEXT} AS ids FROM cases WHERE ${Prisma.join(page.where, " AND ")}
+        SELECT id, opened_at, held_micros, stage, provider, last_attempt_at, ${IDS_TEXT} AS ids FROM cases WHERE ${Prisma.join(page.where, " AND ")}
         ORDER BY ${page.order} LIMIT ${SEARCH_WINDOW}) w
       WHERE ids ILIKE ${pattern} ORDER BY ${page.order} LIMIT ${page.rows}`,
     );

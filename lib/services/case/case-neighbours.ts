@@ -21,7 +21,15 @@ export async function caseNeighbours(
   requirePermission(actor, "case:read");
   const row = await db.case.findUnique({
     where: { id: caseId },
-    select: { id: true, openedAt: true, heldMicros: true, stage: true, provider: true, producer: true },
+    select: {
+      id: true,
+      openedAt: true,
+      heldMicros: true,
+      stage: true,
+      provider: true,
+      lastAttemptAt: true,
+      producer: true,
+    },
   });
   if (!row || !inProducerScope(scopeOf(actor), row.producer)) return { previous: null, next: null };
   const reverse = reverseSort(query.sort);

@@ -14,7 +14,7 @@ import { caseFilterConditions } from "./case-filter";
 
 type Cursor = { v: string; id: string };
 
-type SortKey = "opened_at" | "held_micros" | "stage" | "provider";
+type SortKey = "opened_at" | "held_micros" | "stage" | "provider" | "last_attempt_at";
 
 /** Each order's key, direction and its reverse (a case's previous neighbour is its next in the reverse order). */
 const ORDERS: Record<QueueSort, { key: SortKey; descending: boolean; reverse: QueueSort }> = {
@@ -26,7 +26,18 @@ const ORDERS: Record<QueueSort, { key: SortKey; descending: boolean; reverse: Qu
   stage_desc: { key: "stage", descending: true, reverse: "stage" },
   provider: { key: "provider", descending: false, reverse: "provider_desc" },
   provider_desc: { key: "provider", descending: true, reverse: "provider" },
+  attempt: { key: "last_attempt_at", descending: false, reverse: "attempt_recent" },
+  attempt_recent: { key: "last_attempt_at", descending: true, reverse: "attempt" },
 };
+
+/**
+ * A never-attempted case sorts as attempted at the beginning of time (decision 069): first when the
+ * longest since an attempt comes first, last when the latest does, so each order is the other's
+ * exact reverse (as a case's neighbours need). Spelled as the migration's indexes spell it.
+ */
+const NEVER = "-infinity";
+const keySql = (key: SortKey, prefix: string) =>
+  key === "last_attempt_at" ? `coalesce(${prefix}last_attempt_at, '${NEVER}'::timestamptz)` : `${prefix}${key}`;
 
 export const reverseSort = (sort: QueueSort): QueueSort => ORDERS[sort].reverse;
 
@@ -35,7 +46,14 @@ function encodeCursor(cursor: Cursor): string {
 }
 
 /** The row's value of a sort's key, as a cursor carries it. */
-export type CursorRow = { id: string; openedAt: Date; heldMicros: bigint; stage: Stage; provider: string };
+export type CursorRow = {
+  id: string;
+  openedAt: Date;
+  heldMicros: bigint;
+  stage: Stage;
+  provider: string;
+  lastAttemptAt: Date | null;
+};
 
 /** The cursor of the page that follows a row, as the list issues it (for links made elsewhere). */
 export function cursorAfter(row: CursorRow, sort: QueueSort) {
@@ -47,7 +65,9 @@ export function cursorAfter(row: CursorRow, sort: QueueSort) {
         ? row.heldMicros.toString()
         : key === "stage"
           ? row.stage
-          : row.provider;
+          : key === "last_attempt_at"
+            ? (row.lastAttemptAt?.toISOString() ?? NEVER)
+            : row.provider;
   return encodeCursor({ v, id: row.id });
 }
 
@@ -56,6 +76,7 @@ const validValue: Record<SortKey, (v: string) => boolean> = {
   held_micros: (v) => /^\d{1,19}$/.test(v),
   stage: (v) => (STAGES as readonly string[]).includes(v),
   provider: (v) => v.length <= 300,
+  last_attempt_at: (v) => v === NEVER || !Number.isNaN(Date.parse(v)),
 };
 
 function decodeCursor(raw: string | undefined, sort: QueueSort): Cursor | null {
@@ -76,7 +97,7 @@ function decodeCursor(raw: string | undefined, sort: QueueSort): Cursor | null {
 export function orderSql(sort: QueueSort, prefix = "") {
   const { key, descending } = ORDERS[sort];
   const dir = descending ? "DESC" : "ASC";
-  return Prisma.raw(`${prefix}${key} ${dir}, ${prefix}id ${dir}`);
+  return Prisma.raw(`${keySql(key, prefix)} ${dir}, ${prefix}id ${dir}`);
 }
 
 function afterCursorSql(sort: QueueSort, cursor: Cursor) {
@@ -88,8 +109,10 @@ function afterCursorSql(sort: QueueSort, cursor: Cursor) {
         ? Prisma.sql`${BigInt(cursor.v)}`
         : key === "stage"
           ? Prisma.sql`${cursor.v}::"Stage"`
-          : Prisma.sql`${cursor.v}`;
-  return Prisma.sql`(${Prisma.raw(key)}, id) ${Prisma.raw(descending ? "<" : ">")} (${value}, ${cursor.id}::uuid)`;
+          : key === "last_attempt_at"
+            ? Prisma.sql`${cursor.v}::timestamptz`
+            : Prisma.sql`${cursor.v}`;
+  return Prisma.sql`(${Prisma.raw(keySql(key, ""))}, id) ${Prisma.raw(descending ? "<" : ">")} (${value}, ${cursor.id}::uuid)`;
 }
 
 /**
@@ -147,7 +170,9 @@ type Row = {
   assignee_id: string | null;
   episode: number;
   opened_at: Date;
+  last_attempt_at: Date | null;
   escalation_reason: string | null;
+  escalated_at: Date | null;
   outputs_unavailable: boolean;
   last_id: string | null;
   last_kind: RecoveryActionKind | null;
@@ -164,7 +189,7 @@ type Row = {
 };
 
 /**
- * Keyset pagination on (opened_at, id) or (held_micros, id), either way round, so page 1,000 costs
+ * Keyset pagination on (column, id), either way round, so page 1,000 costs
  * what page 1 costs. Open cases unless a state is asked for; open cases have indexes of their own
  * (`state <> 'resolved'` is spelled out in the SQL so the planner can match them). One statement
  * for the page (a search first counts its matches: see case-filter.ts), reading only the columns
@@ -200,6 +225,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
             heldMicros: last.held_micros,
             stage: last.stage,
             provider: last.provider,
+            lastAttemptAt: last.last_attempt_at,
           },
           query.sort,
         )
@@ -219,8 +245,10 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       assigneeId: row.assignee_id,
       episode: row.episode,
       openedAt: row.opened_at.toISOString(),
+      lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
       ageSeconds: Math.max(0, Math.floor((now.getTime() - row.opened_at.getTime()) / 1000)),
       escalationReason: row.escalation_reason,
+      escalatedAt: row.escalated_at?.toISOString() ?? null,
       holdOpen: row.state === "resolved" && row.held_micros > 0n,
       ...progressOf(row, now),
     })),
@@ -235,7 +263,7 @@ function pageStatement(where: Prisma.Sql[], query: ListCasesQuery): Prisma.Sql {
   return Prisma.sql`
     WITH page AS (
       SELECT id, operation_id, attempt_id, stage, state, provider, model, provider_job_id, held_micros, currency,
-             assignee_id, episode, opened_at, escalation_reason, outputs_unavailable_at IS NOT NULL AS outputs_unavailable
+             assignee_id, episode, opened_at, last_attempt_at, escalation_reason, escalated_at, outputs_unavailable_at IS NOT NULL AS outputs_unavailable
       FROM cases WHERE ${Prisma.join(where, " AND ")}
       ORDER BY ${order} LIMIT ${query.limit + 1}
     )

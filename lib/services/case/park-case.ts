@@ -232,6 +232,8 @@ async function parkNewEpisode(
       outputsExpireAt: null,
       escalatedAt: null,
       escalationReason: null,
+      // A new episode has made no attempt yet (decision 069).
+      lastAttemptAt: null,
       openedAt: new Date(),
     },
   });

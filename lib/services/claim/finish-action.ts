@@ -112,7 +112,9 @@ async function finishInOneStatement(
       seen,
       actor: worker,
       evidence,
-      set: Prisma.sql`outcome = coalesce(${caseOutcome}, c.outcome)`,
+      // An action that ran to an end is the case's last attempt, which the queue sorts by (decision 069).
+      set: Prisma.sql`outcome = coalesce(${caseOutcome}, c.outcome),
+        last_attempt_at = CASE WHEN ${end?.finished ?? false} THEN now() ELSE c.last_attempt_at END`,
       from: Prisma.sql`held`,
       where: Prisma.sql`c.id = held.case_id`,
     })}, gone AS (

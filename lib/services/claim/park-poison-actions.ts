@@ -59,7 +59,15 @@ export async function parkPoisonActions(
         SELECT a.id FROM recovery_actions a
         WHERE a.id = ${seen.actionId}::uuid AND a.status = 'ready' AND a.fencing_token = ${seen.fencingToken}
         FOR UPDATE SKIP LOCKED
-      ), ${caseChange({ decision, seen, actor: worker, evidence, from: Prisma.sql`locked` })}, ended AS (
+      ), ${caseChange({
+        decision,
+        seen,
+        actor: worker,
+        evidence,
+        // The action ends unresolved: the case's last attempt, which the queue sorts by (decision 069).
+        set: Prisma.sql`last_attempt_at = now()`,
+        from: Prisma.sql`locked`,
+      })}, ended AS (
         UPDATE recovery_actions a
         SET status = 'unresolved', outcome = 'poison', lease_owner = NULL, lease_until = NULL, finished_at = now()
         FROM moved, locked WHERE a.id = locked.id

@@ -101,7 +101,8 @@ export async function publishDelivery(
         seen,
         actor: worker,
         evidence,
-        set: Prisma.sql`delivery_attempts = c.delivery_attempts + 1, outcome = 'delivered'`,
+        // The delivery is the case's last attempt, which the queue sorts by (decision 069).
+        set: Prisma.sql`delivery_attempts = c.delivery_attempts + 1, outcome = 'delivered', last_attempt_at = now()`,
         from: Prisma.sql`held`,
         where: Prisma.sql`c.id = held.case_id`,
       })}, stored AS (

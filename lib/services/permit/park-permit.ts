@@ -148,6 +148,8 @@ async function parkAsNewEpisode(
       outputsExpireAt: null,
       escalatedAt: null,
       escalationReason: null,
+      // A new episode has made no attempt yet (decision 069).
+      lastAttemptAt: null,
       openedAt: new Date(),
     },
   });
