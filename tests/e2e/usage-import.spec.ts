@@ -24,8 +24,8 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   await expect(page.getByRole("heading", { level: 1, name: "Provider usage" })).toBeVisible();
 
   const csv = `provider_job_id,amount,currency,time\njob-${operationId},0.80,${CURRENCY},2026-12-01T10:00:00Z\nnobody-${run},0.10,${CURRENCY},2026-12-01T10:00:00Z\n`;
-  await page.getByLabel("Provider").selectOption("replicate");
-  await page.getByLabel("File shape").selectOption("generic");
+  await page.getByLabel("Provider", { exact: true }).selectOption("replicate");
+  await page.getByLabel("File shape", { exact: true }).selectOption("generic");
   await page
     .getByLabel("Usage file (CSV)")
     .setInputFiles({ name: "usage.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
