@@ -110,11 +110,17 @@ describe("a usage line matched to its job's hold", () => {
   it("settles a hold still held at the line's charge: over the hold, the excess is a flagged overage", async () => {
     const finance = await makeUser(db, ["finance"]);
     const { hold, jobId } = await heldJob("XBA", 100_000);
-    await importUsageFile(db, finance, {
+    const summary = await importUsageFile(db, finance, {
       provider: "replicate",
       format: "generic",
       fileName: "usage.csv",
       content: csv([`${jobId},0.125,XBA,2026-12-01 10:00:00`]),
+    });
+    // The difference finance reads is to the reservation a completion would have charged.
+    expect(summary.lines[0]).toMatchObject({
+      chargedBeforeMicros: "100000",
+      chargedAfterMicros: "125000",
+      differenceMicros: "25000",
     });
     expect(await db.hold.findUniqueOrThrow({ where: { id: hold.id } })).toMatchObject({
       status: "settled",

@@ -39,7 +39,8 @@ async function readHold(tx: Prisma.TransactionClient, holdRef: string): Promise<
  * A usage line matched to this hold (it is already stored with the hold's reference) makes the
  * provider's own figure the charge (decision 073): a held hold settles at it (DESIGN rule 7), a
  * released one is charged after release first (rule 18), and a settled one gets the difference
- * as an adjustment entry through the money writer. Returns what the ledger charged before and after.
+ * as an adjustment entry through the money writer. Returns what the hold was charged before (its reservation while it
+ * was held) and after.
  */
 export async function settleAtRealCharge(
   tx: Prisma.TransactionClient,
@@ -48,7 +49,10 @@ export async function settleAtRealCharge(
 ): Promise<RealChargeOutcome> {
   const actorLabel = actorColumns(actor).actorLabel;
   let hold = await readHold(tx, input.holdRef);
-  const before = hold.charged;
+  // A hold still held would have been charged its whole amount by a completion (DESIGN rule 7):
+  // the difference finance reads is to that reservation, as for a hold already settled at it.
+  const before = hold.status === "held" ? hold.amount_micros : hold.charged;
+  const ledgerBefore = hold.charged;
   let plan = planUsage(charge(hold), input, Number(hold.real));
   if (plan.kind === "unmatched") return { matched: false, reason: plan.reason };
   if (plan.kind === "charge_after_release") {
@@ -76,7 +80,7 @@ export async function settleAtRealCharge(
     });
   }
   const after = (await readHold(tx, input.holdRef)).charged;
-  if (after !== before)
+  if (after !== ledgerBefore)
     await recordAudit(tx, {
       actor,
       kind: "charge_corrected",
