@@ -84,6 +84,7 @@ export const LEDGER_WORDS: Record<string, string> = {
   release: "Released",
   overage: "Charged over the hold",
   late_charge: "Charged after release",
+  adjustment: "Corrected to the provider's charge",
 };
 
 export const ATTEMPT_KIND_WORDS: Record<string, string> = {
@@ -106,6 +107,7 @@ export const DECISION_KIND_WORDS: Record<string, string> = {
 /** The profile's "May" list: what each permission lets a person do. */
 export const PERMISSION_WORDS: Record<Permission, string> = {
   "case:read": "read cases",
+  "usage:import": "import provider usage and settle holds at the provider's charge",
   "case:note": "add notes to cases",
   "case:assign": "assign cases",
   "case:reconcile": "attach a provider job, or record that none exists",

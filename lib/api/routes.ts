@@ -60,6 +60,8 @@ import { requestReplacement } from "@/lib/services/replacement/request-replaceme
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { importUsageFile } from "@/lib/services/usage/import-usage-file";
+import { usageGap } from "@/lib/services/usage/usage-gap";
 import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { ownEndpointBody } from "@/lib/validation/admin";
 import { alertDestinationBody, listAlertFiringsSchema, saveAlertRuleSchema } from "@/lib/validation/alerts";
@@ -96,6 +98,7 @@ import {
   writeOffSchema,
 } from "@/lib/validation/review";
 import { spendLimitSchema } from "@/lib/validation/spend-limits";
+import { usageGapQuerySchema, usageImportSchema } from "@/lib/validation/usage";
 import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
@@ -683,6 +686,26 @@ export const API_ROUTES = [
     handler: ({ actor, query }) => exportFinanceCsv(db(), actor, query),
     // Authenticated, rate-limited, validated and refused like every route; only a success is a file.
     file: csvFile(),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/finance/usage-imports",
+    audience: "user",
+    summary:
+      "Import a provider's usage or invoice export (CSV text): each new line settles or corrects its job's hold at the provider's charge; the same file again changes nothing (finance, every producer)",
+    body: usageImportSchema,
+    success: [200],
+    handler: ({ actor, body }) => importUsageFile(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/usage-gap",
+    audience: "user",
+    summary:
+      "Reserved, charged by the provider and the gap per provider, model, producer and day; unexplained lines (finance)",
+    query: usageGapQuerySchema,
+    success: [200],
+    handler: ({ actor, query }) => usageGap(db(), actor, query),
   }),
   apiRoute({
     method: "GET",

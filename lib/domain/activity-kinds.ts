@@ -34,6 +34,8 @@ export const ACTIVITY_GROUPS = {
   alerts: ["alert_rule_created", "alert_rule_updated", "alert_destination_created", "alert_destination_updated"],
   retention: ["retention_policy_updated"],
   limits: ["spend_limit_set", "spend_limit_cleared"],
+  // Decision 073: an import of a provider's usage, which can correct any producer's charges.
+  usage: ["usage_imported"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ActivityGroup = keyof typeof ACTIVITY_GROUPS;
@@ -47,6 +49,7 @@ export const ACTIVITY_GROUP_WORDS: Record<ActivityGroup, string> = {
   alerts: "Alerts",
   retention: "Retention",
   limits: "Spend limits",
+  usage: "Provider usage",
 };
 
 export const ALL_ACTIVITY_KINDS: string[] = Object.values(ACTIVITY_GROUPS).flat();

@@ -4,7 +4,8 @@ import { ceilingMessage, HARD_MONEY_CEILING_MICROS, isWithinCeiling } from "./mo
 export const HOLD_STATUSES = ["held", "settled", "released"] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
 
-export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage", "late_charge"] as const;
+// `adjustment`: an imported usage line's difference to what was charged, signed (decision 073).
+export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage", "late_charge", "adjustment"] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 
 /** `flagged` marks money that nobody reserved, so finance sees it instead of it being absorbed. */

@@ -17,6 +17,8 @@ const EFFECT: Record<LedgerEntryKind, { reserved: number; charged: number; held:
   overage: { reserved: 0, charged: 1, held: 0 },
   // DESIGN rule 18: the provider charged after the hold was released: charged, nothing held.
   late_charge: { reserved: 0, charged: 1, held: 0 },
+  // Decision 073: the provider's own bill corrects the charge, up or down; nothing held moves.
+  adjustment: { reserved: 0, charged: 1, held: 0 },
 };
 
 /**

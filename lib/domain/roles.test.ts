@@ -26,6 +26,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "hold:read",
     "replacement:authorize",
     "spend_limit:set",
+    "usage:import",
   ],
   admin: [
     "admin:api_keys",
@@ -37,6 +38,7 @@ const EXPECTED: Record<(typeof ROLES)[number], string[]> = {
     "case:read",
     "case:view_outputs",
     "pause:set",
+    "usage:import",
   ],
   viewer: ["case:read"],
 };

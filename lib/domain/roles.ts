@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   "hold:read",
   "hold:decide",
   "spend_limit:set",
+  /** Import a provider's usage and settle holds at its real charge; read the gap (decision 073). */
+  "usage:import",
   /** Pause and resume a provider's, producer's or model's recoveries and sends (decision 064). */
   "pause:set",
   "admin:users",
@@ -61,6 +63,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "hold:decide",
     "replacement:authorize",
     "spend_limit:set",
+    "usage:import",
   ],
   admin: [
     "case:read",
@@ -72,6 +75,8 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "admin:worker_tokens",
     "admin:settings",
     "pause:set",
+    // Provider billing exports are an account's papers, which admins hold (decision 073).
+    "usage:import",
   ],
   // Reads what an operator reads; writes nothing, not even a note or an assignment.
   viewer: ["case:read"],

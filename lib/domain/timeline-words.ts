@@ -61,6 +61,7 @@ const SETTINGS_SENTENCES: Record<string, () => string> = {
   bulk_job_started: () => "Bulk action started",
   bulk_job_cancelled: () => "Bulk action cancelled",
   bulk_job_finished: () => "Bulk action finished",
+  usage_imported: () => "Provider usage imported",
 };
 
 const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {
@@ -72,6 +73,8 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
   hold_decided_before_case: (a, b) =>
     `Hold ${String(b.holdId)} was ${a.writtenOff ? "written off" : "released"} by finance while its send was in flight`,
   charged_after_release: (a) => `Charged after release: ${money(a)} on hold ${String(a.holdId)}`.trim(),
+  charge_corrected: (a) =>
+    `Charge corrected to the provider's ${money({ amountMicros: a.realMicros, currency: a.currency })} on hold ${String(a.holdId)}`,
   late_charge_acknowledged: (a) => `Finance acknowledged the charge after release on hold ${String(a.holdId)}`,
   reconciled_job_found: (a, _b, e) =>
     `Provider job ${String(e.providerJobId ?? a.providerJobId ?? "")} attached`.trim(),

@@ -139,6 +139,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/finance/export": [U, F, F, A, F, U, U, F, U, F, F, A, A],
   "GET /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F, A, A],
   "PUT /api/v1/finance/spend-limits": [U, F, F, A, F, U, U, F, U, F, F, F, F],
+  // A billing export covers every producer's jobs: finance or admin, seeing every producer (decision 073).
+  "POST /api/v1/finance/usage-imports": [U, F, F, A, A, U, U, F, U, F, F, F, F],
+  "GET /api/v1/finance/usage-gap": [U, F, F, A, A, U, U, F, U, F, F, A, A],
   "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/admin/provider-breakers": [U, F, F, F, A, U, U, F, U, F, F, F, F],
@@ -500,6 +503,16 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/holds": async () => ({ query: { status: "held", operation: "matrix" } }),
   "GET /api/v1/finance/export": async () => ({ query: { from: "2026-11-01", to: "2026-11-30", kind: "ledger" } }),
   "GET /api/v1/finance/spend-limits": async () => ({}),
+  // A line naming a job no attempt has: each allowed call adds one unexplained line, nothing else.
+  "POST /api/v1/finance/usage-imports": async () => ({
+    body: {
+      provider: "runway",
+      format: "generic",
+      fileName: "matrix.csv",
+      content: `provider_job_id,amount,currency,time\nmatrix-${randomUUID()},1.25,NOK,2026-11-02T10:00:00Z\n`,
+    },
+  }),
+  "GET /api/v1/finance/usage-gap": async () => ({ query: { days: "30" } }),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
   "PUT /api/v1/finance/spend-limits": async () => ({
     body: { currency: "NOK", perHourMicros: 900_000_000, perDayMicros: null },

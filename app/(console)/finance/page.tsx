@@ -33,6 +33,11 @@ export default async function FinancePage({ searchParams }: Props) {
           <Link href="#export" className="text-sm text-brand underline">
             Export CSV
           </Link>
+          {can(actor.roles, "usage:import") ? (
+            <Link href="/finance/usage" className="text-sm text-brand underline">
+              Provider usage
+            </Link>
+          ) : null}
         </div>
       </div>
       <p className="mt-1 text-sm text-slate-700">
