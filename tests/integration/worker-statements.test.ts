@@ -62,7 +62,16 @@ async function written(caseId: string) {
   const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
   const hold = await db.hold.findFirstOrThrow({ where: { caseId } });
   const rows = {
-    case: { ...kase, id: 0, operationRef: 0, attemptRef: 0, openedAt: 0, updatedAt: 0, resolvedAt: !!kase.resolvedAt },
+    case: {
+      ...kase,
+      id: 0,
+      operationRef: 0,
+      attemptRef: 0,
+      openedAt: 0,
+      updatedAt: 0,
+      resolvedAt: !!kase.resolvedAt,
+      lastAttemptAt: !!kase.lastAttemptAt,
+    },
     hold: { ...hold, id: 0, caseId: 0, attemptRef: 0, createdAt: 0, resolvedAt: !!hold.resolvedAt },
     entries: (await db.ledgerEntry.findMany({ where: { holdRef: hold.id }, orderBy: { kind: "asc" } })).map((e) => ({
       ...e,
