@@ -21,12 +21,15 @@ type Person = { id: string; name: string; email: string };
  */
 export function CaseActions({
   detail,
+  now,
   user,
   reviewers,
   assignmentIsOwnership,
   onChanged,
 }: {
   detail: CaseDetail;
+  /** When `detail` was read (ms since the epoch), so server and browser render the same choices. */
+  now: number;
   user: { id: string; roles: Role[] };
   reviewers: Person[];
   assignmentIsOwnership: boolean;
@@ -42,10 +45,10 @@ export function CaseActions({
   const workerBusy = detail.liveAction?.status === "claimed";
   // A request still waiting for finance is shown as such: asking again would only be refused.
   const pendingRequest = detail.replacementRequests.find(
-    (r) => r.status === "pending" && Date.parse(r.expiresAt) > Date.now(),
+    (r) => r.status === "pending" && Date.parse(r.expiresAt) > now,
   );
   // "No job exists" before the settling period is over is said with its moment, not offered (DESIGN section 7).
-  const noJobFrom = noJobNotYet(detail, Date.now());
+  const noJobFrom = noJobNotYet(detail, now);
   // A job attached since the last attempt makes that attempt history, not a reason to reorder (decision 068).
   const ordered = (names: Iterable<CaseActionName>) =>
     orderDecisions(names, detail.lastAttemptApplies ? detail.progress.lastAttempt : null).filter(

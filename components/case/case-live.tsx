@@ -24,8 +24,11 @@ export function CaseLive({
   user,
   reviewers,
   assignmentIsOwnership,
+  readAt,
 }: {
   initial: CaseDetail;
+  /** When the server read `initial` (ms since the epoch): the moment the first render reckons from. */
+  readAt: number;
   user: { id: string; roles: Role[] };
   reviewers: { id: string; name: string; email: string }[];
   assignmentIsOwnership: boolean;
@@ -35,9 +38,14 @@ export function CaseLive({
     queryKey: ["case", initial.id],
     queryFn: () => fetchCase(initial.id),
     initialData: initial,
+    // The server's moment of reading, not the browser's moment of hydrating: the age and the
+    // time-bound choices drawn from it must come out the same in both renders, or React discards
+    // the server's HTML and anything typed into it before hydration (such as a note) is lost.
+    initialDataUpdatedAt: readAt,
     refetchInterval: 3_000,
   });
   const detail = query.data;
+  const now = query.dataUpdatedAt;
   // After a decision the case is read again through the query that keeps it live, and nothing else.
   // Everything on screen that a decision changes is drawn from this query's data: `initialData`
   // is read once, so a router.refresh() would re-render the server page without changing what is
@@ -55,12 +63,13 @@ export function CaseLive({
       )}
       {/* The decision first (docs/decisions/062): what happened and what happens next, the decision,
           the money, the timeline; technical detail last, folded. */}
-      <CaseHeader detail={detail} now={query.dataUpdatedAt || Date.now()} roles={user.roles} />
+      <CaseHeader detail={detail} now={now} roles={user.roles} />
       <div className="grid gap-4 lg:grid-cols-[3fr_2fr]">
         <div className="min-w-0 space-y-4">
           <div id="decision" tabIndex={-1} className="scroll-mt-4 outline-none">
             <CaseActions
               detail={detail}
+              now={now}
               user={user}
               reviewers={reviewers}
               assignmentIsOwnership={assignmentIsOwnership}

@@ -55,6 +55,8 @@ export default async function CasePage({
     if (matches.length > 1) return <OperationMatches operationId={operationId} matches={matches} />;
     redirect(`/cases/${matches[0]?.caseId}${typeof from === "string" ? `?from=${encodeURIComponent(from)}` : ""}`);
   }
+  // The moment the case was read, for the first render here and in the browser alike (CaseLive).
+  const readAt = Date.now();
   const reviewers = can(user.roles, "case:assign") ? await listAssignableUsers(db(), user, detail.producer) : [];
   const duplicates = await listSuspectedDuplicates(db(), user, { caseId: id });
   const sameVideo = await listDuplicateOutputs(db(), user, { caseId: detail.id });
@@ -86,6 +88,7 @@ export default async function CasePage({
         user={{ id: user.userId, roles: user.roles }}
         reviewers={reviewers}
         assignmentIsOwnership={settings.assignmentIsOwnership}
+        readAt={readAt}
       />
       <NotificationLog caseId={detail.id} messages={notifications} user={user} />
       {can(user.roles, "case:export_evidence") ? (
