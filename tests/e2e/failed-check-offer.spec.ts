@@ -1,7 +1,7 @@
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { offeredDecisions, reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
-import { createApiKey, createWorkerToken, tickUntil } from "./fixtures/producer";
+import { createApiKey, createWorkerToken, parkThroughApi, tickUntil } from "./fixtures/producer";
 
 // Decision 061: after a status check the provider answered "not found", checking again cannot help:
 // the steps that can come first, and the repeat waits behind "try again anyway" with the failure quoted.
@@ -19,39 +19,14 @@ test("a check the provider answered with 404 puts the repeat behind “try again
   request,
 }) => {
   test.setTimeout(120_000);
-  const operationId = `e2e-unknown-${run}`;
-  const jobId = `pred-unknown-${run}`;
-  const parked = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage: "polling",
-      provider: "replicate",
-      model: "e2e-model",
-      providerJobId: jobId,
-      requestFingerprint: `sha256:${"ef".repeat(32)}`,
-      evidence: { summary: "status checks failed with 502", observedAt: new Date().toISOString() },
-      hold: { holdId: `hold-unknown-${run}`, amountMicros: 2_000_000, currency: "DKK" },
-    },
-  });
-  expect(parked.status(), await parked.text()).toBe(201);
-  const { caseId } = await parked.json();
+  const { caseId, jobId } = await parkedAfter404(request, "unknown");
 
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);
   // Before any attempt, checking the job comes first, and nothing is held back.
   expect(await offeredDecisions(page)).toEqual(["Resume status checks", "Escalate"]);
   await expect(page.getByTestId("try-again-anyway")).toHaveCount(0);
-  const approve = await reviewDecision(page, "Resume status checks", "The provider's status page is green again.");
-  await approve.getByRole("button", { name: "Approve status checks" }).click();
-  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
-  const ran = await tickUntil(request, workerToken, (results) =>
-    results.some((r) => r.caseId === caseId && r.outcome === "parked"),
-  );
-  expect(ran).toBe(true);
-
-  await page.reload();
+  await checkOnce(page, request, caseId, "The provider's status page is green again.");
   const failure = `Status check failed: the provider does not know job ${jobId} (HTTP 404)`;
   await expect(page.getByTestId("last-attempt")).toContainText(failure);
   // The steps that can help are offered; the repeat is not, until asked for, and says why with the failure quoted.
@@ -70,27 +45,33 @@ test("a check the provider answered with 404 puts the repeat behind “try again
   await expect(page.getByTestId("decision-confirm")).toContainText("Queues status checks of");
 });
 
-/** A job to check, parked now, whose one status check the provider answered 404. */
+/** Approves one status check, lets the worker run it (the provider answers 404) and reloads the case. */
+async function checkOnce(page: Page, request: APIRequestContext, caseId: string, evidence: string) {
+  const approve = await reviewDecision(page, "Resume status checks", evidence);
+  await approve.getByRole("button", { name: "Approve status checks" }).click();
+  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
+  const ran = await tickUntil(request, workerToken, (results) =>
+    results.some((r) => r.caseId === caseId && r.outcome === "parked"),
+  );
+  expect(ran).toBe(true);
+  await page.reload();
+}
+
+/** A job to check, parked now, which the provider does not know: its status check answers 404. */
 async function parkedAfter404(request: APIRequestContext, name: string) {
   const operationId = `e2e-${name}-${run}`;
   const jobId = `pred-${name}-${run}`;
-  const parked = await request.post("/api/v1/cases", {
-    headers: { authorization: `Bearer ${apiKey}` },
-    data: {
-      operationId,
-      attemptId: `${operationId}-a1`,
-      stage: "polling",
-      provider: "replicate",
-      model: "e2e-model",
-      providerJobId: jobId,
-      requestFingerprint: `sha256:${"ad".repeat(32)}`,
-      evidence: { summary: "status checks failed with 502", observedAt: new Date().toISOString() },
-      submittedAt: new Date().toISOString(),
-      hold: { holdId: `hold-${name}-${run}`, amountMicros: 3_000_000, currency: "ISK" },
-    },
+  const caseId = await parkThroughApi(request, apiKey, {
+    operationId,
+    stage: "polling",
+    amountMicros: 3_000_000,
+    currency: "ISK",
+    holdId: `hold-${name}-${run}`,
+    summary: "status checks failed with 502",
+    providerJob: { id: jobId, model: "e2e-model" },
+    submittedAt: new Date().toISOString(),
   });
-  expect(parked.status(), await parked.text()).toBe(201);
-  return { caseId: (await parked.json()).caseId as string, jobId };
+  return { caseId, jobId };
 }
 
 test("after a 404 the reviewer attaches a different job and the case checks that job next", async ({
@@ -103,15 +84,7 @@ test("after a 404 the reviewer attaches a different job and the case checks that
   await login("reviewer@demo.local");
   await page.goto(`/cases/${caseId}`);
   await expect(page.locator("p[data-keys]")).toHaveAttribute("data-keys", "on");
-  const approve = await reviewDecision(page, "Resume status checks", "Check it once.");
-  await approve.getByRole("button", { name: "Approve status checks" }).click();
-  await expect(page.getByTestId("waiting-on").first()).toContainText("waiting on the worker");
-  const ran = await tickUntil(request, workerToken, (results) =>
-    results.some((r) => r.caseId === caseId && r.outcome === "parked"),
-  );
-  expect(ran).toBe(true);
-
-  await page.reload();
+  await checkOnce(page, request, caseId, "Check it once.");
   await expect(page.locator("p[data-keys]")).toHaveAttribute("data-keys", "on");
   await expect(page.getByTestId("last-attempt")).toContainText(`the provider does not know job ${jobId}`);
   expect(await offeredDecisions(page)).toEqual(["Attach a different job…", "Escalate"]);
