@@ -7,6 +7,7 @@ import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
 import { CASE_STATES } from "@/lib/domain/stages";
 import type { QueueFilterOptions } from "@/lib/services/case/queue-filter-options";
 import { QUEUE_SEARCH_ID } from "./queue-shortcuts";
+import { SORT_WORDS } from "./sort-words";
 
 const field = "mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1 text-sm";
 /** The searches sit beside their labels, so the filter row is one line high. */
@@ -118,7 +119,6 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
       }}
     >
       <input type="hidden" name="stage" value={values.stage} />
-      <input type="hidden" name="sort" value={values.sort} />
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <label className="flex min-w-0 flex-1 basis-64 items-center gap-2 text-sm font-medium">
           <span className="shrink-0">Search IDs</span>
@@ -159,6 +159,17 @@ export function QueueFilters({ queryString, options }: { queryString: string; op
             : "An ID in full finds its case; part of one finds every case containing it. Updates as you type."}
       </p>
       <div id="queue-more-filters" className={`${open ? "grid" : "hidden"} mt-2 grid-cols-2 gap-3 md:grid-cols-4`}>
+        {/* Every order, also those whose column a narrow screen hides (last attempt below 1536 px). */}
+        <div className="text-sm font-medium">
+          <label htmlFor="queue-filter-sort">Sort</label>
+          <select {...bind("sort")} value={values.sort || "age"} id="queue-filter-sort">
+            {Object.entries(SORT_WORDS).map(([sort, words]) => (
+              <option key={sort} value={sort}>
+                {words}
+              </option>
+            ))}
+          </select>
+        </div>
         <div className="text-sm font-medium">
           <label htmlFor="queue-filter-state">State</label>
           <select {...bind("state")} id="queue-filter-state">

@@ -1,19 +1,7 @@
 import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { queueHref } from "@/lib/validation/queue-params";
 import type { QueueSortLinks, SortLink } from "./queue-table";
-
-const SORT_WORDS: Record<QueueSort, string> = {
-  age: "oldest first",
-  newest: "newest first",
-  amount: "most money first",
-  smallest: "least money first",
-  stage: "by stage, first stage first",
-  stage_desc: "by stage, last stage first",
-  provider: "by provider, A to Z",
-  provider_desc: "by provider, Z to A",
-  attempt: "longest since the last attempt first, never attempted first",
-  attempt_recent: "latest attempt first, never attempted last",
-};
+import { SORT_WORDS } from "./sort-words";
 
 /** Each sortable column's link: the first click sorts by it, the next reverses it. */
 function sortLink(query: ListCasesQuery, first: QueueSort, second: QueueSort, direction: SortLink["direction"][]) {

@@ -81,6 +81,13 @@ test("the queue shows ten cases above the fold, compact filters, counts that fol
   await expect(page.getByTestId("queue-count")).toHaveAttribute("data-view", "sort=provider_desc");
   const reversed = await rows.getByTestId("row-provider").allInnerTexts();
   expect(reversed).toEqual([...reversed].sort().reverse());
+  // The last attempt's column only shows on the widest screens; its order is one of the Sort choices.
+  await expect(page.getByRole("columnheader", { name: /Last attempt/ })).toBeHidden();
+  const unfold = filters.getByRole("button", { name: "Filters" });
+  if ((await unfold.getAttribute("aria-expanded")) !== "true") await unfold.click();
+  await expect(filters.getByLabel("Sort")).toHaveValue("provider_desc");
+  await filters.getByLabel("Sort").selectOption({ label: "latest attempt first, never attempted last" });
+  await expect(page.getByTestId("queue-count")).toHaveAttribute("data-view", "sort=attempt_recent");
 
   // "/" goes to the search; "?" lists every key.
   await expect(page.locator("table[data-keys=on]")).toBeVisible();
