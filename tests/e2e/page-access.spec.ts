@@ -7,6 +7,7 @@ const PAGES: [string, readonly string[]][] = [
   ["/alerts", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/bulk-jobs", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/finance", ["finance"]],
+  ["/finance/usage", ["finance", "admin"]],
   ["/admin/users", ["admin"]],
   ["/admin/api-keys", ["admin"]],
   ["/admin/worker-tokens", ["admin"]],

@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures/login";
+import { expectAccessibleEverywhere } from "./fixtures/page-checks";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
 // Decision 073: finance uploads a provider's usage export and sees the gap between what was reserved
@@ -13,7 +14,7 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   request,
 }) => {
   // Minting the key starts a Node process and parks a case before the browser work begins.
-  test.setTimeout(90_000);
+  test.setTimeout(120_000);
   const apiKey = createApiKey(`e2e-usage-${run}`);
   const operationId = `e2e-usage-${run}`;
   await parkThroughApi(request, apiKey, { operationId, stage: "polling", amountMicros: 1_000_000, currency: CURRENCY });
@@ -48,4 +49,7 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Read 2 lines" })).toContainText("0 new, 2 imported before");
   await expect(row.locator("[data-gap]")).toContainText("0.20");
+
+  // With its tables filled, the page passes axe at both widths in both schemes and fits a phone.
+  await expectAccessibleEverywhere(page, () => expect(row).toBeVisible());
 });
