@@ -190,7 +190,8 @@ export function MoneySection({ detail }: { detail: CaseDetail }) {
             {detail.lineage.map((attempt) => (
               <tr key={attempt.attemptId} className="border-b border-slate-200 align-top">
                 <td className="break-all px-2 py-1 font-mono">{attempt.attemptId}</td>
-                <td className="break-all px-2 py-1">
+                {/* Words wrap between words ("original" stays whole); a long replaced ID may widen the scroll region. */}
+                <td className="px-2 py-1">
                   {inWords(ATTEMPT_KIND_WORDS, attempt.kind)}
                   {attempt.replacesAttemptId ? ` of ${attempt.replacesAttemptId}` : ""}
                 </td>
