@@ -4,8 +4,10 @@ import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
+import { listCases } from "@/lib/services/case/list-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { listCasesSchema } from "@/lib/validation/list-cases";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -62,6 +64,10 @@ describe("a job to check the provider does not know", () => {
     const page = await getCase(db, reviewer, caseId, env());
     expect(page).toMatchObject({ jobUnknown: true, lastAttemptApplies: true });
     expect(page.repeatCannotHelp).toContain("does not know this job");
+    // The queue's row says the same, not "approve status checks".
+    const queue = await listCases(db, reviewer, listCasesSchema.parse({ q: page.operationId }));
+    expect(queue.items.find((item) => item.id === caseId)?.waitingOn.why).toBe(page.progress.waitingOn.why);
+    expect(page.progress.waitingOn.why).toContain("does not know this job");
 
     // The very job the provider does not know is not attached again.
     const same = { verdict: "attach", providerJobId: unknownJob, evidence: "same one" } as const;

@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
 import { type ActionRecord, lastAttempt, waitingOn } from "@/lib/domain/case-progress";
+import { futileRepeat } from "@/lib/domain/futile-repeat";
 import type { Principal } from "@/lib/domain/principal";
 import { scopeOf } from "@/lib/domain/producer-scope";
 import { PARTIAL_SEARCH_MIN } from "@/lib/domain/queue-search";
@@ -11,6 +12,7 @@ import type { ListCasesQuery, QueueSort } from "@/lib/validation/list-cases";
 import { requirePermission } from "../access/actor";
 import { GIVEN_UP } from "../notification/producer-not-told";
 import { caseFilterConditions } from "./case-filter";
+import { lastAttemptFindings } from "./last-attempt-findings";
 
 type Cursor = { v: string; id: string };
 
@@ -215,6 +217,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
     rows = await sqlRows<Row>(db, pageStatement(where, query));
   }
   const page = rows.slice(0, query.limit);
+  const jobUnknown = await jobsUnknown(db, page);
   const last = page.at(-1);
   const nextCursor =
     rows.length > query.limit && last
@@ -250,7 +253,7 @@ export async function listCases(db: Db, actor: Principal, query: ListCasesQuery,
       escalationReason: row.escalation_reason,
       escalatedAt: row.escalated_at?.toISOString() ?? null,
       holdOpen: row.state === "resolved" && row.held_micros > 0n,
-      ...progressOf(row, now),
+      ...progressOf(row, now, jobUnknown.has(row.id)),
     })),
     nextCursor,
   };
@@ -294,7 +297,25 @@ function pageStatement(where: Prisma.Sql[], query: ListCasesQuery): Prisma.Sql {
     ORDER BY ${pageOrder}`;
 }
 
-function progressOf(row: Row, now: Date) {
+/**
+ * The parked status checks whose last check the provider answered "not found", read exactly as the
+ * case page and the decisions read it (decision 068): one more statement, only when the page has such
+ * a case, so "waiting on" offers attaching a different job instead of checking again.
+ */
+async function jobsUnknown(db: Db, page: readonly Row[]): Promise<Set<string>> {
+  const parked = page.filter((row) => row.state === "parked" && row.stage === "polling");
+  const findings = await lastAttemptFindings(
+    db,
+    parked.map((row) => row.id),
+  );
+  return new Set(
+    parked
+      .filter((row) => futileRepeat(row.stage, findings.get(row.id) ?? null)?.reason === "job_unknown")
+      .map((row) => row.id),
+  );
+}
+
+function progressOf(row: Row, now: Date, jobUnknown: boolean) {
   const actions: ActionRecord[] =
     row.last_id && row.last_kind && row.last_status && row.last_at
       ? [
@@ -317,6 +338,7 @@ function progressOf(row: Row, now: Date) {
         stage: row.stage,
         state: row.state,
         outputsUnavailable: row.outputs_unavailable,
+        jobUnknown,
         holdOpen: row.state === "resolved" && row.held_micros > 0n,
         pendingReplacement: row.pending_replacement,
         replacementToSubmit: row.replacement_to_submit,
