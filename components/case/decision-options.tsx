@@ -71,7 +71,7 @@ export function splitFutileRepeat(
  * from when it may be recorded instead of offering it (DESIGN section 7).
  */
 export function noJobNotYet(detail: CaseDetail, now: number): string | null {
-  if (detail.noJobFrom === null || detail.stage !== "polling") return null;
+  if (detail.noJobFrom === null) return null;
   return Date.parse(detail.noJobFrom) > now ? detail.noJobFrom : null;
 }
 
