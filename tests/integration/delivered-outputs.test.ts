@@ -191,5 +191,9 @@ describe("an earlier attempt's output after the case came back with another atte
     ]);
     const served = await fetchOutput(tokens.reviewer as string, { caseId: before.id, assetId: earlier.id });
     expect([served.status, served.text]).toEqual([200, "the first attempt's video"]);
+    // Downloaded, it is named by its attempt, so it never takes the current output's name.
+    const file = await fetchOutput(tokens.reviewer as string, { caseId: before.id, assetId: earlier.id }, true);
+    expect(file.headers.get("content-disposition")).toBe(`attachment; filename="${first.attemptId}-output-0"`);
+    expect(first.attemptId.startsWith(first.operationId)).toBe(true);
   });
 });

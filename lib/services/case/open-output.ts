@@ -33,11 +33,11 @@ export async function openOutput(
   const [asset, owner] = await Promise.all([
     db.asset.findFirst({
       where: { id: input.assetId, caseId: input.caseId, publishedAt: { not: null } },
-      select: { storageKey: true, outputIndex: true, contentType: true, deletedAt: true },
+      select: { storageKey: true, outputIndex: true, contentType: true, deletedAt: true, attemptRef: true },
     }),
     db.case.findUnique({
       where: { id: input.caseId },
-      select: { producer: true, operation: { select: { operationId: true } } },
+      select: { producer: true, attemptRef: true, operation: { select: { operationId: true } } },
     }),
   ]);
   if (!asset || !owner) throw new AppError("not_found", "No such delivered output.");
@@ -46,6 +46,18 @@ export async function openOutput(
   const opened = await storage.open(asset.storageKey);
   if (!opened) throw new AppError("not_found", "This output is no longer in storage.");
   const contentType = asset.contentType ?? "application/octet-stream";
+  // An earlier attempt's output is another file than the current attempt's output of the same
+  // number (decision 071): its name says which attempt, so two downloads never share a name.
+  const earlier =
+    asset.attemptRef === owner.attemptRef
+      ? null
+      : await db.attempt.findUnique({ where: { id: asset.attemptRef }, select: { attemptId: true } });
+  const { operationId } = owner.operation;
+  const stem = !earlier
+    ? operationId
+    : earlier.attemptId.startsWith(operationId)
+      ? earlier.attemptId
+      : `${operationId}-${earlier.attemptId}`;
   const range = resolveByteRange(input.range ?? null, opened.size, input.ifRange ?? null);
   let stream: Readable | null = null;
   if (range.kind === "unsatisfiable") await opened.close();
@@ -55,8 +67,8 @@ export async function openOutput(
     sizeBytes: opened.size,
     range,
     contentType,
-    // A header value: the producer's ID kept to plain characters.
-    filename: `${owner.operation.operationId.replace(/[^A-Za-z0-9._-]/g, "_")}-output-${asset.outputIndex}${extensionOf(contentType)}`,
+    // A header value: the producer's IDs kept to plain characters.
+    filename: `${stem.replace(/[^A-Za-z0-9._-]/g, "_")}-output-${asset.outputIndex}${extensionOf(contentType)}`,
     download: input.download,
   };
 }
