@@ -36,3 +36,7 @@ FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts a ON a.id 
                                          h.producer) f
 WHERE e.kind = 'adjustment' AND f.figure = 'adjustment'
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
+
+-- A usage line matched to a hold whose send may still complete waits, unapplied (adjustment_micros
+-- NULL), until the outcome is known; the worker's round finds the few waiting lines by this index.
+CREATE INDEX "usage_lines_waiting" ON "usage_lines"("hold_ref") WHERE "adjustment_micros" IS NULL AND "hold_ref" IS NOT NULL;
