@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
 import { foldStatDeltas } from "@/lib/db/stat-figures";
@@ -186,6 +187,19 @@ describe("running totals behind the overview and finance pages", () => {
     const producers = new Set((kept as { producer: string | null }[]).map((t) => t.producer));
     expect([...producers].sort()).toEqual([shop.name, studio.name]);
     for (const now of nowsAround(T0).slice(0, 3)) await expectFiguresMatch(db, await makeUser(db, ["finance"]), now);
+  });
+
+  it("count the adjustments booked before the figure existed, once, through the migration's backfill", async () => {
+    const kept = await runningTotals(db);
+    expect(kept.some((t) => (t as { figure: string }).figure === "adjustment")).toBe(true);
+    const sql = readFileSync("prisma/migrations/20261207190000_adjustments_in_running_totals/migration.sql", "utf8");
+    const end = "GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;";
+    const backfill = sql.slice(sql.indexOf("INSERT INTO stat_deltas"), sql.indexOf(end) + end.length);
+    // Before the migration the trigger counted no adjustment figure: none in the totals, as then.
+    await owner.$executeRaw`DELETE FROM stat_deltas WHERE figure = 'adjustment'`;
+    await owner.$executeRaw`DELETE FROM stat_totals WHERE figure = 'adjustment'`;
+    await owner.$executeRawUnsafe(backfill);
+    expect(await runningTotals(db)).toEqual(kept);
   });
 
   it("stay exact under concurrent registrations and replays", async () => {
