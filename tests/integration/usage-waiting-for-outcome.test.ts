@@ -1,10 +1,14 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { env } from "@/lib/env";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { usageGap } from "@/lib/services/usage/usage-gap";
 import { runTick } from "@/lib/worker/run-tick";
-import { makeUser, producer, worker } from "./fixtures";
+import { makeUser, outcomeInput, permitInput, producer, worker } from "./fixtures";
 import { ledgerCharge, parkedHold, usageCsv } from "./helpers/usage";
 import { simulatorAndWorker } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
@@ -69,6 +73,27 @@ describe("a usage line for a hold whose case's outcome is not known yet", () => 
     });
     const adjustment = await db.ledgerEntry.findFirstOrThrow({ where: { holdRef: hold.id, kind: "adjustment" } });
     expect(adjustment).toMatchObject({ amountMicros: -20_000n, usageLineRef: line.id });
+  });
+
+  it("waits while a send permit is in flight; the producer's completion report applies it", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const { operationId, input } = permitInput({
+      hold: { holdId: `hold-${randomUUID()}`, amountMicros: 100_000, currency: "XBL" },
+    });
+    const permit = await requestPermit(db, shop, operationId, input, env());
+    if (permit.status !== "permitted") throw new Error(`expected a permit, got ${permit.status}`);
+    const job = `job-${operationId}`;
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, permit.permit.token, "accepted", job));
+    const hold = await db.hold.findFirstOrThrow({ where: { producer: shop.name, holdId: input.hold.holdId } });
+    const summary = await importLine(finance, job, "0.07", "XBL");
+    expect(summary.lines[0]).toMatchObject({ outcome: "waiting", holdId: hold.holdId });
+    expect(summary.lines[0]?.waitingFor).toMatch(/in flight/);
+    expect(await ledgerCharge(db, hold.id)).toBe(0n);
+    // The completion settles the whole hold, and the waiting line corrects it in the same transaction.
+    await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, permit.permit.token, "completed"));
+    expect(await db.hold.findUniqueOrThrow({ where: { id: hold.id } })).toMatchObject({ status: "settled" });
+    expect(await ledgerCharge(db, hold.id)).toBe(70_000n);
+    expect((await db.usageLine.findFirstOrThrow({ where: { providerJobId: job } })).adjustmentMicros).toBe(-30_000n);
   });
 
   describe("once the worker's status check finds the job completed", () => {
