@@ -15,7 +15,11 @@ function Amount({ micros, currency, note }: { micros: Micros; currency: string; 
   );
 }
 
-/** Holds by status per currency. Held + settled + released always equals what was reserved. */
+/**
+ * Holds by status per currency. Held + settled + released always equals what was reserved; what the
+ * provider charged is the settled money, the flagged money beyond the holds and the provider's own
+ * corrections together (decision 077).
+ */
 export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
   return (
     <Table caption="Holds by status, per currency" aria-describedby="status-totals-note">
@@ -23,10 +27,12 @@ export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
         columns={[
           "Currency",
           { label: "Held (open)", align: "right" },
-          { label: "Settled (charged)", align: "right" },
+          { label: "Settled (of the holds)", align: "right" },
           { label: "Released", align: "right" },
           { label: "Overage (flagged)", align: "right" },
           { label: "Charged after release (flagged)", align: "right" },
+          { label: "Corrected by the provider's figures", align: "right" },
+          { label: "Charged in total", align: "right" },
           { label: "Reserved in total", align: "right" },
         ]}
       />
@@ -66,6 +72,16 @@ export function StatusTotalsTable({ rows }: { rows: Totals[] }) {
                   row.lateCharged.count ? `⚑ ${plural(row.lateCharged.count, "hold")} charged after release` : "none"
                 }
               />
+            </NumCell>
+            <NumCell data-testid="corrected">
+              <Amount
+                micros={row.corrected.micros}
+                currency={row.currency}
+                note={row.corrected.count ? plural(row.corrected.count, "correction") : "none"}
+              />
+            </NumCell>
+            <NumCell data-testid="charged">
+              <Money micros={row.chargedMicros} currency={row.currency} />
             </NumCell>
             <NumCell>
               <Money micros={row.reservedMicros} currency={row.currency} />

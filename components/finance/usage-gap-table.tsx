@@ -2,6 +2,7 @@ import { Money } from "@/components/ui/money";
 import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { UsageGapView } from "@/lib/services/usage/usage-gap";
+import { TotalsTable } from "./totals-table";
 
 const REASON_WORDS: Record<string, string> = {
   no_job: "no attempt names this job",
@@ -12,45 +13,25 @@ const REASON_WORDS: Record<string, string> = {
 /** Reserved against what the provider charged, per provider, model, producer and day (decision 073). */
 export function UsageGapTable({ rows }: { rows: UsageGapView["rows"] }) {
   return (
-    <Table caption="Reserved and charged by the provider, per provider, model, producer and day">
-      <TableHead
-        columns={[
-          "Day (UTC)",
-          "Provider",
-          "Model",
-          "Producer",
-          "Currency",
-          { label: "Jobs", align: "right" },
-          { label: "Reserved", align: "right" },
-          { label: "Charged by the provider", align: "right" },
-          { label: "Gap", align: "right" },
-        ]}
-      />
-      <tbody>
-        {rows.map((row) => (
-          <Row
-            key={`${row.day}:${row.provider}:${row.model}:${row.producer}:${row.currency}`}
-            data-gap-row={row.currency}
-          >
-            <RowHeader>{row.day}</RowHeader>
-            <Cell>{row.provider}</Cell>
-            <Cell>{row.model}</Cell>
-            <Cell>{row.producer}</Cell>
-            <Cell>{row.currency}</Cell>
-            <NumCell>{row.jobs}</NumCell>
-            <NumCell>
-              <Money micros={row.reservedMicros} currency={row.currency} />
-            </NumCell>
-            <NumCell>
-              <Money micros={row.chargedMicros} currency={row.currency} />
-            </NumCell>
-            <NumCell data-gap>
-              <Money micros={row.gapMicros} currency={row.currency} />
-            </NumCell>
-          </Row>
-        ))}
-      </tbody>
-    </Table>
+    <TotalsTable
+      caption="Reserved and charged by the provider, per provider, model, producer and day"
+      rows={rows}
+      keyOf={(row) => `${row.day}:${row.provider}:${row.model}:${row.producer}:${row.currency}`}
+      rowProps={(row) => ({ "data-gap-row": row.currency })}
+      groups={[
+        { label: "Day (UTC)", value: (row) => row.day },
+        { label: "Provider", value: (row) => row.provider },
+        { label: "Model", value: (row) => row.model },
+        { label: "Producer", value: (row) => row.producer },
+        { label: "Currency", value: (row) => row.currency },
+      ]}
+      figures={[
+        { label: "Jobs", count: (row) => row.jobs },
+        { label: "Reserved", micros: (row) => row.reservedMicros },
+        { label: "Charged by the provider", micros: (row) => row.chargedMicros },
+        { label: "Gap", micros: (row) => row.gapMicros, cellProps: { "data-gap": "" } },
+      ]}
+    />
   );
 }
 

@@ -16,7 +16,10 @@ const PROVIDERS: [string, string][] = [
   ["luma", "Luma"],
 ];
 
-/** What an import did, in words: new lines, lines seen before, holds corrected and lines left unexplained. */
+/**
+ * What an import did, in words: new lines, lines seen before, holds corrected, lines waiting for
+ * their case's outcome and lines left unexplained.
+ */
 function summaryWords(data: UsageImportSummary): string {
   const moved = data.lines.filter((line) => line.outcome === "matched" && line.differenceMicros !== "0");
   const differences = moved
@@ -29,6 +32,7 @@ function summaryWords(data: UsageImportSummary): string {
   return (
     `Read ${data.read} lines: ${data.added} new, ${data.alreadyImported} imported before. ` +
     `${data.matched} matched a hold, ${data.unexplained} unexplained.` +
+    (data.waiting ? ` ${data.waiting} wait for their case's outcome before they settle a hold.` : "") +
     (differences ? ` Differences posted: ${differences}.` : "")
   );
 }

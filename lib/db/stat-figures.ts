@@ -16,6 +16,7 @@ export type Figure =
   | "ledger_held"
   | "overage"
   | "late_charge"
+  | "adjustment"
   | "exposure"
   | "resolved_held";
 

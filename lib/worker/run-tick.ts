@@ -12,6 +12,7 @@ import { parkOverduePermits } from "@/lib/services/permit/park-overdue-permits";
 import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-webhook";
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
 import { runRetentionIfDue } from "@/lib/services/retention/run-retention";
+import { applyWaitingUsage } from "@/lib/services/usage/apply-waiting-usage";
 import { evaluateAlertsSafely } from "./alert-round";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
@@ -30,7 +31,7 @@ const SUGGESTION_CASES_PER_TICK = 5;
  * One bounded round of work, sized to fit a cron-invoked HTTP request: rescue expired leases,
  * note this worker's heartbeat, escalate a batch of cases past their deadline, park send permits whose deadline passed with no
  * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
- * uncertain submissions), park actions that keep failing, claim up to
+ * uncertain submissions), apply usage lines whose case's outcome is now known (decision 077), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
  * started), then evaluate the alert rules if their round is due (every 30 s across all workers) and send due
  * notifications and alerts with whatever time is left, run the hourly
@@ -52,6 +53,8 @@ export async function runTick(
   if (overduePermits > 0) workerLog({ step: "permits_parked", workerId: actor.workerId, parked: overduePermits });
   const matchedWebhooks = await matchUnmatchedWebhooks(ctx.db, actor);
   if (matchedWebhooks > 0) workerLog({ step: "webhooks_matched", workerId: actor.workerId, matched: matchedWebhooks });
+  const usage = await applyWaitingUsage(ctx.db, actor);
+  if (usage > 0) workerLog({ step: "usage_applied", workerId: actor.workerId, applied: usage });
   const fromWebhooks = await suggestFromWebhooks(ctx.db, actor);
   if (fromWebhooks > 0)
     workerLog({ step: "suggested_from_webhooks", workerId: actor.workerId, suggested: fromWebhooks });

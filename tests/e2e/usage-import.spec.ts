@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures/login";
 import { expectAccessibleEverywhere } from "./fixtures/page-checks";
-import { createApiKey, parkThroughApi } from "./fixtures/producer";
+import { createApiKey, parkThroughApi, seedFinishedJob } from "./fixtures/producer";
 
 // Decision 073: finance uploads a provider's usage export and sees the gap between what was reserved
 // and what the provider charged. "XUG" is this spec's own test currency, so no other spec's totals
@@ -17,14 +17,23 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   test.setTimeout(120_000);
   const apiKey = createApiKey(`e2e-usage-${run}`);
   const operationId = `e2e-usage-${run}`;
-  await parkThroughApi(request, apiKey, { operationId, stage: "polling", amountMicros: 1_000_000, currency: CURRENCY });
+  // At delivery, the job completed: a line may settle its hold at once. A job still being checked
+  // would make the line wait for the outcome (decision 077).
+  const job = await seedFinishedJob(request);
+  await parkThroughApi(request, apiKey, {
+    operationId,
+    stage: "delivery",
+    providerJob: job,
+    amountMicros: 1_000_000,
+    currency: CURRENCY,
+  });
 
   await login("finance@demo.local");
   const response = await page.goto("/finance/usage");
   expect(response?.status()).toBe(200);
   await expect(page.getByRole("heading", { level: 1, name: "Provider usage" })).toBeVisible();
 
-  const csv = `provider_job_id,amount,currency,time\njob-${operationId},0.80,${CURRENCY},2026-12-01T10:00:00Z\nnobody-${run},0.10,${CURRENCY},2026-12-01T10:00:00Z\n`;
+  const csv = `provider_job_id,amount,currency,time\n${job.id},0.80,${CURRENCY},2026-12-01T10:00:00Z\nnobody-${run},0.10,${CURRENCY},2026-12-01T10:00:00Z\n`;
   await page.getByLabel("Provider", { exact: true }).selectOption("replicate");
   await page.getByLabel("File shape", { exact: true }).selectOption("generic");
   await page

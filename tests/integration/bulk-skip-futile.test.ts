@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FUTILE_REPEAT_WORDS } from "@/lib/domain/futile-repeat";
 import { env } from "@/lib/env";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -7,10 +7,8 @@ import { dryRunBulk, executeBulk } from "@/lib/services/case/bulk-cases";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { runTick } from "@/lib/worker/run-tick";
-import type { WorkerContext } from "@/lib/worker/worker-context";
-import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
-import { testWorkerContext } from "./helpers/worker-context";
+import { simulatorAndWorker } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 061: a status check the provider answered with "not found" is not repeated by a bulk
@@ -18,14 +16,7 @@ import { openTestDb } from "./setup/test-db";
 process.env.WORKER_LOG = "0";
 const { db } = openTestDb();
 const shop = producer("bulk-futile-shop");
-let sim: RunningSimulator;
-let ctx: WorkerContext;
-
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 1024 } });
-  ctx = await testWorkerContext(db, sim.url);
-});
-afterAll(() => sim?.stop());
+const live = simulatorAndWorker(db);
 
 describe("a bulk approval after a status check found the job unknown", () => {
   it("skips the case with its reason at the dry run, and approves the case never checked", async () => {
@@ -34,7 +25,7 @@ describe("a bulk approval after a status check found the job unknown", () => {
     const unknown = await parkCase(db, shop, parkInput("polling", { model, providerJobId: `pred-unknown-${model}` }));
     const fresh = await parkCase(db, shop, parkInput("polling", { model, providerJobId: `pred-fresh-${model}` }));
     await approveCase(db, reviewer, unknown.caseId, { action: "resume_poll", evidence: "check the job" });
-    await runTick(ctx, worker(), { maxTasks: 5 });
+    await runTick(live.ctx, worker(), { maxTasks: 5 });
     const after = await db.case.findUniqueOrThrow({ where: { id: unknown.caseId } });
     expect({ stage: after.stage, state: after.state }).toEqual({ stage: "polling", state: "parked" });
     const checks = await db.providerObservation.count({ where: { caseId: unknown.caseId } });
@@ -65,6 +56,6 @@ describe("a bulk approval after a status check found the job unknown", () => {
     // Nothing was asked of the provider again, and the skipped case is as the check left it.
     expect(await db.providerObservation.count({ where: { caseId: unknown.caseId } })).toBe(checks);
     expect((await db.case.findUniqueOrThrow({ where: { id: unknown.caseId } })).state).toBe("parked");
-    expect(sim.state.stats().creates.total).toBe(0);
+    expect(live.sim.state.stats().creates.total).toBe(0);
   });
 });

@@ -70,6 +70,9 @@ describe("finance totals", () => {
       released: { count: 1, micros: "110000" },
       overage: { count: 1, micros: "30000" },
       lateCharged: { count: 0, micros: "0" },
+      corrected: { count: 0, micros: "0" },
+      // What was charged: settled and the overage beyond the holds (decision 077).
+      chargedMicros: "170000",
       reservedMicros: "320000",
     });
     // Every reserved micro-unit is held, settled or released; overage is on top.

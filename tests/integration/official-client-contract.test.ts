@@ -5,9 +5,11 @@ import path from "node:path";
 import { createFalClient, ApiError as FalApiError, type QueueStatus } from "@fal-ai/client";
 import { ApiError as GenaiApiError, type GenerateVideosOperation, GoogleGenAI } from "@google/genai";
 import RunwayML from "@runwayml/sdk";
+import type { TaskRetrieveResponse } from "@runwayml/sdk/resources/tasks";
 import LumaAI from "lumaai";
 import Replicate, { type Prediction, validateWebhook } from "replicate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { simulatorAdapters } from "@/lib/providers";
 import { falKeysFromJwks, falSignedHeaders, verifyFalSignature } from "@/lib/providers/fal/webhook";
 import { replicateWebhookSecret } from "@/lib/providers/webhook-keys";
 import { manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -247,6 +249,25 @@ describe("@runwayml/sdk 4.20.1", () => {
     expect(gone).toBeInstanceOf(RunwayML.NotFoundError);
     expect(gone).toMatchObject({ status: 404, error: { error: "Not found" } });
     expect(sim.state.cancelCount("runway")).toBe(2);
+  });
+
+  // Decision 073: a usage import reads a task's `cost.credits` through the product's own adapter.
+  // The official client, typed by Runway, must read the same figure from the same answer.
+  it("returns each ending's cost.credits as the adapter reads it for the usage import", async () => {
+    const adapter = simulatorAdapters(sim.url, { retry: { maxAttempts: 1, perAttemptTimeoutMs: 2_000 } }, TOKEN).runway;
+    const endings = (["succeeded", "failed", "canceled"] as const).map((outcome) =>
+      sim.state.seedJob({ provider: "runway", model: "gen4_turbo", outcome, input: { duration: 10 } }),
+    );
+    clock.advance(5_000);
+    for (const job of endings) {
+      const task: TaskRetrieveResponse = await runway().tasks.retrieve(job.id);
+      if (!("cost" in task)) throw new Error(`${job.outcome}: no final cost on ${task.status}`);
+      const status = await adapter.getJob({ providerJobId: job.id, model: "gen4_turbo" });
+      const read = "evidence" in status ? status.evidence?.credits : undefined;
+      expect([job.outcome, read], task.status).toEqual([job.outcome, task.cost.credits]);
+    }
+    const [succeeded] = endings;
+    expect(await runway().tasks.retrieve(succeeded?.id ?? "")).toMatchObject({ cost: { credits: 50 } });
   });
 
   it("reads THROTTLED with its estimated cost", async () => {

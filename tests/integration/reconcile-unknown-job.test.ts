@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { env } from "@/lib/env";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { approveCase } from "@/lib/services/case/approve-case";
@@ -9,10 +9,8 @@ import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { listCasesSchema } from "@/lib/validation/list-cases";
 import { runTick } from "@/lib/worker/run-tick";
-import type { WorkerContext } from "@/lib/worker/worker-context";
-import { type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, parkInput, producer, worker } from "./fixtures";
-import { testWorkerContext } from "./helpers/worker-context";
+import { simulatorAndWorker } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 068: a job to check whose status check the provider answered "not found" is reconciled:
@@ -22,14 +20,7 @@ process.env.WORKER_LOG = "0";
 const { db } = openTestDb();
 const shop = producer("unknown-job-shop");
 const otherShop = producer("unknown-job-other-shop");
-let sim: RunningSimulator;
-let ctx: WorkerContext;
-
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, timings: { queuedMs: 0, runningMs: 0, outputBytes: 1024 } });
-  ctx = await testWorkerContext(db, sim.url);
-});
-afterAll(() => sim?.stop());
+const live = simulatorAndWorker(db);
 
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -46,7 +37,7 @@ async function checkedUnknown(reviewer: Awaited<ReturnType<typeof makeUser>>) {
   const attachEarly = { verdict: "attach", providerJobId: `pred-early-${tag}`, evidence: "a guess" } as const;
   expect(await codeOf(reconcileCase(db, reviewer, parked.caseId, attachEarly))).toBe("illegal_transition");
   await approveCase(db, reviewer, parked.caseId, { action: "resume_poll", evidence: "check the job" });
-  await runTick(ctx, worker(), { maxTasks: 5 });
+  await runTick(live.ctx, worker(), { maxTasks: 5 });
   const row = await db.case.findUniqueOrThrow({ where: { id: parked.caseId } });
   expect({ stage: row.stage, state: row.state }).toEqual({ stage: "polling", state: "parked" });
   const answer = await db.providerObservation.findFirstOrThrow({
@@ -73,7 +64,7 @@ describe("a job to check the provider does not know", () => {
     const same = { verdict: "attach", providerJobId: unknownJob, evidence: "same one" } as const;
     expect(await codeOf(reconcileCase(db, reviewer, caseId, same))).toBe("illegal_transition");
 
-    const found = sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
+    const found = live.sim.state.seedJob({ provider: "replicate", outcome: "succeeded" });
     const result = await reconcileCase(db, reviewer, caseId, {
       verdict: "attach",
       providerJobId: found.id,
@@ -95,7 +86,7 @@ describe("a job to check the provider does not know", () => {
     const again = { verdict: "attach", providerJobId: `pred-third-${randomUUID()}`, evidence: "another" } as const;
     expect(await codeOf(reconcileCase(db, reviewer, caseId, again))).toBe("illegal_transition");
     await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "check the new job" });
-    await runTick(ctx, worker(), { maxTasks: 5 });
+    await runTick(live.ctx, worker(), { maxTasks: 5 });
     const checked = await db.providerObservation.findFirstOrThrow({
       where: { caseId },
       orderBy: { id: "asc" },
@@ -103,7 +94,7 @@ describe("a job to check the provider does not know", () => {
     });
     expect(checked.kind).not.toBe("not_found");
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).stage).not.toBe("polling");
-    expect(sim.state.stats().creates.total).toBe(0);
+    expect(live.sim.state.stats().creates.total).toBe(0);
   });
 
   it("refuses a job another producer's case owns, and leaves the case and its attempt as they were", async () => {

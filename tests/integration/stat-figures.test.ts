@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@/lib/db/client";
 import { foldStatDeltas } from "@/lib/db/stat-figures";
@@ -10,6 +11,7 @@ import { openCasesByStage } from "@/lib/services/case/count-cases";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
+import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { makeUser, parkInput, producer } from "./fixtures";
 import { backdateLedger } from "./helpers/backdate-ledger";
 import { compareFiguresWithScans } from "./helpers/compare-figures";
@@ -50,6 +52,21 @@ function nowsAround(reference: Date): Date[] {
   const at = (ms: number) => new Date(reference.getTime() + ms);
   const edges = [HOUR, 6 * HOUR, DAY, 3 * DAY, 7 * DAY, 30 * DAY];
   return [at(0), at(-2 * HOUR), at(45 * 60_000), at(4 * DAY), ...edges.flatMap((e) => [at(e), at(e + 1), at(e - 1)])];
+}
+
+/** One usage export line per amount for the job of this hold, imported by finance (decision 073). */
+async function importCharges(finance: UserActor, holdRef: string | undefined, amounts: string[]) {
+  const [job] = await db.$queryRaw<{ provider: string; job: string; currency: string }[]>`
+    SELECT a.provider, a.provider_job_id AS job, h.currency
+    FROM holds h JOIN attempts a ON a.id = h.attempt_ref WHERE h.id = ${holdRef}::uuid`;
+  if (!job) throw new Error(`no job for hold ${holdRef}`);
+  const lines = amounts.map((amount) => `${job.job},${amount},${job.currency},2026-12-01T10:00:00Z`);
+  await importUsageFile(db, finance, {
+    provider: job.provider,
+    format: "generic",
+    fileName: `${job.job}-${amounts.join("_")}.csv`,
+    content: ["provider_job_id,amount,currency,time", ...lines].join("\n"),
+  });
 }
 
 describe("running totals behind the overview and finance pages", () => {
@@ -116,6 +133,16 @@ describe("running totals behind the overview and finance pages", () => {
     await resolveHold(db, finance, of("delivery")[0]?.holdRef ?? "", settle(5_000));
     await resolveHold(db, finance, of("delivery")[1]?.holdRef ?? "", settle(10_000_000));
     await resolveHold(db, finance, failed[1]?.holdRef ?? "", settle(1));
+    // The provider's own figures correct settled holds up and down (decision 077): a partial settle
+    // of 5,000 is charged 12,000 (+7,000) and then refunded 4,000 (-4,000); an overage of 10,000,000
+    // is charged 9,500,000 (-500,000).
+    const [partly, over] = of("delivery");
+    await importCharges(finance, partly?.holdRef, ["0.012"]);
+    await foldStatDeltas(db);
+    await importCharges(finance, partly?.holdRef, ["-0.004"]);
+    await importCharges(finance, over?.holdRef, ["9.5"]);
+    const kinds = await db.ledgerEntry.findMany({ where: { kind: "adjustment" }, select: { amountMicros: true } });
+    expect(kinds.map((e) => Number(e.amountMicros)).sort((a, b) => a - b)).toEqual([-500_000, -4_000, 7_000]);
     // A resolved case parked again opens a new episode with a new hold.
     const reopened = parked.find((p) => p.caseId === failed[0]?.caseId);
     const case0 = await db.case.findUniqueOrThrow({
@@ -160,6 +187,19 @@ describe("running totals behind the overview and finance pages", () => {
     const producers = new Set((kept as { producer: string | null }[]).map((t) => t.producer));
     expect([...producers].sort()).toEqual([shop.name, studio.name]);
     for (const now of nowsAround(T0).slice(0, 3)) await expectFiguresMatch(db, await makeUser(db, ["finance"]), now);
+  });
+
+  it("count the adjustments booked before the figure existed, once, through the migration's backfill", async () => {
+    const kept = await runningTotals(db);
+    expect(kept.some((t) => (t as { figure: string }).figure === "adjustment")).toBe(true);
+    const sql = readFileSync("prisma/migrations/20261207190000_adjustments_in_running_totals/migration.sql", "utf8");
+    const end = "GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;";
+    const backfill = sql.slice(sql.indexOf("INSERT INTO stat_deltas"), sql.indexOf(end) + end.length);
+    // Before the migration the trigger counted no adjustment figure: none in the totals, as then.
+    await owner.$executeRaw`DELETE FROM stat_deltas WHERE figure = 'adjustment'`;
+    await owner.$executeRaw`DELETE FROM stat_totals WHERE figure = 'adjustment'`;
+    await owner.$executeRawUnsafe(backfill);
+    expect(await runningTotals(db)).toEqual(kept);
   });
 
   it("stay exact under concurrent registrations and replays", async () => {

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
-import type { Stage } from "@/lib/domain/stages";
 import { simulatorAdapters } from "@/lib/providers";
 import type { ProviderName } from "@/lib/providers/types";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
-import { parkCase } from "@/lib/services/case/park-case";
 import { resolveHold } from "@/lib/services/hold/resolve-hold";
 import { importProviderCosts } from "@/lib/services/usage/import-provider-costs";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { usageGap } from "@/lib/services/usage/usage-gap";
 import { type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { makeUser, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
+import { usageCsv as csv, ledgerCharge, parkedHold } from "./helpers/usage";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 073: a provider's usage line settles or corrects the hold of the job it names, through
@@ -23,33 +22,14 @@ const otherShop = producer("usage-other-shop");
 const codeOf = (error: unknown) => (error as { code?: string } | undefined)?.code;
 const refused = (promise: Promise<unknown>) => promise.then(() => "no error", codeOf);
 
-async function heldJob(
+const heldJob = (
   currency: string,
   amountMicros: number,
   who = shop,
   provider: ProviderName = "replicate",
   job?: string,
-) {
-  const input = parkInput("polling" as Stage, {
-    provider,
-    model: provider === "runway" ? "gen4_turbo" : "omni-flash-720p",
-    hold: { holdId: `hold-${currency}-${Math.random().toString(36).slice(2)}`, amountMicros, currency },
-    ...(job ? { providerJobId: job } : {}),
-  });
-  const { caseId } = await parkCase(db, who, input);
-  const hold = await db.hold.findFirstOrThrow({ where: { caseId: String(caseId) } });
-  return { caseId: String(caseId), hold, jobId: input.providerJobId ?? "" };
-}
-
-/** What the ledger charged a hold: settle, overage, late charge and every adjustment. */
-async function chargedOf(holdRef: string): Promise<bigint> {
-  const entries = await db.ledgerEntry.findMany({ where: { holdRef } });
-  return entries
-    .filter((e) => ["settle", "overage", "late_charge", "adjustment"].includes(e.kind))
-    .reduce((sum, e) => sum + e.amountMicros, 0n);
-}
-
-const csv = (rows: string[]) => `provider_job_id,amount,currency,time\n${rows.join("\n")}\n`;
+) => parkedHold(db, { currency, amountMicros, who, provider, ...(job ? { job } : {}) });
+const chargedOf = (holdRef: string) => ledgerCharge(db, holdRef);
 
 async function counts() {
   const [lines, entries, audits] = await Promise.all([
@@ -109,7 +89,7 @@ describe("a usage line matched to its job's hold", () => {
 
   it("settles a hold still held at the line's charge: over the hold, the excess is a flagged overage", async () => {
     const finance = await makeUser(db, ["finance"]);
-    const { hold, jobId } = await heldJob("XBA", 100_000);
+    const { hold, jobId, caseId } = await heldJob("XBA", 100_000);
     const summary = await importUsageFile(db, finance, {
       provider: "replicate",
       format: "generic",
@@ -129,6 +109,8 @@ describe("a usage line matched to its job's hold", () => {
     const entries = await db.ledgerEntry.findMany({ where: { holdRef: hold.id } });
     expect(entries.find((e) => e.kind === "overage")).toMatchObject({ amountMicros: 25_000n, flagged: true });
     expect(await chargedOf(hold.id)).toBe(125_000n);
+    // As a person's settle does, the case no longer counts the hold as held (DESIGN rule 13).
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).heldMicros).toBe(0n);
   });
 
   it("the same export imported twice changes nothing; a second line for the job adds only its own amount", async () => {

@@ -16,6 +16,8 @@ const row = (held: StatusTotals["held"]["micros"] | number): StatusTotals & { cu
   released: { count: 0, micros: "0" },
   overage: { count: 0, micros: "0" },
   lateCharged: { count: 0, micros: "0" },
+  corrected: { count: 0, micros: "0" },
+  chargedMicros: "2500000",
   reservedMicros: "2500000",
 });
 

@@ -94,6 +94,8 @@ export async function FinanceContent({
         <StatusTotalsTable rows={totals.byCurrency} />
         <p id="status-totals-note" className="mt-1 text-xs text-slate-600">
           Released includes the unused part of partly settled holds. Overage is charged beyond what was held.
+          Corrections are the differences the providers' own usage figures posted after a hold was settled (a refund is
+          negative); charged in total is settled, overage, charged after release and corrections together.
         </p>
       </FinanceSection>
       {lateCharges.length ? (

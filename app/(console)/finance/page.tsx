@@ -41,7 +41,8 @@ export default async function FinancePage({ searchParams }: Props) {
         </div>
       </div>
       <p className="mt-1 text-sm text-slate-700">
-        Every reserved amount is held, settled or released; charges above a hold are flagged as overage.
+        Every reserved amount is held, settled or released; charges above a hold are flagged as overage, and the
+        providers' own figures correct what was charged.
       </p>
       <Suspense
         key={`${query.status}:${query.view ?? ""}:${query.cursor ?? ""}:${producer ?? ""}:${query.operation ?? ""}`}

@@ -7,6 +7,7 @@ import { sanitiseString } from "@/lib/domain/sanitise";
 import { AppError } from "@/lib/errors";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { releaseHeldMicros } from "../case/writer/facts";
+import { applyWaitingLines } from "./apply-waiting-lines";
 import { refuseUnchargedResolution } from "./send-outcome-of-hold";
 import { resolve } from "./writer/resolve";
 
@@ -60,6 +61,8 @@ export async function resolveHold(db: Db, actor: Principal, holdRef: string, dec
       after: { status: plan.value.status, entries: plan.value.entries.map((entry) => ({ ...entry })) },
       evidence: { note, evidence },
     });
+    // A usage line that waited for this hold's outcome now corrects finance's figure to the provider's (decision 077).
+    await applyWaitingLines(tx, user, { holdRef: hold.id });
     return { holdId: hold.id, status: plan.value.status, entries: plan.value.entries };
   });
 }

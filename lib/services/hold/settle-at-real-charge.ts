@@ -1,13 +1,18 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Prisma } from "@/lib/db/client";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
+import { unknownSendOutcome } from "@/lib/domain/send-outcome";
 import { type HoldCharge, planUsage } from "@/lib/domain/usage";
+import { releaseHeldMicros } from "../case/writer/facts";
 import { chargeAfterRelease } from "./charge-after-release";
+import { readSendFacts } from "./send-outcome-of-hold";
 import { bookAdjustment } from "./writer/adjust";
 import { resolve } from "./writer/resolve";
 
 export type RealChargeOutcome =
-  | { matched: true; holdId: string; before: bigint; after: bigint; adjustmentMicros: bigint }
+  | { matched: true; waiting: false; holdId: string; before: bigint; after: bigint; adjustmentMicros: bigint }
+  /** Matched to a hold still held whose send may yet complete: applied once the outcome is known (decision 077). */
+  | { matched: true; waiting: true; holdId: string; why: string }
   | { matched: false; reason: "currency_differs" };
 
 type HoldRow = {
@@ -17,6 +22,7 @@ type HoldRow = {
   amount_micros: bigint;
   currency: string;
   case_id: string | null;
+  attempt_ref: string;
   operation_ref: string;
   charged: bigint;
   real: bigint;
@@ -26,7 +32,7 @@ async function readHold(tx: Prisma.TransactionClient, holdRef: string): Promise<
   // The hold's row lock serialises two imports naming the same job, so each reads the other's entry.
   const [row] = await tx.$queryRaw<HoldRow[]>`
     SELECT h.id::text, h.hold_id, h.status::text AS status, h.amount_micros, h.currency, h.case_id::text,
-           a.operation_ref::text,
+           h.attempt_ref::text, a.operation_ref::text,
            (SELECT coalesce(sum(e.amount_micros), 0)::bigint FROM ledger_entries e WHERE e.hold_ref = h.id
              AND e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')) AS charged,
            (SELECT coalesce(sum(u.amount_micros), 0)::bigint FROM usage_lines u WHERE u.hold_ref = h.id) AS real
@@ -39,8 +45,11 @@ async function readHold(tx: Prisma.TransactionClient, holdRef: string): Promise<
  * A usage line matched to this hold (it is already stored with the hold's reference) makes the
  * provider's own figure the charge (decision 073): a held hold settles at it (DESIGN rule 7), a
  * released one is charged after release first (rule 18), and a settled one gets the difference
- * as an adjustment entry through the money writer. Returns what the hold was charged before (its reservation while it
- * was held) and after.
+ * as an adjustment entry through the money writer. A hold still held while its send's outcome is
+ * unknown (rule 18: the case may yet find no job, or the job complete) is left as it is and the
+ * line waits (decision 077); `applyWaitingLines` applies it once the outcome is known. Records on
+ * the line what it moved the charge by. Returns what the hold was charged before (its reservation
+ * while it was held) and after.
  */
 export async function settleAtRealCharge(
   tx: Prisma.TransactionClient,
@@ -55,6 +64,12 @@ export async function settleAtRealCharge(
   const ledgerBefore = hold.charged;
   let plan = planUsage(charge(hold), input, Number(hold.real));
   if (plan.kind === "unmatched") return { matched: false, reason: plan.reason };
+  if (hold.status === "held") {
+    const why = unknownSendOutcome(
+      await readSendFacts(tx, { id: hold.id, attemptRef: hold.attempt_ref, caseId: hold.case_id }),
+    );
+    if (why) return { matched: true, waiting: true, holdId: hold.hold_id, why };
+  }
   if (plan.kind === "charge_after_release") {
     await chargeAfterRelease(tx, actor, { holdRef: hold.id, how: input.how });
     hold = await readHold(tx, input.holdRef);
@@ -70,6 +85,8 @@ export async function settleAtRealCharge(
       actorLabel,
     });
     if (!done) throw new Error(`hold ${hold.hold_id} changed under its row lock`);
+    // As a person's settle does: the case no longer counts the hold as held (DESIGN rule 13).
+    if (hold.case_id) await releaseHeldMicros(tx, hold.case_id, hold.amount_micros);
   } else if (plan.kind === "adjust") {
     await bookAdjustment(tx, {
       holdRef: hold.id,
@@ -80,6 +97,9 @@ export async function settleAtRealCharge(
     });
   }
   const after = (await readHold(tx, input.holdRef)).charged;
+  await tx.$executeRaw`
+    UPDATE usage_lines SET adjustment_micros = ${after - before}
+    WHERE id = ${input.usageLineRef}::uuid AND adjustment_micros IS NULL`;
   if (after !== ledgerBefore)
     await recordAudit(tx, {
       actor,
@@ -95,7 +115,7 @@ export async function settleAtRealCharge(
       },
       evidence: { text: input.how },
     });
-  return { matched: true, holdId: hold.hold_id, before, after, adjustmentMicros: after - before };
+  return { matched: true, waiting: false, holdId: hold.hold_id, before, after, adjustmentMicros: after - before };
 }
 
 function charge(hold: HoldRow): HoldCharge {

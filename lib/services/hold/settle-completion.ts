@@ -1,6 +1,7 @@
 import type { Prisma } from "@/lib/db/client";
 import { planSettle } from "@/lib/domain/holds";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
+import { applyWaitingLines } from "./apply-waiting-lines";
 import { chargeAfterRelease } from "./charge-after-release";
 import { resolve } from "./writer/resolve";
 
@@ -9,6 +10,7 @@ import { resolve } from "./writer/resolve";
  * whole amount, once; a hold finance released before is charged after release instead (rule 18).
  * Returns the amount settled, or 0n when the hold was no longer held (finance, or an earlier
  * report, decided it already; the ledger keeps that decision, and a release gets its late charge).
+ * Usage lines that waited for the outcome are applied after it.
  */
 export async function settleCompletion(
   tx: Prisma.TransactionClient,
@@ -17,6 +19,8 @@ export async function settleCompletion(
 ): Promise<bigint> {
   const settled = await settleIfHeld(tx, { ...input, actorLabel: actorColumns(actor).actorLabel });
   if (settled === 0n) await chargeAfterRelease(tx, actor, { holdRef: input.holdRef, how: input.how });
+  // The completion ends the wait of any usage line matched to the hold meanwhile (decision 077).
+  await applyWaitingLines(tx, actor, { holdRef: input.holdRef });
   return settled;
 }
 

@@ -67,6 +67,7 @@ export async function importProviderCosts(
           read: result.read,
           added: result.added,
           matched: result.matched,
+          waiting: result.waiting,
           unexplained: result.unexplained,
         },
       });

@@ -58,6 +58,7 @@ export async function importUsageFile(
         added: summary.added,
         alreadyImported: summary.alreadyImported,
         matched: summary.matched,
+        waiting: summary.waiting,
         unexplained: summary.unexplained,
       },
     });

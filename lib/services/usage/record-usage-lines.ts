@@ -16,8 +16,11 @@ export type UsageLineResult = {
   chargedBeforeMicros: string | null;
   chargedAfterMicros: string | null;
   differenceMicros: string | null;
-  outcome: "matched" | "unexplained" | "already_imported";
+  /** `waiting`: matched to a hold whose send's outcome is not known yet; applied once it is (decision 077). */
+  outcome: "matched" | "waiting" | "unexplained" | "already_imported";
   unmatchedReason: string | null;
+  /** Why a waiting line waits, in words. */
+  waitingFor?: string;
 };
 
 export type UsageImportSummary = {
@@ -25,6 +28,7 @@ export type UsageImportSummary = {
   added: number;
   alreadyImported: number;
   matched: number;
+  waiting: number;
   unexplained: number;
   lines: UsageLineResult[];
 };
@@ -33,8 +37,9 @@ type Owner = { attempt_ref: string; hold_ref: string | null };
 
 /**
  * Stores each line once (its hash; DESIGN rule 11's one job, one operation finds its hold) and
- * settles or corrects the matched hold through the money writer's services (decision 073). A line
- * whose job no attempt names, or whose attempt has no hold, stays unexplained, listed and counted.
+ * settles or corrects the matched hold through the money writer's services (decision 073), or
+ * leaves it waiting while the hold's send may still complete (decision 077). A line whose job no
+ * attempt names, or whose attempt has no hold, stays unexplained, listed and counted.
  */
 export async function recordUsageLines(
   tx: Prisma.TransactionClient,
@@ -97,7 +102,16 @@ export async function recordUsageLines(
       results.push({ ...base, outcome: "unexplained", unmatchedReason: outcome.reason });
       continue;
     }
-    await tx.$executeRaw`UPDATE usage_lines SET adjustment_micros = ${outcome.adjustmentMicros} WHERE id = ${stored.id}::uuid`;
+    if (outcome.waiting) {
+      results.push({
+        ...base,
+        holdId: outcome.holdId,
+        outcome: "waiting",
+        unmatchedReason: null,
+        waitingFor: outcome.why,
+      });
+      continue;
+    }
     results.push({
       ...base,
       holdId: outcome.holdId,
@@ -114,6 +128,7 @@ export async function recordUsageLines(
     added: results.length - count("already_imported"),
     alreadyImported: count("already_imported"),
     matched: count("matched"),
+    waiting: count("waiting"),
     unexplained: count("unexplained"),
     lines: results,
   };

@@ -6,6 +6,8 @@ import { getFinanceTotals } from "@/lib/services/finance/finance-totals";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
 import {
   agingByScan,
+  correctionsByDayScan,
+  correctionsByDayServed,
   exposureByScan,
   holdOpenByScan,
   overviewByScan,
@@ -46,16 +48,18 @@ export async function compareFiguresWithScans(
   });
   const overviewMs = performance.now() - at;
   at = performance.now();
-  const [aging, exposure, totalsScan, holdOpen] = await Promise.all([
+  const [aging, exposure, totalsScan, holdOpen, correctionsScan] = await Promise.all([
     agingByScan(db, now, producers),
     exposureByScan(db, producers),
     totalsByScan(db, producers),
     holdOpenByScan(db, producers),
+    correctionsByDayScan(db, producers),
   ]);
   const financeMs = performance.now() - at;
   const heldByAge = await getHeldByAge(db, actor, now, producers);
   const served = await getExposure(db, actor, producers);
   const totals = await getFinanceTotals(db, actor, producers);
+  const correctionsServed = await correctionsByDayServed(db, producers);
   const figures: FigureComparison[] = [
     {
       figure: "open cases by stage",
@@ -122,6 +126,9 @@ export async function compareFiguresWithScans(
         t.overage.micros,
         t.lateCharged.count,
         t.lateCharged.micros,
+        t.corrected.count,
+        t.corrected.micros,
+        t.chargedMicros,
         t.reservedMicros,
       ]),
       // Money totals are served as exact decimal strings (decision 051), counts as numbers.
@@ -129,6 +136,7 @@ export async function compareFiguresWithScans(
         Object.entries(row).map(([key, value]) => (/Micros$/.test(key) ? String(value) : num(value))),
       ),
     },
+    { figure: "the provider's corrections per day", served: correctionsServed, scanned: correctionsScan },
   ];
   return { figures, overviewScan: scan, scanMs: { overview: overviewMs, finance: financeMs } };
 }

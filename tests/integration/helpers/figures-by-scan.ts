@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { figureRows } from "@/lib/db/stat-figures";
 
 // The overview and finance figures as they were computed before the running totals: full scans of
 // cases, holds and ledger entries. The services must answer exactly this. Each scan can be limited
@@ -126,10 +127,18 @@ export function totalsByScan(db: PrismaClient, producers: Producers = null) {
       COALESCE(sum(o.amount_micros), 0)::bigint AS "overageMicros",
       count(l.id) AS "lateCount",
       COALESCE(sum(l.amount_micros), 0)::bigint AS "lateMicros",
+      COALESCE(sum(j.count), 0)::bigint AS "correctedCount",
+      COALESCE(sum(j.micros), 0)::bigint AS "correctedMicros",
+      (COALESCE(sum(h.settled_micros), 0) + COALESCE(sum(o.amount_micros), 0) + COALESCE(sum(l.amount_micros), 0)
+        + COALESCE(sum(j.micros), 0))::bigint AS "chargedMicros",
       COALESCE(sum(h.amount_micros), 0)::bigint AS "reservedMicros"
     FROM holds h JOIN attempts a ON a.id = h.attempt_ref JOIN operations op ON op.id = a.operation_ref
     LEFT JOIN ledger_entries o ON o.hold_ref = h.id AND o.kind = 'overage'
     LEFT JOIN ledger_entries l ON l.hold_ref = h.id AND l.kind = 'late_charge'
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS count, sum(e.amount_micros) AS micros
+      FROM ledger_entries e WHERE e.hold_ref = h.id AND e.kind = 'adjustment'
+    ) j ON true
     WHERE ${of(producers, "h.producer")}
     GROUP BY h.currency, op.provider, op.model
     ORDER BY h.currency, op.provider, op.model`;
@@ -153,4 +162,28 @@ export function holdOpenByScan(db: PrismaClient, producers: Producers = null) {
     SELECT c.currency, count(DISTINCT c.id) AS count, sum(h.amount_micros)::bigint AS micros
     FROM cases c JOIN holds h ON h.case_id = c.id
     WHERE c.state = 'resolved' AND h.status = 'held' AND ${of(producers, "c.producer")} GROUP BY c.currency ORDER BY c.currency`;
+}
+
+/** The provider's corrections per UTC day of their booking, from the entries themselves (decision 077). */
+export function correctionsByDayScan(db: PrismaClient, producers: Producers = null) {
+  return db.$queryRaw<
+    { day: Date; currency: string; provider: string; model: string; count: bigint; micros: bigint }[]
+  >`
+    SELECT date_trunc('day', e.created_at, 'UTC') AS day, h.currency, op.provider, op.model, count(*) AS count,
+           sum(e.amount_micros)::bigint AS micros
+    FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts a ON a.id = h.attempt_ref
+      JOIN operations op ON op.id = a.operation_ref
+    WHERE e.kind = 'adjustment' AND ${of(producers, "h.producer")}
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
+}
+
+/** The same from the running totals' hourly rows, whole hours summed into days. */
+export function correctionsByDayServed(db: PrismaClient, producers: Producers = null) {
+  return db.$queryRaw<
+    { day: Date; currency: string; provider: string; model: string; count: bigint; micros: bigint }[]
+  >`
+    SELECT date_trunc('day', hour, 'UTC') AS day, currency, provider, model, sum(count)::bigint AS count,
+           sum(micros)::bigint AS micros
+    FROM ${figureRows("adjustment", Prisma.sql`hour IS NOT NULL`, producers)} f
+    GROUP BY 1, 2, 3, 4 HAVING sum(count) <> 0 OR sum(micros) <> 0 ORDER BY 1, 2, 3, 4`;
 }
