@@ -5,6 +5,7 @@ import {
   HARD_MONEY_CEILING_MICROS,
   MIN_MONEY_CEILING_MICROS,
 } from "./domain/money-ceiling";
+import { DEFAULT_VAULT_POLICY, parseVaultProviders, type VaultPolicy } from "./domain/vault";
 import { optionalPositiveInteger, optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
@@ -94,6 +95,17 @@ const schema = z.object({
   WORKER_POISON_CLAIMS: integer(5),
   MAX_DOWNLOAD_BYTES: integer(1024 * 1024 * 1024),
   ASSET_DIR: optionalText,
+  /**
+   * The output vault (decision 075): whose outputs the product copies when no case will (`short`:
+   * providers keeping outputs six hours or less; `all`; `off`; or a comma list), the most one copy
+   * and all copies may take, and how long a copy is kept (hours).
+   */
+  VAULT_PROVIDERS: optionalText.refine((value) => value === undefined || parseVaultProviders(value) !== null, {
+    message: "short, all, off, or a comma list of provider names",
+  }),
+  VAULT_MAX_FILE_BYTES: integer(DEFAULT_VAULT_POLICY.maxFileBytes),
+  VAULT_MAX_TOTAL_BYTES: integer(DEFAULT_VAULT_POLICY.maxTotalBytes),
+  VAULT_KEEP_HOURS: integer(DEFAULT_VAULT_POLICY.keepSeconds / 3600),
   /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
   STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,
@@ -203,4 +215,20 @@ export function logSettings(source: Record<string, string | undefined>): LogSett
 /** Parsed once per process, on first use, so importing a module never throws. */
 export function env(): Env {
   return processShared("env", () => parseEnv(process.env));
+}
+
+/** The output vault's policy from the environment, the documented defaults where unset (decision 075). */
+export function vaultPolicyOf(
+  settings: Partial<
+    Pick<Env, "VAULT_PROVIDERS" | "VAULT_MAX_FILE_BYTES" | "VAULT_MAX_TOTAL_BYTES" | "VAULT_KEEP_HOURS">
+  >,
+): VaultPolicy {
+  const providers = settings.VAULT_PROVIDERS ? parseVaultProviders(settings.VAULT_PROVIDERS) : null;
+  return {
+    providers: providers ?? DEFAULT_VAULT_POLICY.providers,
+    maxFileBytes: settings.VAULT_MAX_FILE_BYTES ?? DEFAULT_VAULT_POLICY.maxFileBytes,
+    maxTotalBytes: settings.VAULT_MAX_TOTAL_BYTES ?? DEFAULT_VAULT_POLICY.maxTotalBytes,
+    keepSeconds:
+      settings.VAULT_KEEP_HOURS !== undefined ? settings.VAULT_KEEP_HOURS * 3600 : DEFAULT_VAULT_POLICY.keepSeconds,
+  };
 }

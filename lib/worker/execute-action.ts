@@ -16,9 +16,11 @@ import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-ac
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
 import { keptOutputs } from "@/lib/services/claim/output-urls";
 import { recordObservation } from "@/lib/services/claim/record-observation";
+import { vaultedOutputs } from "@/lib/services/vault/vaulted-outputs";
 import { boundedFinishResult } from "./bounded-finish";
 import { deliverOutputs } from "./deliver-outputs";
 import type { EndingVerdict } from "./finish-result";
+import { vaultOutputRefs, vaultSource } from "./vault-source";
 import type { WorkerContext } from "./worker-context";
 
 export type TickOutcome = "resolved" | "rescheduled" | "parked" | "lost_claim" | "error";
@@ -63,6 +65,19 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   if (!adapter || !providerJobId) throw new Error("unreachable: a case with nothing to ask was parked above");
   const { caseId, episode } = claimed;
 
+  // The product's own copy comes first (decision 075): kept while the provider still had the
+  // outputs, it cannot be found gone however late the case opened.
+  const vaulted = await vaultedOutputs(ctx.db, caseId);
+  const fromVault = (copies: NonNullable<typeof vaulted>) =>
+    deliverOutputs(ctx, actor, proof, {
+      adapter: vaultSource(ctx.storage, copies),
+      caseId,
+      episode,
+      outputs: vaultOutputRefs(copies),
+      signal,
+    }).then(tickOutcome);
+  if (vaulted && usesKeptOutputs(claimed.stage)) return fromVault(vaulted);
+
   // The saving step fetches the outputs from the URLs their completion handed out while those still
   // work; only without them (none kept, or expiring) is the provider asked again (decision 043).
   const kept = usesKeptOutputs(claimed.stage) ? await keptOutputs(ctx.db, caseId) : null;
@@ -94,6 +109,7 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   });
   if (!(await recordObservation(ctx.db, actor, proof, answer))) return "lost_claim";
   // A hold finance released before is charged in the observation's own transaction (DESIGN rule 18).
+  if (vaulted && (verdict.kind === "deliver" || verdict.kind === "outputs_unavailable")) return fromVault(vaulted);
   if (verdict.kind !== "deliver") return finish(verdict);
   return tickOutcome(
     await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: verdict.outputs, signal }),

@@ -1,0 +1,213 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_ROUTES, routeKey } from "@/lib/api/routes";
+import { requestFingerprint } from "@/lib/domain/fingerprint";
+import { DEFAULT_VAULT_POLICY } from "@/lib/domain/vault";
+import { env } from "@/lib/env";
+import { approveCase } from "@/lib/services/case/approve-case";
+import { parkCase } from "@/lib/services/case/park-case";
+import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
+import { PERMIT_FOR_PARKING, parkPermit } from "@/lib/services/permit/park-permit";
+import { reportOutcome } from "@/lib/services/permit/report-outcome";
+import { requestPermit } from "@/lib/services/permit/request-permit";
+import { claimVaultCopies, finishVaultCopy } from "@/lib/services/vault/claim-vault-copies";
+import { runTick } from "@/lib/worker/run-tick";
+import type { WorkerContext } from "@/lib/worker/worker-context";
+import { type ManualClock, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
+import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
+import { callRoute } from "./helpers/call-route";
+import { testWorkerContext } from "./helpers/worker-context";
+import { openTestDb } from "./setup/test-db";
+
+// Decision 075: a completion the product learns of with no case to copy it is copied into the
+// product's own storage within the provider's retention, so a case opened later still delivers.
+const REPLICATE_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
+process.env.REPLICATE_WEBHOOK_SECRET = REPLICATE_SECRET;
+process.env.AUTH_SECRET ??= "output-vault-test-secret-0123456789abcdef";
+process.env.WORKER_LOG = "0";
+
+const { db } = openTestDb();
+const shop = producer("vault-shop");
+const HOUR = 3_600_000;
+let sim: RunningSimulator;
+let clock: ManualClock;
+let ctx: WorkerContext;
+
+beforeAll(async () => {
+  clock = manualClock(Date.now());
+  sim = await startSimulator({ port: 0, clock, timings: { queuedMs: 0, runningMs: 0, outputBytes: 16 * 1024 } });
+  ctx = await testWorkerContext(db, sim.url);
+});
+afterAll(async () => {
+  await sim.stop();
+});
+
+const replicateRoute = (() => {
+  const route = API_ROUTES.find((r) => routeKey(r) === "POST /api/v1/provider-webhooks/replicate");
+  if (!route) throw new Error("the Replicate webhook route is not in the route table");
+  return route.handle;
+})();
+
+let sequence = 0;
+/** The simulator's prediction, signed as Replicate signs its webhooks; `id` repeats a delivery. */
+async function webhookFor(jobId: string, id = `msg_vault_${sequence++}`) {
+  const body = await (await fetch(`${sim.url}/replicate/v1/predictions/${jobId}`)).json();
+  const raw = JSON.stringify(body);
+  const at = new Date();
+  return callRoute(replicateRoute, {
+    rawBody: raw,
+    method: "POST",
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(REPLICATE_SECRET).sign(id, at, raw),
+    },
+  });
+}
+
+/** A permitted send the producer reported accepted; the simulator's job for it has completed. */
+async function acceptedSend() {
+  const request = { prompt: `vault request ${sequence++}`, duration: 5 };
+  const { operationId, input } = permitInput({
+    provider: "replicate",
+    requestFingerprint: requestFingerprint(request),
+  });
+  const permit = await requestPermit(db, shop, operationId, input, env());
+  if (permit.status !== "permitted") throw new Error("expected a permit");
+  const job = sim.state.seedJob({ provider: "replicate", model: input.model, input: request });
+  await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, "accepted", job.id));
+  const attempt = await db.attempt.findFirstOrThrow({ where: { providerJobId: job.id } });
+  return { operationId, input, job, attempt };
+}
+
+const copiesOf = (attemptRef: string) =>
+  db.vaultCopy.findMany({ where: { attemptRef }, orderBy: { outputIndex: "asc" } });
+const tick = () => runTick(ctx, worker(), { maxTasks: 5 });
+
+async function sample(name: string, labels: Record<string, string>) {
+  const family = (await metricsSnapshot(db)).find((f) => f.name === name);
+  const found = family?.samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v));
+  return found?.value ?? 0;
+}
+
+describe("the output vault", () => {
+  it("keeps a completion no case copies, and a case opened after the provider deleted it delivers from the copy", async () => {
+    const { job, attempt, operationId } = await acceptedSend();
+    const copiesBefore = await sample("recovery_vault_copies_total", { provider: "replicate" });
+    const answer = await webhookFor(job.id);
+    expect(answer.json).toMatchObject({ outcome: "permit_reported", caseId: null });
+    // The intent is committed with the webhook; nothing is fetched before the worker runs.
+    const [intent] = await copiesOf(attempt.id);
+    expect(intent).toMatchObject({ status: "pending", operationRef: attempt.operationRef, source: "webhook" });
+    expect(intent?.expiresAt.getTime()).toBeGreaterThan(Date.now());
+
+    await tick();
+    const [kept] = await copiesOf(attempt.id);
+    expect(kept).toMatchObject({ status: "copied", url: null, storedBytes: 16n * 1024n });
+    expect(kept?.storageKey).toContain(`vault/${attempt.operationRef}/${attempt.id}/output-0/`);
+    expect(await ctx.storage.exists(kept?.storageKey ?? "")).toBe(true);
+    expect(await sample("recovery_vault_copies_total", { provider: "replicate" })).toBe(copiesBefore + 1);
+    expect(await sample("recovery_vault_bytes", {})).toBeGreaterThanOrEqual(16 * 1024);
+
+    // The provider's hour passes: its outputs are gone.
+    clock.advance(2 * HOUR);
+    const removed = await (await fetch(`${sim.url}/replicate/v1/predictions/${job.id}`)).json();
+    expect(removed).toMatchObject({ status: "succeeded", output: null });
+
+    // Hours later the operation gets a case (its producer could not fetch the video) at delivery.
+    const caseId = await db.$transaction(async (tx) => {
+      const permit = await tx.sendPermit.findFirstOrThrow({
+        where: { attemptRef: attempt.id },
+        include: PERMIT_FOR_PARKING,
+      });
+      const parked = await parkPermit(tx, {
+        permit,
+        actor: shop,
+        stage: "delivery",
+        providerJobId: job.id,
+        next: "completed",
+        evidence: { summary: `downloading ${operationId} failed` },
+      });
+      return parked.caseId;
+    });
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "copy it for the shop" });
+    const result = await tick();
+    expect(result.results.find((r) => r.caseId === caseId)?.outcome).toBe("resolved");
+    const asset = await db.asset.findFirstOrThrow({ where: { caseId } });
+    expect(asset.sha256).toBe(kept?.sha256);
+    expect(asset.publishedAt).not.toBeNull();
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).outputsUnavailableAt).toBeNull();
+    expect(sim.state.stats().creates.total).toBe(0);
+  });
+
+  it("a repeated webhook, or another about the same job, records and copies each output once", async () => {
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id, "msg_vault_repeat");
+    await webhookFor(job.id, "msg_vault_repeat");
+    await webhookFor(job.id);
+    expect(await copiesOf(attempt.id)).toHaveLength(1);
+    await tick();
+    await webhookFor(job.id);
+    await tick();
+    const copies = await copiesOf(attempt.id);
+    expect(copies.map((c) => [c.status, c.claimToken])).toEqual([["copied", 1]]);
+  });
+
+  it("a copy taken by a worker that died is copied by the next once its lease passes; the dead one cannot finish it", async () => {
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id);
+    const [taken] = (await claimVaultCopies(db, { limit: 50, leaseSeconds: 300 })).filter(
+      (c) => c.attemptRef === attempt.id,
+    );
+    if (!taken) throw new Error("expected the copy to be claimed");
+    await tick();
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "pending", claimToken: 1 });
+    // The lease runs out (moved back rather than waited for).
+    await db.vaultCopy.update({ where: { id: taken.id }, data: { nextAttemptAt: new Date(Date.now() - 1000) } });
+    await tick();
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "copied", claimToken: 2 });
+    expect(await finishVaultCopy(db, taken, { kind: "missed", reason: "refused" })).toBe(false);
+    expect((await copiesOf(attempt.id))[0]?.status).toBe("copied");
+  });
+
+  it("a copy over the size bound is missed with its reason and counted, and nothing is kept", async () => {
+    const small = await testWorkerContext(db, sim.url, { vault: { ...DEFAULT_VAULT_POLICY, maxFileBytes: 1024 } });
+    const before = await sample("recovery_vault_missed_total", { provider: "replicate", reason: "too_large" });
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id);
+    await runTick(small, worker(), { maxTasks: 5 });
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({
+      status: "missed",
+      missedReason: "too_large",
+      storageKey: null,
+      url: null,
+    });
+    expect(await sample("recovery_vault_missed_total", { provider: "replicate", reason: "too_large" })).toBe(
+      before + 1,
+    );
+  });
+
+  it("a completion learned after the provider's retention passed is missed as expired, without a download", async () => {
+    clock.set(Date.now() - 2 * HOUR);
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id);
+    clock.set(Date.now());
+    await tick();
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "missed", missedReason: "expired" });
+    expect(sim.state.requests({ pathIncludes: `/delivery/replicate/${job.id}` })).toHaveLength(0);
+  });
+
+  it("an operation with an open case is left to the case's own delivery", async () => {
+    const job = sim.state.seedJob({ provider: "replicate" });
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("polling", { provider: "replicate", model: job.model, providerJobId: job.id }),
+    );
+    expect((await webhookFor(job.id)).json).toMatchObject({ outcome: "converged", caseId });
+    const kase = await db.case.findUniqueOrThrow({ where: { id: caseId } });
+    expect(await copiesOf(kase.attemptRef)).toHaveLength(0);
+  });
+});
