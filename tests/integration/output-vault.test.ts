@@ -11,7 +11,8 @@ import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { PERMIT_FOR_PARKING, parkPermit } from "@/lib/services/permit/park-permit";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
-import { claimVaultCopies, finishVaultCopy } from "@/lib/services/vault/claim-vault-copies";
+import { runRetention } from "@/lib/services/retention/run-retention";
+import { claimVaultCopies, finishVaultCopy, vaultStoredBytes } from "@/lib/services/vault/claim-vault-copies";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type ManualClock, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -187,6 +188,15 @@ describe("the output vault", () => {
     expect(await sample("recovery_vault_missed_total", { provider: "replicate", reason: "too_large" })).toBe(
       before + 1,
     );
+
+    // The whole vault's bound: with no room left, the next copy is missed as full.
+    const held = await vaultStoredBytes(db);
+    const full = await testWorkerContext(db, sim.url, { vault: { ...DEFAULT_VAULT_POLICY, maxTotalBytes: held + 10 } });
+    const next = await acceptedSend();
+    await webhookFor(next.job.id);
+    await runTick(full, worker(), { maxTasks: 5 });
+    expect((await copiesOf(next.attempt.id))[0]).toMatchObject({ status: "missed", missedReason: "vault_full" });
+    expect(await vaultStoredBytes(db)).toBe(held);
   });
 
   it("a completion learned after the provider's retention passed is missed as expired, without a download", async () => {
@@ -197,6 +207,21 @@ describe("the output vault", () => {
     await tick();
     expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "missed", missedReason: "expired" });
     expect(sim.state.requests({ pathIncludes: `/delivery/replicate/${job.id}` })).toHaveLength(0);
+  });
+
+  it("a copy past its keep period is removed by retention, file and all, and no longer counted as held", async () => {
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id);
+    await tick();
+    const [kept] = await copiesOf(attempt.id);
+    if (!kept?.storageKey) throw new Error("expected a copy");
+    const heldBefore = await sample("recovery_vault_bytes", {});
+    await db.vaultCopy.update({ where: { id: kept.id }, data: { keepUntil: new Date(Date.now() - 1000) } });
+    const run = await runRetention(db, ctx.storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });
+    expect(run.vaultCopiesRemoved).toBe(1);
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "removed" });
+    expect(await ctx.storage.exists(kept.storageKey)).toBe(false);
+    expect(await sample("recovery_vault_bytes", {})).toBe(heldBefore - 16 * 1024);
   });
 
   it("an operation with an open case is left to the case's own delivery", async () => {
