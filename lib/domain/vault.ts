@@ -14,6 +14,12 @@ export type VaultPolicy = {
   keepSeconds: number;
 };
 
+/**
+ * How long an output is taken to last when neither the provider's answer nor its documented
+ * retention says (only under `all`): an hour, the shortest any provider documents, as for kept URLs.
+ */
+export const DEFAULT_OUTPUT_SECONDS = 60 * 60;
+
 /** fal and Replicate keep outputs about an hour; Runway a day and Veo two days are left to a case. */
 export const SHORT_RETENTION_SECONDS = 6 * 60 * 60;
 

@@ -6,6 +6,7 @@ import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { DEFAULT_VAULT_POLICY } from "@/lib/domain/vault";
 import { env } from "@/lib/env";
 import { approveCase } from "@/lib/services/case/approve-case";
+import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
 import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { PERMIT_FOR_PARKING, parkPermit } from "@/lib/services/permit/park-permit";
@@ -141,6 +142,9 @@ describe("the output vault", () => {
     expect(asset.publishedAt).not.toBeNull();
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).outputsUnavailableAt).toBeNull();
     expect(sim.state.stats().creates.total).toBe(0);
+    // The case page says the product kept the copy, and when.
+    const detail = await getCase(db, reviewer, caseId, env());
+    expect(detail.assets[0]?.keptByProductAt).toBe(kept?.copiedAt?.toISOString());
   });
 
   it("a repeated webhook, or another about the same job, records and copies each output once", async () => {

@@ -1,11 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
-import { type VaultPolicy, vaultKeeps } from "@/lib/domain/vault";
+import { DEFAULT_OUTPUT_SECONDS, type VaultPolicy, vaultKeeps } from "@/lib/domain/vault";
 import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
 import { isHttpUrl } from "@/lib/providers/json";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import type { JobStatus, ProviderCapabilities } from "@/lib/providers/types";
-import { DEFAULT_OUTPUT_URL_SECONDS } from "../claim/output-urls";
 
 /** How the product learned of the completion: a provider's signed webhook, a producer's report, a status read. */
 export type VaultSource = "webhook" | "report" | "status";
@@ -29,7 +28,7 @@ export async function recordVaultIntent(
   if (!vaultKeeps(policy, input.provider, capabilities.outputRetentionSeconds)) return 0;
   const status = withOutputExpiry(input.status, capabilities, now);
   if (status.kind !== "completed") return 0;
-  const fallback = new Date(now.getTime() + DEFAULT_OUTPUT_URL_SECONDS * 1000).toISOString();
+  const fallback = new Date(now.getTime() + DEFAULT_OUTPUT_SECONDS * 1000).toISOString();
   const rows = status.outputs.flatMap((output, outputIndex) =>
     isHttpUrl(output.url)
       ? [
