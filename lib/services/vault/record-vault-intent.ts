@@ -14,7 +14,7 @@ export type VaultSource = "webhook" | "report" | "status";
  * will copy the outputs, is written down as one intent per output (the URL kept whole, like
  * `output_urls`, and the provider's expiry), for the worker to copy after this commit (rule 9).
  * Nothing is written for a provider the policy leaves out, a job nobody owns, an operation with an
- * open case (its delivery copies them), or inline bytes. Idempotent per (attempt, output): a
+ * open case (its delivery copies them), an attempt already delivered, or inline bytes. Idempotent per (attempt, output): a
  * repeated webhook or report finds the rows and writes nothing. Returns the rows written.
  */
 export async function recordVaultIntent(
@@ -53,5 +53,6 @@ export async function recordVaultIntent(
       AS o("outputIndex" int, url text, "contentType" text, size bigint, "expiresAt" timestamptz)
     WHERE a.provider = ${input.provider} AND a.provider_job_id = ${input.providerJobId}
       AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.operation_ref = a.operation_ref AND c.state <> 'resolved')
+      AND NOT EXISTS (SELECT 1 FROM assets s WHERE s.attempt_ref = a.id AND s.published_at IS NOT NULL)
     ON CONFLICT (attempt_ref, output_index) DO NOTHING`);
 }
