@@ -2,8 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { DEFAULT_OUTPUT_SECONDS, type VaultPolicy, vaultKeeps } from "@/lib/domain/vault";
 import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
-import { isHttpUrl } from "@/lib/providers/json";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
+import { fetchableOutputs } from "@/lib/providers/outputs";
 import type { JobStatus, ProviderCapabilities } from "@/lib/providers/types";
 
 /** How the product learned of the completion: a provider's signed webhook, a producer's report, a status read. */
@@ -29,19 +29,7 @@ export async function recordVaultIntent(
   const status = withOutputExpiry(input.status, capabilities, now);
   if (status.kind !== "completed") return 0;
   const fallback = new Date(now.getTime() + DEFAULT_OUTPUT_SECONDS * 1000).toISOString();
-  const rows = status.outputs.flatMap((output, outputIndex) =>
-    isHttpUrl(output.url)
-      ? [
-          {
-            outputIndex,
-            url: output.url,
-            contentType: output.contentType ?? null,
-            size: output.size ?? null,
-            expiresAt: output.expiresAt ?? fallback,
-          },
-        ]
-      : [],
-  );
+  const rows = fetchableOutputs(status.outputs).map((row) => ({ ...row, expiresAt: row.expiresAt ?? fallback }));
   if (rows.length === 0) return 0;
   return db.$executeRaw(Prisma.sql`
     INSERT INTO vault_copies (operation_ref, attempt_ref, provider, provider_job_id, output_index, source, url,
