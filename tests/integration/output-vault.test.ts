@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as outcomeRoute from "@/app/api/v1/attempts/[attemptId]/outcome/route";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { DEFAULT_VAULT_POLICY } from "@/lib/domain/vault";
 import { env } from "@/lib/env";
+import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { approveCase } from "@/lib/services/case/approve-case";
 import { getCase } from "@/lib/services/case/get-case";
 import { parkCase } from "@/lib/services/case/park-case";
@@ -19,6 +21,7 @@ import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type ManualClock, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
 import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
+import { tableCounts } from "./helpers/table-counts";
 import { testWorkerContext } from "./helpers/worker-context";
 import { openTestDb } from "./setup/test-db";
 
@@ -226,6 +229,44 @@ describe("the output vault", () => {
     expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "removed" });
     expect(await ctx.storage.exists(kept.storageKey)).toBe(false);
     expect(await sample("recovery_vault_bytes", {})).toBe(heldBefore - 16 * 1024);
+  });
+
+  it("a producer's completed report that carries its output URLs is kept the same way, through the API", async () => {
+    const key = await createAccessToken(db, "cli", { kind: "api_key", name: shop.name });
+    const { job, attempt, operationId, input } = await acceptedSend();
+    const prediction = (await (await fetch(`${sim.url}/replicate/v1/predictions/${job.id}`)).json()) as {
+      output: string | string[];
+    };
+    const url = Array.isArray(prediction.output) ? (prediction.output[0] ?? "") : prediction.output;
+    const report = (body: Record<string, unknown>, token = key.secret) =>
+      callRoute(outcomeRoute.POST, {
+        token,
+        method: "POST",
+        params: { attemptId: input.attemptId },
+        body: { ...outcomeInput(operationId, 1, "completed", job.id), ...body },
+      });
+
+    // Bad input is refused with the field named, and nothing is written.
+    const reviewer = await makeUser(db, ["reviewer"]);
+    const personal = await createAccessToken(db, reviewer, { kind: "personal", name: "cli" });
+    const before = await tableCounts(db);
+    const failedWithOutputs = await report({ outcome: "failed", outputs: [{ url }] });
+    expect(failedWithOutputs.status).toBe(400);
+    expect(JSON.stringify(failedWithOutputs.json)).toContain("outputs");
+    expect((await report({ outputs: [{ url: "ftp://files.example/video.mp4" }] })).status).toBe(400);
+    expect((await report({ outputs: [] })).status).toBe(400);
+    expect((await report({ outputs: [{ url }] }, personal.secret)).status).toBe(403);
+    expect(await tableCounts(db)).toEqual(before);
+
+    const answer = await report({ outputs: [{ url, contentType: "video/mp4" }] });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ status: "completed", caseId: null });
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "pending", source: "report" });
+    // The signed query stays out of what the report keeps (DESIGN rule 10).
+    const permit = await db.sendPermit.findFirstOrThrow({ where: { attemptRef: attempt.id } });
+    expect(JSON.stringify(permit.lastReport)).not.toContain("signature=");
+    await tick();
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "copied", url: null });
   });
 
   it("an operation with an open case is left to the case's own delivery", async () => {

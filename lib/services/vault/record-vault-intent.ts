@@ -4,7 +4,7 @@ import { DEFAULT_OUTPUT_SECONDS, type VaultPolicy, vaultKeeps } from "@/lib/doma
 import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
 import { fetchableOutputs } from "@/lib/providers/outputs";
-import type { JobStatus, ProviderCapabilities } from "@/lib/providers/types";
+import type { JobStatus, OutputRef, ProviderCapabilities } from "@/lib/providers/types";
 
 /** How the product learned of the completion: a provider's signed webhook, a producer's report, a status read. */
 export type VaultSource = "webhook" | "report" | "status";
@@ -14,8 +14,9 @@ export type VaultSource = "webhook" | "report" | "status";
  * will copy the outputs, is written down as one intent per output (the URL kept whole, like
  * `output_urls`, and the provider's expiry), for the worker to copy after this commit (rule 9).
  * Nothing is written for a provider the policy leaves out, a job nobody owns, an operation with an
- * open case (its delivery copies them), an attempt already delivered, or inline bytes. Idempotent per (attempt, output): a
- * repeated webhook or report finds the rows and writes nothing. Returns the rows written.
+ * open case (its delivery copies them), an attempt already delivered, or inline bytes. Idempotent per
+ * (attempt, output): a repeated webhook or report finds the rows and writes nothing (only a webhook
+ * replaces a report's pending URLs). Returns the rows written.
  */
 export async function recordVaultIntent(
   db: Db,
@@ -42,5 +43,37 @@ export async function recordVaultIntent(
     WHERE a.provider = ${input.provider} AND a.provider_job_id = ${input.providerJobId}
       AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.operation_ref = a.operation_ref AND c.state <> 'resolved')
       AND NOT EXISTS (SELECT 1 FROM assets s WHERE s.attempt_ref = a.id AND s.published_at IS NOT NULL)
-    ON CONFLICT (attempt_ref, output_index) DO NOTHING`);
+    ON CONFLICT (attempt_ref, output_index) DO UPDATE
+      SET url = EXCLUDED.url, content_type = EXCLUDED.content_type, declared_bytes = EXCLUDED.declared_bytes,
+          expires_at = EXCLUDED.expires_at, source = EXCLUDED.source
+      -- The provider's signed word replaces a producer's report while nothing was copied yet (rule 17).
+      WHERE vault_copies.status = 'pending' AND vault_copies.source = 'report' AND EXCLUDED.source = 'webhook'`);
+}
+
+/**
+ * A producer's `completed` report that carries the output URLs it was handed (decision 075): kept
+ * like a webhook's, on the attempt the report names, once its job is recorded. The provider's own
+ * webhook, arriving later, replaces URLs a report gave while their copy is still pending.
+ */
+export async function recordReportedOutputs(
+  db: Db,
+  input: { producer: string; operationId: string; attemptId: string; outputs: OutputRef[] },
+  policy: VaultPolicy,
+): Promise<number> {
+  const attempt = await db.attempt.findFirst({
+    where: { attemptId: input.attemptId, operation: { producer: input.producer, operationId: input.operationId } },
+    select: { provider: true, providerJobId: true },
+  });
+  if (!attempt?.providerJobId) return 0;
+  const status: JobStatus = {
+    kind: "completed",
+    providerStatus: "reported completed by the producer",
+    outputs: input.outputs,
+    outputsRemoved: false,
+  };
+  return recordVaultIntent(
+    db,
+    { provider: attempt.provider, providerJobId: attempt.providerJobId, status, source: "report" },
+    policy,
+  );
 }
