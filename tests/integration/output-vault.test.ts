@@ -269,6 +269,22 @@ describe("the output vault", () => {
     expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "copied", url: null });
   });
 
+  it("the provider's webhook replaces the URLs a producer reported while their copy is pending", async () => {
+    const { job, attempt, operationId, input } = await acceptedSend();
+    const other = sim.state.seedJob({ provider: "replicate" });
+    const wrong = `${sim.url}/delivery/replicate/${other.id}/output.mp4`;
+    await reportOutcome(db, shop, input.attemptId, {
+      ...outcomeInput(operationId, 1, "completed", job.id),
+      outputs: [{ url: wrong }],
+    });
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ source: "report", url: wrong });
+    const answer = await webhookFor(job.id);
+    expect(answer.status).toBe(200);
+    const [replaced] = await copiesOf(attempt.id);
+    expect(replaced?.source).toBe("webhook");
+    expect(replaced?.url).toContain(`/delivery/replicate/${job.id}/`);
+  });
+
   it("an operation with an open case is left to the case's own delivery", async () => {
     const job = sim.state.seedJob({ provider: "replicate" });
     const { caseId } = await parkCase(
