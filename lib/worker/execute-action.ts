@@ -67,7 +67,7 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
 
   // The product's own copy comes first (decision 075): kept while the provider still had the
   // outputs, it cannot be found gone however late the case opened.
-  const vaulted = await vaultedOutputs(ctx.db, caseId);
+  const vaulted = await usableVaultCopies(ctx, caseId);
   const fromVault = (copies: NonNullable<typeof vaulted>) =>
     deliverOutputs(ctx, actor, proof, {
       adapter: vaultSource(ctx.storage, copies),
@@ -108,10 +108,19 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
       : {}),
   });
   if (!(await recordObservation(ctx.db, actor, proof, answer))) return "lost_claim";
-  // A hold finance released before is charged in the observation's own transaction (DESIGN rule 18).
+  // A completion, or outputs the provider no longer has, is delivered from the product's copy first.
   if (vaulted && (verdict.kind === "deliver" || verdict.kind === "outputs_unavailable")) return fromVault(vaulted);
+  // A hold finance released before is charged in the observation's own transaction (DESIGN rule 18).
   if (verdict.kind !== "deliver") return finish(verdict);
   return tickOutcome(
     await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: verdict.outputs, signal }),
   );
+}
+
+/** The vault's copies of the case's attempt, when every file is still in storage (decision 075). */
+async function usableVaultCopies(ctx: WorkerContext, caseId: string) {
+  const copies = await vaultedOutputs(ctx.db, caseId);
+  if (!copies) return null;
+  const present = await Promise.all(copies.map((copy) => ctx.storage.exists(copy.storageKey)));
+  return present.every(Boolean) ? copies : null;
 }

@@ -40,7 +40,8 @@ export function vaultSource(
       const expected = digests.get(key);
       if (!expected) return fail("host_not_allowed", "not one of this case's vault copies");
       const file = await storage.open(key);
-      if (!file) return fail("not_available", "the product's copy is no longer in storage");
+      // Not `not_available`: that would read as the provider's outputs gone, which this does not show.
+      if (!file) return fail("transport_error", "the product's copy is no longer in storage");
       if (options.maxBytes !== undefined && file.size > options.maxBytes) {
         await file.close();
         return fail("too_large", `the product's copy is ${file.size} bytes, over the limit`);
