@@ -96,6 +96,25 @@ async function sample(name: string, labels: Record<string, string>) {
   return found?.value ?? 0;
 }
 
+/**
+ * The operation's case, opened hours after its permit completed. A producer cannot park a permitted
+ * operation itself yet (decision 075), so the case is opened the way a parked permit opens one.
+ */
+function caseOpenedLater(attemptRef: string, jobId: string, stage: "delivery" | "polling", operationId: string) {
+  return db.$transaction(async (tx) => {
+    const permit = await tx.sendPermit.findFirstOrThrow({ where: { attemptRef }, include: PERMIT_FOR_PARKING });
+    const parked = await parkPermit(tx, {
+      permit,
+      actor: shop,
+      stage,
+      providerJobId: jobId,
+      next: "completed",
+      evidence: { summary: `downloading ${operationId} failed` },
+    });
+    return parked.caseId;
+  });
+}
+
 describe("the output vault", () => {
   it("keeps a completion no case copies, and a case opened after the provider deleted it delivers from the copy", async () => {
     const { job, attempt, operationId } = await acceptedSend();
@@ -121,21 +140,7 @@ describe("the output vault", () => {
     expect(removed).toMatchObject({ status: "succeeded", output: null });
 
     // Hours later the operation gets a case (its producer could not fetch the video) at delivery.
-    const caseId = await db.$transaction(async (tx) => {
-      const permit = await tx.sendPermit.findFirstOrThrow({
-        where: { attemptRef: attempt.id },
-        include: PERMIT_FOR_PARKING,
-      });
-      const parked = await parkPermit(tx, {
-        permit,
-        actor: shop,
-        stage: "delivery",
-        providerJobId: job.id,
-        next: "completed",
-        evidence: { summary: `downloading ${operationId} failed` },
-      });
-      return parked.caseId;
-    });
+    const caseId = await caseOpenedLater(attempt.id, job.id, "delivery", operationId);
     const reviewer = await makeUser(db, ["reviewer"]);
     await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "copy it for the shop" });
     const result = await tick();
@@ -148,6 +153,23 @@ describe("the output vault", () => {
     // The case page says the product kept the copy, and when.
     const detail = await getCase(db, reviewer, caseId, env());
     expect(detail.assets[0]?.keptByProductAt).toBe(kept?.copiedAt?.toISOString());
+  });
+
+  it("a status check that finds the outputs removed delivers from the copy instead of recording them gone", async () => {
+    const { job, attempt, operationId } = await acceptedSend();
+    await webhookFor(job.id);
+    await tick();
+    clock.advance(2 * HOUR);
+    const caseId = await caseOpenedLater(attempt.id, job.id, "polling", operationId);
+    const reviewer = await makeUser(db, ["reviewer"]);
+    await approveCase(db, reviewer, caseId, { action: "resume_poll", evidence: "look at the job again" });
+    const result = await tick();
+    expect(result.results.find((r) => r.caseId === caseId)?.outcome).toBe("resolved");
+    // The provider's answer is on record as it was; the case was not marked as outputs gone.
+    const observed = await db.providerObservation.findFirstOrThrow({ where: { caseId }, orderBy: { id: "desc" } });
+    expect(observed.kind).toBe("completed");
+    expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).outputsUnavailableAt).toBeNull();
+    expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(1);
   });
 
   it("a repeated webhook, or another about the same job, records and copies each output once", async () => {
