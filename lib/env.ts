@@ -5,7 +5,7 @@ import {
   HARD_MONEY_CEILING_MICROS,
   MIN_MONEY_CEILING_MICROS,
 } from "./domain/money-ceiling";
-import { DEFAULT_VAULT_POLICY, parseVaultProviders, type VaultPolicy } from "./domain/vault";
+import { DEFAULT_VAULT_POLICY, parseVaultProviders } from "./domain/vault";
 import { optionalPositiveInteger, optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
@@ -215,20 +215,4 @@ export function logSettings(source: Record<string, string | undefined>): LogSett
 /** Parsed once per process, on first use, so importing a module never throws. */
 export function env(): Env {
   return processShared("env", () => parseEnv(process.env));
-}
-
-/** The output vault's policy from the environment, the documented defaults where unset (decision 075). */
-export function vaultPolicyOf(
-  settings: Partial<
-    Pick<Env, "VAULT_PROVIDERS" | "VAULT_MAX_FILE_BYTES" | "VAULT_MAX_TOTAL_BYTES" | "VAULT_KEEP_HOURS">
-  >,
-): VaultPolicy {
-  const providers = settings.VAULT_PROVIDERS ? parseVaultProviders(settings.VAULT_PROVIDERS) : null;
-  return {
-    providers: providers ?? DEFAULT_VAULT_POLICY.providers,
-    maxFileBytes: settings.VAULT_MAX_FILE_BYTES ?? DEFAULT_VAULT_POLICY.maxFileBytes,
-    maxTotalBytes: settings.VAULT_MAX_TOTAL_BYTES ?? DEFAULT_VAULT_POLICY.maxTotalBytes,
-    keepSeconds:
-      settings.VAULT_KEEP_HOURS !== undefined ? settings.VAULT_KEEP_HOURS * 3600 : DEFAULT_VAULT_POLICY.keepSeconds,
-  };
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_VAULT_POLICY, parseVaultProviders, planAfterFailure, planCopy, vaultKeeps, vaultKey } from "./vault";
+import {
+  DEFAULT_VAULT_POLICY,
+  parseVaultProviders,
+  planAfterFailure,
+  planCopy,
+  vaultKeeps,
+  vaultKey,
+  vaultPolicyOf,
+} from "./vault";
 
 const now = new Date("2026-12-07T12:00:00Z");
 const inAnHour = new Date("2026-12-07T13:00:00Z");
@@ -89,4 +97,14 @@ it("names a vault file by immutable IDs and the claim's token", () => {
   expect(vaultKey({ operationRef: "op", attemptRef: "at", outputIndex: 2, claimToken: 3 })).toBe(
     "vault/op/at/output-2/claim-3",
   );
+});
+
+it("reads the policy from the settings, the documented defaults where one is unset", () => {
+  expect(vaultPolicyOf({})).toEqual(DEFAULT_VAULT_POLICY);
+  expect(vaultPolicyOf({ VAULT_PROVIDERS: "fal", VAULT_MAX_FILE_BYTES: 10, VAULT_KEEP_HOURS: 2 })).toEqual({
+    ...DEFAULT_VAULT_POLICY,
+    providers: ["fal"],
+    maxFileBytes: 10,
+    keepSeconds: 7_200,
+  });
 });

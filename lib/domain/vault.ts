@@ -108,3 +108,23 @@ export function planAfterFailure(
 export function vaultKey(parts: { operationRef: string; attemptRef: string; outputIndex: number; claimToken: number }) {
   return `vault/${parts.operationRef}/${parts.attemptRef}/output-${parts.outputIndex}/claim-${parts.claimToken}`;
 }
+
+/** The vault's settings as the environment gives them (lib/env.ts); unset ones take the defaults. */
+export type VaultSettings = {
+  VAULT_PROVIDERS?: string | undefined;
+  VAULT_MAX_FILE_BYTES?: number | undefined;
+  VAULT_MAX_TOTAL_BYTES?: number | undefined;
+  VAULT_KEEP_HOURS?: number | undefined;
+};
+
+/** The policy the settings describe, the documented defaults where one is unset (decision 075). */
+export function vaultPolicyOf(settings: VaultSettings): VaultPolicy {
+  const providers = settings.VAULT_PROVIDERS ? parseVaultProviders(settings.VAULT_PROVIDERS) : null;
+  return {
+    providers: providers ?? DEFAULT_VAULT_POLICY.providers,
+    maxFileBytes: settings.VAULT_MAX_FILE_BYTES ?? DEFAULT_VAULT_POLICY.maxFileBytes,
+    maxTotalBytes: settings.VAULT_MAX_TOTAL_BYTES ?? DEFAULT_VAULT_POLICY.maxTotalBytes,
+    keepSeconds:
+      settings.VAULT_KEEP_HOURS !== undefined ? settings.VAULT_KEEP_HOURS * 3600 : DEFAULT_VAULT_POLICY.keepSeconds,
+  };
+}

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@/lib/db/client";
-import type { VaultPolicy } from "@/lib/domain/vault";
-import { type Env, vaultPolicyOf } from "@/lib/env";
+import { type VaultPolicy, vaultPolicyOf } from "@/lib/domain/vault";
+import type { Env } from "@/lib/env";
 import { type WebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import type { WebhookLookup } from "@/lib/notify/webhook-target";
 import { type ConfiguredAdapters, DEFAULT_SIMULATOR_URL, providerAdaptersFromEnv } from "@/lib/providers";

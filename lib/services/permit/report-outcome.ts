@@ -4,7 +4,8 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
-import { type Env, vaultPolicyOf } from "@/lib/env";
+import { type VaultSettings, vaultPolicyOf } from "@/lib/domain/vault";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
 import { requireProducer } from "../access/actor";
@@ -55,7 +56,7 @@ export async function reportOutcome(
   actor: Principal,
   attemptId: string,
   input: OutcomeReportInput,
-  settings?: Pick<Env, "STORE_PROMPTS"> & Parameters<typeof vaultPolicyOf>[0],
+  settings?: Pick<Env, "STORE_PROMPTS"> & VaultSettings,
 ): Promise<OutcomeResult> {
   const result = await reportOutcomeOnly(db, actor, attemptId, input, settings);
   // A completion the producer reports with its outputs is kept by the product (decision 075), after

@@ -7,9 +7,9 @@ import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { OutcomeReport } from "@/lib/domain/send-permits";
-import { DEFAULT_VAULT_POLICY, type VaultPolicy } from "@/lib/domain/vault";
+import { DEFAULT_VAULT_POLICY, type VaultPolicy, type VaultSettings, vaultPolicyOf } from "@/lib/domain/vault";
 import { meaningOfWebhook, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
-import { type Env, vaultPolicyOf } from "@/lib/env";
+import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { statusForEvidence } from "@/lib/providers/outputs";
 import type { JobStatus, WebhookReport } from "@/lib/providers/types";
@@ -42,7 +42,7 @@ export async function receiveSignedWebhook(
   db: Db,
   actor: Principal,
   input: { report: WebhookReport | null; ref?: string | undefined },
-  settings: Pick<Env, "AUTH_SECRET"> & Parameters<typeof vaultPolicyOf>[0],
+  settings: Pick<Env, "AUTH_SECRET"> & VaultSettings,
 ): Promise<WebhookResult> {
   const provider = requireProvider(actor);
   if (!input.report) throw new AppError("invalid_request", "The webhook names no job this deployment can read.");
