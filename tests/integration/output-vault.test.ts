@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as outcomeRoute from "@/app/api/v1/attempts/[attemptId]/outcome/route";
@@ -14,8 +17,10 @@ import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { PERMIT_FOR_PARKING, parkPermit } from "@/lib/services/permit/park-permit";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
+import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention } from "@/lib/services/retention/run-retention";
 import { claimVaultCopies, finishVaultCopy, vaultStoredBytes } from "@/lib/services/vault/claim-vault-copies";
+import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type ManualClock, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
@@ -305,6 +310,26 @@ describe("the output vault", () => {
     const [replaced] = await copiesOf(attempt.id);
     expect(replaced?.source).toBe("webhook");
     expect(replaced?.url).toContain(`/delivery/replicate/${job.id}/`);
+  });
+
+  it("the orphan sweep leaves an old file a kept copy names, and removes one a lost claim left behind", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "vault-files-"));
+    const storage = localStorage(root);
+    const own = await testWorkerContext(db, sim.url, { storage });
+    const admin = await makeUser(db, ["admin"]);
+    await saveRetentionPolicy(db, admin, { producer: null, days: 30 });
+    const { job, attempt } = await acceptedSend();
+    await webhookFor(job.id);
+    await runTick(own, worker(), { maxTasks: 5 });
+    const [kept] = await copiesOf(attempt.id);
+    if (!kept?.storageKey) throw new Error("expected a copy");
+    const stray = `vault/${attempt.operationRef}/${attempt.id}/output-0/claim-99`;
+    await writeFile(path.join(root, stray), "bytes");
+    const old = new Date(Date.now() - 60 * 86_400_000);
+    for (const key of [kept.storageKey, stray]) await utimes(path.join(root, key), old, old);
+    await runRetention(db, storage, worker(), { now: new Date(), deadline: Date.now() + 10_000 });
+    expect(await storage.exists(kept.storageKey)).toBe(true);
+    expect(await storage.exists(stray)).toBe(false);
   });
 
   it("an operation with an open case is left to the case's own delivery", async () => {
