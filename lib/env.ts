@@ -5,6 +5,7 @@ import {
   HARD_MONEY_CEILING_MICROS,
   MIN_MONEY_CEILING_MICROS,
 } from "./domain/money-ceiling";
+import { DEFAULT_VAULT_POLICY, parseVaultProviders } from "./domain/vault";
 import { optionalPositiveInteger, optionalText, optionalUrl } from "./env-fields";
 import { isPublishedDemoKey, parsePrivateKey } from "./evidence/signing-key";
 import { processShared } from "./process-shared";
@@ -94,6 +95,17 @@ const schema = z.object({
   WORKER_POISON_CLAIMS: integer(5),
   MAX_DOWNLOAD_BYTES: integer(1024 * 1024 * 1024),
   ASSET_DIR: optionalText,
+  /**
+   * The output vault (decision 075): whose outputs the product copies when no case will (`short`:
+   * providers keeping outputs six hours or less; `all`; `off`; or a comma list), the most one copy
+   * and all copies may take, and how long a copy is kept (hours).
+   */
+  VAULT_PROVIDERS: optionalText.refine((value) => value === undefined || parseVaultProviders(value) !== null, {
+    message: "short, all, off, or a comma list of provider names",
+  }),
+  VAULT_MAX_FILE_BYTES: integer(DEFAULT_VAULT_POLICY.maxFileBytes),
+  VAULT_MAX_TOTAL_BYTES: integer(DEFAULT_VAULT_POLICY.maxTotalBytes),
+  VAULT_KEEP_HOURS: integer(DEFAULT_VAULT_POLICY.keepSeconds / 3600),
   /** 1 keeps full prompts in request summaries; by default only their SHA-256 and length are kept. */
   STORE_PROMPTS: z.enum(["0", "1"]).default("0"),
   METRICS_TOKEN: optionalText,

@@ -335,6 +335,12 @@ export function ObservationsSection({ detail }: { detail: CaseDetail }) {
                   {" "}
                   · published <Time at={a.publishedAt} />
                 </>
+              ) : null}
+              {a.keptByProductAt ? (
+                <>
+                  {" "}
+                  · kept by the product on <Time at={a.keptByProductAt} />
+                </>
               ) : null}{" "}
               · storage path <CopyButton value={a.storageKey} label="storage path" /> · SHA-256{" "}
               <code className="break-all">{a.sha256}</code>

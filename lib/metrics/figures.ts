@@ -70,6 +70,17 @@ const FIGURES = {
     help: "Pairs of paid jobs that delivered the same bytes (same SHA-256), flagged as suspected paid duplicates",
     labelNames: [],
   },
+  recovery_vault_copies_total: {
+    type: "counter",
+    help: "Outputs the product copied into its own storage because no case would (the output vault, decision 075), by provider",
+    labelNames: ["provider"],
+  },
+  recovery_vault_missed_total: {
+    type: "counter",
+    help: "Outputs the output vault could not keep, by provider and reason (expired, too_large, vault_full, gone, no_provider, refused)",
+    labelNames: ["provider", "reason"],
+  },
+  recovery_vault_bytes: { type: "gauge", help: "Bytes the output vault holds now", labelNames: [] },
   recovery_provider_paused: {
     type: "gauge",
     help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",

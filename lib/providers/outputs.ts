@@ -1,6 +1,6 @@
 import { sanitise } from "@/lib/domain/sanitise";
 import { isHttpUrl, isObject } from "./json";
-import type { JobStatus } from "./types";
+import type { JobStatus, OutputRef } from "./types";
 
 /**
  * A `data:` URI (RFC 2397): the provider handed back the file itself rather than a place to fetch it
@@ -90,4 +90,24 @@ export function outputUrlForEvidence(url: string): string {
 export function statusForEvidence(status: JobStatus): JobStatus {
   if (status.kind !== "completed") return status;
   return { ...status, outputs: status.outputs.map((o) => ({ ...o, url: outputUrlForEvidence(o.url) })) };
+}
+
+/**
+ * The outputs fetched from a URL, each with its place in the answer, as the tables that keep URLs
+ * store them (`output_urls`, `vault_copies`); bytes given inline (`data:` URIs) are left out.
+ */
+export function fetchableOutputs(outputs: readonly OutputRef[]) {
+  return outputs.flatMap((output, outputIndex) =>
+    isHttpUrl(output.url)
+      ? [
+          {
+            outputIndex,
+            url: output.url,
+            contentType: output.contentType ?? null,
+            size: output.size ?? null,
+            expiresAt: output.expiresAt ?? null,
+          },
+        ]
+      : [],
+  );
 }

@@ -25,6 +25,21 @@ export const outcomeReportSchema = z
     token: z.number().int().min(1).max(1_000_000),
     outcome: z.enum(PERMIT_OUTCOMES),
     providerJobId: id(300).optional(),
+    /**
+     * With `completed`: the output URLs the provider handed the producer, so the product can keep a
+     * copy before the provider deletes them (the output vault, decision 075).
+     */
+    outputs: z
+      .array(
+        z.strictObject({
+          url: z.url({ protocol: /^https?$/ }).max(4000),
+          contentType: z.string().trim().min(1).max(200).optional(),
+          size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+        }),
+      )
+      .min(1)
+      .max(20)
+      .optional(),
     evidence: z.strictObject({
       summary: z.string().trim().min(1).max(2000),
       observedAt: isoDateTime,
@@ -34,6 +49,9 @@ export const outcomeReportSchema = z
   .superRefine((value, ctx) => {
     if (value.outcome === "accepted" && !value.providerJobId) {
       ctx.addIssue({ code: "custom", path: ["providerJobId"], message: "required when the provider accepted the job" });
+    }
+    if (value.outputs && value.outcome !== "completed") {
+      ctx.addIssue({ code: "custom", path: ["outputs"], message: "only a completed job has outputs" });
     }
     if ((value.outcome === "rejected" || value.outcome === "unknown") && value.providerJobId) {
       ctx.addIssue({

@@ -23,7 +23,8 @@ export function storageKey(p: KeyParts): string {
 }
 
 type Delivery = {
-  adapter: ProviderAdapter;
+  /** The provider's adapter, or the vault's own copies read the same way (decision 075). */
+  adapter: Pick<ProviderAdapter, "downloadOutput">;
   caseId: string;
   episode: number;
   /** Never empty: a completion without outputs is parked by the policy before a copy starts. */

@@ -16,9 +16,11 @@ import { type FinishOutcome, finishAction } from "@/lib/services/claim/finish-ac
 import type { ClaimProof } from "@/lib/services/claim/lease-guard";
 import { keptOutputs } from "@/lib/services/claim/output-urls";
 import { recordObservation } from "@/lib/services/claim/record-observation";
+import { vaultedOutputs } from "@/lib/services/vault/vaulted-outputs";
 import { boundedFinishResult } from "./bounded-finish";
 import { deliverOutputs } from "./deliver-outputs";
 import type { EndingVerdict } from "./finish-result";
+import { vaultOutputRefs, vaultSource } from "./vault-source";
 import type { WorkerContext } from "./worker-context";
 
 export type TickOutcome = "resolved" | "rescheduled" | "parked" | "lost_claim" | "error";
@@ -63,6 +65,19 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
   if (!adapter || !providerJobId) throw new Error("unreachable: a case with nothing to ask was parked above");
   const { caseId, episode } = claimed;
 
+  // The product's own copy comes first (decision 075): kept while the provider still had the
+  // outputs, it cannot be found gone however late the case opened.
+  const vaulted = await usableVaultCopies(ctx, caseId);
+  const fromVault = (copies: NonNullable<typeof vaulted>) =>
+    deliverOutputs(ctx, actor, proof, {
+      adapter: vaultSource(ctx.storage, copies),
+      caseId,
+      episode,
+      outputs: vaultOutputRefs(copies),
+      signal,
+    }).then(tickOutcome);
+  if (vaulted && usesKeptOutputs(claimed.stage)) return fromVault(vaulted);
+
   // The saving step fetches the outputs from the URLs their completion handed out while those still
   // work; only without them (none kept, or expiring) is the provider asked again (decision 043).
   const kept = usesKeptOutputs(claimed.stage) ? await keptOutputs(ctx.db, caseId) : null;
@@ -93,9 +108,19 @@ async function runAction(ctx: WorkerContext, actor: Worker, claimed: ClaimedActi
       : {}),
   });
   if (!(await recordObservation(ctx.db, actor, proof, answer))) return "lost_claim";
+  // A completion, or outputs the provider no longer has, is delivered from the product's copy first.
+  if (vaulted && (verdict.kind === "deliver" || verdict.kind === "outputs_unavailable")) return fromVault(vaulted);
   // A hold finance released before is charged in the observation's own transaction (DESIGN rule 18).
   if (verdict.kind !== "deliver") return finish(verdict);
   return tickOutcome(
     await deliverOutputs(ctx, actor, proof, { adapter, caseId, episode, outputs: verdict.outputs, signal }),
   );
+}
+
+/** The vault's copies of the case's attempt, when every file is still in storage (decision 075). */
+async function usableVaultCopies(ctx: WorkerContext, caseId: string) {
+  const copies = await vaultedOutputs(ctx.db, caseId);
+  if (!copies) return null;
+  const present = await Promise.all(copies.map((copy) => ctx.storage.exists(copy.storageKey)));
+  return present.every(Boolean) ? copies : null;
 }

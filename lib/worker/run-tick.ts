@@ -17,6 +17,7 @@ import { evaluateAlertsSafely } from "./alert-round";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
 import { workerLog } from "./log";
+import { copyToVault } from "./vault-round";
 import type { WorkerContext } from "./worker-context";
 
 export type TickResult = { actionId: string; caseId: string; kind: string; outcome: TickOutcome; fencingToken: number };
@@ -33,7 +34,7 @@ const SUGGESTION_CASES_PER_TICK = 5;
  * report, apply kept provider webhooks whose job is now known (and suggest the unknown ones' jobs to
  * uncertain submissions), apply usage lines whose case's outcome is now known (decision 077), park actions that keep failing, claim up to
  * `maxTasks`, execute them a few at a time until the budget runs out (handing back what was not
- * started), then evaluate the alert rules if their round is due (every 30 s across all workers) and send due
+ * started), copy due outputs into the vault (decision 075), then evaluate the alert rules if their round is due (every 30 s across all workers) and send due
  * notifications and alerts with whatever time is left, run the hourly
  * retention (decision 033) if it is due and no other worker took it, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
@@ -74,6 +75,7 @@ export async function runTick(
     for (let item = queue.shift(); item; item = queue.shift()) results.push(await runOne(ctx, actor, item, deadline));
   };
   await Promise.all(Array.from({ length: Math.max(1, ctx.concurrency) }, runNext));
+  await vaultWithinBudget(ctx, actor, deadline);
   await evaluateAlertsSafely(ctx, actor.workerId);
   const notifications = await dispatchNotifications(ctx, deadline);
   await retainWithinBudget(ctx, actor, deadline);
@@ -94,6 +96,17 @@ async function retainWithinBudget(ctx: WorkerContext, actor: Principal & { kind:
       workerLog({ step: "retention", workerId: actor.workerId, ...run }, run.fileErrors.length ? "error" : "info");
   } catch (error) {
     workerLog({ step: "retention_error", error: error instanceof Error ? error.message : String(error) }, "error");
+  }
+}
+
+/** Copies due for the output vault (decision 075); a failure is logged and the copies' leases bring them back. */
+async function vaultWithinBudget(ctx: WorkerContext, actor: Principal & { kind: "worker" }, deadline: number) {
+  if (deadline - Date.now() <= MIN_TIME_FOR_AN_ACTION_MS) return;
+  try {
+    const done = await copyToVault(ctx, deadline);
+    if (done.copied + done.missed > 0) workerLog({ step: "vault", workerId: actor.workerId, ...done });
+  } catch (error) {
+    workerLog({ step: "vault_error", error: error instanceof Error ? error.message : String(error) }, "error");
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@/lib/db/client";
+import { type VaultPolicy, vaultPolicyOf } from "@/lib/domain/vault";
 import type { Env } from "@/lib/env";
 import { type WebhookAllowList, webhookAllowListFromEnv } from "@/lib/notify/webhook-allow-list";
 import type { WebhookLookup } from "@/lib/notify/webhook-target";
@@ -26,6 +27,8 @@ export type WorkerContext = {
   /** Claims that may end without finishing before the action is parked as poison (default 5). */
   poisonClaims?: number;
   maxDownloadBytes: number;
+  /** The output vault's policy (decision 075); absent, the documented defaults. */
+  vault?: VaultPolicy;
   random: () => number;
   /** Where webhooks may go besides public https addresses (WEBHOOK_ALLOWED_HOSTS); none when absent. */
   webhookAllowList?: WebhookAllowList;
@@ -61,6 +64,7 @@ export function workerContextFromEnv(
     concurrency: env.WORKER_CONCURRENCY,
     poisonClaims: env.WORKER_POISON_CLAIMS,
     maxDownloadBytes: env.MAX_DOWNLOAD_BYTES,
+    vault: vaultPolicyOf(env),
     random: Math.random,
     webhookAllowList: webhookAllowListFromEnv(env),
     consoleUrl: env.authUrl,

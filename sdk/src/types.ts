@@ -43,6 +43,8 @@ export type OutcomeReportInput = {
   outcome: PermitOutcome;
   /** Required with `accepted`; absent with `rejected` and `unknown`. */
   providerJobId?: string;
+  /** With `completed`: the provider's output URLs, so the product can keep a copy before they expire. */
+  outputs?: { url: string; contentType?: string; size?: number }[];
   evidence: { summary: string; observedAt: string; details?: JsonObject };
 };
 

@@ -43,6 +43,7 @@ const NOTHING = {
   operations: 0,
   webhooks: 0,
   orphanFiles: 0,
+  vaultCopiesRemoved: 0,
   filesDeleted: 0,
   fileErrors: [],
   more: false,

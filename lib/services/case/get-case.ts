@@ -11,6 +11,7 @@ import { providerCapabilityView } from "@/lib/providers/capabilities";
 import { providerJobPage } from "@/lib/providers/job-page";
 import { requireCaseInScope, requirePermission } from "../access/actor";
 import { givenUpNotifications } from "../notification/producer-not-told";
+import { vaultTimes } from "../vault/vaulted-outputs";
 import { mayNameOwner, ownersOfJobs } from "./job-owner";
 import { lastAttemptFindings } from "./last-attempt-findings";
 import { narrowEventsOfCase } from "./named-cases";
@@ -69,6 +70,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
     lastAttemptFindings(db, [caseId]),
     row.stage === "submission_uncertain" || row.stage === "polling" ? noJobAllowedFrom(db, row) : null,
   ]);
+  // Which delivered copies came from the product's own vault copy, and when it kept it (decision 075).
+  const kept = await vaultTimes(db, [...new Set(assets.map((a) => a.attemptRef))]);
   // What the decisions read about the last attempt, exactly as the services read it (decision 068).
   const repeat = futileRepeat(row.stage, findings.get(caseId) ?? null);
   // A suggestion from before its job was recorded elsewhere must say whose the job is now; the
@@ -234,6 +237,8 @@ export async function getCase(db: Db, actor: Principal, caseId: string, settings
         sizeBytes: Number(a.sizeBytes),
         fencingToken: Number(a.fencingToken),
         publishedAt: a.publishedAt?.toISOString() ?? null,
+        /** When the product copied this output before the provider deleted it (decision 075), if it did. */
+        keptByProductAt: kept.get(`${a.attemptRef}:${a.outputIndex}`)?.toISOString() ?? null,
       })),
     suggestions: suggestions.map((s) => {
       const owner = owners.get(s.providerJobId) ?? null;

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
 import { sqlRows } from "@/lib/db/sql-rows";
-import { isHttpUrl } from "@/lib/providers/json";
+import { fetchableOutputs } from "@/lib/providers/outputs";
 import type { OutputRef } from "@/lib/providers/types";
 
 // The output URLs a completion handed out, kept whole in `output_urls` (decision 043): evidence
@@ -25,19 +25,7 @@ export type KeptOutputs = [OutputRef, ...OutputRef[]];
  * Bytes given inline (`data:` URIs) are not kept: the file itself does not belong in this table.
  */
 export function keepOutputUrls(wanted: Prisma.Sql, outputs: readonly OutputRef[]): Prisma.Sql {
-  const rows = outputs.flatMap((output, outputIndex) =>
-    isHttpUrl(output.url)
-      ? [
-          {
-            outputIndex,
-            url: output.url,
-            contentType: output.contentType ?? null,
-            size: output.size ?? null,
-            expiresAt: output.expiresAt ?? null,
-          },
-        ]
-      : [],
-  );
+  const rows = fetchableOutputs(outputs);
   return Prisma.sql`INSERT INTO output_urls (attempt_ref, output_index, case_id, url, content_type, size_bytes, expires_at)
     SELECT w.attempt_ref, o."outputIndex", w.case_id, o.url, o."contentType", o.size,
            coalesce(o."expiresAt", now() + make_interval(secs => ${DEFAULT_OUTPUT_URL_SECONDS}))

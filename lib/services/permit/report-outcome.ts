@@ -4,6 +4,7 @@ import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { decideOutcome, type OutcomeReport, type PermitStatus } from "@/lib/domain/send-permits";
 import { storedText } from "@/lib/domain/stored-text";
+import { type VaultSettings, vaultPolicyOf } from "@/lib/domain/vault";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OutcomeReportInput } from "@/lib/validation/permits";
@@ -13,6 +14,7 @@ import { requireReadableJobId } from "../case/provider-job-id";
 import { releaseHeldMicros } from "../case/writer/facts";
 import { settleCompletion } from "../hold/settle-completion";
 import { tripBreakerIfDue } from "../provider-breaker/trip-breaker";
+import { recordReportedOutputs } from "../vault/record-vault-intent";
 import { attachJobToUncertainCase, PERMIT_FOR_PARKING, type PermitForParking, parkPermit } from "./park-permit";
 import { reportAcceptedAtOnce } from "./report-accepted";
 
@@ -50,6 +52,24 @@ function reportOf(input: OutcomeReportInput): OutcomeReport {
  * it cannot decide is decided here.
  */
 export async function reportOutcome(
+  db: Db,
+  actor: Principal,
+  attemptId: string,
+  input: OutcomeReportInput,
+  settings?: Pick<Env, "STORE_PROMPTS"> & VaultSettings,
+): Promise<OutcomeResult> {
+  const result = await reportOutcomeOnly(db, actor, attemptId, input, settings);
+  // A completion the producer reports with its outputs is kept by the product (decision 075), after
+  // the report's commit; the report's answer does not wait on, or depend on, the copy.
+  if (input.outcome === "completed" && input.outputs && result.providerJobId && result.caseId === null) {
+    const { operationId, outputs } = input;
+    const producer = requireProducer(actor).name;
+    await recordReportedOutputs(db, { producer, operationId, attemptId, outputs }, vaultPolicyOf(settings ?? {}));
+  }
+  return result;
+}
+
+async function reportOutcomeOnly(
   db: Db,
   actor: Principal,
   attemptId: string,

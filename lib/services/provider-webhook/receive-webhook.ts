@@ -7,6 +7,7 @@ import { isDomainError } from "@/lib/domain/errors";
 import type { Principal } from "@/lib/domain/principal";
 import { sanitise } from "@/lib/domain/sanitise";
 import type { OutcomeReport } from "@/lib/domain/send-permits";
+import { DEFAULT_VAULT_POLICY, type VaultPolicy, type VaultSettings, vaultPolicyOf } from "@/lib/domain/vault";
 import { meaningOfWebhook, type WebhookVerdict } from "@/lib/domain/webhook-evidence";
 import type { Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -16,6 +17,7 @@ import { type ProviderActor, requireProvider, requireWorker } from "../access/ac
 import { admitReference } from "../job-claim/admit-reference";
 import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
+import { recordVaultIntent } from "../vault/record-vault-intent";
 import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
 import { completeOwnedPermit, OWNED_PERMIT_COLUMNS, OWNED_PERMIT_WHERE, type OwnedPermit } from "./owned-completion";
@@ -40,7 +42,7 @@ export async function receiveSignedWebhook(
   db: Db,
   actor: Principal,
   input: { report: WebhookReport | null; ref?: string | undefined },
-  settings: Pick<Env, "AUTH_SECRET">,
+  settings: Pick<Env, "AUTH_SECRET"> & VaultSettings,
 ): Promise<WebhookResult> {
   const provider = requireProvider(actor);
   if (!input.report) throw new AppError("invalid_request", "The webhook names no job this deployment can read.");
@@ -49,12 +51,17 @@ export async function receiveSignedWebhook(
   const signedReference = echoed === undefined ? undefined : secret ? verifyWebhookReference(secret, echoed) : null;
   // Inside the signature, the echoed reference is the provider's word; the URL's is only a claim.
   const reference = (secret ? verifyWebhookReference(secret, input.ref) : null) ?? signedReference ?? null;
-  return receiveProviderWebhook(db, provider, {
-    report: input.report,
-    reference,
-    ...(signedReference !== undefined ? { signedReference } : {}),
-    signedAt: new Date(provider.signedAt),
-  });
+  return receiveProviderWebhook(
+    db,
+    provider,
+    {
+      report: input.report,
+      reference,
+      ...(signedReference !== undefined ? { signedReference } : {}),
+      signedAt: new Date(provider.signedAt),
+    },
+    vaultPolicyOf(settings),
+  );
 }
 export type WebhookResult = { duplicate: boolean; outcome: string; caseId: string | null };
 
@@ -65,12 +72,25 @@ export type WebhookResult = { duplicate: boolean; outcome: string; caseId: strin
  * as the row that records it; a refusal (a job the permit records differently, say) is kept with its
  * reason and answered like any other webhook, so the provider does not retry it forever.
  */
-export async function receiveProviderWebhook(db: Db, actor: Principal, input: WebhookInput): Promise<WebhookResult> {
+export async function receiveProviderWebhook(
+  db: Db,
+  actor: Principal,
+  input: WebhookInput,
+  vault: VaultPolicy = DEFAULT_VAULT_POLICY,
+): Promise<WebhookResult> {
   const provider = requireProvider(actor);
   const quick = input.reference ? null : await keptOrUnmatched(db, provider, input);
-  if (quick) return quick;
-  return withRefusalsKept(db, (tx, refused) => receive(tx, provider, input, refused));
+  const result = quick ?? (await withRefusalsKept(db, (tx, refused) => receive(tx, provider, input, refused)));
+  // Decision 075: a completion no open case will copy is kept by the product, recorded after the
+  // webhook's own commit and again on the provider's retry of it (idempotent per output).
+  // A webhook refused or about nobody's job vouches for no one's outputs.
+  const { providerJobId, status } = input.report;
+  if (APPLIED_OUTCOMES.has(result.outcome))
+    await recordVaultIntent(db, { provider: provider.provider, providerJobId, status, source: "webhook" }, vault);
+  return result;
 }
+
+const APPLIED_OUTCOMES = new Set(["permit_reported", "observed", "converged", "attached"]);
 
 /**
  * The two answers that need no decision, in one statement: an event kept before (a replay or a

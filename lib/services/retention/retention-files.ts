@@ -3,6 +3,7 @@ import { RETENTION_BATCH } from "@/lib/domain/retention";
 import { increment } from "@/lib/metrics/counters";
 import { processShared } from "@/lib/process-shared";
 import type { AssetStorage } from "@/lib/storage/types";
+import { keptVaultKeys } from "../vault/expire-vault-copies";
 
 /** What a run reports of its files. */
 type FileTally = { filesDeleted: number; fileErrors: string[] };
@@ -48,7 +49,7 @@ async function removeEach(storage: AssetStorage, keys: string[], total: FileTall
 const sweep = processShared("retention-orphan-sweep", () => ({ after: undefined as string | undefined }));
 
 /**
- * Files under the storage root that no asset row names (a delivery cut short, a crashed write's
+ * Files under the storage root that no asset row or kept vault copy (decision 075) names (a delivery cut short, a crashed write's
  * staging file) have no row for retention to work from, so they are found on disk (DESIGN rule 20).
  * One is removed once it is older than the shortest policy: no row names it, so no case, producer
  * or investigation can show it, and a write in flight is named by its reserved row (rule 12) or is
@@ -70,7 +71,7 @@ export async function removeOrphanFiles(
   sweep.after = old.length === limit ? old[old.length - 1] : undefined;
   if (old.length === 0) return 0;
   const named = await db.asset.findMany({ where: { storageKey: { in: old } }, select: { storageKey: true } });
-  const keep = new Set(named.map((row) => row.storageKey));
+  const keep = new Set([...named.map((row) => row.storageKey), ...(await keptVaultKeys(db, old))]);
   return (
     await removeEach(
       storage,

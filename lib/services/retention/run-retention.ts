@@ -9,6 +9,7 @@ import type { AssetStorage } from "@/lib/storage/types";
 import { redactCaseRow } from "../case/writer/redaction";
 import { forgetExpiredOutputUrls } from "../claim/output-urls";
 import { redactHoldNotes } from "../hold/writer/facts";
+import { expireVaultCopies } from "../vault/expire-vault-copies";
 import { type EligibleCase, eligibleCasesSql } from "./eligible-cases";
 import { redactEndedOperations, redactLooseWebhooks } from "./redact-operation";
 import { redactOperationRecords } from "./redact-operation-records";
@@ -23,6 +24,8 @@ export type RetentionRun = {
   webhooks: number;
   /** Files on disk that no asset row names, removed once older than the shortest policy. */
   orphanFiles: number;
+  /** Output vault copies past their keep period, removed (decision 075). */
+  vaultCopiesRemoved: number;
   filesDeleted: number;
   fileErrors: string[];
   /** Stopped by its deadline or batch cap before a batch came back short: eligible cases may be left. */
@@ -77,6 +80,7 @@ export async function runRetention(
     operations: 0,
     webhooks: 0,
     orphanFiles: 0,
+    vaultCopiesRemoved: 0,
     filesDeleted: 0,
     fileErrors: [],
     more: true,
@@ -85,6 +89,10 @@ export async function runRetention(
   await removeFiles(db, storage, await filesStillWaiting(db), total);
   total.orphanFiles = await removeOrphanFiles(db, storage, options.now, total, batch);
   await forgetExpiredOutputUrls(db, options.now);
+  // The vault's spare copies end after their own keep period, whatever the case policies say.
+  const vault = await expireVaultCopies(db, storage, options.now, batch);
+  total.vaultCopiesRemoved = vault.removed;
+  total.fileErrors.push(...vault.errors);
   for (let done = 0; Date.now() < options.deadline && done < (options.maxBatches ?? Number.POSITIVE_INFINITY); done++) {
     const { cases, keys } = await inTransaction(db, async (tx) => {
       const rows = await tx.$queryRaw<EligibleCase[]>(eligibleCasesSql({ now: options.now, limit: batch, lock: true }));
