@@ -21,7 +21,6 @@ import { getCase } from "@/lib/services/case/get-case";
 import { getCaseByOperation } from "@/lib/services/case/get-case-by-operation";
 import { listCases } from "@/lib/services/case/list-cases";
 import { type OpenedOutput, openOutput } from "@/lib/services/case/open-output";
-import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
 import { reviewCase } from "@/lib/services/case/review-case";
 import {
@@ -46,6 +45,7 @@ import { saveNotificationEndpoint } from "@/lib/services/notification/save-notif
 import { sendTestNotification } from "@/lib/services/notification/send-test-notification";
 import { setEndpointDisabled } from "@/lib/services/notification/set-endpoint-disabled";
 import { overviewStats } from "@/lib/services/overview/overview-stats";
+import { parkOperation } from "@/lib/services/permit/park-permitted-delivery";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import {
@@ -196,7 +196,7 @@ export const API_ROUTES = [
     summary: "Park a case (idempotent)",
     body: parkCaseSchema,
     success: [201, 200],
-    handler: ({ actor, body }) => parkCase(db(), actor, body, { settings: env() }),
+    handler: ({ actor, body }) => parkOperation(db(), actor, body, { settings: env() }),
     status: (result) => (result.created ? 201 : 200),
   }),
   apiRoute({

@@ -5,6 +5,7 @@ import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as outcomeRoute from "@/app/api/v1/attempts/[attemptId]/outcome/route";
+import * as casesRoute from "@/app/api/v1/cases/route";
 import { API_ROUTES, routeKey } from "@/lib/api/routes";
 import { requestFingerprint } from "@/lib/domain/fingerprint";
 import { DEFAULT_VAULT_POLICY } from "@/lib/domain/vault";
@@ -102,10 +103,10 @@ async function sample(name: string, labels: Record<string, string>) {
 }
 
 /**
- * The operation's case, opened hours after its permit completed. A producer cannot park a permitted
- * operation itself yet (decision 075), so the case is opened the way a parked permit opens one.
+ * The operation's case, opened hours after its permit completed at a job still to check, the way a
+ * parked permit opens one (a producer parks a completed send at delivery, decision 078).
  */
-function caseOpenedLater(attemptRef: string, jobId: string, stage: "delivery" | "polling", operationId: string) {
+function caseOpenedLater(attemptRef: string, jobId: string, stage: "polling", operationId: string) {
   return db.$transaction(async (tx) => {
     const permit = await tx.sendPermit.findFirstOrThrow({ where: { attemptRef }, include: PERMIT_FOR_PARKING });
     const parked = await parkPermit(tx, {
@@ -122,7 +123,7 @@ function caseOpenedLater(attemptRef: string, jobId: string, stage: "delivery" | 
 
 describe("the output vault", () => {
   it("keeps a completion no case copies, and a case opened after the provider deleted it delivers from the copy", async () => {
-    const { job, attempt, operationId } = await acceptedSend();
+    const { job, attempt, operationId, input } = await acceptedSend();
     const copiesBefore = await sample("recovery_vault_copies_total", { provider: "replicate" });
     const answer = await webhookFor(job.id);
     expect(answer.json).toMatchObject({ outcome: "permit_reported", caseId: null });
@@ -144,8 +145,28 @@ describe("the output vault", () => {
     const removed = await (await fetch(`${sim.url}/replicate/v1/predictions/${job.id}`)).json();
     expect(removed).toMatchObject({ status: "succeeded", output: null });
 
-    // Hours later the operation gets a case (its producer could not fetch the video) at delivery.
-    const caseId = await caseOpenedLater(attempt.id, job.id, "delivery", operationId);
+    // Hours later its producer, who could not fetch the video, parks the operation at delivery
+    // through the API (decision 078): the case opens on the permit's attempt and hold.
+    const key = await createAccessToken(db, "cli", { kind: "api_key", name: shop.name });
+    const parked = await callRoute(casesRoute.POST, {
+      token: key.secret,
+      method: "POST",
+      body: parkInput("delivery", {
+        operationId,
+        attemptId: input.attemptId,
+        model: input.model,
+        requestFingerprint: input.requestFingerprint,
+        providerJobId: job.id,
+        hold: input.hold,
+        evidence: { summary: `downloading ${operationId} failed`, observedAt: new Date().toISOString() },
+      }),
+    });
+    expect(parked.status).toBe(201);
+    const caseId = String(parked.json.caseId);
+    expect(await db.sendPermit.findFirstOrThrow({ where: { attemptRef: attempt.id } })).toMatchObject({
+      status: "completed",
+      caseRef: caseId,
+    });
     const reviewer = await makeUser(db, ["reviewer"]);
     await approveCase(db, reviewer, caseId, { action: "retry_delivery", evidence: "copy it for the shop" });
     const result = await tick();
