@@ -8,7 +8,7 @@ import { providerName } from "./common";
  */
 export const MAX_USAGE_FILE_CHARS = 900_000;
 
-/** A provider's usage or invoice export, as its CSV text, in one of the shapes the import reads. */
+/** A provider's usage or invoice export, as its text (CSV, or fal's billing events as JSON), in one of the shapes the import reads. */
 export const usageImportSchema = z.strictObject({
   provider: providerName,
   format: z.enum(USAGE_FORMATS),
