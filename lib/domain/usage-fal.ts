@@ -33,7 +33,7 @@ function microsOfNano(value: unknown): number | null {
   return Number(micros);
 }
 
-/** Reads fal's billing events; an event that cannot be read is named by its place, never guessed at. */
+/** Reads fal's billing events from a file; an event that cannot be read is named by its place, never guessed at. */
 export function parseFalBillingEvents(text: string): UsageParse {
   let body: unknown;
   try {
@@ -41,6 +41,11 @@ export function parseFalBillingEvents(text: string): UsageParse {
   } catch {
     return { lines: [], problems: [{ line: 1, message: "the file is not JSON" }] };
   }
+  return readFalBillingEvents(body);
+}
+
+/** The same, from a page the Platform API answered (or several pages in one array). */
+export function readFalBillingEvents(body: unknown): UsageParse {
   const events = eventsOf(body);
   if (events === null) return { lines: [], problems: [{ line: 1, message: "the file holds no billing_events" }] };
   const lines: UsageLineFacts[] = [];

@@ -15,6 +15,9 @@ export type CsvUsageFormat = (typeof CSV_USAGE_FORMATS)[number];
 export const USAGE_FORMATS = [...CSV_USAGE_FORMATS, "fal_billing_events"] as const;
 export type UsageFormat = (typeof USAGE_FORMATS)[number];
 
+/** The providers whose API states a job's own cost (docs/providers.md, "Usage and cost"): Runway's task `cost.credits`, fal's billing events. */
+export const PROVIDERS_WITH_JOB_COST = ["runway", "fal"] as const;
+
 /** Runway bills in credits at $0.01 each (docs/providers.md, "Usage and cost"): 10,000 micro-dollars. */
 export const RUNWAY_CREDIT_MICROS = 10_000;
 export const RUNWAY_CREDIT_CURRENCY = "USD";
