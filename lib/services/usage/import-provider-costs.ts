@@ -89,7 +89,7 @@ async function taskCosts(adapter: ProviderAdapter, candidates: Candidate[]): Pro
 async function billedCosts(adapter: ProviderAdapter, candidates: Candidate[]): Promise<UsageLineFacts[]> {
   const wanted = new Set(candidates.map((job) => job.provider_job_id));
   const read = await adapter.jobCosts?.([...wanted]);
-  if (!read || read.kind !== "ok") return [];
+  if (read?.kind !== "ok") return [];
   return read.costs
     .filter((cost) => cost.providerJobId !== null && wanted.has(cost.providerJobId))
     .map((cost, i) => ({ ...cost, lineNumber: i + 1 }));
