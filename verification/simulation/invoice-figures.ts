@@ -1,7 +1,7 @@
 import { costOf } from "@/verification/simulator/costs";
 import { providerJobIdOf } from "@/verification/simulator/providers";
 import { type ImportedLine, INVOICE_FIGURES, type InvoiceFigure } from "./invoices";
-import { count, simJobOf, violate, type World } from "./world";
+import { count, producerOf, simJobOf, violate, type World } from "./world";
 
 const money = (micros: bigint) => `${micros < 0n ? "-" : ""}${(micros < 0n ? -micros : micros).toString()} micro-units`;
 
@@ -22,6 +22,7 @@ export async function checkInvoices(world: World, lines: ImportedLine[]): Promis
     count(world, `invoiced micro-units unexplained: ${line.provider}`, Number(line.amountMicros));
     invoiceFigure(world, "invoicedUnexplained", `${line.provider} line for ${line.providerJobId} (${why})`);
   }
+  await explainUnbilledCharges(world, unexplained);
   for (const gap of await ledgerAgainstInvoice(world)) {
     count(
       world,
@@ -114,6 +115,43 @@ async function publishedAssets(world: World, jobId: string): Promise<string[]> {
     [job.provider, providerJobIdOf(job)],
   );
   return rows.map((row) => row.id);
+}
+
+/**
+ * Holds the ledger charged that no invoice line names, by what the run knows of their job: the
+ * job's own line is among the unexplained ones (attaching that line to the operation corrects the
+ * hold), or the provider billed the job nothing (failed, cancelled, never created), which no
+ * invoice line will ever correct.
+ */
+async function explainUnbilledCharges(world: World, unexplained: Set<string>): Promise<void> {
+  const { rows } = await world.sql.query<{ producer: string; holdId: string; provider: string; charged: string }>(
+    `SELECT h.producer, h.hold_id AS "holdId", t.provider, sum(e.amount_micros)::text AS charged
+     FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
+     WHERE e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')
+       AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = h.id)
+     GROUP BY h.producer, h.hold_id, t.provider HAVING sum(e.amount_micros) <> 0`,
+  );
+  const attempts = new Map(
+    world.ops.flatMap((op) =>
+      op.attempts.map(
+        (attempt) => [`${producerOf(world, op).principal.name}\u0000${attempt.holdId}`, attempt] as const,
+      ),
+    ),
+  );
+  const { state } = world.simulator;
+  for (const row of rows) {
+    const jobId = attempts.get(`${row.producer}\u0000${row.holdId}`)?.jobId;
+    const job = jobId ? state.jobs.get(jobId) : undefined;
+    const why = !job
+      ? "no job was created"
+      : costOf(state.prices, job) === 0
+        ? "the provider billed the job nothing"
+        : unexplained.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
+          ? "the job's own line is unexplained"
+          : "the job's line went to another hold";
+    count(world, `holds charged with no invoice line: ${row.provider}, ${why}`);
+    count(world, `holds charged with no invoice line, micro-units: ${row.provider}, ${why}`, Number(row.charged));
+  }
 }
 
 type Gap = { provider: string; currency: string; ledger: bigint; invoiced: bigint; unbilled: bigint };
