@@ -15,8 +15,11 @@ export type CsvUsageFormat = (typeof CSV_USAGE_FORMATS)[number];
 export const USAGE_FORMATS = [...CSV_USAGE_FORMATS, "fal_billing_events"] as const;
 export type UsageFormat = (typeof USAGE_FORMATS)[number];
 
-/** The providers whose API states a job's own cost (docs/providers.md, "Usage and cost"): Runway's task `cost.credits`, fal's billing events. */
-export const PROVIDERS_WITH_JOB_COST = ["runway", "fal"] as const;
+/**
+ * The providers whose API gives a job's cost (docs/providers.md, "Usage and cost"): Runway's task
+ * `cost.credits`, fal's billing events, and Replicate's `metrics` priced from the price table.
+ */
+export const PROVIDERS_WITH_JOB_COST = ["runway", "fal", "replicate"] as const;
 
 /** Runway bills in credits at $0.01 each (docs/providers.md, "Usage and cost"): 10,000 micro-dollars. */
 export const RUNWAY_CREDIT_MICROS = 10_000;
@@ -217,6 +220,22 @@ export function planUsage(hold: HoldCharge, line: { currency: string }, realMicr
   }
   if (hold.status === "held") return { kind: "adjust", adjustmentMicros: 0 };
   return { kind: "adjust", adjustmentMicros: realMicros - hold.chargedMicros };
+}
+
+/**
+ * A measured job priced from the product's price table (Replicate's `metrics`, decision 076): per
+ * second of video when the provider says the video's seconds, else per second the job ran, or one
+ * generation. An estimate, rounded to the micro-unit (half up); null past the money ceiling.
+ */
+export function priceMetrics(
+  price: { unit: "per_generation" | "per_second"; priceMicros: number },
+  metrics: { runSeconds: number; outputSeconds?: number },
+): number | null {
+  const micros =
+    price.unit === "per_generation"
+      ? price.priceMicros
+      : Math.round(price.priceMicros * (metrics.outputSeconds ?? metrics.runSeconds));
+  return Number.isSafeInteger(micros) && micros <= HARD_MONEY_CEILING_MICROS ? micros : null;
 }
 
 /** The gap finance reads: what the provider charged minus what was reserved (negative: it charged less). */

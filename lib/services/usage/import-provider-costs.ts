@@ -5,19 +5,25 @@ import type { Principal } from "@/lib/domain/principal";
 import { lineHashes, RUNWAY_CREDIT_CURRENCY, RUNWAY_CREDIT_MICROS, type UsageLineFacts } from "@/lib/domain/usage";
 import type { ProviderAdapter } from "@/lib/providers/types";
 import { requirePermission, requireUnscoped } from "../access/actor";
+import { type CostCandidate, pricedMetrics } from "./priced-metrics";
 import { recordUsageLines, type UsageImportSummary } from "./record-usage-lines";
 
 export { PROVIDERS_WITH_JOB_COST } from "@/lib/domain/usage";
 
-type Candidate = { provider_job_id: string; model: string; at: Date };
+type Candidate = CostCandidate;
 
-/** How each provider's API states a job's cost: Runway's task answer, fal's billing events (decision 076). */
-const FORMATS: Record<string, string> = { runway: "runway_task_cost", fal: "fal_billing_events" };
+/** How each provider's API gives a job's cost: Runway's task answer, fal's billing events, Replicate's metrics (decision 076). */
+const FORMATS: Record<string, string> = {
+  runway: "runway_task_cost",
+  fal: "fal_billing_events",
+  replicate: "replicate_metrics_priced",
+};
 
 /**
  * Reads the cost of up to `limit` jobs whose holds have no cost from the API yet, through the
  * adapter (GET only, DESIGN rule 5), outside any transaction (rule 9): Runway's task `cost.credits`,
- * fal's billing events by request ID. Each is stored as a usage line and settles or corrects its
+ * fal's billing events by request ID, Replicate's `metrics` priced from the price table (an
+ * estimate; no price for the model: not read). Each is stored as a usage line and settles or corrects its
  * hold like a file's line (decision 073). A job without a final cost yet (still running, unknown,
  * not found, not billed yet) is left for a later read.
  */
@@ -34,7 +40,11 @@ export async function importProviderCosts(
     WHERE a.provider = ${adapter.provider} AND a.provider_job_id IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = h.id AND u.source = 'api')
     ORDER BY a.created_at, a.id LIMIT ${input.limit}`;
-  const facts = adapter.jobCosts ? await billedCosts(adapter, candidates) : await taskCosts(adapter, candidates);
+  const facts = adapter.jobCosts
+    ? await billedCosts(adapter, candidates)
+    : adapter.jobMetrics
+      ? await pricedMetrics(db, adapter, candidates)
+      : await taskCosts(adapter, candidates);
   const format = FORMATS[adapter.provider] ?? `${adapter.provider}_api_cost`;
   const hashes = lineHashes(`${adapter.provider}:api`, facts);
   const lines = facts.map((line, i) => ({ ...line, lineHash: hashes[i] ?? "" }));
