@@ -8,7 +8,9 @@ const money = (micros: bigint) => `${micros < 0n ? "-" : ""}${(micros < 0n ? -mi
 /**
  * The figures about money the provider billed, read from the database after the invoices were
  * imported (./invoices.ts): paid duplicates the product did not flag, invoiced lines nothing
- * explains, and providers whose ledger differs from their invoice.
+ * explains, and providers whose ledger differs from their invoice. A line is unexplained while it
+ * names no hold (`usage_lines.hold_ref`), and the ledger is the charge entries of the provider's
+ * holds: a charge booked as known outside the product must be counted in both the way it is kept.
  */
 export async function checkInvoices(world: World, lines: ImportedLine[]): Promise<void> {
   const unexplained = new Set(
