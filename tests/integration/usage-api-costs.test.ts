@@ -30,7 +30,8 @@ const adapters = () =>
   );
 
 async function heldJob(jobId: string, amountMicros: number, provider: "fal" | "replicate" = "fal", model = MODEL) {
-  const input = parkInput("polling" as Stage, {
+  // At delivery: the job completed, so its outcome is known and a cost settles the hold at once.
+  const input = parkInput("delivery" as Stage, {
     provider,
     model,
     providerJobId: jobId,
