@@ -8,9 +8,18 @@ import { HARD_MONEY_CEILING_MICROS } from "./money-ceiling";
 // its export file or from the job's own answer, and what that line does to the hold of the attempt
 // that owns the job (DESIGN rules 7, 11 and 18). Pure: parsing, the line's identity, the arithmetic.
 
-/** The export shapes a file import reads (docs/providers.md, "Usage and cost"). */
-export const USAGE_FORMATS = ["generic", "gcp_billing"] as const;
+/** The CSV shapes a file import reads (docs/providers.md, "Usage and cost"). */
+export const CSV_USAGE_FORMATS = ["generic", "gcp_billing"] as const;
+export type CsvUsageFormat = (typeof CSV_USAGE_FORMATS)[number];
+/** Every shape a file import reads: the CSV ones and fal's billing events (JSON, ./usage-fal.ts; decision 076). */
+export const USAGE_FORMATS = [...CSV_USAGE_FORMATS, "fal_billing_events"] as const;
 export type UsageFormat = (typeof USAGE_FORMATS)[number];
+
+/**
+ * The providers whose API gives a job's cost (docs/providers.md, "Usage and cost"): Runway's task
+ * `cost.credits`, fal's billing events, and Replicate's `metrics` priced from the price table.
+ */
+export const PROVIDERS_WITH_JOB_COST = ["runway", "fal", "replicate"] as const;
 
 /** Runway bills in credits at $0.01 each (docs/providers.md, "Usage and cost"): 10,000 micro-dollars. */
 export const RUNWAY_CREDIT_MICROS = 10_000;
@@ -80,7 +89,7 @@ export function signedMicros(text: string): number | null {
   return Number(match[1] ? -micros : micros);
 }
 
-function parseTime(text: string): Date | null {
+export function parseTime(text: string): Date | null {
   const trimmed = text.trim();
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?( ?(Z|UTC|[+-]\d{2}:?\d{2}))?$/.test(trimmed)) return null;
   const iso = trimmed.replace(" UTC", "Z").replace(/^(\S+) (\d)/, "$1T$2");
@@ -90,7 +99,7 @@ function parseTime(text: string): Date | null {
 
 /** Each shape's columns: the header names a line is read by (case and spaces ignored). */
 const COLUMNS: Record<
-  UsageFormat,
+  CsvUsageFormat,
   { job: string[]; amount: string; currency: string; time: string; model: string[]; account: string[] }
 > = {
   // One row per job: what a shop's own books or a provider's per-request log can give.
@@ -117,7 +126,7 @@ const COLUMNS: Record<
 const norm = (name: string) => name.trim().toLowerCase().replace(/\s+/g, "_");
 
 /** Reads an export in one of the shapes; lines that cannot be read are named, never guessed at. */
-export function parseUsageCsv(format: UsageFormat, text: string): UsageParse {
+export function parseUsageCsv(format: CsvUsageFormat, text: string): UsageParse {
   const rows = csvRows(text);
   const header = (rows[0] ?? []).map(norm);
   const columns = COLUMNS[format];
@@ -211,6 +220,22 @@ export function planUsage(hold: HoldCharge, line: { currency: string }, realMicr
   }
   if (hold.status === "held") return { kind: "adjust", adjustmentMicros: 0 };
   return { kind: "adjust", adjustmentMicros: realMicros - hold.chargedMicros };
+}
+
+/**
+ * A measured job priced from the product's price table (Replicate's `metrics`, decision 076): per
+ * second of video when the provider says the video's seconds, else per second the job ran, or one
+ * generation. An estimate, rounded to the micro-unit (half up); null past the money ceiling.
+ */
+export function priceMetrics(
+  price: { unit: "per_generation" | "per_second"; priceMicros: number },
+  metrics: { runSeconds: number; outputSeconds?: number },
+): number | null {
+  const micros =
+    price.unit === "per_generation"
+      ? price.priceMicros
+      : Math.round(price.priceMicros * (metrics.outputSeconds ?? metrics.runSeconds));
+  return Number.isSafeInteger(micros) && micros <= HARD_MONEY_CEILING_MICROS ? micros : null;
 }
 
 /** The gap finance reads: what the provider charged minus what was reserved (negative: it charged less). */

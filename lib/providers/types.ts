@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { DownloadFailure, JobStatus, OutputRef } from "@/lib/domain/job-status";
+import type { UsageLineFacts } from "@/lib/domain/usage";
 import type { PROVIDERS } from "./registry";
 
 // The provider layer's contract. There is deliberately no `create` here: the recovery path must not
@@ -100,7 +101,19 @@ export interface ProviderAdapter {
   downloadOutput(output: OutputRef | string, sink: Writable, options?: DownloadOptions): Promise<DownloadResult>;
   findByClientReference?(reference: string, options?: CallOptions): Promise<ListJobsResult>;
   listJobs?(window: ListWindow, options?: CallOptions): Promise<ListJobsResult>;
+  /** What the provider billed each named job, where its API says per job apart from the job's answer (fal's billing events). */
+  jobCosts?(providerJobIds: readonly string[], options?: CallOptions): Promise<JobCostsResult>;
+  /** What a finished job measured, for a provider that states no charge (Replicate's `metrics`). */
+  jobMetrics?(ref: JobRef, options?: CallOptions): Promise<JobMetrics>;
 }
+
+/** Seconds the job ran, and the seconds of video it made where the provider says. */
+export type JobMetrics =
+  | { kind: "ok"; succeeded: boolean; runSeconds: number; outputSeconds?: number }
+  | { kind: "unknown"; reason: string };
+
+/** A read of billed jobs: what was billed for the jobs the provider lists (an unlisted job is not billed yet). */
+export type JobCostsResult = { kind: "ok"; costs: UsageLineFacts[] } | { kind: "unknown"; reason: string };
 
 export type RetryPolicy = {
   maxAttempts: number;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { USAGE_FORMATS } from "@/lib/domain/usage";
+import { PROVIDERS_WITH_JOB_COST, USAGE_FORMATS } from "@/lib/domain/usage";
 import { providerName } from "./common";
 
 /**
@@ -8,7 +8,7 @@ import { providerName } from "./common";
  */
 export const MAX_USAGE_FILE_CHARS = 900_000;
 
-/** A provider's usage or invoice export, as its CSV text, in one of the shapes the import reads. */
+/** A provider's usage or invoice export, as its text (CSV, or fal's billing events as JSON), in one of the shapes the import reads. */
 export const usageImportSchema = z.strictObject({
   provider: providerName,
   format: z.enum(USAGE_FORMATS),
@@ -16,9 +16,9 @@ export const usageImportSchema = z.strictObject({
   content: z.string().min(1).max(MAX_USAGE_FILE_CHARS),
 });
 
-/** Reads a provider's own per-job cost from its API: only Runway's tasks say theirs today. */
+/** Reads a provider's own per-job cost from its API: Runway's tasks and fal's billing events say theirs. */
 export const providerCostsSchema = z.strictObject({
-  provider: z.literal("runway"),
+  provider: z.enum(PROVIDERS_WITH_JOB_COST),
   limit: z.coerce.number().int().min(1).max(200).catch(50),
 });
 

@@ -75,6 +75,31 @@ describe("paced adapter", () => {
     expect((await pacedAdapter(adapter, broken).getJob({ providerJobId: "b" })).kind).toBe("running");
   });
 
+  it("paces the cost reads too (billing events, a prediction's metrics), keeping them where the adapter has them", async () => {
+    const { pace, seen } = recordingPace();
+    const adapter = {
+      provider: "fal",
+      capabilities,
+      getJob: async () => ({ kind: "running", providerStatus: "IN_PROGRESS" }) as JobStatus,
+      downloadOutput: async () => ({ ok: false, reason: "not_available", detail: "", bytesReceived: 0 }),
+      jobCosts: async (ids: readonly string[], options?: CallOptions) => {
+        await options?.pace?.take();
+        seen.push(`costs ${ids.join(",")}`);
+        return { kind: "ok", costs: [] } as const;
+      },
+      jobMetrics: async (ref: { providerJobId: string }, options?: CallOptions) => {
+        await options?.pace?.take();
+        seen.push(`metrics ${ref.providerJobId}`);
+        return { kind: "unknown", reason: "not_finished" } as const;
+      },
+    } satisfies ProviderAdapter;
+    const paced = pacedAdapter(adapter, pace);
+    await paced.jobCosts?.(["r1", "r2"]);
+    await paced.jobMetrics?.({ providerJobId: "p1" });
+    expect(seen).toEqual(["take", "costs r1,r2", "take", "metrics p1"]);
+    expect(pacedAdapter({ ...adapter, jobCosts: undefined, jobMetrics: undefined }, pace).jobCosts).toBeUndefined();
+  });
+
   it("reads each provider's rate from the environment, and a bad value stops the start", () => {
     expect(requestsPerSecondFromEnv({}, "replicate")).toBeUndefined();
     const raw = { REPLICATE_REQUESTS_PER_SECOND: "100", FAL_REQUESTS_PER_SECOND: "" };

@@ -51,7 +51,7 @@ function tolerant(pace: ProviderPace): ProviderPace {
  * a slot, and each Retry-After is shared (downloads come from the delivery CDN and are not paced).
  */
 export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): ProviderAdapter {
-  const { listJobs, findByClientReference } = adapter;
+  const { listJobs, findByClientReference, jobCosts, jobMetrics } = adapter;
   const shared = tolerant(pace);
   const withPace = (options: CallOptions | undefined): CallOptions => ({ ...options, pace: shared });
   return {
@@ -66,6 +66,8 @@ export function pacedAdapter(adapter: ProviderAdapter, pace: ProviderPace): Prov
             findByClientReference.call(adapter, reference, withPace(options)),
         }
       : {}),
+    ...(jobCosts ? { jobCosts: (ids, options) => jobCosts.call(adapter, ids, withPace(options)) } : {}),
+    ...(jobMetrics ? { jobMetrics: (ref, options) => jobMetrics.call(adapter, ref, withPace(options)) } : {}),
   };
 }
 

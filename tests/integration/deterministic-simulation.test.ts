@@ -93,6 +93,17 @@ describe("deterministic fault simulation", () => {
       // Every provider in the registry had operations sent to it.
       for (const provider of PROVIDERS)
         expect(seen(`producer creates at ${provider.name}`), provider.name).toBeGreaterThan(0);
+      // The month closed: every provider's invoice was imported from its own export shape and held
+      // against the ledger, with shops that paid twice outside their permits and jobs that delivered
+      // the same video among them (decision 076). The invoice figures are computed; they reach 0 only
+      // once the charges no operation explains are reconciled, so they are reported, not yet required.
+      for (const provider of PROVIDERS)
+        expect(seen(`invoice lines imported from ${provider.name}'s export`), provider.name).toBeGreaterThan(0);
+      expect(seen("invoice lines matched to a hold")).toBeGreaterThan(0);
+      expect(seen("paid jobs sent outside the permits")).toBeGreaterThan(0);
+      expect(seen("identical outputs the product published both of")).toBeGreaterThan(0);
+      for (const result of results)
+        expect(Object.keys(result.invoiceFigures).sort()).toEqual(["invoicedUnexplained", "ledgerDiffersFromInvoice"]);
       const [first, second] = results.slice(3);
       expect(first?.digest).toMatch(/^[0-9a-f]{64}$/);
       expect(second?.digest, "the same seed must replay the same logical trace").toBe(first?.digest);

@@ -43,6 +43,8 @@ const NOT_UNDER_CLAIM = new Set([
   "reconciliation_suggested_by_webhook",
   "deadline_escalated",
   "suspected_duplicate_flagged",
+  // A publish flags a pair of identical videos on both cases (decision 072): the other case is under no claim of its own.
+  "output_duplicate_flagged",
   "replacement_withdrawn",
   // The permit sweep parks a silent send as a case, with the hold the permit reserved: no claim exists yet.
   "hold_reserved",

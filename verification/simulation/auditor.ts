@@ -11,6 +11,7 @@ import {
   viewsSql,
 } from "./case-views";
 import { canonicaliseCtes } from "./db-time";
+import { sentOutsidePermits } from "./invoices";
 import { checkPermits } from "./permit-checks";
 import { PromiseChecks } from "./promise-checks";
 import { count, type Figure, learnCase, opKey, opOfCase, opOfOperationId, violate, type World } from "./world";
@@ -215,7 +216,9 @@ export class Auditor {
     for (const [operation, generations] of paid) {
       const index = this.world.byOperationId.get(operation) ?? null;
       // A generation the shop chose to make for a new episode is paid on purpose.
-      const own = index === null ? 0 : (this.world.ops[index]?.ownResubmissions ?? 0);
+      // So is a create the shop's unguarded client sent again on purpose: "paid duplicates not flagged" checks it.
+      const own =
+        index === null ? 0 : (this.world.ops[index]?.ownResubmissions ?? 0) + sentOutsidePermits(this.world, index);
       const allowed = (authorised.get(operation) ?? 1) + own;
       this.world.counters.set("paid generations", (this.world.counters.get("paid generations") ?? 0) + generations);
       if (generations > allowed) {

@@ -17,6 +17,7 @@ try {
     jobs,
     digest: result.digest,
     figures: result.figures,
+    invoiceFigures: result.invoiceFigures,
     passed: passed(result),
     wallMs: result.wallMs,
     report: report(result),

@@ -16,6 +16,7 @@ import { DbTime } from "./db-time";
 import { faultyAdapters, type Interleave } from "./faulty-adapters";
 import { faultyStorage } from "./faulty-storage";
 import { producerEndpoint } from "./faulty-webhooks";
+import { newInvoiceBook } from "./invoices";
 import { LogicalClock } from "./logical-clock";
 import { PRODUCER_COUNT, planOperation } from "./op-plan";
 import { Rng, seedOf } from "./random";
@@ -134,6 +135,7 @@ export async function createEnvironment(
     counters: new Map(),
     figures: Object.fromEntries(Object.keys(FIGURES).map((key) => [key, 0])) as Record<Figure, number>,
     violations: [],
+    invoices: newInvoiceBook(),
   };
   for (let index = 0; index < jobs; index++) {
     const plan = planOperation(seed, index);

@@ -4,6 +4,7 @@ import { ShopProcess } from "./in-process-fetch";
 import type { CreateFault } from "./op-plan";
 import type { ProviderCreates } from "./producer-submit";
 import type { ProviderWebhookDesk } from "./provider-webhooks";
+import { Rng, seedOf } from "./random";
 import type { Steps } from "./steps";
 import { type AttemptRecord, count, type OpRecord, producerOf, reportedJobId, type World, wrongAnswer } from "./world";
 
@@ -11,6 +12,19 @@ const MINUTE = 60_000;
 
 /** How one send goes: where the create breaks, a definite refusal, and whether the shop dies before reporting. */
 type SendPlan = { fault: CreateFault; refused: boolean; crashes: boolean };
+
+/**
+ * A shop whose official client is also built somewhere without the guard, and sends a clean,
+ * accepted create again through it (decision 076). Only a generation that will succeed and that
+ * the shop reported as accepted, so the second job stays the one outside the permits: the first
+ * is the operation's, and nothing about it is left uncertain. Drawn from a stream of its own.
+ */
+function resendsOutsidePermit(world: World, op: OpRecord, how: SendPlan): boolean {
+  const clean = how.fault === "none" && !how.crashes && !how.refused;
+  const succeeds = op.plan.job.outcome === "succeeded" && op.plan.trouble !== "generation_failed";
+  if (!op.plan.permit?.officialClient || !clean || !succeeds) return false;
+  return new Rng(seedOf("outside-permit", world.seed, op.plan.index)).chance(0.6);
+}
 
 /** Thrown by the create callback where the shop's process dies: nothing after it runs in that process. */
 class ShopCrashed extends Error {}
@@ -156,6 +170,8 @@ export class PermitProducer {
       return;
     }
     if (!result.reported) wrongAnswer(this.world, index, `the shop's ${result.outcome} report was refused`);
+    if (result.outcome === "accepted" && number === 1 && resendsOutsidePermit(this.world, op, how))
+      await this.creates.sendOutsidePermit(index, op);
     if (result.outcome === "rejected") {
       // Finance decides the refused send's hold; the shop sends the operation again.
       this.world.schedule.add(this.steps.later(op.plan.rng.int(5, 60) * MINUTE), index, "finance");

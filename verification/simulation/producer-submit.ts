@@ -2,6 +2,7 @@ import { CreateAlreadySent, type GuardContext } from "@/sdk/src";
 import type { SimJob } from "@/verification/simulator";
 import { sendWithOfficialClient } from "./official-client-creates";
 import { type CreateFault, type ModelChoice, type OpPlan, requestSent, type Trouble } from "./op-plan";
+import { chargeJob, shareOutputs } from "./provider-charges";
 import { type AttemptRecord, count, type OpRecord, recordJob, resetFaultRules, type World } from "./world";
 
 /**
@@ -122,9 +123,44 @@ export class ProviderCreates {
       Object.assign(job, attempt.job);
       attempt.jobId = job.id;
       recordJob(this.world, index, job);
+      chargeJob(this.world, index, op, job);
+      shareOutputs(this.world, index, job);
     }
     const answered = status !== null && status >= 200 && status < 300;
     return { keptJob: answered && fault === "none" && job !== undefined, status, wireCreates };
+  }
+
+  /**
+   * The shop's official client, built without the SDK's guard, sends the create once more on its
+   * own, on purpose for the run: a second paid job for the operation, with no permit and no webhook,
+   * that the shop never reports (decision 076). It reaches the provider like any create.
+   */
+  async sendOutsidePermit(index: number, op: OpRecord): Promise<void> {
+    const { path, body } = createRequest(op.plan.model, op.plan.input, undefined);
+    this.world.producerCreates += 1;
+    const createsBefore = this.world.simulator.state.createCount();
+    const status = await fetch(`${this.world.simulator.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...op.plan.model.headers },
+      body: JSON.stringify(body),
+    })
+      .then(async (response) => {
+        await response.body?.cancel();
+        return response.status;
+      })
+      .catch(() => null);
+    // A storm may refuse it before the provider counts it: then nothing was created or paid.
+    if (this.world.simulator.state.createCount() === createsBefore) this.world.producerCreates -= 1;
+    const job = this.newJobs()[0];
+    count(
+      this.world,
+      `creates sent again outside the permits: ${job ? "a second job" : `no job (${status ?? "reset"})`}`,
+    );
+    if (!job) return;
+    recordJob(this.world, index, job);
+    chargeJob(this.world, index, op, job);
+    this.world.invoices.outsidePermits.set(job.id, index);
+    this.world.trace.record(index, "the shop's unguarded client sent the create again: a second paid job");
   }
 
   private newJobs(): SimJob[] {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { InvoiceFigure } from "./invoices";
 import type { Figure } from "./world";
 
 export type ChildRun = { url: string; seed: number; jobs: number };
@@ -9,6 +10,8 @@ export type ChildResult = {
   jobs: number;
   digest: string;
   figures: Record<Figure, number>;
+  /** The invoice figures that wait for the reconciliation of unexplained charges (./invoices.ts). */
+  invoiceFigures: Record<InvoiceFigure, number>;
   passed: boolean;
   wallMs: number;
   report: string[];

@@ -5,6 +5,7 @@ import type { UserActor } from "@/lib/services/access/actor";
 import type { FaultRuleInput, RunningSimulator, SimJob } from "@/verification/simulator";
 import { providerJobIdOf } from "@/verification/simulator/providers";
 import type { DbTime } from "./db-time";
+import type { InvoiceBook } from "./invoices";
 import type { LogicalClock } from "./logical-clock";
 import type { JobBehaviour, OpPlan, Trouble } from "./op-plan";
 import type { Rng } from "./random";
@@ -84,6 +85,8 @@ export const FIGURES = {
   bytesToAnotherOperation: "bytes delivered to an operation that did not create the job",
   holdsSettledByAnotherJob: "holds settled by another operation's job",
   completedWithoutCharge: "provider-completed jobs with no charge entry (a released hold and no charge after release)",
+  paidDuplicatesUnflagged:
+    "paid duplicates not flagged (a job paid outside the permits, or two paid jobs with the same video, that the product did not flag)",
 } as const;
 export type Figure = keyof typeof FIGURES;
 
@@ -134,6 +137,8 @@ export type World = {
   counters: Map<string, number>;
   figures: Record<Figure, number>;
   violations: Violation[];
+  /** Charges, identical outputs and jobs outside the permits, for the invoice figures (./invoices.ts). */
+  invoices: InvoiceBook;
 };
 
 /** Records a job the simulator created for operation `index`, findable by either of its IDs. */

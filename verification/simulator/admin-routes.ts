@@ -1,14 +1,19 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../../lib/providers/registry";
+import { costOf, setPrice } from "./costs";
 import { RateLimiter, ruleSchema } from "./faults";
 import { completedAt, phaseOf, type SimJob } from "./jobs";
+import { providerJobIdOf } from "./providers";
 import { type RouteContext, readJson, sendJson } from "./respond";
 import { outputUrlOf } from "./routes";
+import { usageExport } from "./usage-export";
 
 /**
  * Control plane for demos and tests (not part of either provider's API, never rate-limited, faulted
  * or logged): POST /__admin/faults, GET /__admin/stats, POST /__admin/reset, POST /__admin/jobs,
- * GET /__admin/jobs/{id}, POST /__admin/webhooks (webhook faults), GET /__admin/webhooks (what was sent). Bound to loopback by default; it has no authentication of its own.
+ * GET /__admin/jobs/{id}, POST /__admin/webhooks (webhook faults), GET /__admin/webhooks (what was sent),
+ * POST /__admin/prices (the price table, ./costs.ts), GET /__admin/usage/{provider} (the account's
+ * usage export in that provider's shape, ./usage-export.ts). Bound to loopback by default; it has no authentication of its own.
  */
 const faultsBody = z.object({
   clear: z.boolean().optional(),
@@ -49,7 +54,39 @@ const jobBody = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/)
     .optional(),
+  costMicros: z.number().int().min(0).max(1_000_000_000_000).optional(),
 });
+
+const pricesBody = z.strictObject({
+  prices: z.array(
+    z.strictObject({
+      provider: z.enum(PROVIDER_NAMES),
+      model: z.string().min(3),
+      unit: z.enum(["per_generation", "per_second"]),
+      priceMicros: z.number().int().min(0).max(1_000_000_000_000),
+      currency: z.string().regex(/^[A-Z]{3}$/),
+    }),
+  ),
+});
+
+async function prices(ctx: RouteContext) {
+  const parsed = pricesBody.safeParse(await readJson(ctx.req).catch(() => undefined));
+  if (!parsed.success) return sendJson(ctx.res, 400, { detail: z.prettifyError(parsed.error) });
+  for (const { provider, model, ...price } of parsed.data.prices) setPrice(ctx.state.prices, provider, model, price);
+  return sendJson(ctx.res, 200, { prices: parsed.data.prices.length });
+}
+
+function usage(ctx: RouteContext, provider: string) {
+  const name = PROVIDER_NAMES.find((known) => known === provider);
+  if (!name) return sendJson(ctx.res, 404, { detail: "no such provider" });
+  const file = usageExport(ctx.state, name, providerJobIdOf);
+  ctx.res.writeHead(200, {
+    "content-type": file.contentType,
+    "x-usage-format": file.format,
+    "content-disposition": `attachment; filename="${file.fileName}"`,
+  });
+  ctx.res.end(file.content);
+}
 
 const webhookFaultsBody = z.strictObject({
   duplicate: z.boolean().default(false),
@@ -76,6 +113,8 @@ export async function handleAdmin(ctx: RouteContext, method: string, parts: stri
   if (method === "GET" && area === "webhooks") return sendJson(ctx.res, 200, { sent: ctx.state.webhooks.sent });
   if (method === "POST" && area === "webhooks") return webhookFaults(ctx);
   if (method === "POST" && area === "jobs" && !id) return seed(ctx);
+  if (method === "POST" && area === "prices" && !id) return prices(ctx);
+  if (method === "GET" && area === "usage" && id) return usage(ctx, id);
   if (method === "GET" && area === "jobs" && id) {
     const job = ctx.state.jobs.get(id);
     return job ? sendJson(ctx.res, 200, describeJob(ctx, job)) : sendJson(ctx.res, 404, { detail: "no such job" });
@@ -116,6 +155,7 @@ export function describeJob(ctx: Pick<RouteContext, "state" | "origin">, job: Si
     createdAt: new Date(job.createdAt).toISOString(),
     completesAt: job.outcome === "stuck" ? null : new Date(completedAt(job)).toISOString(),
     createdByApi: job.createdByApi,
+    costMicros: costOf(ctx.state.prices, job),
     outputUrl: outputUrlOf(ctx, job),
     expectedOutput: ctx.state.expectedOutput(job.id),
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { billingEvents } from "./fal-billing-routes";
 import type { Fault } from "./faults";
 import { cancelJob, completedAt, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
@@ -55,8 +56,10 @@ export function falRoute(method: string, parts: string[]): RouteMatch | undefine
   return undefined;
 }
 
-/** Under /fal-platform/v1: the platform API's request log ("List requests by endpoint"). */
+/** Under /fal-platform/v1: the platform API's request log ("List requests by endpoint") and billing events. */
 export function falPlatformRoute(method: string, parts: string[]): RouteMatch | undefined {
+  if (method === "GET" && parts.join("/") === "v1/models/billing-events")
+    return { provider: "fal", route: "list", handle: billingEvents };
   if (method !== "GET" || parts.join("/") !== "v1/models/requests/by-endpoint") return undefined;
   return { provider: "fal", route: "list", handle: requestsByEndpoint };
 }

@@ -46,6 +46,11 @@ export type JobSpec = Partial<JobTimings> & {
    * handing two paid jobs the same video would (decision 072).
    */
   outputSeed?: string;
+  /**
+   * What the provider charges for the job, in micro-units of its price's currency, in place of the
+   * price table's figure (./costs.ts): a charge that differs from what the shop reserved.
+   */
+  costMicros?: number;
 };
 
 export type SimJob = JobTimings & {
@@ -66,6 +71,8 @@ export type SimJob = JobTimings & {
   outputSeed: string;
   /** Deleted through the provider's delete route (Runway, Luma): it answers 404 from then on. */
   deleted: boolean;
+  /** The charge when it is not the price table's (./costs.ts); undefined: the table's. */
+  costMicros: number | undefined;
 };
 
 export const DEFAULT_TIMINGS: JobTimings = {
@@ -114,6 +121,7 @@ export function buildJob(
     signedOutputs: spec.signedOutputs ?? false,
     outputSeed: spec.outputSeed ?? id,
     deleted: false,
+    costMicros: spec.costMicros,
   };
 }
 

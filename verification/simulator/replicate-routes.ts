@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { billedSeconds } from "./costs";
 import type { Fault } from "./faults";
 import { cancelJob, completedAt, lowercaseId, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
@@ -81,9 +82,15 @@ export function predictionJson(job: SimJob, ctx: Pick<RouteContext, "state" | "o
     started_at: phase === "queued" ? null : iso(startedAt(job)),
     completed_at: done ? iso(completedAt(job)) : null,
     source: "api",
-    metrics: done ? { predict_time: job.runningMs / 1000, total_time: (job.queuedMs + job.runningMs) / 1000 } : {},
+    metrics: done ? metricsOf(job) : {},
     urls: { get: self, cancel: `${self}/cancel`, web: `${ctx.origin}/replicate/p/${job.id}` },
   };
+}
+
+/** What the run measured; a succeeded video also its seconds, as models priced per second of video say. */
+function metricsOf(job: SimJob) {
+  const times = { predict_time: job.runningMs / 1000, total_time: (job.queuedMs + job.runningMs) / 1000 };
+  return job.outcome === "succeeded" ? { ...times, video_output_duration_seconds: billedSeconds(job) } : times;
 }
 
 /** The prediction's `output` in the job's shape (typed `any` by Replicate's client). */

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { costOf, estimateOf } from "./costs";
 import type { Fault } from "./faults";
 import { cancelJob, phaseOf, type SimJob, startedAt } from "./jobs";
 import { applyFault, type RouteContext, readJson, sendJson } from "./respond";
@@ -46,11 +47,8 @@ function versioned(ctx: RouteContext): boolean {
   return false;
 }
 
-/** Credits a task is priced at: Runway's 5 per second of video (gen4_turbo), 5 s when unsaid. */
-function creditsOf(job: SimJob): number {
-  const duration = (job.input as { duration?: unknown } | null)?.duration;
-  return 5 * (typeof duration === "number" && duration > 0 ? duration : 5);
-}
+/** Runway bills in credits of $0.01 (10,000 micro-dollars): the price table's charge in credits (./costs.ts). */
+const credits = (micros: number) => micros / 10_000;
 
 /**
  * The task object of API version 2024-11-06 (lib/providers/runway/recorded.ts), one shape per status,
@@ -61,7 +59,7 @@ export function taskJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin"
   const now = ctx.state.clock.now();
   const phase = phaseOf(job, now);
   const base = { id: job.id, createdAt: iso(job.createdAt) };
-  const estimatedCost = { credits: creditsOf(job) };
+  const estimatedCost = { credits: credits(estimateOf(ctx.state.prices, job)) };
   if (phase === "queued") return { ...base, status: job.throttled ? "THROTTLED" : "PENDING", estimatedCost };
   if (phase === "running") {
     const progress = job.runningMs > 0 ? Math.min(0.99, (now - startedAt(job)) / job.runningMs) : 0;
@@ -69,7 +67,7 @@ export function taskJson(job: SimJob, ctx: Pick<RouteContext, "state" | "origin"
   }
   if (job.outcome === "succeeded") {
     const output = [outputUrlOf(ctx, job)];
-    return { ...base, status: "SUCCEEDED", output, cost: { credits: creditsOf(job) } };
+    return { ...base, status: "SUCCEEDED", output, cost: { credits: credits(costOf(ctx.state.prices, job)) } };
   }
   if (job.outcome === "canceled") return { ...base, status: "CANCELLED", cost: { credits: 0 } };
   return { ...base, status: "FAILED", failure: job.error, failureCode: "INTERNAL.BAD_OUTPUT", cost: { credits: 0 } };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { outputBytes, sha256Hex } from "./bytes";
 import type { Clock } from "./clock";
+import { defaultPrices } from "./costs";
 import { FaultBook, type RateLimiter } from "./faults";
 import { buildJob, type JobSpec, type JobTimings, phaseOf, type SimJob, type SimProvider } from "./jobs";
 import { SIMULATOR_PROVIDERS } from "./providers";
@@ -29,6 +30,8 @@ export class SimulatorState {
    * (an https front: Replicate's FileOutput and genai's files.download take only https URLs).
    */
   outputOrigin: string | undefined;
+  /** What each model costs (./costs.ts), in the product's price-table shape; `POST /__admin/prices` changes it. */
+  readonly prices = defaultPrices();
   /** Replicate returns 100 predictions per page; tests lower it to exercise the cursor. */
   listPageSize = 100;
   private creates = noCreates();
@@ -154,6 +157,8 @@ export class SimulatorState {
     this.faults.clear();
     this.webhooks.reset();
     this.rateLimit = undefined;
+    this.prices.clear();
+    for (const [key, price] of defaultPrices()) this.prices.set(key, price);
     this.creates = noCreates();
     this.cancels = noCreates();
     this.log = [];

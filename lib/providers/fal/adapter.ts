@@ -1,3 +1,5 @@
+import type { UsageLineFacts } from "@/lib/domain/usage";
+import { readFalBillingEvents } from "@/lib/domain/usage-fal";
 import {
   adapterKit,
   authHeaders,
@@ -9,6 +11,7 @@ import {
 import {
   type AdapterConfig,
   type CallOptions,
+  type JobCostsResult,
   type ListedJob,
   type ListJobsResult,
   type ListWindow,
@@ -24,6 +27,8 @@ export const FAL_PLATFORM_BASE_URL = "https://api.fal.ai/v1";
 /** fal's CDN serves outputs from v3.fal.media and falls back to fal.media (docs: "fal CDN"). */
 export const FAL_DELIVERY_HOSTS = ["fal.media", "*.fal.media"];
 const DEFAULT_MAX_PAGES = 10;
+/** Billing events take at most 50 request IDs per call. */
+const BILLING_EVENT_IDS = 50;
 
 export const FAL_CAPABILITIES: ProviderCapabilities = {
   findByClientReference: false,
@@ -108,12 +113,37 @@ export function createFalAdapter(config: FalAdapterConfig): ProviderAdapter {
     return { kind: "ok", jobs, complete: false, pages: maxPages };
   }
 
+  /** The Platform API's billing events for up to 50 requests at a time (its documented limit), every page. */
+  async function jobCosts(providerJobIds: readonly string[], options: CallOptions = {}): Promise<JobCostsResult> {
+    const costs: UsageLineFacts[] = [];
+    for (let i = 0; i < providerJobIds.length; i += BILLING_EVENT_IDS) {
+      const ids = providerJobIds.slice(i, i + BILLING_EVENT_IDS).join(",");
+      let cursor: string | undefined;
+      for (let pages = 1; ; pages++) {
+        if (pages > DEFAULT_MAX_PAGES) return { kind: "unknown", reason: "too_many_pages" };
+        const query = new URLSearchParams({ request_id: ids, limit: "100" });
+        if (cursor) query.set("cursor", cursor);
+        const answer = await kit.get({ url: `${platformBaseUrl}/models/billing-events?${query}`, headers }, options);
+        if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason };
+        const page = answer.status === 200 ? readFalBillingEvents(answer.body) : undefined;
+        if (!page || page.problems.length > 0)
+          return { kind: "unknown", reason: `unreadable_billing_events:http_${answer.status}` };
+        costs.push(...page.lines);
+        const body = answer.body as { has_more?: unknown; next_cursor?: unknown };
+        cursor = body.has_more === true && typeof body.next_cursor === "string" ? body.next_cursor : undefined;
+        if (!cursor) break;
+      }
+    }
+    return { kind: "ok", costs };
+  }
+
   return {
     provider: "fal",
     capabilities: FAL_CAPABILITIES,
     getJob,
     downloadOutput: kit.downloadOutput,
     listJobs,
+    jobCosts,
   };
 }
 

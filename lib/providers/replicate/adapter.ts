@@ -16,6 +16,7 @@ import {
   type ProviderCapabilities,
   UNLISTED_JOB_SETTLING_SECONDS,
 } from "../types";
+import { predictionMetrics } from "./metrics";
 import { listPage, predictionToStatus, REPLICATE_OUTPUT_RETENTION_SECONDS } from "./transform";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com";
@@ -75,6 +76,12 @@ export function createReplicateAdapter(config: AdapterConfig): ProviderAdapter {
       const answer = await kit.get({ url, headers, maxBodyBytes: INLINE_ANSWER_MAX_BYTES }, options);
       if (answer.kind === "unknown") return unknownFrom(answer);
       return withAttempts(predictionToStatus(answer.status, answer.body), answer.attempts);
+    },
+    async jobMetrics(ref, options = {}) {
+      const url = `${kit.baseUrl}/v1/predictions/${encodeURIComponent(ref.providerJobId)}`;
+      const answer = await kit.get({ url, headers, maxBodyBytes: INLINE_ANSWER_MAX_BYTES }, options);
+      if (answer.kind === "unknown") return { kind: "unknown", reason: answer.reason };
+      return predictionMetrics(answer.status, answer.body);
     },
     downloadOutput: kit.downloadOutput,
     listJobs,

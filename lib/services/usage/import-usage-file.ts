@@ -3,7 +3,8 @@ import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { lineHashes, parseUsageCsv, type UsageFormat } from "@/lib/domain/usage";
+import { lineHashes, type UsageFormat } from "@/lib/domain/usage";
+import { parseUsageExport } from "@/lib/domain/usage-export";
 import { AppError } from "@/lib/errors";
 import { requirePermission, requireUnscoped } from "../access/actor";
 import { recordUsageLines, type UsageImportSummary } from "./record-usage-lines";
@@ -23,7 +24,7 @@ export async function importUsageFile(
   input: ImportUsageFileInput,
 ): Promise<UsageImportSummary> {
   requireUnscoped(requirePermission(actor, "usage:import"));
-  const parsed = parseUsageCsv(input.format, input.content);
+  const parsed = parseUsageExport(input.format, input.content);
   if (parsed.problems.length > 0)
     throw new AppError("invalid_request", "Some lines of the file cannot be read; nothing was imported.", {
       issues: parsed.problems
