@@ -13,6 +13,7 @@ export const ALERT_RULE_KINDS = [
   "producer_not_told",
   "charged_after_release",
   "duplicate_outputs",
+  "unexplained_charges",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -120,6 +121,14 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: false,
     window: "looks back",
     link: "/finance#duplicate-outputs",
+  },
+  // Decision 074: provider charges and listed jobs no operation explains, while they stay unexplained.
+  unexplained_charges: {
+    label: "Charges no operation explains",
+    counts: "provider charges or listed jobs that no operation owns and finance has not explained",
+    money: true,
+    window: null,
+    link: "/finance/unexplained",
   },
 };
 

@@ -70,6 +70,16 @@ const FIGURES = {
     help: "Pairs of paid jobs that delivered the same bytes (same SHA-256), flagged as suspected paid duplicates",
     labelNames: [],
   },
+  recovery_unexplained_charges: {
+    type: "gauge",
+    help: "Provider charges and listed jobs that no operation owns and finance has not explained (decision 074), by provider",
+    labelNames: ["provider"],
+  },
+  recovery_unexplained_charges_micros: {
+    type: "gauge",
+    help: "Money of the unexplained charges in micro-units (from their usage lines), by provider and currency",
+    labelNames: ["provider", "currency"],
+  },
   recovery_provider_paused: {
     type: "gauge",
     help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",

@@ -1,7 +1,8 @@
 import type { Prisma } from "@/lib/db/client";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
 import type { UsageLineFacts } from "@/lib/domain/usage";
-import { settleAtRealCharge } from "../hold/settle-at-real-charge";
+import { explainIfKnownOutside } from "./explain-line-outside";
+import { settleLine } from "./settle-line";
 
 export type NewUsageLine = UsageLineFacts & { lineHash: string };
 
@@ -16,7 +17,8 @@ export type UsageLineResult = {
   chargedBeforeMicros: string | null;
   chargedAfterMicros: string | null;
   differenceMicros: string | null;
-  outcome: "matched" | "unexplained" | "already_imported";
+  /** `known_outside`: its job was explained as made outside the product, so it was booked as such (decision 074). */
+  outcome: "matched" | "unexplained" | "known_outside" | "already_imported";
   unmatchedReason: string | null;
 };
 
@@ -26,6 +28,7 @@ export type UsageImportSummary = {
   alreadyImported: number;
   matched: number;
   unexplained: number;
+  knownOutside: number;
   lines: UsageLineResult[];
 };
 
@@ -83,21 +86,21 @@ export async function recordUsageLines(
       continue;
     }
     if (reason !== null || !owner?.hold_ref) {
-      results.push({ ...base, outcome: "unexplained", unmatchedReason: reason });
+      // A job finance already explained as made outside the product books its later lines the same way.
+      const known = reason === "no_job" ? await explainIfKnownOutside(tx, actor, stored.id) : false;
+      results.push({ ...base, outcome: known ? "known_outside" : "unexplained", unmatchedReason: reason });
       continue;
     }
-    const outcome = await settleAtRealCharge(tx, actor, {
+    const outcome = await settleLine(tx, actor, {
+      lineId: stored.id,
       holdRef: owner.hold_ref,
-      usageLineRef: stored.id,
       currency: line.currency,
       how: input.how,
     });
     if (!outcome.matched) {
-      await tx.$executeRaw`UPDATE usage_lines SET hold_ref = NULL, unmatched_reason = ${outcome.reason} WHERE id = ${stored.id}::uuid`;
       results.push({ ...base, outcome: "unexplained", unmatchedReason: outcome.reason });
       continue;
     }
-    await tx.$executeRaw`UPDATE usage_lines SET adjustment_micros = ${outcome.adjustmentMicros} WHERE id = ${stored.id}::uuid`;
     results.push({
       ...base,
       holdId: outcome.holdId,
@@ -115,6 +118,7 @@ export async function recordUsageLines(
     alreadyImported: count("already_imported"),
     matched: count("matched"),
     unexplained: count("unexplained"),
+    knownOutside: count("known_outside"),
     lines: results,
   };
 }
