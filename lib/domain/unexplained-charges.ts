@@ -6,6 +6,8 @@ import { type MatchedAttribute, type ScoredJob, scoreListedJob } from "./reconci
 
 /** The sweep runs once a day across every worker. */
 export const JOB_SWEEP_INTERVAL_MS = 24 * 60 * 60_000;
+/** A sweep cut short by a tick's deadline is taken again this much later. */
+export const JOB_SWEEP_RETRY_MS = 60 * 60_000;
 /** It reads a little more than a day back, so a run that starts late misses no job. */
 export const JOB_SWEEP_LOOKBACK_MS = 26 * 60 * 60_000;
 /** Pages of a provider's list one sweep reads per model: a bound on provider calls, not a promise of completeness. */

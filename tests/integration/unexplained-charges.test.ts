@@ -126,12 +126,17 @@ describe("the daily sweep of a provider's job list", () => {
     expect(sim.state.cancelCount()).toBe(0);
   });
 
-  it("runs once a day however many workers ask", async () => {
+  it("runs once a day however many workers ask, the first a day after the first tick", async () => {
     const ctx = { db, adapters: { replicate: adapters.replicate } };
-    const now = new Date(Date.now() + 400 * 24 * HOUR);
-    expect(await sweepProviderJobsIfDue(ctx, worker(), { now })).not.toBeNull();
+    const now = new Date();
     expect(await sweepProviderJobsIfDue(ctx, worker(), { now })).toBeNull();
-    expect(await sweepProviderJobsIfDue(ctx, worker(), { now: new Date(now.getTime() + 25 * HOUR) })).not.toBeNull();
+    const dayLater = new Date(now.getTime() + 24 * HOUR);
+    expect(await sweepProviderJobsIfDue(ctx, worker(), { now: dayLater })).not.toBeNull();
+    expect(await sweepProviderJobsIfDue(ctx, worker(), { now: dayLater })).toBeNull();
+    expect(await sweepProviderJobsIfDue(ctx, worker(), { now: new Date(dayLater.getTime() + HOUR) })).toBeNull();
+    expect(
+      await sweepProviderJobsIfDue(ctx, worker(), { now: new Date(dayLater.getTime() + 24 * HOUR) }),
+    ).not.toBeNull();
     expect(await refused(sweepProviderJobsIfDue(ctx, await makeUser(db, ["admin"])))).toBe("forbidden");
   });
 });

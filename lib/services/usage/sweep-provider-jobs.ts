@@ -3,7 +3,13 @@ import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
 import { fingerprintOf } from "@/lib/domain/reconciliation-score";
-import { JOB_SWEEP_INTERVAL_MS, JOB_SWEEP_MAX_PAGES, sweepWindow, sweptModels } from "@/lib/domain/unexplained-charges";
+import {
+  JOB_SWEEP_INTERVAL_MS,
+  JOB_SWEEP_MAX_PAGES,
+  JOB_SWEEP_RETRY_MS,
+  sweepWindow,
+  sweptModels,
+} from "@/lib/domain/unexplained-charges";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "../access/actor";
 import { jobsNowOwned, rematchUsageLines } from "./rematch-usage-lines";
@@ -25,7 +31,9 @@ export type ProviderSweep = {
 
 /**
  * Takes the daily sweep if it is due (one worker of any number: the upsert that moves next_run_at
- * forward is the claim, as for retention) and runs it; null when it was not due.
+ * forward is the claim, as for retention) and runs it; null when it was not due. A deployment's
+ * first tick (or one after the schedule row was lost) only schedules the first sweep a day later:
+ * there is a day of jobs to list by then, and a fresh start does not spend its first tick on it.
  */
 export async function sweepProviderJobsIfDue(
   ctx: { db: Db; adapters: ConfiguredAdapters },
@@ -35,15 +43,21 @@ export async function sweepProviderJobsIfDue(
   requireWorker(actor);
   const now = options.now ?? new Date();
   const next = new Date(now.getTime() + JOB_SWEEP_INTERVAL_MS);
-  const taken = await ctx.db.$executeRaw`
-    INSERT INTO job_sweep_schedule (id, next_run_at, last_run_at) VALUES (true, ${next}, ${now})
-    ON CONFLICT (id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, last_run_at = EXCLUDED.last_run_at
-     WHERE job_sweep_schedule.next_run_at <= ${now}`;
-  if (taken === 0) return null;
+  const [taken] = await ctx.db.$queryRaw<{ last_run_at: Date | null }[]>`
+    INSERT INTO job_sweep_schedule (id, next_run_at) VALUES (true, ${next})
+    ON CONFLICT (id) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, last_run_at = ${now}
+     WHERE job_sweep_schedule.next_run_at <= ${now}
+    RETURNING last_run_at`;
+  if (!taken?.last_run_at) return null;
   const sweeps = await sweepProviderJobs(ctx, actor, { ...options, now });
+  // A sweep the tick's deadline cut short is taken again within the hour, not a day later.
+  const cutShort = options.signal?.aborted === true;
   await ctx.db.jobSweepSchedule.update({
     where: { id: true },
-    data: { lastFound: sweeps.reduce((sum, s) => sum + s.added, 0) },
+    data: {
+      lastFound: sweeps.reduce((sum, s) => sum + s.added, 0),
+      ...(cutShort ? { nextRunAt: new Date(now.getTime() + JOB_SWEEP_RETRY_MS) } : {}),
+    },
   });
   return sweeps;
 }
