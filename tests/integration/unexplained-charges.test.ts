@@ -126,6 +126,17 @@ describe("the daily sweep of a provider's job list", () => {
     expect(sim.state.cancelCount()).toBe(0);
   });
 
+  it("asks fal's per-model list once for each model the product knows there", async () => {
+    const falModel = "fal-ai/kling-video/v2.5-turbo/pro/text-to-video";
+    await parkCase(db, shop, parkInput("submission_uncertain", { provider: "fal", model: falModel }));
+    const job = sim.state.seedJob({ provider: "fal", model: falModel, createdAt: Date.now() - HOUR });
+    const [swept] = await sweepProviderJobs({ db, adapters: { fal: adapters.fal } }, worker());
+    expect(swept).toMatchObject({ provider: "fal", complete: true });
+    expect(
+      await db.unownedJob.findUnique({ where: { provider_providerJobId: { provider: "fal", providerJobId: job.id } } }),
+    ).toMatchObject({ model: falModel, resolution: null });
+  });
+
   it("runs once a day however many workers ask, the first a day after the first tick", async () => {
     const ctx = { db, adapters: { replicate: adapters.replicate } };
     const now = new Date();
@@ -260,6 +271,7 @@ describe("a charge made outside the product", () => {
     expect(await xuc()).toMatchObject({ invoiceMicros: "140001", ledgerMicros: "140001", differenceMicros: "0" });
     const outside = await db.ledgerEntry.findMany({
       where: { kind: "outside_charge", provider: "replicate", currency: "XUC" },
+      orderBy: { amountMicros: "desc" },
     });
     expect(outside.map((e) => [e.holdRef, e.amountMicros])).toEqual([
       [null, 50_000n],
