@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures/login";
 import { expectAccessibleEverywhere } from "./fixtures/page-checks";
+import { importUsageCsv } from "./fixtures/usage";
 
 // Decision 074: a provider charge no operation owns is listed for finance, who explains it as made
 // outside the product; it is booked, leaves the list, and the ledger then equals the invoice. "XUH"
@@ -15,12 +16,7 @@ test("finance explains a charge no operation owns as made outside the product; t
   await login("finance@demo.local");
   await page.goto("/finance/usage");
   const csv = `provider_job_id,amount,currency,time\n${job},0.42,${CURRENCY},2026-12-01T10:00:00Z\n`;
-  await page.getByLabel("Provider", { exact: true }).selectOption("replicate");
-  await page.getByLabel("File shape", { exact: true }).selectOption("generic");
-  await page
-    .getByLabel("Usage file (CSV)")
-    .setInputFiles({ name: "usage.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await importUsageCsv(page, "replicate", csv);
   await expect(page.getByRole("status").filter({ hasText: "Read 1 line" })).toContainText("1 unexplained");
 
   await page.getByRole("link", { name: "Charges no operation explains" }).click();

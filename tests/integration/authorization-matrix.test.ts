@@ -315,6 +315,15 @@ beforeAll(async () => {
   authorisedReplacementId = authorised;
 });
 
+/** A job the daily sweep found that no attempt owns (decision 074). */
+async function listedJob(provider: string): Promise<string> {
+  const providerJobId = `matrix-${provider}-${randomUUID()}`;
+  await db.unownedJob.create({
+    data: { provider, providerJobId, jobCreatedAt: new Date(), status: "completed", providerStatus: "succeeded" },
+  });
+  return providerJobId;
+}
+
 async function parked(stage: Stage) {
   const { caseId } = await parkCase(db, shop, parkInput(stage));
   return String(caseId);
@@ -520,33 +529,17 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
   "GET /api/v1/finance/usage-gap": async () => ({ query: { days: "30" } }),
   "GET /api/v1/finance/unexplained-charges": async () => ({ query: { provider: "runway", page: "1" } }),
   // Each allowed call attaches a fresh listed job to a fresh uncertain submission.
-  "POST /api/v1/finance/unexplained-charges/attach": async () => {
-    const caseId = await parked("submission_uncertain");
-    const providerJobId = `matrix-attach-${randomUUID()}`;
-    await db.unownedJob.create({
-      data: {
-        provider: "replicate",
-        providerJobId,
-        jobCreatedAt: new Date(),
-        status: "completed",
-        providerStatus: "succeeded",
-      },
-    });
-    return { body: { provider: "replicate", providerJobId, caseId, evidence: "the provider's list shows it" } };
-  },
-  "POST /api/v1/finance/unexplained-charges/known-outside": async () => {
-    const providerJobId = `matrix-outside-${randomUUID()}`;
-    await db.unownedJob.create({
-      data: {
-        provider: "runway",
-        providerJobId,
-        jobCreatedAt: new Date(),
-        status: "completed",
-        providerStatus: "SUCCEEDED",
-      },
-    });
-    return { body: { provider: "runway", providerJobId, reason: "a test from a script" } };
-  },
+  "POST /api/v1/finance/unexplained-charges/attach": async () => ({
+    body: {
+      provider: "replicate",
+      providerJobId: await listedJob("replicate"),
+      caseId: await parked("submission_uncertain"),
+      evidence: "the provider's list shows it",
+    },
+  }),
+  "POST /api/v1/finance/unexplained-charges/known-outside": async () => ({
+    body: { provider: "runway", providerJobId: await listedJob("runway"), reason: "a test from a script" },
+  }),
   "GET /api/v1/finance/ledger-versus-invoice": async () => ({ query: { provider: "runway" } }),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
   "PUT /api/v1/finance/spend-limits": async () => ({

@@ -1,13 +1,13 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { actorColumns, type Principal } from "@/lib/domain/principal";
+import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { AttachUnexplainedInput } from "@/lib/validation/usage";
 import { requirePermission, requireUnscoped } from "../access/actor";
 import { keepingRefusedClaims } from "../case/job-owner";
 import { reconcileInTransaction } from "../case/reconcile-case";
-import { lockOpenCharge } from "./open-charge";
+import { lockOpenCharge, resolveListedJob } from "./open-charge";
 import { rematchUsageLines } from "./rematch-usage-lines";
 
 /**
@@ -41,15 +41,10 @@ export async function attachUnexplainedCharge(db: Db, actor: Principal, input: A
         select: { id: true },
       });
       if (charge.listedJob !== null)
-        await tx.unownedJob.updateMany({
-          where: { id: charge.listedJob, resolution: null },
-          data: {
-            resolution: "attached",
-            resolvedAt: new Date(),
-            resolvedBy: actorColumns(user).actorLabel,
-            reason: input.evidence,
-            attemptRef: attempt.id,
-          },
+        await resolveListedJob(tx, user, charge.listedJob, {
+          resolution: "attached",
+          reason: input.evidence,
+          attemptRef: attempt.id,
         });
       const matched = await rematchUsageLines(tx, user, input);
       await recordAudit(tx, {

@@ -1,13 +1,13 @@
 import { recordAudit } from "@/lib/audit/writer";
 import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
-import { actorColumns, type Principal } from "@/lib/domain/principal";
+import type { Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 import type { KnownOutsideInput } from "@/lib/validation/usage";
 import { requirePermission, requireUnscoped } from "../access/actor";
 import { toTotal } from "../finance/finance-micros";
 import { explainLineOutside } from "./explain-line-outside";
-import { lockOpenCharge } from "./open-charge";
+import { LOST_CHARGE, lockOpenCharge, resolveListedJob } from "./open-charge";
 
 /**
  * Finance explains a charge as made outside the product (decision 074): a client's hidden retry, a
@@ -31,22 +31,11 @@ export async function markChargeKnownOutside(db: Db, actor: Principal, input: Kn
     }
     const booked = new Map<string, bigint>();
     for (const line of charge.lines) {
-      if (!(await explainLineOutside(tx, user, line, input.reason)))
-        throw new AppError("lost_race", "Someone else acted on this charge first; reload.");
+      if (!(await explainLineOutside(tx, user, line, input.reason))) throw LOST_CHARGE();
       booked.set(line.currency, (booked.get(line.currency) ?? 0n) + line.amount_micros);
     }
-    if (charge.listedJob !== null) {
-      const { count } = await tx.unownedJob.updateMany({
-        where: { id: charge.listedJob, resolution: null },
-        data: {
-          resolution: "known_outside",
-          resolvedAt: new Date(),
-          resolvedBy: actorColumns(user).actorLabel,
-          reason: input.reason,
-        },
-      });
-      if (count === 0) throw new AppError("lost_race", "Someone else acted on this charge first; reload.");
-    }
+    if (charge.listedJob !== null)
+      await resolveListedJob(tx, user, charge.listedJob, { resolution: "known_outside", reason: input.reason });
     const money = [...booked].map(([currency, micros]) => ({ currency, micros: toTotal(micros) }));
     await recordAudit(tx, {
       actor: user,

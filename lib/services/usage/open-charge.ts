@@ -1,4 +1,5 @@
 import type { Prisma } from "@/lib/db/client";
+import { actorColumns, type Principal } from "@/lib/domain/principal";
 import { AppError } from "@/lib/errors";
 
 export type OpenLine = {
@@ -40,4 +41,24 @@ export async function lockOpenCharge(
   if (open.length === 0 && listedJob === null)
     throw new AppError("conflict", "This charge is already explained or attached; reload the list.");
   return { jobId: byJob, lines: open.map(({ open: _, ...line }) => line), listedJob };
+}
+
+/** Someone else attached or explained the charge between its lock and this write. */
+export const LOST_CHARGE = () => new AppError("lost_race", "Someone else acted on this charge first; reload.");
+
+/**
+ * The listed job leaves the count: a compare-and-set on "unresolved", refused as a lost race if
+ * someone else resolved it first.
+ */
+export async function resolveListedJob(
+  tx: Prisma.TransactionClient,
+  actor: Principal,
+  listedJob: string,
+  input: { resolution: "attached" | "known_outside"; reason: string; attemptRef?: string },
+): Promise<void> {
+  const { count } = await tx.unownedJob.updateMany({
+    where: { id: listedJob, resolution: null },
+    data: { ...input, resolvedAt: new Date(), resolvedBy: actorColumns(actor).actorLabel },
+  });
+  if (count === 0) throw LOST_CHARGE();
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { bookLineEntry } from "./adjust";
 
 /**
  * A provider's charge that no hold paid for, which finance explained as made outside the product
@@ -18,21 +19,5 @@ export async function bookOutsideCharge(
     actorLabel: string;
   },
 ): Promise<boolean> {
-  if (input.amountMicros === 0n) return false;
-  const { count } = await tx.ledgerEntry.createMany({
-    data: [
-      {
-        holdRef: null,
-        kind: "outside_charge",
-        provider: input.provider,
-        currency: input.currency,
-        amountMicros: input.amountMicros,
-        usageLineRef: input.usageLineRef,
-        note: input.note,
-        actorLabel: input.actorLabel,
-      },
-    ],
-    skipDuplicates: true,
-  });
-  return count > 0;
+  return bookLineEntry(tx, { ...input, holdRef: null, kind: "outside_charge" });
 }
