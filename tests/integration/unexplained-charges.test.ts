@@ -126,6 +126,41 @@ describe("the daily sweep of a provider's job list", () => {
     expect(sim.state.cancelCount()).toBe(0);
   });
 
+  it("matches a waiting line once its job is owned, and a job an operation owns is not made outside the product", async () => {
+    const job = sim.state.seedJob({ provider: "replicate", model: MODEL, createdAt: Date.now() - HOUR });
+    await importLines([`${job.id},0.07,XUK,2026-12-01T10:00:00Z,${MODEL}`]);
+    // A producer reports the job after the import: the line still waits as unexplained.
+    const { caseId } = await parkCase(
+      db,
+      shop,
+      parkInput("polling", {
+        model: MODEL,
+        providerJobId: job.id,
+        hold: { holdId: `hold-${job.id}`, amountMicros: 100_000, currency: "XUK" },
+      }),
+    );
+    expect(
+      await refused(
+        markChargeKnownOutside(db, await makeUser(db, ["finance"]), {
+          provider: "replicate",
+          providerJobId: job.id,
+          reason: "a script",
+        }),
+      ),
+    ).toBe("conflict");
+    const [swept] = await sweep();
+    expect(swept?.rematched).toBeGreaterThanOrEqual(1);
+    expect(await db.usageLine.findFirstOrThrow({ where: { providerJobId: job.id } })).toMatchObject({
+      unmatchedReason: null,
+      adjustmentMicros: -30_000n,
+    });
+    expect(await db.hold.findFirstOrThrow({ where: { caseId: String(caseId) } })).toMatchObject({
+      status: "settled",
+      settledMicros: 70_000n,
+    });
+    expect(await chargeOf(job.id)).toBeUndefined();
+  });
+
   it("asks fal's per-model list once for each model the product knows there", async () => {
     const falModel = "fal-ai/kling-video/v2.5-turbo/pro/text-to-video";
     await parkCase(db, shop, parkInput("submission_uncertain", { provider: "fal", model: falModel }));
