@@ -26,6 +26,8 @@ type KindInfo = {
   counts: string;
   /** Whether a money threshold can make the condition hold on its own. */
   money: boolean;
+  /** What its money is, in a message's words (default "held"). */
+  moneyIs?: string;
   /** What the window means for this kind, or null when it has none. */
   window: "looks back" | "silence" | null;
   /** Whether the count threshold is a percentage (of a provider's status checks). */
@@ -127,6 +129,7 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     label: "Charges no operation explains",
     counts: "provider charges or listed jobs that no operation owns and finance has not explained",
     money: true,
+    moneyIs: "charged",
     window: null,
     link: "/finance/unexplained",
   },

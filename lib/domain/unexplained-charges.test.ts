@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeFigures } from "./alert-messages";
 import { type CandidateOperation, MAX_CANDIDATES, rankCandidates, sweptModels } from "./unexplained-charges";
 
 const at = new Date("2026-12-01T10:00:00Z");
@@ -39,5 +40,17 @@ describe("sweptModels", () => {
   it("asks once without a model, or once per known model where the list needs one", () => {
     expect(sweptModels(false, ["a"])).toEqual([undefined]);
     expect(sweptModels(true, ["b", "a", "b", " "])).toEqual(["a", "b"]);
+  });
+});
+
+describe("the alert's words", () => {
+  it("say the unexplained money was charged, not held", () => {
+    const text = describeFigures(
+      "unexplained_charges",
+      { count: 2, held: [{ currency: "USD", micros: "420000" }] },
+      new Date("2026-12-01T10:00:00Z"),
+    );
+    expect(text).toMatch(/^2 provider charges or listed jobs that no operation owns/);
+    expect(text).toMatch(/; charged .*0\.42/);
   });
 });
