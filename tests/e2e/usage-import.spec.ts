@@ -1,7 +1,6 @@
 import { expect, test } from "./fixtures/login";
 import { expectAccessibleEverywhere } from "./fixtures/page-checks";
 import { createApiKey, parkThroughApi } from "./fixtures/producer";
-import { importUsageCsv } from "./fixtures/usage";
 
 // Decision 073: finance uploads a provider's usage export and sees the gap between what was reserved
 // and what the provider charged. "XUG" is this spec's own test currency, so no other spec's totals
@@ -26,7 +25,12 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   await expect(page.getByRole("heading", { level: 1, name: "Provider usage" })).toBeVisible();
 
   const csv = `provider_job_id,amount,currency,time\njob-${operationId},0.80,${CURRENCY},2026-12-01T10:00:00Z\nnobody-${run},0.10,${CURRENCY},2026-12-01T10:00:00Z\n`;
-  await importUsageCsv(page, "replicate", csv);
+  await page.getByLabel("Provider", { exact: true }).selectOption("replicate");
+  await page.getByLabel("File shape", { exact: true }).selectOption("generic");
+  await page
+    .getByLabel("Usage file (CSV)")
+    .setInputFiles({ name: "usage.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Read 2 lines" })).toContainText(
     "1 matched a hold, 1 unexplained",
   );
@@ -39,7 +43,10 @@ test("finance uploads a usage CSV; the hold settles at the provider's charge and
   await expect(page.getByRole("table", { name: /Usage lines no hold explains/ })).toContainText(`nobody-${run}`);
 
   // The same file again changes nothing.
-  await importUsageCsv(page, "replicate", csv);
+  await page
+    .getByLabel("Usage file (CSV)")
+    .setInputFiles({ name: "usage.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Read 2 lines" })).toContainText("0 new, 2 imported before");
   await expect(row.locator("[data-gap]")).toContainText("0.20");
 
