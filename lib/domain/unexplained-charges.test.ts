@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { describeFigures } from "./alert-messages";
-import { type CandidateOperation, MAX_CANDIDATES, rankCandidates, sweptModels } from "./unexplained-charges";
+import {
+  type CandidateOperation,
+  JOB_SWEEP_LOOKBACK_MS,
+  MAX_CANDIDATES,
+  rankCandidates,
+  sweepWindow,
+  sweptModels,
+} from "./unexplained-charges";
 
 const at = new Date("2026-12-01T10:00:00Z");
 const candidate = (over: Partial<CandidateOperation>): CandidateOperation => ({
@@ -33,6 +40,14 @@ describe("rankCandidates", () => {
     const ranked = rankCandidates({ model: "m1", at, fingerprint: null }, many);
     expect(ranked).toHaveLength(MAX_CANDIDATES);
     expect(ranked.map((r) => r.caseId)).toEqual(["c0", "c1", "c2"]);
+  });
+});
+
+describe("sweepWindow", () => {
+  it("reads more than a day back and a little past now, so a job created as it starts is listed", () => {
+    const window = sweepWindow(at);
+    expect(at.getTime() - window.from.getTime()).toBe(JOB_SWEEP_LOOKBACK_MS);
+    expect(window.to.getTime()).toBeGreaterThan(at.getTime());
   });
 });
 

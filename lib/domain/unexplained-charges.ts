@@ -75,7 +75,13 @@ export function sweptModels(requiresModel: boolean, knownModels: readonly string
   return [...new Set(knownModels.filter((model) => model.trim() !== ""))].sort();
 }
 
-/** The window one sweep reads, ending at `now`. */
+/** Past `now` too: a provider's clock a little ahead, or a job created as the sweep starts, is not missed. */
+export const JOB_SWEEP_CLOCK_MARGIN_MS = 5 * 60_000;
+
+/** The window one sweep reads: the last day and a bit, to a little past `now`. */
 export function sweepWindow(now: Date): { from: Date; to: Date } {
-  return { from: new Date(now.getTime() - JOB_SWEEP_LOOKBACK_MS), to: now };
+  return {
+    from: new Date(now.getTime() - JOB_SWEEP_LOOKBACK_MS),
+    to: new Date(now.getTime() + JOB_SWEEP_CLOCK_MARGIN_MS),
+  };
 }

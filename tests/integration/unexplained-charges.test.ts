@@ -129,11 +129,12 @@ describe("the daily sweep of a provider's job list", () => {
   it("matches a waiting line once its job is owned, and a job an operation owns is not made outside the product", async () => {
     const job = sim.state.seedJob({ provider: "replicate", model: MODEL, createdAt: Date.now() - HOUR });
     await importLines([`${job.id},0.07,XUK,2026-12-01T10:00:00Z,${MODEL}`]);
-    // A producer reports the job after the import: the line still waits as unexplained.
+    // A producer reports the job after the import (its outputs already in hand, so the outcome is
+    // known): the line still waits as unexplained until the sweep matches it.
     const { caseId } = await parkCase(
       db,
       shop,
-      parkInput("polling", {
+      parkInput("delivery", {
         model: MODEL,
         providerJobId: job.id,
         hold: { holdId: `hold-${job.id}`, amountMicros: 100_000, currency: "XUK" },
@@ -188,7 +189,7 @@ describe("the daily sweep of a provider's job list", () => {
 });
 
 describe("the list and attaching through the ownership rule", () => {
-  it("offers the uncertain submissions by request, then model and time; attaching settles the hold at the line", async () => {
+  it("offers the uncertain submissions by request, then model and time; attaching gives the line to the case's hold", async () => {
     const submittedAt = new Date(Date.now() - 3 * HOUR);
     const input = { prompt: "a lighthouse at dusk, unexplained", seconds: 5 };
     const exact = await uncertain(input, submittedAt, "XUA");
@@ -224,15 +225,19 @@ describe("the list and attaching through the ownership rule", () => {
     expect(result).toMatchObject({ stage: "polling", linesMatched: 1 });
     const kase = await db.case.findUniqueOrThrow({ where: { id: exact } });
     expect(kase.providerJobId).toBe(job.id);
+    // The line is the case's hold's now: it settles or corrects it through the usage path (decision
+    // 073), at once or, where the send's outcome is still open, once it is known.
     const hold = await db.hold.findFirstOrThrow({ where: { caseId: exact } });
-    expect(hold).toMatchObject({ status: "settled", settledMicros: 83_417n });
+    expect(await db.usageLine.findFirstOrThrow({ where: { providerJobId: job.id } })).toMatchObject({
+      holdRef: hold.id,
+      unmatchedReason: null,
+    });
     expect(await db.unownedJob.findFirst({ where: { providerJobId: job.id } })).toMatchObject({
       resolution: "attached",
       attemptRef: kase.attemptRef,
     });
     expect(await chargeOf(job.id)).toBeUndefined();
     expect(await db.auditEvent.count({ where: { kind: "unexplained_charge_attached" } })).toBeGreaterThan(0);
-    expect(await db.auditEvent.count({ where: { caseId: exact, kind: "charge_corrected" } })).toBe(1);
 
     // Attached already: refused as such, nothing changes.
     const before = await counts();
