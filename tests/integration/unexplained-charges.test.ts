@@ -6,6 +6,7 @@ import type { ProviderName } from "@/lib/providers/types";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { alertFigures } from "@/lib/services/alert/alert-figures";
 import { parkCase } from "@/lib/services/case/park-case";
+import { exportFinanceCsv } from "@/lib/services/finance/export-ledger";
 import { metricsSnapshot } from "@/lib/services/overview/metrics-snapshot";
 import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained-charge";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
@@ -318,6 +319,15 @@ describe("a charge made outside the product", () => {
       [null, 10_001n],
     ]);
     expect(await chargeOf(retry)).toBeUndefined();
+    // The ledger export lists them, with no operation, producer or hold; a scoped person's does not.
+    const today = new Date().toISOString().slice(0, 10);
+    const exported = await exportFinanceCsv(db, finance, { from: today, to: today, kind: "ledger" });
+    expect(
+      exported.body.split("\n").filter((row) => row.includes("outside_charge") && row.includes("XUC")),
+    ).toHaveLength(2);
+    const scoped = { ...finance, producers: [shop.name] };
+    const theirs = await exportFinanceCsv(db, scoped, { from: today, to: today, kind: "ledger" });
+    expect(theirs.body).not.toContain("outside_charge");
 
     // Explained already: refused as such, nothing changes.
     const before = await counts();
