@@ -13,6 +13,7 @@ export function LedgerVersusInvoiceTable({ rows }: { rows: LedgerVersusInvoice }
           { label: "Invoiced", align: "right" },
           { label: "In the ledger", align: "right" },
           { label: "Still unexplained", align: "right" },
+          { label: "Waiting to apply", align: "right" },
           { label: "Difference", align: "right" },
         ]}
       />
@@ -29,6 +30,9 @@ export function LedgerVersusInvoiceTable({ rows }: { rows: LedgerVersusInvoice }
             </NumCell>
             <NumCell>
               <Money micros={row.unexplainedMicros} currency={row.currency} />
+            </NumCell>
+            <NumCell>
+              <Money micros={row.waitingMicros} currency={row.currency} />
             </NumCell>
             <NumCell data-difference>
               <Money micros={row.differenceMicros} currency={row.currency} />

@@ -300,6 +300,7 @@ describe("a charge made outside the product", () => {
       invoiceMicros: "140001",
       ledgerMicros: "80000",
       unexplainedMicros: "60001",
+      waitingMicros: "0",
       differenceMicros: "60001",
     });
 

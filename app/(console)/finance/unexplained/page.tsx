@@ -90,7 +90,7 @@ export default async function UnexplainedChargesPage({ searchParams }: Props) {
           <FinanceSection
             id="ledger-versus-invoice"
             title="Ledger against the imported invoices"
-            description="Per provider and currency: every imported line, what the ledger charged for them, and what is still unexplained."
+            description="Per provider and currency: every imported line, what the ledger charged for them, what is still unexplained, and lines a hold took but has not applied yet."
             empty={balance.length === 0 ? "No usage has been imported yet." : null}
           >
             <LedgerVersusInvoiceTable rows={balance} />
