@@ -33,6 +33,8 @@ function summaryWords(data: UsageImportSummary): string {
     `Read ${data.read} lines: ${data.added} new, ${data.alreadyImported} imported before. ` +
     `${data.matched} matched a hold, ${data.unexplained} unexplained.` +
     (data.waiting ? ` ${data.waiting} wait for their case's outcome before they settle a hold.` : "") +
+    // Decision 074: lines of a job finance already explained as made outside the product.
+    (data.knownOutside > 0 ? ` ${data.knownOutside} booked as made outside the product, as their job was.` : "") +
     (differences ? ` Differences posted: ${differences}.` : "")
   );
 }

@@ -85,6 +85,7 @@ export const LEDGER_WORDS: Record<string, string> = {
   overage: "Charged over the hold",
   late_charge: "Charged after release",
   adjustment: "Corrected to the provider's charge",
+  outside_charge: "Charged outside the product",
 };
 
 export const ATTEMPT_KIND_WORDS: Record<string, string> = {

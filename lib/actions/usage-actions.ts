@@ -2,9 +2,16 @@
 
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained-charge";
 import { importProviderCosts } from "@/lib/services/usage/import-provider-costs";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
-import { providerCostsSchema, usageImportSchema } from "@/lib/validation/usage";
+import { markChargeKnownOutside } from "@/lib/services/usage/mark-charge-known-outside";
+import {
+  attachUnexplainedSchema,
+  knownOutsideSchema,
+  providerCostsSchema,
+  usageImportSchema,
+} from "@/lib/validation/usage";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { safeAction } from "./safe-action";
 
@@ -30,4 +37,14 @@ export const importProviderCostsAction = safeAction(
     return importProviderCosts(db(), actor, adapter, { limit });
   },
   { revalidate: () => ["/finance/usage"] },
+);
+
+// Decision 074: the two ways a charge no operation explains leaves the list. The page re-reads itself
+// (components/finance/use-decision.ts), as the Finance page's decisions do.
+export const attachUnexplainedChargeAction = safeAction(attachUnexplainedSchema, (input, actor) =>
+  attachUnexplainedCharge(db(), actor, input),
+);
+
+export const markChargeKnownOutsideAction = safeAction(knownOutsideSchema, (input, actor) =>
+  markChargeKnownOutside(db(), actor, input),
 );

@@ -60,7 +60,11 @@ import { requestReplacement } from "@/lib/services/replacement/request-replaceme
 import { dryRunRetention, getRetentionPolicy, saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { listSpendLimits } from "@/lib/services/spend-limit/list-spend-limits";
 import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
+import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained-charge";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
+import { ledgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
+import { listUnexplainedCharges } from "@/lib/services/usage/list-unexplained-charges";
+import { markChargeKnownOutside } from "@/lib/services/usage/mark-charge-known-outside";
 import { usageGap } from "@/lib/services/usage/usage-gap";
 import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { ownEndpointBody } from "@/lib/validation/admin";
@@ -98,7 +102,14 @@ import {
   writeOffSchema,
 } from "@/lib/validation/review";
 import { spendLimitSchema } from "@/lib/validation/spend-limits";
-import { usageGapQuerySchema, usageImportSchema } from "@/lib/validation/usage";
+import {
+  attachUnexplainedSchema,
+  knownOutsideSchema,
+  ledgerVersusInvoiceQuerySchema,
+  unexplainedChargesQuerySchema,
+  usageGapQuerySchema,
+  usageImportSchema,
+} from "@/lib/validation/usage";
 import { tickSchema } from "@/lib/validation/worker-tick";
 import { processWorkerContext } from "@/lib/worker/process-context";
 import { runTick } from "@/lib/worker/run-tick";
@@ -706,6 +717,46 @@ export const API_ROUTES = [
     query: usageGapQuerySchema,
     success: [200],
     handler: ({ actor, query }) => usageGap(db(), actor, query),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/unexplained-charges",
+    audience: "user",
+    summary:
+      "Charges no operation explains: unexplained usage lines and listed jobs no attempt owns, with their money and the best-matching operations; paged, by provider (finance, every producer)",
+    query: unexplainedChargesQuerySchema,
+    success: [200],
+    handler: ({ actor, query }) => listUnexplainedCharges(db(), actor, query),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/finance/unexplained-charges/attach",
+    audience: "user",
+    summary:
+      "Attach an unexplained job to an uncertain submission's case through the ownership rule; its usage lines then settle the case's hold (finance, every producer)",
+    body: attachUnexplainedSchema,
+    success: [200],
+    handler: ({ actor, body }) => attachUnexplainedCharge(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
+    path: "/api/v1/finance/unexplained-charges/known-outside",
+    audience: "user",
+    summary:
+      "Explain a charge as made outside the product, with a reason: its usage lines are booked as outside charges so the ledger equals the invoice (finance, every producer)",
+    body: knownOutsideSchema,
+    success: [200],
+    handler: ({ actor, body }) => markChargeKnownOutside(db(), actor, body),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/ledger-versus-invoice",
+    audience: "user",
+    summary:
+      "Per provider and currency, the imported usage lines' total beside what the ledger charged for them, and what is still unexplained (finance, every producer)",
+    query: ledgerVersusInvoiceQuerySchema,
+    success: [200],
+    handler: async ({ actor, query }) => ({ rows: await ledgerVersusInvoice(db(), actor, query) }),
   }),
   apiRoute({
     method: "GET",

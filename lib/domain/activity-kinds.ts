@@ -35,7 +35,8 @@ export const ACTIVITY_GROUPS = {
   retention: ["retention_policy_updated"],
   limits: ["spend_limit_set", "spend_limit_cleared"],
   // Decision 073: an import of a provider's usage, which can correct any producer's charges.
-  usage: ["usage_imported"],
+  // Decision 074: charges no operation explains, swept from the providers' lists and explained by finance.
+  usage: ["usage_imported", "provider_jobs_swept", "unexplained_charge_attached", "unexplained_charge_known_outside"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ActivityGroup = keyof typeof ACTIVITY_GROUPS;

@@ -36,7 +36,8 @@ export function describeFigures(kind: AlertRuleKind, figures: AlertFigures, now:
     return `${n} ${n === 1 ? "pause" : "pauses"} by the unknown-outcome breaker (of a provider, or of one producer at it): new send permits are refused`;
   }
   const money = figures.held.filter((m) => BigInt(m.micros) > 0n).map((m) => formatMicros(m.micros, m.currency));
-  return `${figures.count} ${ALERT_KINDS[kind].counts}${money.length ? `; held ${money.join(", ")}` : ""}`;
+  const moneyIs = ALERT_KINDS[kind].moneyIs ?? "held";
+  return `${figures.count} ${ALERT_KINDS[kind].counts}${money.length ? `; ${moneyIs} ${money.join(", ")}` : ""}`;
 }
 
 /** The `data` of a Standard Webhooks message: everything a receiver needs to act or to deduplicate. */

@@ -13,6 +13,7 @@ export const ALERT_RULE_KINDS = [
   "producer_not_told",
   "charged_after_release",
   "duplicate_outputs",
+  "unexplained_charges",
 ] as const;
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 
@@ -25,6 +26,8 @@ type KindInfo = {
   counts: string;
   /** Whether a money threshold can make the condition hold on its own. */
   money: boolean;
+  /** What its money is, in a message's words (default "held"). */
+  moneyIs?: string;
   /** What the window means for this kind, or null when it has none. */
   window: "looks back" | "silence" | null;
   /** Whether the count threshold is a percentage (of a provider's status checks). */
@@ -120,6 +123,15 @@ export const ALERT_KINDS: Record<AlertRuleKind, KindInfo> = {
     money: false,
     window: "looks back",
     link: "/finance#duplicate-outputs",
+  },
+  // Decision 074: provider charges and listed jobs no operation explains, while they stay unexplained.
+  unexplained_charges: {
+    label: "Charges no operation explains",
+    counts: "provider charges or listed jobs that no operation owns and finance has not explained",
+    money: true,
+    moneyIs: "charged",
+    window: null,
+    link: "/finance/unexplained",
   },
 };
 

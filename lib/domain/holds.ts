@@ -5,7 +5,16 @@ export const HOLD_STATUSES = ["held", "settled", "released"] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
 
 // `adjustment`: an imported usage line's difference to what was charged, signed (decision 073).
-export const LEDGER_ENTRY_KINDS = ["reserve", "settle", "release", "overage", "late_charge", "adjustment"] as const;
+// `outside_charge`: a provider's charge finance explained as made outside the product, with no hold (decision 074).
+export const LEDGER_ENTRY_KINDS = [
+  "reserve",
+  "settle",
+  "release",
+  "overage",
+  "late_charge",
+  "adjustment",
+  "outside_charge",
+] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 
 /** `flagged` marks money that nobody reserved, so finance sees it instead of it being absorbed. */

@@ -19,6 +19,8 @@ const EFFECT: Record<LedgerEntryKind, { reserved: number; charged: number; held:
   late_charge: { reserved: 0, charged: 1, held: 0 },
   // Decision 073: the provider's own bill corrects the charge, up or down; nothing held moves.
   adjustment: { reserved: 0, charged: 1, held: 0 },
+  // Decision 074: has no hold, so no lineage ever holds one; charged, should one appear.
+  outside_charge: { reserved: 0, charged: 1, held: 0 },
 };
 
 /**

@@ -23,7 +23,7 @@ export type SuggestionTarget = { model: string; fingerprint: string; submittedAt
 export type ScoredJob = { matched: MatchedAttribute[]; confidence: number };
 
 /** Fingerprints the provider's copy of the request; an input that cannot be fingerprinted matches nothing. */
-function fingerprintOf(input: unknown): string | null {
+export function fingerprintOf(input: unknown): string | null {
   if (input === undefined) return null;
   try {
     return requestFingerprint(input);

@@ -62,6 +62,9 @@ const SETTINGS_SENTENCES: Record<string, () => string> = {
   bulk_job_cancelled: () => "Bulk action cancelled",
   bulk_job_finished: () => "Bulk action finished",
   usage_imported: () => "Provider usage imported",
+  provider_jobs_swept: () => "Provider's job list swept for jobs no operation owns",
+  unexplained_charge_attached: () => "Unexplained provider job attached to an operation",
+  unexplained_charge_known_outside: () => "Provider charge explained as made outside the product",
 };
 
 const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {

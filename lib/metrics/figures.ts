@@ -81,6 +81,16 @@ const FIGURES = {
     labelNames: ["provider", "reason"],
   },
   recovery_vault_bytes: { type: "gauge", help: "Bytes the output vault holds now", labelNames: [] },
+  recovery_unexplained_charges: {
+    type: "gauge",
+    help: "Provider charges and listed jobs that no operation owns and finance has not explained (decision 074), by provider",
+    labelNames: ["provider"],
+  },
+  recovery_unexplained_charges_micros: {
+    type: "gauge",
+    help: "Money of the unexplained charges in micro-units (from their usage lines), by provider and currency",
+    labelNames: ["provider", "currency"],
+  },
   recovery_provider_paused: {
     type: "gauge",
     help: "1 while a provider's unknown-outcome breaker refuses new send permits (producer \"\"), or one producer's at it; 0 while closed",

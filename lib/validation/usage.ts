@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { MIN_REASON_CHARS } from "@/lib/domain/unexplained-charges";
 import { PROVIDERS_WITH_JOB_COST, USAGE_FORMATS } from "@/lib/domain/usage";
-import { providerName } from "./common";
+import { evidenceText, id, providerName } from "./common";
 
 /**
  * Largest export text one import reads (decision 073): what a server action carries (1 MB). The
@@ -25,3 +26,42 @@ export const providerCostsSchema = z.strictObject({
 export const usageGapQuerySchema = z.strictObject({
   days: z.coerce.number().int().min(1).max(366).catch(30),
 });
+
+/** Finance's list of charges no operation explains (decision 074): a page, optionally of one provider. */
+export const unexplainedChargesQuerySchema = z.strictObject({
+  provider: providerName.optional().catch(undefined),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+  pageSize: z.coerce.number().int().min(1).max(100).catch(25),
+});
+
+/** Which charge: a provider job, or one usage line that names no job. */
+const chargeKey = {
+  provider: providerName,
+  providerJobId: id(300).optional(),
+  usageLineId: z.uuid().optional(),
+};
+const oneKey = (input: { providerJobId?: string | undefined; usageLineId?: string | undefined }) =>
+  (input.providerJobId === undefined) !== (input.usageLineId === undefined);
+const ONE_KEY = { message: "name either the provider job or the usage line", path: ["providerJobId"] };
+
+/** Attach an unexplained job to an uncertain submission's case, through the ownership rule. */
+export const attachUnexplainedSchema = z.strictObject({
+  provider: providerName,
+  providerJobId: id(300),
+  caseId: z.uuid(),
+  evidence: evidenceText,
+});
+export type AttachUnexplainedInput = z.infer<typeof attachUnexplainedSchema>;
+
+/** Explain a charge as made outside the product, with the reason finance knows it by. */
+export const knownOutsideSchema = z
+  .strictObject({
+    ...chargeKey,
+    reason: evidenceText.refine((text) => text.length >= MIN_REASON_CHARS, {
+      message: `say in at least ${MIN_REASON_CHARS} characters why it was made outside the product`,
+    }),
+  })
+  .refine(oneKey, ONE_KEY);
+export type KnownOutsideInput = z.infer<typeof knownOutsideSchema>;
+
+export const ledgerVersusInvoiceQuerySchema = z.strictObject({ provider: providerName.optional() });

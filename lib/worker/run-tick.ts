@@ -13,6 +13,7 @@ import { matchUnmatchedWebhooks } from "@/lib/services/provider-webhook/receive-
 import { suggestFromWebhooks } from "@/lib/services/provider-webhook/suggest-from-webhooks";
 import { runRetentionIfDue } from "@/lib/services/retention/run-retention";
 import { applyWaitingUsage } from "@/lib/services/usage/apply-waiting-usage";
+import { sweepProviderJobsIfDue } from "@/lib/services/usage/sweep-provider-jobs";
 import { evaluateAlertsSafely } from "./alert-round";
 import { dispatchNotifications } from "./dispatch-notifications";
 import { executeAction, type TickOutcome } from "./execute-action";
@@ -38,7 +39,7 @@ const SUGGESTION_CASES_PER_TICK = 5;
  * notifications and alerts with whatever time is left, run the hourly
  * retention (decision 033) if it is due and no other worker took it, and finally, if a few seconds
  * remain, search providers for reconciliation suggestions and for the original jobs of recent
- * replacements (suggestions and flags only).
+ * replacements (suggestions and flags only), and sweep their job lists once a day (decision 074).
  */
 export async function runTick(
   ctx: WorkerContext,
@@ -119,6 +120,9 @@ async function suggestWithinBudget(ctx: WorkerContext, actor: Principal & { kind
     if (found.searched > 0) workerLog({ step: "suggested", workerId: actor.workerId, ...found });
     const watched = await watchReplacedOriginals(ctx, actor, { max: SUGGESTION_CASES_PER_TICK, signal });
     if (watched.looked > 0) workerLog({ step: "watched_replaced", workerId: actor.workerId, ...watched });
+    // Decision 074: once a day, the providers' own job lists, for jobs no operation owns.
+    const swept = await sweepProviderJobsIfDue(ctx, actor, { signal });
+    if (swept) workerLog({ step: "jobs_swept", workerId: actor.workerId, providers: swept });
   } catch (error) {
     workerLog({ step: "suggest_error", error: error instanceof Error ? error.message : String(error) }, "error");
   }

@@ -8,6 +8,7 @@ const PAGES: [string, readonly string[]][] = [
   ["/bulk-jobs", ["operator", "reviewer", "finance", "admin", "viewer"]],
   ["/finance", ["finance"]],
   ["/finance/usage", ["finance", "admin"]],
+  ["/finance/unexplained", ["finance", "admin"]],
   ["/admin/users", ["admin"]],
   ["/admin/api-keys", ["admin"]],
   ["/admin/worker-tokens", ["admin"]],

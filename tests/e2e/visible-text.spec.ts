@@ -25,7 +25,7 @@ const ADMIN_PAGES = [
   "/admin/retention",
 ];
 // Finance's desk is not an admin's page (hold:read): read as the finance role.
-const FINANCE_PAGES = ["/finance", "/finance/usage"];
+const FINANCE_PAGES = ["/finance", "/finance/usage", "/finance/unexplained"];
 
 const PATTERNS: Array<[string, RegExp]> = [
   ["a snake_case identifier", /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g],

@@ -142,6 +142,11 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   // A billing export covers every producer's jobs: finance or admin, seeing every producer (decision 073).
   "POST /api/v1/finance/usage-imports": [U, F, F, A, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/finance/usage-gap": [U, F, F, A, A, U, U, F, U, F, F, A, A],
+  // Charges no operation explains name no producer: a scoped person reads an empty list and acts on none (decision 074).
+  "GET /api/v1/finance/unexplained-charges": [U, F, F, A, A, U, U, F, U, F, F, A, A],
+  "POST /api/v1/finance/unexplained-charges/attach": [U, F, F, A, A, U, U, F, U, F, F, F, F],
+  "POST /api/v1/finance/unexplained-charges/known-outside": [U, F, F, A, A, U, U, F, U, F, F, F, F],
+  "GET /api/v1/finance/ledger-versus-invoice": [U, F, F, A, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/admin/provider-breakers": [U, F, F, F, A, U, U, F, U, F, F, F, F],
@@ -309,6 +314,15 @@ beforeAll(async () => {
   await authorizeReplacement(db, await makeUser(db, ["finance"]), authorised, { evidence: "budget approved" });
   authorisedReplacementId = authorised;
 });
+
+/** A job the daily sweep found that no attempt owns (decision 074). */
+async function listedJob(provider: string): Promise<string> {
+  const providerJobId = `matrix-${provider}-${randomUUID()}`;
+  await db.unownedJob.create({
+    data: { provider, providerJobId, jobCreatedAt: new Date(), status: "completed", providerStatus: "succeeded" },
+  });
+  return providerJobId;
+}
 
 async function parked(stage: Stage) {
   const { caseId } = await parkCase(db, shop, parkInput(stage));
@@ -513,6 +527,20 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
     },
   }),
   "GET /api/v1/finance/usage-gap": async () => ({ query: { days: "30" } }),
+  "GET /api/v1/finance/unexplained-charges": async () => ({ query: { provider: "runway", page: "1" } }),
+  // Each allowed call attaches a fresh listed job to a fresh uncertain submission.
+  "POST /api/v1/finance/unexplained-charges/attach": async () => ({
+    body: {
+      provider: "replicate",
+      providerJobId: await listedJob("replicate"),
+      caseId: await parked("submission_uncertain"),
+      evidence: "the provider's list shows it",
+    },
+  }),
+  "POST /api/v1/finance/unexplained-charges/known-outside": async () => ({
+    body: { provider: "runway", providerJobId: await listedJob("runway"), reason: "a test from a script" },
+  }),
+  "GET /api/v1/finance/ledger-versus-invoice": async () => ({ query: { provider: "runway" } }),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
   "PUT /api/v1/finance/spend-limits": async () => ({
     body: { currency: "NOK", perHourMicros: 900_000_000, perDayMicros: null },

@@ -34,9 +34,14 @@ export default async function FinancePage({ searchParams }: Props) {
             Export CSV
           </Link>
           {can(actor.roles, "usage:import") ? (
-            <Link href="/finance/usage" className="text-sm text-brand underline">
-              Provider usage
-            </Link>
+            <>
+              <Link href="/finance/usage" className="text-sm text-brand underline">
+                Provider usage
+              </Link>
+              <Link href="/finance/unexplained" className="text-sm text-brand underline">
+                Charges no operation explains
+              </Link>
+            </>
           ) : null}
         </div>
       </div>

@@ -8,6 +8,7 @@ import { caseFlagFigures } from "../case/case-flags";
 import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
 import { outputsExpiringSoon } from "../overview/overview-expiring";
+import { unexplainedFigures } from "../usage/unexplained-figures";
 
 type Money = { currency: string; n: bigint; held: bigint };
 
@@ -124,6 +125,16 @@ async function readFigures(
       return {
         count: open.reduce((sum, m) => sum + m.count, 0),
         held: open.map(({ currency, micros }) => ({ currency, micros })),
+      };
+    }
+    case "unexplained_charges": {
+      // Decision 074: every charge no operation explains, and its money per currency across providers.
+      const figures = await unexplainedFigures(db);
+      const byCurrency = new Map<string, bigint>();
+      for (const m of figures.money) byCurrency.set(m.currency, (byCurrency.get(m.currency) ?? 0n) + BigInt(m.micros));
+      return {
+        count: figures.byProvider.reduce((sum, p) => sum + p.count, 0),
+        held: [...byCurrency].map(([currency, micros]) => ({ currency, micros: toMicrosTotal(micros) })),
       };
     }
     case "provider_paused": {

@@ -73,12 +73,23 @@ function ledgerRows(db: Db, range: { gte: Date; lt: Date }, producers: ProducerF
           hold: { select: { holdId: true, producer: true, currency: true, attempt: operationColumns } },
         },
       }),
-    (e) => [
-      ...[e.createdAt.toISOString(), e.hold.attempt.operation.operationId, e.hold.producer, e.hold.holdId],
-      ...[e.kind, e.flagged ? "true" : "false", e.hold.currency],
-      ...money(e.amountMicros, e.hold.currency),
-      ...[e.hold.attempt.operation.provider, e.hold.attempt.operation.model, e.actorLabel, e.note, e.holdRef],
-    ],
+    (e) => {
+      // A charge made outside the product has no hold or operation: its own provider and currency
+      // (decision 074); a person limited to some producers never reads one (the hold filter above).
+      const currency = e.hold?.currency ?? e.currency ?? "";
+      const operation = e.hold?.attempt.operation;
+      return [
+        ...[
+          e.createdAt.toISOString(),
+          operation?.operationId ?? null,
+          e.hold?.producer ?? null,
+          e.hold?.holdId ?? null,
+        ],
+        ...[e.kind, e.flagged ? "true" : "false", currency],
+        ...money(e.amountMicros, currency),
+        ...[operation?.provider ?? e.provider, operation?.model ?? null, e.actorLabel, e.note, e.holdRef],
+      ];
+    },
   );
 }
 

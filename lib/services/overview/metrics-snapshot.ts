@@ -4,6 +4,7 @@ import { type Family, renderFigures } from "@/lib/metrics/figures";
 import { caseFlagFigures } from "../case/case-flags";
 import { openLateChargeFigures } from "../hold/late-charge-figures";
 import { producerNotToldCount } from "../notification/producer-not-told";
+import { unexplainedFigures } from "../usage/unexplained-figures";
 import { vaultFamilies } from "../vault/vault-figures";
 
 /** One scrape: the figures and review latencies read now, rendered with the process's counters. */
@@ -93,6 +94,21 @@ export async function metricsSnapshot(db: Db, now = new Date()): Promise<Family[
   const pairs = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM output_duplicates`;
   families.push({ name: "recovery_duplicate_outputs_total", samples: one(Number(pairs[0]?.n ?? 0)) });
   families.push(...(await vaultFamilies(db)));
+  // Decision 074: what finance has still to explain, by provider (and its money by currency).
+  const unexplained = await unexplainedFigures(db);
+  families.push(
+    {
+      name: "recovery_unexplained_charges",
+      samples: unexplained.byProvider.map((p) => ({ labels: { provider: p.provider }, value: p.count })),
+    },
+    {
+      name: "recovery_unexplained_charges_micros",
+      samples: unexplained.money.map((m) => ({
+        labels: { provider: m.provider, currency: m.currency },
+        value: Number(m.micros),
+      })),
+    },
+  );
   return families;
 }
 

@@ -1,7 +1,8 @@
 import type { Prisma } from "@/lib/db/client";
 import { actorColumns, type Principal } from "@/lib/domain/principal";
 import type { UsageLineFacts } from "@/lib/domain/usage";
-import { settleAtRealCharge } from "../hold/settle-at-real-charge";
+import { explainIfKnownOutside } from "./explain-line-outside";
+import { settleLine } from "./settle-line";
 
 export type NewUsageLine = UsageLineFacts & { lineHash: string };
 
@@ -16,8 +17,11 @@ export type UsageLineResult = {
   chargedBeforeMicros: string | null;
   chargedAfterMicros: string | null;
   differenceMicros: string | null;
-  /** `waiting`: matched to a hold whose send's outcome is not known yet; applied once it is (decision 077). */
-  outcome: "matched" | "waiting" | "unexplained" | "already_imported";
+  /**
+   * `waiting`: matched to a hold whose send's outcome is not known yet; applied once it is (decision 077).
+   * `known_outside`: its job was explained as made outside the product, so it was booked as such (decision 074).
+   */
+  outcome: "matched" | "waiting" | "unexplained" | "known_outside" | "already_imported";
   unmatchedReason: string | null;
   /** Why a waiting line waits, in words. */
   waitingFor?: string;
@@ -30,6 +34,7 @@ export type UsageImportSummary = {
   matched: number;
   waiting: number;
   unexplained: number;
+  knownOutside: number;
   lines: UsageLineResult[];
 };
 
@@ -88,17 +93,18 @@ export async function recordUsageLines(
       continue;
     }
     if (reason !== null || !owner?.hold_ref) {
-      results.push({ ...base, outcome: "unexplained", unmatchedReason: reason });
+      // A job finance already explained as made outside the product books its later lines the same way.
+      const known = reason === "no_job" ? await explainIfKnownOutside(tx, actor, stored.id) : false;
+      results.push({ ...base, outcome: known ? "known_outside" : "unexplained", unmatchedReason: reason });
       continue;
     }
-    const outcome = await settleAtRealCharge(tx, actor, {
+    const outcome = await settleLine(tx, actor, {
+      lineId: stored.id,
       holdRef: owner.hold_ref,
-      usageLineRef: stored.id,
       currency: line.currency,
       how: input.how,
     });
     if (!outcome.matched) {
-      await tx.$executeRaw`UPDATE usage_lines SET hold_ref = NULL, unmatched_reason = ${outcome.reason} WHERE id = ${stored.id}::uuid`;
       results.push({ ...base, outcome: "unexplained", unmatchedReason: outcome.reason });
       continue;
     }
@@ -130,6 +136,7 @@ export async function recordUsageLines(
     matched: count("matched"),
     waiting: count("waiting"),
     unexplained: count("unexplained"),
+    knownOutside: count("known_outside"),
     lines: results,
   };
 }

@@ -35,7 +35,8 @@ type UnexplainedRow = {
  * (UTC, of the hold) and currency, the holds an imported line settled or corrected, what they
  * reserved, what the provider charged (the sum of their lines, which the ledger now equals) and the
  * gap between the two. Within the person's producers (decision 035). Unexplained lines name no
- * producer, so only a person who sees every producer reads them.
+ * producer, so only a person who sees every producer reads them; a line finance explained as made
+ * outside the product (decision 074) is no longer one.
  */
 export async function usageGap(db: Db, actor: Principal, input: { days: number }) {
   requirePermission(actor, "usage:import");
@@ -58,13 +59,13 @@ export async function usageGap(db: Db, actor: Principal, input: { days: number }
     producers === null
       ? await db.$queryRaw<UnexplainedRow[]>`
           SELECT id::text, provider, provider_job_id, model, usage_at, amount_micros, currency, unmatched_reason, imported_at
-          FROM usage_lines WHERE hold_ref IS NULL ORDER BY imported_at DESC, id LIMIT ${UNEXPLAINED_ROWS}`
+          FROM usage_lines WHERE hold_ref IS NULL AND explained_at IS NULL ORDER BY imported_at DESC, id LIMIT ${UNEXPLAINED_ROWS}`
       : [];
   const [counted] =
     producers === null
       ? await db.$queryRaw<
           { count: bigint }[]
-        >`SELECT count(*)::bigint AS count FROM usage_lines WHERE hold_ref IS NULL`
+        >`SELECT count(*)::bigint AS count FROM usage_lines WHERE hold_ref IS NULL AND explained_at IS NULL`
       : [{ count: 0n }];
   return {
     days: input.days,

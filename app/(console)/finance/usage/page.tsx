@@ -52,7 +52,15 @@ export default async function UsagePage({ searchParams }: Props) {
         <FinanceSection
           id="usage-unexplained"
           title={`Unexplained lines: ${view.unexplained.count}`}
-          description="Lines whose job no hold here pays for. They stay listed until explained."
+          description={
+            <>
+              Lines whose job no hold here pays for. They stay listed until explained on{" "}
+              <Link href="/finance/unexplained" className="text-brand underline">
+                Charges no operation explains
+              </Link>
+              .
+            </>
+          }
           empty={view.unexplained.count === 0 ? "Every imported line matched a hold." : null}
         >
           <UnexplainedLines lines={view.unexplained.lines} />

@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Db, Prisma } from "@/lib/db/client";
 
 /**
  * The difference between a provider's real charge and what the ledger charged a hold, as its own
@@ -10,19 +10,18 @@ export async function bookAdjustment(
   tx: Db,
   input: { holdRef: string; usageLineRef: string; amountMicros: bigint; note: string; actorLabel: string },
 ): Promise<boolean> {
-  if (input.amountMicros === 0n) return false;
-  const { count } = await tx.ledgerEntry.createMany({
-    data: [
-      {
-        holdRef: input.holdRef,
-        kind: "adjustment",
-        amountMicros: input.amountMicros,
-        usageLineRef: input.usageLineRef,
-        note: input.note,
-        actorLabel: input.actorLabel,
-      },
-    ],
-    skipDuplicates: true,
-  });
+  return bookLineEntry(tx, { ...input, kind: "adjustment" });
+}
+
+/**
+ * An entry that names the usage line it books (an adjustment, or an outside charge: decision 074),
+ * once per line by the ledger's usage-line key; nothing for a zero amount. False when not written.
+ */
+export async function bookLineEntry(
+  tx: Db,
+  entry: Prisma.LedgerEntryCreateManyInput & { usageLineRef: string; amountMicros: bigint },
+): Promise<boolean> {
+  if (entry.amountMicros === 0n) return false;
+  const { count } = await tx.ledgerEntry.createMany({ data: [entry], skipDuplicates: true });
   return count > 0;
 }
