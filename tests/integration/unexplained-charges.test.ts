@@ -284,7 +284,8 @@ describe("a charge made outside the product", () => {
     const { caseId } = await parkCase(
       db,
       shop,
-      parkInput("polling", { model: MODEL, hold: { holdId: "hold-xuc", amountMicros: 100_000, currency: "XUC" } }),
+      // At delivery the job is known completed, so its line settles the hold at once (decision 077).
+      parkInput("delivery", { model: MODEL, hold: { holdId: "hold-xuc", amountMicros: 100_000, currency: "XUC" } }),
     );
     const paid = (await db.case.findUniqueOrThrow({ where: { id: String(caseId) } })).providerJobId ?? "";
     const retry = `retry-${Math.random().toString(36).slice(2)}`;
