@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { FormError, fieldError, SelectField, useServerAction } from "@/components/ui/form";
 import { importProviderCostsAction, importUsageFileAction } from "@/lib/actions/usage-actions";
 import { formatMicros } from "@/lib/domain/money";
+import { PROVIDERS_WITH_JOB_COST } from "@/lib/domain/usage";
 import type { UsageImportSummary } from "@/lib/services/usage/record-usage-lines";
 
 const PROVIDERS: [string, string][] = [
@@ -97,17 +98,25 @@ export function UsageImportForm() {
           name="format"
           label="File shape"
           defaultValue="generic"
-          hint="One job a line: provider job ID, amount, currency, time. Or Google Cloud's billing export."
+          hint="One job a line: provider job ID, amount, currency, time. Or Google Cloud's billing export, or fal's billing events (JSON)."
           error={fieldError(file.result, "format")}
         >
           <option value="generic">One line per job</option>
           <option value="gcp_billing">Google Cloud billing export</option>
+          <option value="fal_billing_events">fal billing events (JSON)</option>
         </SelectField>
         <div className="grid gap-1 text-sm" data-field="content">
           <label htmlFor={`${id}-file`} className="font-medium">
             Usage file (CSV)
           </label>
-          <input id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" required className="text-sm" />
+          <input
+            id={`${id}-file`}
+            name="file"
+            type="file"
+            accept=".csv,text/csv,.json,application/json"
+            required
+            className="text-sm"
+          />
         </div>
         <div className="flex items-end">
           <Button type="submit" disabled={file.pending}>
@@ -121,22 +130,42 @@ export function UsageImportForm() {
           </p>
         </div>
       </form>
-      <div className="flex flex-wrap items-center gap-3 text-sm">
-        <Button
-          variant="secondary"
-          disabled={costs.pending}
-          onClick={() =>
-            costs.run({ provider: "runway", limit: 50 }, (data) => {
-              setDone(`Asked Runway for ${data.asked} tasks' costs. ${summaryWords(data)}`);
-              router.refresh();
-            })
-          }
+      <form
+        aria-label="Read job costs from a provider"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const provider = String(new FormData(event.currentTarget).get("costProvider") ?? "");
+          const name = PROVIDERS.find(([value]) => value === provider)?.[1] ?? provider;
+          setDone(null);
+          costs.run({ provider, limit: 50 }, (data) => {
+            setDone(`Asked ${name} for ${data.asked} jobs' costs. ${summaryWords(data)}`);
+            router.refresh();
+          });
+        }}
+        className="flex flex-wrap items-end gap-3 text-sm"
+      >
+        <SelectField
+          id={`${id}-cost-provider`}
+          path="provider"
+          name="costProvider"
+          label="Provider to read job costs from"
+          defaultValue="runway"
+          hint="Runway states each task's credits; fal's billing events name each request; Replicate's run metrics are priced from the price table, an estimate."
+          error={fieldError(costs.result, "provider")}
         >
-          {costs.pending ? "Reading Runway's costs…" : "Read Runway's task costs"}
+          {PROVIDERS.filter(([value]) => (PROVIDERS_WITH_JOB_COST as readonly string[]).includes(value)).map(
+            ([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ),
+          )}
+        </SelectField>
+        <Button type="submit" variant="secondary" disabled={costs.pending}>
+          {costs.pending ? "Reading costs…" : "Read job costs"}
         </Button>
-        <span className="text-slate-700">Runway is the one provider whose task answer states its own cost.</span>
         <FormError result={costs.result} />
-      </div>
+      </form>
     </div>
   );
 }
