@@ -6,7 +6,6 @@ import { Button } from "@/components/ui/button";
 import { FormError, fieldError, SelectField, useServerAction } from "@/components/ui/form";
 import { importProviderCostsAction, importUsageFileAction } from "@/lib/actions/usage-actions";
 import { formatMicros } from "@/lib/domain/money";
-import { PROVIDERS_WITH_JOB_COST } from "@/lib/domain/usage";
 import type { UsageImportSummary } from "@/lib/services/usage/record-usage-lines";
 
 const PROVIDERS: [string, string][] = [
@@ -40,8 +39,12 @@ function summaryWords(data: UsageImportSummary): string {
   );
 }
 
-/** Finance uploads a provider's usage export (CSV); the page re-reads its gap table afterwards. */
-export function UsageImportForm() {
+/**
+ * Finance uploads a provider's usage export, or has the product read job costs from the providers whose
+ * API states them (`costProviders`, from the server: the domain module is not for the browser bundle);
+ * the page re-reads its gap table afterwards.
+ */
+export function UsageImportForm({ costProviders }: { costProviders: readonly string[] }) {
   const id = useId();
   const router = useRouter();
   const formRef = useRef<HTMLFormElement>(null);
@@ -153,13 +156,11 @@ export function UsageImportForm() {
           hint="Runway states each task's credits; fal's billing events name each request; Replicate's run metrics are priced from the price table, an estimate."
           error={fieldError(costs.result, "provider")}
         >
-          {PROVIDERS.filter(([value]) => (PROVIDERS_WITH_JOB_COST as readonly string[]).includes(value)).map(
-            ([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ),
-          )}
+          {PROVIDERS.filter(([value]) => costProviders.includes(value)).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
         </SelectField>
         <Button type="submit" variant="secondary" disabled={costs.pending}>
           {costs.pending ? "Reading costs…" : "Read job costs"}

@@ -5,6 +5,7 @@ import { UnexplainedLines, UsageGapTable } from "@/components/finance/usage-gap-
 import { UsageImportForm } from "@/components/finance/usage-import-form";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { PROVIDERS_WITH_JOB_COST } from "@/lib/domain/usage";
 import { usageGap } from "@/lib/services/usage/usage-gap";
 import { usageGapQuerySchema } from "@/lib/validation/usage";
 
@@ -37,7 +38,7 @@ export default async function UsagePage({ searchParams }: Props) {
       </p>
       {actor.producers === null ? (
         <FinanceSection id="usage-import" title="Import a usage export">
-          <UsageImportForm />
+          <UsageImportForm costProviders={PROVIDERS_WITH_JOB_COST} />
         </FinanceSection>
       ) : null}
       <FinanceSection
