@@ -64,6 +64,25 @@ export function permitInput(overrides: Partial<PermitRequestInput> & { operation
   return { operationId, input };
 }
 
+/** A producer's park at delivery of a send it made under a permit (decision 078): the permit's own facts. */
+export function parkOfPermit(
+  operationId: string,
+  input: PermitRequestInput,
+  providerJobId: string,
+  overrides: Partial<ParkCaseInput> = {},
+): ParkCaseInput {
+  return parkInput("delivery", {
+    operationId,
+    attemptId: input.attemptId,
+    provider: input.provider,
+    model: input.model,
+    requestFingerprint: input.requestFingerprint,
+    providerJobId,
+    hold: input.hold,
+    ...overrides,
+  });
+}
+
 /** A producer's report on a permit's send. */
 export function outcomeInput(
   operationId: string,

@@ -25,7 +25,7 @@ import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
 import type { WorkerContext } from "@/lib/worker/worker-context";
 import { type ManualClock, manualClock, type RunningSimulator, startSimulator } from "@/verification/simulator";
-import { makeUser, outcomeInput, parkInput, permitInput, producer, worker } from "./fixtures";
+import { makeUser, outcomeInput, parkInput, parkOfPermit, permitInput, producer, worker } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { testWorkerContext } from "./helpers/worker-context";
@@ -151,13 +151,7 @@ describe("the output vault", () => {
     const parked = await callRoute(casesRoute.POST, {
       token: key.secret,
       method: "POST",
-      body: parkInput("delivery", {
-        operationId,
-        attemptId: input.attemptId,
-        model: input.model,
-        requestFingerprint: input.requestFingerprint,
-        providerJobId: job.id,
-        hold: input.hold,
+      body: parkOfPermit(operationId, input, job.id, {
         evidence: { summary: `downloading ${operationId} failed`, observedAt: new Date().toISOString() },
       }),
     });

@@ -4,7 +4,7 @@ import { env } from "@/lib/env";
 import { createAccessToken } from "@/lib/services/access/create-access-token";
 import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
-import { outcomeInput, parkInput, permitInput, producer } from "./fixtures";
+import { outcomeInput, parkOfPermit, permitInput, producer } from "./fixtures";
 import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
@@ -21,19 +21,11 @@ async function permitted(report: "accepted" | "completed" | null) {
   const job = `pred-delivered-${operationId}`;
   if (report) await reportOutcome(db, shop, input.attemptId, outcomeInput(operationId, 1, report, job));
   const key = await createAccessToken(db, "cli", { kind: "api_key", name: shop.name });
-  const park = (overrides: Parameters<typeof parkInput>[1] = {}) =>
+  const park = (overrides: Parameters<typeof parkOfPermit>[3] = {}) =>
     callRoute(casesRoute.POST, {
       token: key.secret,
       method: "POST",
-      body: parkInput("delivery", {
-        operationId,
-        attemptId: input.attemptId,
-        model: input.model,
-        requestFingerprint: input.requestFingerprint,
-        providerJobId: job,
-        hold: input.hold,
-        ...overrides,
-      }),
+      body: parkOfPermit(operationId, input, job, overrides),
     });
   return { operationId, input, job, park };
 }
