@@ -20,6 +20,7 @@ import { reportOutcome } from "@/lib/services/permit/report-outcome";
 import { requestPermit } from "@/lib/services/permit/request-permit";
 import { saveRetentionPolicy } from "@/lib/services/retention/retention-policy";
 import { runRetention } from "@/lib/services/retention/run-retention";
+import { sweepProviderJobs } from "@/lib/services/usage/sweep-provider-jobs";
 import { claimVaultCopies, finishVaultCopy, vaultStoredBytes } from "@/lib/services/vault/claim-vault-copies";
 import { localStorage } from "@/lib/storage/local-storage";
 import { runTick } from "@/lib/worker/run-tick";
@@ -190,6 +191,31 @@ describe("the output vault", () => {
     expect(observed.kind).toBe("completed");
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).outputsUnavailableAt).toBeNull();
     expect(await db.asset.count({ where: { caseId, publishedAt: { not: null } } })).toBe(1);
+  });
+
+  it("a completion only the provider's job list shows, never told by a webhook or report, is kept by the sweep", async () => {
+    const { job, attempt } = await acceptedSend();
+    expect(await copiesOf(attempt.id)).toHaveLength(0);
+    const policy = { ...DEFAULT_VAULT_POLICY, providers: "all" as const };
+    // The list window is the provider's time: earlier journeys moved the simulator's clock on.
+    const at = { now: new Date(clock.now()) };
+    const [swept] = await sweepProviderJobs(
+      { db, adapters: { replicate: ctx.adapters.replicate }, vault: policy },
+      worker(),
+      at,
+    );
+    expect(swept).toMatchObject({ provider: "replicate", kept: 1 });
+    const [intent] = await copiesOf(attempt.id);
+    expect(intent).toMatchObject({ status: "pending", source: "status", providerJobId: job.id });
+    // A second sweep reads nothing again: the intent is recorded once.
+    const [again] = await sweepProviderJobs(
+      { db, adapters: { replicate: ctx.adapters.replicate }, vault: policy },
+      worker(),
+      at,
+    );
+    expect(again?.kept).toBeUndefined();
+    await tick();
+    expect((await copiesOf(attempt.id))[0]).toMatchObject({ status: "copied" });
   });
 
   it("a repeated webhook, or another about the same job, records and copies each output once", async () => {

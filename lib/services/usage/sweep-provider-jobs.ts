@@ -10,8 +10,10 @@ import {
   sweepWindow,
   sweptModels,
 } from "@/lib/domain/unexplained-charges";
+import type { VaultPolicy } from "@/lib/domain/vault";
 import type { ConfiguredAdapters, ListedJob, ProviderAdapter } from "@/lib/providers";
 import { requireWorker } from "../access/actor";
+import { vaultListedCompletions } from "../vault/vault-listed-completions";
 import { jobsNowOwned, rematchUsageLines } from "./rematch-usage-lines";
 
 export type ProviderSweep = {
@@ -26,6 +28,8 @@ export type ProviderSweep = {
   rematched: number;
   /** Every list answered in full: otherwise a job may be missing until the next sweep. */
   complete: boolean;
+  /** Outputs of listed completions nobody told the product of, handed to the output vault (decision 075). */
+  kept?: number;
   problem?: string;
 };
 
@@ -35,8 +39,10 @@ export type ProviderSweep = {
  * first tick (or one after the schedule row was lost) only schedules the first sweep a day later:
  * there is a day of jobs to list by then, and a fresh start does not spend its first tick on it.
  */
+type SweepContext = { db: Db; adapters: ConfiguredAdapters; vault?: VaultPolicy };
+
 export async function sweepProviderJobsIfDue(
-  ctx: { db: Db; adapters: ConfiguredAdapters },
+  ctx: SweepContext,
   actor: Principal,
   options: { now?: Date; signal?: AbortSignal } = {},
 ): Promise<ProviderSweep[] | null> {
@@ -68,10 +74,11 @@ export async function sweepProviderJobsIfDue(
  * only, DESIGN rule 5), outside any transaction (rule 9). Each listed job no attempt owns, nor a
  * signed reference ties to one (rule 17), is recorded once by (provider, job ID), with its model,
  * creation time, status and request fingerprint (never the request). The list is of this
- * deployment's own account: the key the adapter calls with is the account's.
+ * deployment's own account: the key the adapter calls with is the account's. A completion it shows of
+ * an owned job no webhook or report told is handed to the output vault (decision 075).
  */
 export async function sweepProviderJobs(
-  ctx: { db: Db; adapters: ConfiguredAdapters },
+  ctx: SweepContext,
   actor: Principal,
   options: { now?: Date; signal?: AbortSignal } = {},
 ): Promise<ProviderSweep[]> {
@@ -81,7 +88,13 @@ export async function sweepProviderJobs(
   for (const adapter of Object.values(ctx.adapters) as ProviderAdapter[]) {
     if (!adapter.capabilities.listJobs || !adapter.listJobs || options.signal?.aborted) continue;
     const { jobs, complete, problem } = await listWindow(ctx.db, adapter, window, options.signal);
-    sweeps.push(await recordSweep(ctx.db, worker, adapter.provider, jobs, complete, problem));
+    const sweep = await recordSweep(ctx.db, worker, adapter.provider, jobs, complete, problem);
+    // A completion the list shows that no webhook or report told: its outputs go to the vault while they last.
+    const kept = await vaultListedCompletions(ctx.db, adapter, jobs, {
+      ...(ctx.vault ? { policy: ctx.vault } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    sweeps.push(kept > 0 ? { ...sweep, kept } : sweep);
   }
   return sweeps;
 }
