@@ -26,7 +26,10 @@ export async function checkInvoices(world: World, lines: ImportedLine[]): Promis
     count(world, `invoiced micro-units unexplained: ${line.provider}`, Number(line.amountMicros));
     invoiceFigure(world, "invoicedUnexplained", `${line.provider} line for ${line.providerJobId} (${why})`);
   }
-  await explainUnbilledCharges(world, unexplained);
+  const outside = new Set(
+    lines.filter((line) => line.explained).map((line) => `${line.provider}\u0000${line.providerJobId}`),
+  );
+  await explainUnbilledCharges(world, unexplained, outside);
   const finance = world.people.finance[0];
   if (!finance) throw new Error("no finance person");
   for (const gap of await ledgerVersusInvoice(world.db, finance)) {
@@ -133,10 +136,11 @@ async function publishedAssets(world: World, jobId: string): Promise<string[]> {
 /**
  * Holds the ledger charged that no invoice line names, by what the run knows of their job: the
  * job's own line is among the unexplained ones (attaching that line to the operation corrects the
- * hold), or the provider billed the job nothing (failed, cancelled, never created), which no
- * invoice line will ever correct.
+ * hold), or was booked as an outside charge because the product could not attach it to the
+ * operation (so the ledger charges the job twice: on the hold and outside), or the provider billed
+ * the job nothing (failed, cancelled, never created), which no invoice line will ever correct.
  */
-async function explainUnbilledCharges(world: World, unexplained: Set<string>): Promise<void> {
+async function explainUnbilledCharges(world: World, unexplained: Set<string>, outside: Set<string>): Promise<void> {
   const { rows } = await world.sql.query<{ producer: string; holdId: string; provider: string; charged: string }>(
     `SELECT h.producer, h.hold_id AS "holdId", t.provider, sum(e.amount_micros)::text AS charged
      FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
@@ -161,7 +165,9 @@ async function explainUnbilledCharges(world: World, unexplained: Set<string>): P
         ? "the provider billed the job nothing"
         : unexplained.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
           ? "the job's own line is unexplained"
-          : "the job's line went to another hold";
+          : outside.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
+            ? "the job's own line was booked as an outside charge, so the job is charged twice"
+            : "the job's line went to another hold";
     count(world, `holds charged with no invoice line: ${row.provider}, ${why}`);
     count(world, `holds charged with no invoice line, micro-units: ${row.provider}, ${why}`, Number(row.charged));
   }

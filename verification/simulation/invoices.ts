@@ -6,11 +6,16 @@ import { reconcileCharges } from "./reconcile-charges";
 import type { Steps } from "./steps";
 import { count, type World } from "./world";
 
-/** The two figures that need the end-of-run reconciliation of unexplained charges to reach 0. */
+/**
+ * The figures about the imported invoices, after finance reconciled the charges no operation
+ * explains (./reconcile-charges.ts); they must be 0 like the others. Lines a hold took whose case is
+ * still uncertain at the end of the run wait to be applied (decision 077), so the ledger is held
+ * against the invoice together with them.
+ */
 export const INVOICE_FIGURES = {
   invoicedUnexplained: "invoiced lines unexplained after reconciliation",
   ledgerDiffersFromInvoice:
-    "providers and currencies whose ledger differs from the imported invoice by a micro-unit or more",
+    "providers and currencies whose ledger, plus the lines waiting for their case's outcome, differs from the imported invoice by a micro-unit or more",
 } as const;
 export type InvoiceFigure = keyof typeof INVOICE_FIGURES;
 
