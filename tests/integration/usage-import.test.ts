@@ -109,8 +109,38 @@ describe("a usage line matched to its job's hold", () => {
     const entries = await db.ledgerEntry.findMany({ where: { holdRef: hold.id } });
     expect(entries.find((e) => e.kind === "overage")).toMatchObject({ amountMicros: 25_000n, flagged: true });
     expect(await chargedOf(hold.id)).toBe(125_000n);
-    // As a person's settle does, the case no longer counts the hold as held (DESIGN rule 13).
+    // As a person's settle does, the case no longer counts the hold as held (DESIGN rule 13), and
+    // the hold's one resolution has its one audit event (decision 079).
     expect((await db.case.findUniqueOrThrow({ where: { id: caseId } })).heldMicros).toBe(0n);
+    const settles = await db.auditEvent.findMany({ where: { caseId, kind: "hold_settled" } });
+    expect(settles).toEqual([
+      expect.objectContaining({
+        before: { holdId: hold.holdId, status: "held", amountMicros: 100_000 },
+        after: { status: "settled", settledMicros: 100_000, releasedMicros: 0 },
+      }),
+    ]);
+  });
+
+  it("settles a hold still held below the reservation: the rest is released, decided by the importing finance person", async () => {
+    const finance = await makeUser(db, ["finance"]);
+    const { hold, jobId, caseId } = await heldJob("XBC", 100_000);
+    await importUsageFile(db, finance, {
+      provider: "replicate",
+      format: "generic",
+      fileName: "usage.csv",
+      content: csv([`${jobId},0.06,XBC,2026-12-01 10:00:00`]),
+    });
+    expect(await db.hold.findUniqueOrThrow({ where: { id: hold.id } })).toMatchObject({
+      status: "settled",
+      settledMicros: 60_000n,
+      releasedMicros: 40_000n,
+      decidedById: finance.userId,
+    });
+    expect(await chargedOf(hold.id)).toBe(60_000n);
+    const settles = await db.auditEvent.findMany({ where: { caseId, kind: "hold_settled" } });
+    expect(settles.map((event) => event.after)).toEqual([
+      { status: "settled", settledMicros: 60_000, releasedMicros: 40_000 },
+    ]);
   });
 
   it("the same export imported twice changes nothing; a second line for the job adds only its own amount", async () => {

@@ -1,3 +1,4 @@
+import { ledgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
 import { costOf } from "@/verification/simulator/costs";
 import { providerJobIdOf } from "@/verification/simulator/providers";
 import { type ImportedLine, INVOICE_FIGURES, type InvoiceFigure } from "./invoices";
@@ -6,39 +7,52 @@ import { count, producerOf, simJobOf, violate, type World } from "./world";
 const money = (micros: bigint) => `${micros < 0n ? "-" : ""}${(micros < 0n ? -micros : micros).toString()} micro-units`;
 
 /**
- * The figures about money the provider billed, read from the database after the invoices were
- * imported (./invoices.ts): paid duplicates the product did not flag, invoiced lines nothing
- * explains, and providers whose ledger differs from their invoice. A line is unexplained while it
- * names no hold (`usage_lines.hold_ref`), and the ledger is the charge entries of the provider's
- * holds: a charge booked as known outside the product must be counted in both the way it is kept.
+ * The figures about money the provider billed, read after the invoices were imported and
+ * reconciled (./invoices.ts): paid duplicates the product did not flag, invoiced lines nothing
+ * explains (a line names no hold and finance has not explained it as made outside the product),
+ * and providers whose ledger differs from their invoice. The ledger is the product's own check
+ * (`ledgerVersusInvoice`): the charges on the holds the lines name plus the outside charges, and
+ * beside them the lines a hold took whose case is still uncertain, which wait to be applied until
+ * its outcome is known (decision 077): ledger plus waiting lines must equal the invoice.
  */
 export async function checkInvoices(world: World, lines: ImportedLine[]): Promise<void> {
-  const unexplained = new Set(
-    lines.filter((line) => line.holdRef === null).map((line) => `${line.provider}\u0000${line.providerJobId}`),
-  );
-  await checkPaidDuplicates(world, unexplained);
-  for (const line of lines.filter((l) => l.holdRef === null)) {
+  const open = lines.filter((line) => line.holdRef === null && !line.explained);
+  const unexplained = new Set(open.map((line) => `${line.provider}\u0000${line.providerJobId}`));
+  await checkPaidDuplicates(world, world.invoices.listed);
+  for (const line of open) {
     const why = line.unmatchedReason ?? "unmatched";
     const known = line.providerJobId ? simJobOf(world, line.providerJobId) : undefined;
     count(world, `invoiced lines unexplained: ${line.provider}, ${why}, ${whose(world, known?.id)}`);
     count(world, `invoiced micro-units unexplained: ${line.provider}`, Number(line.amountMicros));
     invoiceFigure(world, "invoicedUnexplained", `${line.provider} line for ${line.providerJobId} (${why})`);
   }
-  await explainUnbilledCharges(world, unexplained);
-  for (const gap of await ledgerAgainstInvoice(world)) {
+  const outside = new Set(
+    lines.filter((line) => line.explained).map((line) => `${line.provider}\u0000${line.providerJobId}`),
+  );
+  await explainUnbilledCharges(world, unexplained, outside);
+  const finance = world.people.finance[0];
+  if (!finance) throw new Error("no finance person");
+  for (const gap of await ledgerVersusInvoice(world.db, finance)) {
+    const [invoice, ledger, waiting] = [gap.invoiceMicros, gap.ledgerMicros, gap.waitingMicros].map(BigInt) as [
+      bigint,
+      bigint,
+      bigint,
+    ];
+    count(world, `ledger minus invoice, micro-units: ${gap.provider} ${gap.currency}`, Number(ledger - invoice));
     count(
       world,
-      `ledger minus invoice, micro-units: ${gap.provider} ${gap.currency}`,
-      Number(gap.ledger - gap.invoiced),
+      `invoiced micro-units waiting for their case's outcome: ${gap.provider} ${gap.currency}`,
+      Number(waiting),
     );
-    count(world, `ledger charges on holds no invoice line names, micro-units: ${gap.provider}`, Number(gap.unbilled));
-    if (gap.ledger !== gap.invoiced)
+    if (ledger + waiting !== invoice)
       invoiceFigure(
         world,
         "ledgerDiffersFromInvoice",
-        `${gap.provider} ${gap.currency}: ledger ${money(gap.ledger)}, invoice ${money(gap.invoiced)}`,
+        `${gap.provider} ${gap.currency}: ledger ${money(ledger)} and waiting ${money(waiting)}, invoice ${money(invoice)}`,
       );
   }
+  for (const gap of await unbilledCharges(world))
+    count(world, `ledger charges on holds no invoice line names, micro-units: ${gap.provider}`, Number(gap.unbilled));
 }
 
 /** Whose job an unexplained line bills, as the run knows it: what finance would have to find out. */
@@ -62,17 +76,17 @@ function invoiceFigure(world: World, figure: InvoiceFigure, detail: string): voi
 }
 
 /**
- * A job a shop's client paid for outside its permits must be on the list of charges no operation
- * explains; two paid jobs that delivered the same video must be a flagged pair once the product
+ * A job a shop's client paid for outside its permits must have been on the list of charges no
+ * operation explains when finance went through it; two paid jobs that delivered the same video must be a flagged pair once the product
  * published both. A pair of which the product published one copy or none cannot be seen by it
  * (the bytes never passed through it), and is counted, not a violation, unless its charge is on
  * the unexplained list.
  */
-async function checkPaidDuplicates(world: World, unexplained: Set<string>): Promise<void> {
+async function checkPaidDuplicates(world: World, onList: Set<string>): Promise<void> {
   const { state } = world.simulator;
   const listed = (jobId: string) => {
     const job = state.jobs.get(jobId);
-    return job !== undefined && unexplained.has(`${job.provider}\u0000${providerJobIdOf(job)}`);
+    return job !== undefined && onList.has(`${job.provider}\u0000${providerJobIdOf(job)}`);
   };
   const paid = (jobId: string) => {
     const job = state.jobs.get(jobId);
@@ -122,10 +136,11 @@ async function publishedAssets(world: World, jobId: string): Promise<string[]> {
 /**
  * Holds the ledger charged that no invoice line names, by what the run knows of their job: the
  * job's own line is among the unexplained ones (attaching that line to the operation corrects the
- * hold), or the provider billed the job nothing (failed, cancelled, never created), which no
- * invoice line will ever correct.
+ * hold), or was booked as an outside charge because the product could not attach it to the
+ * operation (so the ledger charges the job twice: on the hold and outside), or the provider billed
+ * the job nothing (failed, cancelled, never created), which no invoice line will ever correct.
  */
-async function explainUnbilledCharges(world: World, unexplained: Set<string>): Promise<void> {
+async function explainUnbilledCharges(world: World, unexplained: Set<string>, outside: Set<string>): Promise<void> {
   const { rows } = await world.sql.query<{ producer: string; holdId: string; provider: string; charged: string }>(
     `SELECT h.producer, h.hold_id AS "holdId", t.provider, sum(e.amount_micros)::text AS charged
      FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
@@ -150,39 +165,22 @@ async function explainUnbilledCharges(world: World, unexplained: Set<string>): P
         ? "the provider billed the job nothing"
         : unexplained.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
           ? "the job's own line is unexplained"
-          : "the job's line went to another hold";
+          : outside.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
+            ? "the job's own line was booked as an outside charge, so the job is charged twice"
+            : "the job's line went to another hold";
     count(world, `holds charged with no invoice line: ${row.provider}, ${why}`);
     count(world, `holds charged with no invoice line, micro-units: ${row.provider}, ${why}`, Number(row.charged));
   }
 }
 
-type Gap = { provider: string; currency: string; ledger: bigint; invoiced: bigint; unbilled: bigint };
-
-/** Per provider and currency: what the ledger charged (settle, overage, late charge, adjustments) and what was invoiced. */
-async function ledgerAgainstInvoice(world: World): Promise<Gap[]> {
-  const { rows } = await world.sql.query<Record<keyof Gap, string>>(
-    `WITH charged AS (
-       SELECT t.provider, h.currency, h.id AS hold, sum(e.amount_micros) AS amount
-       FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
-       WHERE e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')
-       GROUP BY t.provider, h.currency, h.id),
-     ledger AS (
-       SELECT provider, currency, sum(amount) AS amount,
-              sum(amount) FILTER (WHERE NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = charged.hold)) AS unbilled
-       FROM charged GROUP BY provider, currency),
-     invoiced AS (
-       SELECT provider, currency, sum(amount_micros) AS amount FROM usage_lines WHERE source = 'file' GROUP BY provider, currency)
-     SELECT coalesce(l.provider, i.provider) AS provider, coalesce(l.currency, i.currency) AS currency,
-            coalesce(l.amount, 0)::text AS ledger, coalesce(i.amount, 0)::text AS invoiced,
-            coalesce(l.unbilled, 0)::text AS unbilled
-     FROM ledger l FULL JOIN invoiced i ON i.provider = l.provider AND i.currency = l.currency
-     ORDER BY 1, 2`,
+/** Per provider: what the ledger charged on holds no invoice line names (the product's check leaves them out). */
+async function unbilledCharges(world: World): Promise<{ provider: string; unbilled: bigint }[]> {
+  const { rows } = await world.sql.query<{ provider: string; unbilled: string }>(
+    `SELECT t.provider, sum(e.amount_micros)::text AS unbilled
+     FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
+     WHERE e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')
+       AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = h.id)
+     GROUP BY t.provider ORDER BY 1`,
   );
-  return rows.map((row) => ({
-    provider: row.provider,
-    currency: row.currency,
-    ledger: BigInt(row.ledger),
-    invoiced: BigInt(row.invoiced),
-    unbilled: BigInt(row.unbilled),
-  }));
+  return rows.map((row) => ({ provider: row.provider, unbilled: BigInt(row.unbilled) }));
 }

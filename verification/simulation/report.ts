@@ -20,7 +20,7 @@ export function report(result: SimulationResult): string[] {
   ];
   lines.push(
     "",
-    "figures that must be 0 once the charges no operation explains are reconciled (not yet wired in):",
+    "figures about the imported invoices, after finance reconciled the charges no operation explains (must be 0):",
     ...Object.entries(INVOICE_FIGURES).map(
       ([key, label]) => `  ${String(result.invoiceFigures[key as keyof typeof INVOICE_FIGURES]).padStart(7)}  ${label}`,
     ),

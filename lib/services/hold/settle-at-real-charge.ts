@@ -22,6 +22,8 @@ type HoldRow = {
   amount_micros: bigint;
   currency: string;
   case_id: string | null;
+  /** The case's episode, for the audit row of a settle. */
+  episode: number | null;
   attempt_ref: string;
   operation_ref: string;
   charged: bigint;
@@ -32,7 +34,7 @@ async function readHold(tx: Prisma.TransactionClient, holdRef: string): Promise<
   // The hold's row lock serialises two imports naming the same job, so each reads the other's entry.
   const [row] = await tx.$queryRaw<HoldRow[]>`
     SELECT h.id::text, h.hold_id, h.status::text AS status, h.amount_micros, h.currency, h.case_id::text,
-           h.attempt_ref::text, a.operation_ref::text,
+           (SELECT c.episode FROM cases c WHERE c.id = h.case_id) AS episode, h.attempt_ref::text, a.operation_ref::text,
            (SELECT coalesce(sum(e.amount_micros), 0)::bigint FROM ledger_entries e WHERE e.hold_ref = h.id
              AND e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')) AS charged,
            (SELECT coalesce(sum(u.amount_micros), 0)::bigint FROM usage_lines u WHERE u.hold_ref = h.id) AS real
@@ -77,16 +79,40 @@ export async function settleAtRealCharge(
   }
   const note = `the provider's charge: ${input.how}`;
   if (plan.kind === "settle") {
+    // The provider's invoice decides the hold, and whatever of it is released: finance's decision,
+    // made by the person who imported the line (decision 079), whoever applies it.
+    const [line] = await tx.$queryRaw<{ by: string | null }[]>`
+      SELECT imported_by_id::text AS by FROM usage_lines WHERE id = ${input.usageLineRef}::uuid`;
     const done = await resolve(tx, {
       holdRef: hold.id,
       amountMicros: hold.amount_micros,
       plan: plan.resolution,
       note,
       actorLabel,
+      decidedById: line?.by ?? null,
     });
     if (!done) throw new Error(`hold ${hold.hold_id} changed under its row lock`);
-    // As a person's settle does: the case no longer counts the hold as held (DESIGN rule 13).
+    // As a person's settle does: the case no longer counts the hold as held (DESIGN rule 13), and
+    // the hold's one resolution is audited as every other settle is (decision 079).
     if (hold.case_id) await releaseHeldMicros(tx, hold.case_id, hold.amount_micros);
+    const settled = await tx.hold.findUniqueOrThrow({
+      where: { id: hold.id },
+      select: { settledMicros: true, releasedMicros: true },
+    });
+    await recordAudit(tx, {
+      actor,
+      kind: "hold_settled",
+      caseId: hold.case_id,
+      episode: hold.episode,
+      operationRef: hold.operation_ref,
+      before: { holdId: hold.hold_id, status: "held", amountMicros: Number(hold.amount_micros) },
+      after: {
+        status: "settled",
+        settledMicros: Number(settled.settledMicros),
+        releasedMicros: Number(settled.releasedMicros),
+      },
+      evidence: { text: note },
+    });
   } else if (plan.kind === "adjust") {
     await bookAdjustment(tx, {
       holdRef: hold.id,
