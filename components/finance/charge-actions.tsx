@@ -11,10 +11,17 @@ import { useDecision } from "./use-decision";
 
 type Mode = "attach" | "outside";
 
+/** Where a candidate's case is, in words: "resolved as a failed generation", "parked at a delivery". */
+function placeWords(c: UnexplainedCharge["candidates"][number]): string {
+  const stage = c.stage.replaceAll("_", " ");
+  return c.state === "resolved" ? `resolved at ${stage}` : `${c.state.replaceAll("_", " ")} at ${stage}`;
+}
+
 /**
  * The two ways a charge no operation explains leaves the list (decision 074): attach its job to the
- * uncertain submission that sent it (the reconcile decision, through the ownership rule), or say it
- * was made outside the product, with the reason, which books it in the ledger as such.
+ * send that made it (an uncertain submission's reconcile decision, or an earlier send of an
+ * operation whose case went on without it, decision 080; both through the ownership rule), or say
+ * it was made outside the product, with the reason, which books it in the ledger as such.
  */
 export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
   const id = useId();
@@ -23,12 +30,13 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
   const attach = useDecision(attachUnexplainedChargeAction);
   const outside = useDecision(markChargeKnownOutsideAction);
   const [mode, setMode] = useState<Mode | null>(null);
-  const [caseId, setCaseId] = useState(charge.candidates[0]?.caseId ?? "");
+  const keyOf = (c: UnexplainedCharge["candidates"][number]) => `${c.caseId}/${c.attemptId}`;
+  const [chosenKey, setChosenKey] = useState(charge.candidates[0] ? keyOf(charge.candidates[0]) : "");
   const [text, setText] = useState("");
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState(false);
   const name = charge.providerJobId ? `job ${charge.providerJobId}` : "this line";
-  const chosen = charge.candidates.find((c) => c.caseId === caseId);
+  const chosen = charge.candidates.find((c) => keyOf(c) === chosenKey);
 
   function review() {
     const problem =
@@ -51,8 +59,15 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
         pending={attach.pending}
         result={attach.result}
         onConfirm={() =>
-          attach.decide({ provider: charge.provider, providerJobId, caseId: chosen.caseId, evidence: text }, () =>
-            announce(`${charge.provider} ${name} is attached to operation ${chosen.operationId}.`),
+          attach.decide(
+            {
+              provider: charge.provider,
+              providerJobId,
+              caseId: chosen.caseId,
+              attemptId: chosen.attemptId,
+              evidence: text,
+            },
+            () => announce(`${charge.provider} ${name} is attached to operation ${chosen.operationId}.`),
           )
         }
         onBack={() => {
@@ -60,8 +75,9 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
           setConfirming(false);
         }}
       >
-        The case of {chosen.operationId} ({chosen.producer}) goes on to status checks of this job, and the job's usage
-        lines settle its hold at the provider's charge.
+        {chosen.uncertain
+          ? `The case of ${chosen.operationId} (${chosen.producer}) goes on to status checks of this job, and the job's usage lines settle its hold at the provider's charge.`
+          : `The job is recorded on send ${chosen.attemptId} of ${chosen.operationId} (${chosen.producer}), whose case stays ${placeWords(chosen)}; the job's usage lines correct that send's hold to the provider's charge, and a hold already released is charged after its release and flagged for finance.`}
       </ConfirmStep>
     );
   }
@@ -110,15 +126,16 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
         <fieldset>
           <legend className="text-sm font-medium">Operation that sent this job</legend>
           {charge.candidates.map((c) => (
-            <label key={c.caseId} className="mt-1 flex items-center gap-2 text-sm">
+            <label key={keyOf(c)} className="mt-1 flex items-center gap-2 text-sm">
               <input
                 type="radio"
                 name={`${id}-case`}
-                value={c.caseId}
-                checked={caseId === c.caseId}
-                onChange={() => setCaseId(c.caseId)}
+                value={keyOf(c)}
+                checked={chosenKey === keyOf(c)}
+                onChange={() => setChosenKey(keyOf(c))}
               />
-              {c.operationId} ({c.producer}, {c.confidence}% match)
+              {c.operationId} ({c.producer}, {c.confidence}% match
+              {c.uncertain ? "" : `; send ${c.attemptId}, case ${placeWords(c)}`})
             </label>
           ))}
         </fieldset>

@@ -2,7 +2,10 @@ import { Money } from "@/components/ui/money";
 import { Cell, NumCell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import type { LedgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
 
-/** The imported invoice beside the ledger, per provider and currency (decision 074). */
+/**
+ * The imported invoice beside the ledger, per provider and currency (decision 074), and what the
+ * ledger charged on holds no imported line names (decision 080).
+ */
 export function LedgerVersusInvoiceTable({ rows }: { rows: LedgerVersusInvoice }) {
   return (
     <Table caption="Imported usage lines and the ledger, per provider and currency">
@@ -15,6 +18,7 @@ export function LedgerVersusInvoiceTable({ rows }: { rows: LedgerVersusInvoice }
           { label: "Still unexplained", align: "right" },
           { label: "Waiting to apply", align: "right" },
           { label: "Difference", align: "right" },
+          { label: "Charged, on no imported line", align: "right" },
         ]}
       />
       <tbody>
@@ -36,6 +40,9 @@ export function LedgerVersusInvoiceTable({ rows }: { rows: LedgerVersusInvoice }
             </NumCell>
             <NumCell data-difference>
               <Money micros={row.differenceMicros} currency={row.currency} />
+            </NumCell>
+            <NumCell data-not-on-invoice>
+              <Money micros={row.notOnInvoiceMicros} currency={row.currency} />
             </NumCell>
           </Row>
         ))}

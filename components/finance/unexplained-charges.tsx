@@ -52,11 +52,14 @@ export function UnexplainedCharges({ charges }: { charges: UnexplainedChargesVie
               ) : (
                 <ol className="list-decimal pl-4">
                   {charge.candidates.map((c) => (
-                    <li key={c.caseId}>
+                    <li key={`${c.caseId}/${c.attemptId}`}>
                       <a className="text-brand underline" href={`/cases/${c.caseId}`}>
                         {c.operationId}
                       </a>{" "}
                       ({c.producer}): {c.matched.map((m) => MATCH_WORDS[m] ?? m).join(", ")}; {c.minutesApart} min apart
+                      {c.uncertain
+                        ? ""
+                        : `; an earlier send, its case ${c.state === "resolved" ? "resolved" : c.state}`}
                     </li>
                   ))}
                 </ol>

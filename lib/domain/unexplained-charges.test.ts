@@ -12,6 +12,10 @@ import {
 const at = new Date("2026-12-01T10:00:00Z");
 const candidate = (over: Partial<CandidateOperation>): CandidateOperation => ({
   caseId: "c",
+  attemptId: "a1",
+  stage: "submission_uncertain",
+  state: "parked",
+  uncertain: true,
   operationId: "op",
   producer: "shop",
   model: "m1",

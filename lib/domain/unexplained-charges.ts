@@ -14,7 +14,7 @@ export const JOB_SWEEP_LOOKBACK_MS = 26 * 60 * 60_000;
 export const JOB_SWEEP_MAX_PAGES = 20;
 /** Operations offered for one charge: the best few. */
 export const MAX_CANDIDATES = 3;
-/** Operations looked at for one charge: uncertain submissions sent this close to the job's time. */
+/** Attempts looked at for one charge: job-less sends this close to the job's time. */
 export const CANDIDATE_WINDOW_MS = 24 * 60 * 60_000;
 
 /** Why finance says a charge was made outside the product: a sentence, kept with the charge and its audit row. */
@@ -23,9 +23,20 @@ export const MIN_REASON_CHARS = 5;
 /** What is known of an unexplained job: from the provider's list, or only from its usage lines. */
 export type ChargeFacts = { model: string | null; at: Date; fingerprint: string | null };
 
-/** An uncertain submission that could have created the job. */
+/**
+ * An attempt that never learned its job and could have created this one: the uncertain submission
+ * of a parked case, or an earlier send of an operation whose case went on without it (a "no job
+ * exists" verdict the provider's list later contradicted, a replacement whose answer was lost).
+ */
 export type CandidateOperation = {
   caseId: string;
+  /** The producer's own ID of the attempt (the job is recorded on it). */
+  attemptId: string;
+  /** Where the case is now: attaching to anything but its parked uncertain submission leaves it there. */
+  stage: string;
+  state: string;
+  /** The attempt is the case's current one and the case is parked as an uncertain submission. */
+  uncertain: boolean;
   operationId: string;
   producer: string;
   model: string;
@@ -62,7 +73,13 @@ export function rankCandidates(job: ChargeFacts, candidates: readonly CandidateO
       return score ? { ...candidate, ...score, distanceMs } : null;
     })
     .filter((ranked): ranked is RankedCandidate => ranked !== null)
-    .sort((a, b) => b.confidence - a.confidence || a.distanceMs - b.distanceMs || a.caseId.localeCompare(b.caseId))
+    .sort(
+      (a, b) =>
+        b.confidence - a.confidence ||
+        a.distanceMs - b.distanceMs ||
+        a.caseId.localeCompare(b.caseId) ||
+        a.attemptId.localeCompare(b.attemptId),
+    )
     .slice(0, MAX_CANDIDATES);
 }
 

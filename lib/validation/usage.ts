@@ -44,11 +44,15 @@ const oneKey = (input: { providerJobId?: string | undefined; usageLineId?: strin
   (input.providerJobId === undefined) !== (input.usageLineId === undefined);
 const ONE_KEY = { message: "name either the provider job or the usage line", path: ["providerJobId"] };
 
-/** Attach an unexplained job to an uncertain submission's case, through the ownership rule. */
+/**
+ * Attach an unexplained job to the send that made it, through the ownership rule: the case's
+ * uncertain submission, or the named job-less attempt of its operation (decision 080).
+ */
 export const attachUnexplainedSchema = z.strictObject({
   provider: providerName,
   providerJobId: id(300),
   caseId: z.uuid(),
+  attemptId: id().optional(),
   evidence: evidenceText,
 });
 export type AttachUnexplainedInput = z.infer<typeof attachUnexplainedSchema>;

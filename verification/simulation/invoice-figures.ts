@@ -44,6 +44,12 @@ export async function checkInvoices(world: World, lines: ImportedLine[]): Promis
       `invoiced micro-units waiting for their case's outcome: ${gap.provider} ${gap.currency}`,
       Number(waiting),
     );
+    // Not in the verdict: what a shop's misnamed job leaves charged on the send that made it (decision 080).
+    count(
+      world,
+      `ledger charges on holds no invoice line names, micro-units: ${gap.provider} ${gap.currency}`,
+      Number(gap.notOnInvoiceMicros),
+    );
     if (ledger + waiting !== invoice)
       invoiceFigure(
         world,
@@ -51,8 +57,6 @@ export async function checkInvoices(world: World, lines: ImportedLine[]): Promis
         `${gap.provider} ${gap.currency}: ledger ${money(ledger)} and waiting ${money(waiting)}, invoice ${money(invoice)}`,
       );
   }
-  for (const gap of await unbilledCharges(world))
-    count(world, `ledger charges on holds no invoice line names, micro-units: ${gap.provider}`, Number(gap.unbilled));
 }
 
 /** Whose job an unexplained line bills, as the run knows it: what finance would have to find out. */
@@ -138,7 +142,9 @@ async function publishedAssets(world: World, jobId: string): Promise<string[]> {
  * job's own line is among the unexplained ones (attaching that line to the operation corrects the
  * hold), or was booked as an outside charge because the product could not attach it to the
  * operation (so the ledger charges the job twice: on the hold and outside), or the provider billed
- * the job nothing (failed, cancelled, never created), which no invoice line will ever correct.
+ * the job nothing (failed, cancelled, never created), which no invoice line will ever correct, or
+ * another send's shop named the job as its own, so its line went to that send's hold (moving a
+ * job, and its line, from one send to another is not built: decision 080).
  */
 async function explainUnbilledCharges(world: World, unexplained: Set<string>, outside: Set<string>): Promise<void> {
   const { rows } = await world.sql.query<{ producer: string; holdId: string; provider: string; charged: string }>(
@@ -167,20 +173,8 @@ async function explainUnbilledCharges(world: World, unexplained: Set<string>, ou
           ? "the job's own line is unexplained"
           : outside.has(`${job.provider}\u0000${providerJobIdOf(job)}`)
             ? "the job's own line was booked as an outside charge, so the job is charged twice"
-            : "the job's line went to another hold";
+            : "the job's line went to another send's hold, whose shop named this job as its own";
     count(world, `holds charged with no invoice line: ${row.provider}, ${why}`);
     count(world, `holds charged with no invoice line, micro-units: ${row.provider}, ${why}`, Number(row.charged));
   }
-}
-
-/** Per provider: what the ledger charged on holds no invoice line names (the product's check leaves them out). */
-async function unbilledCharges(world: World): Promise<{ provider: string; unbilled: bigint }[]> {
-  const { rows } = await world.sql.query<{ provider: string; unbilled: string }>(
-    `SELECT t.provider, sum(e.amount_micros)::text AS unbilled
-     FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts t ON t.id = h.attempt_ref
-     WHERE e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')
-       AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = h.id)
-     GROUP BY t.provider ORDER BY 1`,
-  );
-  return rows.map((row) => ({ provider: row.provider, unbilled: BigInt(row.unbilled) }));
 }

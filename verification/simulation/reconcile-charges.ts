@@ -21,17 +21,19 @@ const CLOSING_WORKER: Principal & { kind: "worker" } = {
 
 /** What finance concludes about one charge from what the run knows of its job. */
 type Conclusion =
-  | { kind: "attach"; caseId: string; operation: number; evidence: string }
-  | { kind: "outside"; operation: number | null; reason: string; counted: string; notOffered?: string };
+  | { kind: "attach"; caseId: string; attemptId: string; operation: number; evidence: string; offered: string }
+  | { kind: "outside"; operation: number | null; reason: string; counted: string };
 
 /**
  * Finance goes through "Charges no operation explains" (decision 074) after the invoices were
  * imported, through the product's own services only: the daily job-list sweep first (as the
  * worker's round would), then each charge, a page at a time. A job an operation made is attached
- * to that operation's case when the product offers the case as a candidate; a create a shop's
- * client sent again outside its permits, or an operation's own job the product cannot attach, is
- * marked as known outside the product with a reason in words. Which is which comes from the run's
- * ground truth, as a diligent person would find out by asking the shop.
+ * to the send that made it (its case's uncertain submission, or an earlier send of a case that went
+ * on without it, decision 080), whether or not the product offered that send among its best
+ * candidates (how often it did is counted); a create a shop's client sent again outside its
+ * permits, or an operation's own job the product refuses to attach, is marked as known outside the
+ * product with a reason in words. Which is which comes from the run's ground truth, as a diligent
+ * person would find out by asking the shop.
  */
 export async function reconcileCharges(world: World, steps: Steps, finance: UserActor): Promise<void> {
   const adapters = simulatorAdapters(world.simulator.url, {
@@ -73,13 +75,14 @@ async function settleCharge(world: World, steps: Steps, finance: UserActor, char
   const conclusion = conclude(world, charge);
   const provider = charge.provider as Parameters<typeof markChargeKnownOutside>[2]["provider"];
   if (conclusion.kind === "attach" && charge.providerJobId) {
-    const { caseId, operation, evidence } = conclusion;
+    const { caseId, attemptId, operation, evidence } = conclusion;
     const providerJobId = charge.providerJobId;
+    count(world, `reconciliation: the send that made the job ${conclusion.offered}`);
     const attached = await steps.call(
       operation,
       "finance",
       "attaches an unexplained charge to its operation",
-      () => attachUnexplainedCharge(world.db, finance, { provider, providerJobId, caseId, evidence }),
+      () => attachUnexplainedCharge(world.db, finance, { provider, providerJobId, caseId, attemptId, evidence }),
       ["conflict", "invalid_transition", "not_found", "invalid_request"],
     );
     if (attached.ok) return count(world, "reconciliation: charges attached to their operation");
@@ -90,16 +93,6 @@ async function settleCharge(world: World, steps: Steps, finance: UserActor, char
       reason: `the own job of operation ${world.ops[operation]?.plan.operationId}, which the product refused to attach`,
       counted: "an operation's own job the product refused to attach",
     });
-  }
-  if (conclusion.kind === "outside" && conclusion.notOffered) {
-    const { rows } = await world.sql.query<{ where: string }>(
-      `SELECT c.stage || '/' || c.state AS where FROM cases c WHERE c.id = $1`,
-      [conclusion.notOffered],
-    );
-    count(
-      world,
-      `reconciliation: owning operation not among the offered candidates (its case ${rows[0]?.where ?? "missing"}, ${charge.candidates.length} offered)`,
-    );
   }
   if (conclusion.kind === "outside") return markOutside(world, steps, finance, charge, conclusion);
 }
@@ -147,19 +140,24 @@ function conclude(world: World, charge: UnexplainedCharge): Conclusion {
       reason: "a charge for a job no operation of any shop made",
       counted: "a job no operation made",
     };
-  if (op.caseId && charge.candidates.some((candidate) => candidate.caseId === op.caseId))
+  const attemptId = op.attempts.find((attempt) => attempt.jobId === job.id)?.attemptId;
+  if (op.caseId && attemptId) {
+    const offered = charge.candidates.find((c) => c.caseId === op.caseId && c.attemptId === attemptId);
     return {
       kind: "attach",
       caseId: op.caseId,
+      attemptId,
       operation: index,
       evidence: `the shop confirmed this job is operation ${op.plan.operationId}'s own`,
+      offered: offered
+        ? `${charge.candidates[0] === offered ? "was offered first" : "was among those offered"}${offered.uncertain ? "" : " (an earlier send)"}`
+        : `was not among the ${charge.candidates.length} offered`,
     };
-  count(world, "reconciliation: owning operation not among the offered candidates");
+  }
   return {
     kind: "outside",
     operation: index,
-    reason: `the own job of operation ${op.plan.operationId}, which the product did not offer to attach`,
-    counted: "an operation's own job not offered to attach",
-    notOffered: op.caseId ?? "none",
+    reason: `the own job of operation ${op.plan.operationId}, which the shop never registered with the product`,
+    counted: "an operation's own job it never registered",
   };
 }

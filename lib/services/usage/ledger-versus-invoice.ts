@@ -10,6 +10,7 @@ type Row = {
   ledger: bigint;
   unexplained: bigint;
   waiting: bigint;
+  unbilled: bigint;
 };
 
 /**
@@ -18,7 +19,11 @@ type Row = {
  * lines name (settle, overage, late charge, adjustment: what the provider's charge made them) plus
  * the outside charges booked for lines finance explained. The lines still unexplained, and those a
  * hold took but has not applied yet (no adjustment recorded on the line), are the whole difference
- * until they are attached, explained or applied. Every producer's money, so unscoped only.
+ * until they are attached, explained or applied. Beside them, what the ledger charged on the
+ * provider's holds that no imported line names (decision 080): a send the invoice has not billed
+ * yet, or whose line is still unexplained, or that the provider billed nothing; once the period's
+ * invoice is in, the ledger equals it only when this is zero too. Every producer's money, so
+ * unscoped only.
  */
 export async function ledgerVersusInvoice(db: Db, actor: Principal, input: { provider?: string } = {}) {
   requireUnscoped(requirePermission(actor, "usage:import"));
@@ -40,11 +45,25 @@ export async function ledgerVersusInvoice(db: Db, actor: Principal, input: { pro
       SELECT provider, currency, sum(amount_micros)::bigint FROM ledger_entries
       WHERE hold_ref IS NULL AND kind = 'outside_charge' AND (${provider}::text IS NULL OR provider = ${provider})
       GROUP BY 1, 2
-    ), booked AS (SELECT provider, currency, sum(ledger)::bigint AS ledger FROM ledger GROUP BY 1, 2)
-    SELECT coalesce(i.provider, b.provider) AS provider, coalesce(i.currency, b.currency) AS currency,
-           coalesce(i.invoice, 0)::bigint AS invoice, coalesce(b.ledger, 0)::bigint AS ledger,
-           coalesce(i.unexplained, 0)::bigint AS unexplained, coalesce(i.waiting, 0)::bigint AS waiting
-    FROM invoice i FULL OUTER JOIN booked b ON b.provider = i.provider AND b.currency = i.currency
+    ), booked AS (SELECT provider, currency, sum(ledger)::bigint AS ledger FROM ledger GROUP BY 1, 2
+    ), unbilled AS (
+      SELECT a.provider, h.currency, sum(e.amount_micros)::bigint AS unbilled
+      FROM ledger_entries e JOIN holds h ON h.id = e.hold_ref JOIN attempts a ON a.id = h.attempt_ref
+      WHERE e.kind IN ('settle', 'overage', 'late_charge', 'adjustment')
+        AND (${provider}::text IS NULL OR a.provider = ${provider})
+        AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.hold_ref = h.id)
+      GROUP BY 1, 2 HAVING sum(e.amount_micros) <> 0
+    ), figures AS (
+      SELECT coalesce(i.provider, b.provider) AS provider, coalesce(i.currency, b.currency) AS currency,
+             coalesce(i.invoice, 0)::bigint AS invoice, coalesce(b.ledger, 0)::bigint AS ledger,
+             coalesce(i.unexplained, 0)::bigint AS unexplained, coalesce(i.waiting, 0)::bigint AS waiting
+      FROM invoice i FULL OUTER JOIN booked b ON b.provider = i.provider AND b.currency = i.currency
+    )
+    SELECT coalesce(f.provider, n.provider) AS provider, coalesce(f.currency, n.currency) AS currency,
+           coalesce(f.invoice, 0)::bigint AS invoice, coalesce(f.ledger, 0)::bigint AS ledger,
+           coalesce(f.unexplained, 0)::bigint AS unexplained, coalesce(f.waiting, 0)::bigint AS waiting,
+           coalesce(n.unbilled, 0)::bigint AS unbilled
+    FROM figures f FULL OUTER JOIN unbilled n ON n.provider = f.provider AND n.currency = f.currency
     ORDER BY 1, 2`;
   return rows.map((row) => ({
     provider: row.provider,
@@ -54,6 +73,8 @@ export async function ledgerVersusInvoice(db: Db, actor: Principal, input: { pro
     unexplainedMicros: toTotal(row.unexplained),
     /** Lines a hold took whose charge it has not applied yet. */
     waitingMicros: toTotal(row.waiting),
+    /** Charged on the provider's holds that no imported line names. */
+    notOnInvoiceMicros: toTotal(row.unbilled),
     differenceMicros: toTotal(row.invoice - row.ledger),
   }));
 }

@@ -9,6 +9,10 @@ export type UnexplainedChargesQuery = { provider?: string | undefined; page: num
 
 type CandidateRow = {
   case_id: string;
+  attempt_id: string;
+  stage: string;
+  state: string;
+  uncertain: boolean;
   operation_id: string;
   producer: string;
   model: string;
@@ -20,8 +24,9 @@ type CandidateRow = {
 /**
  * Finance's list "Charges no operation explains" (decision 074): each provider job (or job-less
  * line) no operation owns, with its money by currency from the usage lines, what the provider's
- * list said of it, and the uncertain submissions whose request fingerprint, model and time best
- * match it (the reconciliation score). Newest first, a page at a time, optionally of one provider.
+ * list said of it, and the job-less sends whose request fingerprint, model and time best match it
+ * (the reconciliation score): uncertain submissions, and earlier sends of operations whose case
+ * went on without their job (decision 080). Newest first, a page at a time, optionally of one provider.
  * Such a charge names no producer, so a person limited to some producers sees none (decision 035).
  */
 export async function listUnexplainedCharges(db: Db, actor: Principal, query: UnexplainedChargesQuery) {
@@ -67,6 +72,10 @@ export async function listUnexplainedCharges(db: Db, actor: Principal, query: Un
         .map((r) => ({ currency: r.currency ?? "", micros: toTotal(r.micros) })),
       candidates: candidates.map((c) => ({
         caseId: c.caseId,
+        attemptId: c.attemptId,
+        stage: c.stage,
+        state: c.state,
+        uncertain: c.uncertain,
         operationId: c.operationId,
         producer: c.producer,
         model: c.model,
@@ -83,20 +92,34 @@ export async function listUnexplainedCharges(db: Db, actor: Principal, query: Un
 export type UnexplainedChargesView = Awaited<ReturnType<typeof listUnexplainedCharges>>;
 export type UnexplainedCharge = UnexplainedChargesView["charges"][number];
 
-/** The uncertain submissions at the charge's provider sent within a day of it: the job may be theirs. */
+/**
+ * The sends at the charge's provider within a day of it that never learned their job and hold
+ * money the job's charge could land on (decision 080): a parked uncertain submission's attempt, or
+ * any other job-less attempt of an operation with a case, unless it is the current attempt of a
+ * case someone is working on (its review attaches it). The attempt's own time where it has one,
+ * else when it was recorded.
+ */
 async function candidatesNear(db: Db, charge: UnexplainedChargeRow): Promise<CandidateOperation[]> {
   const from = new Date(charge.at.getTime() - CANDIDATE_WINDOW_MS);
   const to = new Date(charge.at.getTime() + CANDIDATE_WINDOW_MS);
   const rows = await db.$queryRaw<CandidateRow[]>`
-    SELECT c.id::text AS case_id, c.operation_id, c.producer, c.model, o.request_fingerprint AS fingerprint,
-           c.submitted_at, c.opened_at
-    FROM cases c JOIN operations o ON o.id = c.operation_ref
-    WHERE c.provider = ${charge.provider} AND c.stage = 'submission_uncertain' AND c.state = 'parked'
-      AND coalesce(c.submitted_at, c.opened_at) BETWEEN ${from} AND ${to}
-    ORDER BY abs(extract(epoch FROM coalesce(c.submitted_at, c.opened_at) - ${charge.at}::timestamptz)), c.id
+    SELECT c.id::text AS case_id, a.attempt_id, c.stage::text, c.state::text,
+           (c.attempt_ref = a.id AND c.stage = 'submission_uncertain' AND c.state = 'parked') AS uncertain,
+           c.operation_id, c.producer, c.model, o.request_fingerprint AS fingerprint,
+           coalesce(a.submitted_at, a.created_at) AS submitted_at, c.opened_at
+    FROM attempts a JOIN operations o ON o.id = a.operation_ref JOIN cases c ON c.operation_ref = o.id
+    WHERE a.provider = ${charge.provider} AND a.provider_job_id IS NULL
+      AND coalesce(a.submitted_at, a.created_at) BETWEEN ${from} AND ${to}
+      AND EXISTS (SELECT 1 FROM holds h WHERE h.attempt_ref = a.id)
+      AND (c.attempt_ref <> a.id OR c.state = 'resolved' OR (c.stage = 'submission_uncertain' AND c.state = 'parked'))
+    ORDER BY abs(extract(epoch FROM coalesce(a.submitted_at, a.created_at) - ${charge.at}::timestamptz)), a.id
     LIMIT 100`;
   return rows.map((r) => ({
     caseId: r.case_id,
+    attemptId: r.attempt_id,
+    stage: r.stage,
+    state: r.state,
+    uncertain: r.uncertain,
     operationId: r.operation_id,
     producer: r.producer,
     model: r.model,
