@@ -25,7 +25,8 @@ import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
-// Decision 037: spend limits and the unknown-outcome breaker decide at permit issue, before anything is written.
+// Decision 037: spend limits and the unknown-outcome breaker decide at permit issue, and a refusal writes
+// nothing (the limits are taken last and a refusal undoes the statement, decision 082).
 const { db, url } = openTestDb();
 const wide = createPrismaClient(url, 20);
 afterAll(() => wide.$disconnect());
