@@ -25,7 +25,8 @@ import { callRoute } from "./helpers/call-route";
 import { tableCounts } from "./helpers/table-counts";
 import { openTestDb } from "./setup/test-db";
 
-// Decision 037: spend limits and the unknown-outcome breaker decide at permit issue, before anything is written.
+// Decision 037: spend limits and the unknown-outcome breaker decide at permit issue, and a refusal writes
+// nothing (the limits are taken last and a refusal undoes the statement, decision 082).
 const { db, url } = openTestDb();
 const wide = createPrismaClient(url, 20);
 afterAll(() => wide.$disconnect());
@@ -115,6 +116,49 @@ describe("spend limits at permit issue", () => {
     expect(await db.sendPermit.count({ where: { producer: shop.name } })).toBe(7);
     expect(await limitRow(shop.name)).toMatchObject({ hourUsedMicros: BigInt(7 * AMOUNT) });
     expect((await refusalsCounted("spend_limit", "replicate")) - before).toBe(13);
+  });
+
+  it("keeps a producer's and a model's limits exact under concurrent first and later permits (decision 082)", async () => {
+    const shop = producer("gate-both");
+    await sendsLimit(shop.name, { perHourMicros: 10 * AMOUNT, perDayMicros: null });
+    await sendsLimit(shop.name, { perHourMicros: 6 * AMOUNT, perDayMicros: null }, "omni-flash-720p");
+    // Two rejected sends, whose operations ask again below (the locked transaction's path).
+    const rejected = [ask(shop), ask(shop)];
+    for (const first of rejected) {
+      await first.send();
+      await reportOutcome(db, shop, first.input.attemptId, outcomeInput(first.operationId, 1, "rejected"));
+    }
+    const later = rejected.map(
+      ({ operationId, input }) =>
+        () =>
+          requestPermit(
+            wide,
+            shop,
+            operationId,
+            { ...input, attemptId: `${operationId}-a2`, hold: { ...input.hold, holdId: `${input.hold.holdId}-2` } },
+            env(),
+          ),
+    );
+    const sends = [
+      ...later,
+      ...Array.from({ length: 10 }, () => () => ask(shop).send(wide)),
+      ...Array.from({ length: 10 }, () => () => ask(shop, { model: "omni-pro-1080p" }).send(wide)),
+    ];
+    const results = await Promise.allSettled(sends.map((send) => send()));
+    // Every request ended in a permit or the limit's refusal: none in a deadlock or any other failure.
+    for (const result of results) {
+      if (result.status === "rejected") expect((result.reason as AppError).code).toBe("spend_limit_reached");
+    }
+    // 22 asks against 8 sends of room: the producer's limit is reached exactly, the model's is never
+    // passed, and each counter is the sum of the holds its permits reserved (the rejected two's too).
+    const [flash] = await db.$queryRaw<{ micros: bigint }[]>`
+      SELECT coalesce(sum(h.amount_micros), 0)::bigint AS micros FROM holds h
+      JOIN attempts a ON a.id = h.attempt_ref JOIN operations o ON o.id = a.operation_ref
+      WHERE h.producer = ${shop.name} AND o.model = 'omni-flash-720p'`;
+    expect(await heldBy(shop.name)).toBe(BigInt(10 * AMOUNT));
+    expect(await limitRow(shop.name)).toMatchObject({ hourUsedMicros: BigInt(10 * AMOUNT) });
+    expect((await limitRow(shop.name, "omni-flash-720p")).hourUsedMicros).toBe(flash?.micros);
+    expect(flash?.micros).toBeLessThanOrEqual(BigInt(6 * AMOUNT));
   });
 
   it("refuses with nothing written: no operation, attempt, hold, permit, audit row or use", async () => {

@@ -10,13 +10,15 @@ import type { PermitRequestInput } from "@/lib/validation/permits";
 import type { ProducerActor } from "../access/actor";
 import { reserveCtes } from "../hold/writer/reserve";
 import {
+  GATE_LIMITS_PASSED,
   GATE_NO_REFUSAL,
-  GATE_OPEN,
   type GateRefusal,
-  gateCtes,
-  gateOutcomes,
+  gateLimitsCtes,
+  gatePausedCte,
+  gatePausedOutcome,
   gateRefusal,
   gateTake,
+  raisedRefusal,
 } from "./send-gate";
 
 export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
@@ -27,8 +29,11 @@ export type FirstPermit = "issued" | "exists" | "hold_taken" | "raced";
  * its audit row). Anything else writes nothing and says why: the operation exists (the caller
  * decides on it under a lock), the holdId belongs to another send, or a concurrent first request is
  * committing (`ON CONFLICT DO NOTHING` on the operation: the caller asks again). A new send also
- * passes the send gate in the same statement (send-gate.ts, decisions 037 and 064): people's pauses,
- * the provider's breaker and the producer's spend limits, locked, checked and taken; a refusal writes nothing and is thrown.
+ * passes the send gate in the same statement (send-gate.ts, decisions 037 and 064): people's pauses
+ * and the provider's breaker are read before anything is written; the producer's spend limits are
+ * locked, checked and taken after the audit row, the statement's last write, so a producer's permits
+ * queue on its limit's row for the commit alone (decision 082). A refusal writes nothing and is
+ * thrown: a pause's before the writes, a limit's by failing the statement, which undoes them.
  */
 export async function issueFirstPermit(
   db: Db,
@@ -53,17 +58,17 @@ export async function issueFirstPermit(
   };
   const ask = { producer: producer.name, ...facts };
   const isNew = Prisma.sql`NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)`;
-  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "paused" | "refused" }>(
+  const rows = await sqlRows<GateRefusal & { outcome: FirstPermit | "paused" }>(
     db,
     Prisma.sql`
     WITH existing AS (
       SELECT 1 FROM operations WHERE producer = ${producer.name} AND operation_id = ${operationId}
     ), taken AS (
       SELECT 1 FROM holds WHERE producer = ${producer.name} AND hold_id = ${facts.holdId}
-    ), ${gateCtes(ask)}, op AS (
+    ), ${gatePausedCte(ask)}, op AS (
       INSERT INTO operations (producer, operation_id, provider, model, request_fingerprint, request_summary)
       SELECT ${producer.name}, ${operationId}, ${facts.provider}, ${facts.model}, ${facts.fingerprint}, ${request}::jsonb
-      WHERE ${isNew} AND ${GATE_OPEN}
+      WHERE ${isNew} AND NOT EXISTS (SELECT 1 FROM gate_paused)
       ON CONFLICT (producer, operation_id) DO NOTHING
       RETURNING id
     ), att AS (
@@ -83,15 +88,19 @@ export async function issueFirstPermit(
       SELECT ${producer.name}, att.operation_ref, att.id, hold.id, 1, ${new Date(input.sendDeadline)}
       FROM att JOIN hold ON hold.attempt_ref = att.id
       RETURNING id, operation_ref
-    ), ${gateTake(ask, Prisma.sql`EXISTS (SELECT 1 FROM hold)`)}, audit AS (
+    ), audit AS (
       ${insertCaselessAuditRow({ source: Prisma.sql`permit`, actor: producer, kind: "permit_issued", after })}
-    )
-    SELECT 'issued' AS outcome, ${GATE_NO_REFUSAL} FROM permit
+      RETURNING operation_ref
+    ), ${gateLimitsCtes(ask, Prisma.sql`audit`)}, ${gateTake(ask, Prisma.sql`TRUE`)}
+    SELECT 'issued' AS outcome, ${GATE_NO_REFUSAL} FROM permit WHERE ${GATE_LIMITS_PASSED}
     UNION ALL SELECT 'exists', ${GATE_NO_REFUSAL} FROM existing
     UNION ALL SELECT 'hold_taken', ${GATE_NO_REFUSAL} FROM taken WHERE NOT EXISTS (SELECT 1 FROM existing)
-    ${gateOutcomes(isNew)}`,
-  );
+    ${gatePausedOutcome(isNew)}`,
+  ).catch((error: unknown) => {
+    const refused = raisedRefusal(error);
+    throw refused ? gateRefusal(ask, refused) : error;
+  });
   const row = rows[0];
-  if (row?.outcome === "paused" || row?.outcome === "refused") throw gateRefusal(ask, row);
+  if (row?.outcome === "paused") throw gateRefusal(ask, row);
   return row?.outcome ?? "raced";
 }

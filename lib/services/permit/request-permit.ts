@@ -251,8 +251,6 @@ async function issue(
   existingRef: string | null,
   settings: PermitSettings,
 ): Promise<void> {
-  // A new attempt spends again: the breaker and the spend limits decide first, and refuse with nothing written.
-  await passSendGate(tx, { producer: producer.name, ...facts });
   const operationRef =
     existingRef ??
     (
@@ -313,4 +311,7 @@ async function issue(
       currency: facts.currency,
     },
   });
+  // A new attempt spends again: the pauses and the spend limits decide, and a refusal rolls back what
+  // was written. Last, so the limits' rows are locked for the commit alone (decision 082).
+  await passSendGate(tx, { producer: producer.name, ...facts });
 }

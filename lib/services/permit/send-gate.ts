@@ -18,17 +18,20 @@ const DAY_START = Prisma.sql`(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIM
 /**
  * The gate's common table expressions, shared by the one-statement first permit and the later
  * permits' transaction, so there is one check (decision 037):
- * - `gate_limits` locks the sends limits that apply (the producer's, and its model's) FOR UPDATE.
- *   Under READ COMMITTED a locked row is re-read at its latest committed version, so a concurrent
- *   permit that took the limit first is seen, and the two cannot both pass.
+ * - `gate_limits` locks the sends limits that apply (the producer's, and its model's) FOR UPDATE, in
+ *   the order of their ids. Under READ COMMITTED a locked row is re-read at its latest committed
+ *   version, so a concurrent permit that took the limit first is seen, and the two cannot both pass.
+ *   With `after` (a CTE of the statement's last write) it locks only once that write is done, so a
+ *   limit's row is held for the statement's end and its commit, not for its writes (decision 082).
  * - `gate_refused` is the limits the amount would pass.
- * - `gate_paused` the open pause that covers the send, of either cause (decision 070): a person's
- *   pause of its provider, producer or model (decision 064), or the breaker's pause of its provider
- *   or of this producer at it (decision 037). One lookup of the three keys in the partial index of
- *   open pauses (empty while nothing is paused), the order of `pauseCovering`: a person's first (it
- *   has no end), then the breaker's with the latest end (the Retry-After), provider before producer.
+ * - `gate_paused` (`gatePausedCte`).
  */
 export function gateCtes(ask: GateAsk): Prisma.Sql {
+  return Prisma.sql`${gateLimitsCtes(ask)}, ${gatePausedCte(ask)}`;
+}
+
+/** `gate_limits` and `gate_refused` (`gateCtes`), locking after `after` when given. */
+export function gateLimitsCtes(ask: GateAsk, after?: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     gate_limits AS MATERIALIZED (
       SELECT id, model, per_hour_micros, per_day_micros,
@@ -37,12 +40,26 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
       FROM spend_limits
       WHERE applies_to = 'sends' AND currency = ${ask.currency} AND producer = ${ask.producer}
         AND (model IS NULL OR model = ${ask.model})
+        ${after ? Prisma.sql`AND EXISTS (SELECT 1 FROM ${after})` : Prisma.empty}
       ORDER BY id
       FOR UPDATE
     ), gate_refused AS (
       SELECT * FROM gate_limits
       WHERE used_hour + ${ask.amountMicros} > per_hour_micros OR used_day + ${ask.amountMicros} > per_day_micros
-    ), gate_paused AS (
+    )`;
+}
+
+/**
+ * `gate_paused`: the open pause that covers the send, of either cause (decision 070): a person's
+ * pause of its provider, producer or model (decision 064), or the breaker's pause of its provider or
+ * of this producer at it (decision 037). One lookup of the three keys in the partial index of open
+ * pauses (empty while nothing is paused), the order of `pauseCovering`: a person's first (it has no
+ * end), then the breaker's with the latest end (the Retry-After), provider before producer. It
+ * locks nothing, so it is read before anything is written.
+ */
+export function gatePausedCte(ask: GateAsk): Prisma.Sql {
+  return Prisma.sql`
+    gate_paused AS (
       SELECT cause::text AS pause_cause, kind::text AS stop_kind, value AS stop_value, until FROM pauses
       WHERE (kind, value) IN (${Prisma.join(
         pauseKeysOf(ask).map(([kind, value]) => Prisma.sql`(${kind}::"PauseKind", ${value})`),
@@ -52,6 +69,53 @@ export function gateCtes(ask: GateAsk): Prisma.Sql {
       LIMIT 1
     )`;
 }
+
+/**
+ * An SQL condition, true when no limit was passed, that fails the whole statement when one was
+ * (`spend_gate_refuse`, SQLSTATE `SG001`, the limit's figures as the error's detail), so a statement
+ * that wrote before it took the limits writes nothing on a refusal. The producer's own limit is
+ * named before a model's, as `gateOutcomes` names it.
+ */
+export const GATE_LIMITS_PASSED = Prisma.sql`NOT EXISTS (
+  SELECT 1 FROM (SELECT * FROM gate_refused ORDER BY model NULLS FIRST LIMIT 1) r
+  WHERE spend_gate_refuse(jsonb_build_object('model', r.model, 'per_hour_micros', r.per_hour_micros::text,
+    'per_day_micros', r.per_day_micros::text, 'used_hour', r.used_hour::text, 'used_day', r.used_day::text)))`;
+
+/** A refusal `GATE_LIMITS_PASSED` raised, as the refusal columns; null for any other error. */
+export function raisedRefusal(error: unknown): (GateRefusal & { outcome: string }) | null {
+  // As pg raises it (`sqlRows`), or as Prisma wraps it (`$queryRaw`).
+  type Raised = { code?: string; detail?: string };
+  const direct = (error ?? {}) as Raised & { meta?: { driverAdapterError?: { cause?: Raised } } };
+  const { code, detail } = direct.meta?.driverAdapterError?.cause ?? direct;
+  if (code !== SPEND_GATE_REFUSED || !detail) return null;
+  // Micro-units travel as text: a bigint may be past what a JSON number keeps exactly.
+  const limit = JSON.parse(detail) as Record<string, string | null>;
+  const micros = (value: string | null | undefined) => (value == null ? null : BigInt(value));
+  return {
+    outcome: "refused",
+    ...NO_REFUSAL,
+    limit_model: typeof limit.model === "string" ? limit.model : null,
+    per_hour_micros: micros(limit.per_hour_micros),
+    per_day_micros: micros(limit.per_day_micros),
+    used_hour: micros(limit.used_hour),
+    used_day: micros(limit.used_day),
+  };
+}
+
+/** `spend_gate_refuse`'s SQLSTATE (migration 20261207220000). */
+const SPEND_GATE_REFUSED = "SG001";
+
+const NO_REFUSAL: GateRefusal = {
+  retry_after_seconds: null,
+  pause_cause: null,
+  limit_model: null,
+  per_hour_micros: null,
+  per_day_micros: null,
+  used_hour: null,
+  used_day: null,
+  stop_kind: null,
+  stop_value: null,
+};
 
 /** No pause of any kind and no limit passed: the send may go out (an SQL condition over the gate's CTEs). */
 export const GATE_OPEN = Prisma.sql`NOT EXISTS (SELECT 1 FROM gate_refused) AND NOT EXISTS (SELECT 1 FROM gate_paused)`;
@@ -99,21 +163,27 @@ export type GateRefusal = {
  * SQL condition: a new send). One arm for a pause of either cause (decision 070).
  */
 export function gateOutcomes(guard: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
-    UNION ALL
-    SELECT 'paused', ceil(extract(epoch FROM (until - now())))::int, pause_cause,
-           NULL, NULL, NULL, NULL, NULL, stop_kind, stop_value
-    FROM gate_paused WHERE ${guard}
+  return Prisma.sql`${gatePausedOutcome(guard)}
     UNION ALL
     (SELECT 'refused', NULL, NULL, model, per_hour_micros, per_day_micros, used_hour, used_day, NULL, NULL
      FROM gate_refused WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM gate_paused)
      ORDER BY model NULLS FIRST LIMIT 1)`;
 }
 
+/** The select arm naming a pause that refused the send, after `guard`. */
+export function gatePausedOutcome(guard: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    UNION ALL
+    SELECT 'paused', ceil(extract(epoch FROM (until - now())))::int, pause_cause,
+           NULL, NULL, NULL, NULL, NULL, stop_kind, stop_value
+    FROM gate_paused WHERE ${guard}`;
+}
+
 /**
  * The gate for a permit written inside a transaction (a new attempt after a refusal): one
  * statement that refuses, or takes the amount from every limit that applies. The limits stay locked
- * until the transaction commits, so the next permit against them sees this one's use.
+ * until the transaction commits, so the next permit against them sees this one's use; the caller
+ * runs it after its writes, just before the commit, so they are held no longer (decision 082).
  */
 export async function passSendGate(tx: Db, ask: GateAsk): Promise<void> {
   const rows = await sqlRows<GateRefusal & { outcome: string }>(
