@@ -97,6 +97,31 @@ describe("replicate 1.4.0", () => {
     expect(sim.state.cancelCount("replicate")).toBe(1);
   });
 
+  // Decision 076: "Read job costs" for Replicate prices a prediction's `metrics` read through the
+  // product's adapter. The official client, typed by Replicate, must read the same figures.
+  it("returns each ending's metrics as the adapter reads them for the usage import", async () => {
+    const adapter = simulatorAdapters(
+      sim.url,
+      { retry: { maxAttempts: 1, perAttemptTimeoutMs: 2_000 } },
+      TOKEN,
+    ).replicate;
+    const endings = (["succeeded", "failed"] as const).map((outcome) =>
+      sim.state.seedJob({ provider: "replicate", model, outcome, input: { prompt: "a fox", duration: 6 } }),
+    );
+    clock.advance(5_000);
+    for (const job of endings) {
+      const prediction = await replicate().predictions.get(job.id);
+      const read = await adapter.jobMetrics?.({ providerJobId: job.id, model });
+      expect(read, job.outcome).toMatchObject({ kind: "ok", succeeded: prediction.status === "succeeded" });
+      if (read?.kind !== "ok") continue;
+      const measured = prediction.metrics as { predict_time?: number; video_output_duration_seconds?: number };
+      expect([read.runSeconds, read.outputSeconds], job.outcome).toEqual([
+        measured.predict_time,
+        measured.video_output_duration_seconds,
+      ]);
+    }
+  });
+
   it("run() wraps the https output in a FileOutput whose bytes are the job's", async () => {
     const running = replicate().run(model, { input: { prompt: "a fox" }, wait: { mode: "poll", interval: 10 } });
     // The job finishes once the simulator's clock passes its run time, after run() has created it.
