@@ -3,16 +3,23 @@
 import { useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ConfirmStep } from "@/components/ui/confirm-step";
-import { focusProblem, TextAreaField } from "@/components/ui/form";
+import { focusProblem, TextAreaField, TextField } from "@/components/ui/form";
 import { attachUnexplainedChargeAction, markChargeKnownOutsideAction } from "@/lib/actions/usage-actions";
 import type { UnexplainedCharge } from "@/lib/services/usage/list-unexplained-charges";
 import { useAnnounce } from "./announcer";
 import { useDecision } from "./use-decision";
 
 type Mode = "attach" | "outside";
+type Candidate = UnexplainedCharge["candidates"][number];
+/** The send finance names: one the list offered, or a case (its address or ID) and attempt typed in. */
+type Target = { caseId: string; attemptId: string | undefined; label: string; offered: Candidate | undefined };
+
+const OTHER = "other";
+const CASE_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const keyOf = (c: Candidate) => `${c.caseId}/${c.attemptId}`;
 
 /** Where a candidate's case is, in words: "resolved as a failed generation", "parked at a delivery". */
-function placeWords(c: UnexplainedCharge["candidates"][number]): string {
+function placeWords(c: Candidate): string {
   const stage = c.stage.replaceAll("_", " ");
   return c.state === "resolved" ? `resolved at ${stage}` : `${c.state.replaceAll("_", " ")} at ${stage}`;
 }
@@ -30,23 +37,38 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
   const attach = useDecision(attachUnexplainedChargeAction);
   const outside = useDecision(markChargeKnownOutsideAction);
   const [mode, setMode] = useState<Mode | null>(null);
-  const keyOf = (c: UnexplainedCharge["candidates"][number]) => `${c.caseId}/${c.attemptId}`;
-  const [chosenKey, setChosenKey] = useState(charge.candidates[0] ? keyOf(charge.candidates[0]) : "");
+  const [chosenKey, setChosenKey] = useState(charge.candidates[0] ? keyOf(charge.candidates[0]) : OTHER);
+  const [other, setOther] = useState({ caseRef: "", attemptId: "" });
+  const [caseError, setCaseError] = useState<string | undefined>();
   const [text, setText] = useState("");
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState(false);
   const name = charge.providerJobId ? `job ${charge.providerJobId}` : "this line";
-  const chosen = charge.candidates.find((c) => keyOf(c) === chosenKey);
+  const offered = charge.candidates.find((c) => keyOf(c) === chosenKey);
+  const typedCase = other.caseRef.match(CASE_ID)?.[0];
+  const chosen: Target | undefined = offered
+    ? { caseId: offered.caseId, attemptId: offered.attemptId, label: `operation ${offered.operationId}`, offered }
+    : typedCase
+      ? {
+          caseId: typedCase,
+          attemptId: other.attemptId.trim() || undefined,
+          label: `case ${typedCase}${other.attemptId.trim() ? `, send ${other.attemptId.trim()}` : ""}`,
+          offered: undefined,
+        }
+      : undefined;
 
   function review() {
+    const noCase = mode === "attach" && !chosen ? "Paste the case's address or ID." : undefined;
     const problem =
       mode === "outside" && text.trim().length < 5
         ? "Say why it was made outside the product (at least 5 characters)."
         : mode === "attach" && !text.trim()
           ? "Evidence is required."
           : undefined;
+    setCaseError(noCase);
     setError(problem);
-    if (problem) focusProblem(fieldsRef.current, mode === "outside" ? "reason" : "evidence");
+    if (noCase) focusProblem(fieldsRef.current, "caseRef");
+    else if (problem) focusProblem(fieldsRef.current, mode === "outside" ? "reason" : "evidence");
     else setConfirming(true);
   }
 
@@ -54,7 +76,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
     const providerJobId = charge.providerJobId;
     return (
       <ConfirmStep
-        title={`Attach ${name} to operation ${chosen.operationId}`}
+        title={`Attach ${name} to ${chosen.label}`}
         confirmLabel="Attach job"
         pending={attach.pending}
         result={attach.result}
@@ -67,7 +89,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
               attemptId: chosen.attemptId,
               evidence: text,
             },
-            () => announce(`${charge.provider} ${name} is attached to operation ${chosen.operationId}.`),
+            () => announce(`${charge.provider} ${name} is attached to ${chosen.label}.`),
           )
         }
         onBack={() => {
@@ -75,9 +97,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
           setConfirming(false);
         }}
       >
-        {chosen.uncertain
-          ? `The case of ${chosen.operationId} (${chosen.producer}) goes on to status checks of this job, and the job's usage lines settle its hold at the provider's charge.`
-          : `The job is recorded on send ${chosen.attemptId} of ${chosen.operationId} (${chosen.producer}), whose case stays ${placeWords(chosen)}; the job's usage lines correct that send's hold to the provider's charge, and a hold already released is charged after its release and flagged for finance.`}
+        {consequence(chosen.offered)}
       </ConfirmStep>
     );
   }
@@ -108,7 +128,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
   if (mode === null) {
     return (
       <div className="flex flex-wrap gap-2">
-        {charge.candidates.length > 0 && charge.providerJobId ? (
+        {charge.providerJobId ? (
           <Button variant="secondary" onClick={() => setMode("attach")}>
             Attach to an operation…
           </Button>
@@ -138,6 +158,39 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
               {c.uncertain ? "" : `; send ${c.attemptId}, case ${placeWords(c)}`})
             </label>
           ))}
+          <label className="mt-1 flex items-center gap-2 text-sm">
+            <input
+              type="radio"
+              name={`${id}-case`}
+              value={OTHER}
+              checked={chosenKey === OTHER}
+              onChange={() => setChosenKey(OTHER)}
+            />
+            Another case
+          </label>
+          {chosenKey === OTHER ? (
+            <div className="mt-2 grid gap-2">
+              <TextField
+                id={`${id}-case-ref`}
+                path="caseRef"
+                name="caseRef"
+                label="Case address or ID"
+                hint="Open the operation's case and paste its address."
+                value={other.caseRef}
+                error={caseError}
+                onChange={(e) => setOther({ ...other, caseRef: e.target.value })}
+              />
+              <TextField
+                id={`${id}-attempt`}
+                path="attemptId"
+                name="attemptId"
+                label="Send (attempt ID), if not the case's current one"
+                value={other.attemptId}
+                maxLength={200}
+                onChange={(e) => setOther({ ...other, attemptId: e.target.value })}
+              />
+            </div>
+          ) : null}
         </fieldset>
       ) : null}
       <TextAreaField
@@ -173,4 +226,14 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
       </div>
     </div>
   );
+}
+
+/** What attaching does, said before finance confirms it. */
+function consequence(offered: Candidate | undefined): string {
+  const lines = "the job's usage lines correct that send's hold to the provider's charge";
+  if (!offered)
+    return `The job is recorded on the send you named, through the ownership rule: the case's uncertain submission goes on to status checks, any other send's case stays where it is, and ${lines}.`;
+  if (offered.uncertain)
+    return `The case of ${offered.operationId} (${offered.producer}) goes on to status checks of this job, and the job's usage lines settle its hold at the provider's charge.`;
+  return `The job is recorded on send ${offered.attemptId} of ${offered.operationId} (${offered.producer}), whose case stays ${placeWords(offered)}; ${lines}, and a hold already released is charged after its release and flagged for finance.`;
 }
