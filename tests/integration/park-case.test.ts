@@ -6,6 +6,7 @@ import type { AppError } from "@/lib/errors";
 import { acceptFailure } from "@/lib/services/case/accept-failure";
 import { parkCase } from "@/lib/services/case/park-case";
 import { reconcileCase } from "@/lib/services/case/reconcile-case";
+import { parkOperation } from "@/lib/services/permit/park-permitted-delivery";
 import { authorizeReplacement } from "@/lib/services/replacement/decide-replacement";
 import { requestReplacement } from "@/lib/services/replacement/request-replacement";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
@@ -52,20 +53,26 @@ describe("parkCase", () => {
     expect(await countRows(db)).toEqual(before);
   });
 
-  it("an identical re-registration is answered by a read: a writer's table lock does not hold it", async () => {
+  it("an identical re-registration is answered by a read at every stage: a writer's table lock does not hold it", async () => {
     // EXCLUSIVE mode (the tables' owner may take it) lets readers through and stops every writer,
-    // including a write statement that would insert nothing. Before replays were answered by a read, each one waited here.
-    const inputs = [parkInput("polling"), parkInput("submission_uncertain")];
+    // including a write statement that would insert nothing, and a permit's row lock (FOR UPDATE).
+    // Before replays were answered by a read, each one waited here; before decision 083 a park at
+    // delivery first looked for its attempt's permit under such a lock, and waited too.
+    const inputs = (["polling", "submission_uncertain", "delivery", "generation_failed"] as const).map((stage) =>
+      parkInput(stage),
+    );
     const firsts = [];
-    for (const input of inputs) firsts.push(await parkCase(db, shop, input));
+    for (const input of inputs) firsts.push(await parkOperation(db, shop, input));
     const locker = new pg.Client({ connectionString: ownerUrl() });
     await locker.connect();
     let replays: Promise<unknown> = Promise.resolve();
     try {
       await locker.query("BEGIN");
-      await locker.query("LOCK TABLE operations, cases, holds, ledger_entries, audit_events IN EXCLUSIVE MODE");
+      await locker.query(
+        "LOCK TABLE operations, attempts, cases, holds, ledger_entries, audit_events, send_permits IN EXCLUSIVE MODE",
+      );
       let settled = false;
-      const answered = Promise.all(inputs.map((input) => parkCase(db, shop, input))).finally(() => {
+      const answered = Promise.all(inputs.map((input) => parkOperation(db, shop, input))).finally(() => {
         settled = true;
       });
       replays = answered.catch(() => {});

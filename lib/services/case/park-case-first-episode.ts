@@ -9,6 +9,7 @@ import type { Env } from "@/lib/env";
 import type { ParkCaseInput } from "@/lib/validation/park-case";
 import type { ProducerActor } from "../access/actor";
 import { reserveCtes } from "../hold/writer/reserve";
+import { type ParkEvidence, parkEvidence } from "../job-claim/claim-job";
 import { firstCaseCte, firstEpisodeAudit } from "./writer/first-episode";
 
 export type FirstEpisode =
@@ -127,40 +128,101 @@ export async function parkFirstEpisode(
 
 type Registered = Extract<FirstEpisode, { kind: "existing" }> & {
   /**
-   * The named provider job is recorded for this very attempt of this operation: what
-   * `refuseContradictedPark` calls `mine`, which lets a claim on the job through unexamined.
+   * The named provider job is recorded for this very attempt of this operation: what lets a claim on
+   * the job through unexamined (`refuseContradictedPark`).
    */
   jobIsItsOwn: boolean;
 };
 
+/** What a park reads before it writes anything, in one statement (`readRegistration`). */
+export type Registration = {
+  /** The operation's case as registered; null when the operation has no case (or does not exist). */
+  found: Registered | null;
+  /**
+   * At delivery only: this very attempt was sent under a permit that has not parked yet (live,
+   * accepted or completed), which parks through the permit (decision 078) instead of here.
+   */
+  permitAwaitsPark: boolean;
+  /** The provider's evidence about a named job not recorded for this attempt; null otherwise. */
+  evidence: ParkEvidence | null;
+};
+
+type ReadRow = Omit<Row, "outcome"> & {
+  job_is_its_own: boolean;
+  permit_awaits_park: boolean;
+  bound_elsewhere: boolean | null;
+  evidence_fingerprint: string | null;
+  evidence_model: string | null;
+};
+
 /**
- * The operation's case as registered, by one read: no transaction, no lock beyond a reader's, no
- * trigger. An identical re-registration is most of a replayed burst, and the write statement above
- * costs it a writer's locks and every statement trigger of six tables even when it writes nothing
- * (docs/performance.md §4). `null` when the operation has no case.
+ * Everything a park decides on before writing, by one read: no transaction, no lock beyond a
+ * reader's, no trigger. An identical re-registration is most of a replayed burst and is answered
+ * from this alone; the write statement above would cost it a writer's locks and every statement
+ * trigger of six tables even when it writes nothing (docs/performance.md §4). The permit and the
+ * provider's evidence are looked up only where they can matter (decision 083): the permit for a park
+ * at delivery of an existing operation, the evidence for a named job this attempt does not record.
  */
-export async function readRegistered(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<Registered | null> {
+export async function readRegistration(db: Db, actor: ProducerActor, input: ParkCaseInput): Promise<Registration> {
   const jobId = input.providerJobId ?? null;
-  const rows = await sqlRows<Omit<Row, "outcome"> & { job_is_its_own: boolean }>(
+  const evidence = jobId
+    ? parkEvidence({
+        producer: actor.name,
+        operationId: input.operationId,
+        attemptId: input.attemptId,
+        provider: input.provider,
+        providerJobId: jobId,
+        fingerprint: input.requestFingerprint,
+        model: input.model,
+      })
+    : Prisma.sql`SELECT NULL::boolean AS bound_elsewhere, NULL::text AS fingerprint, NULL::text AS model`;
+  const rows = await sqlRows<ReadRow>(
     db,
     Prisma.sql`
     SELECT c.id, c.stage, c.state, c.attempt_id, c.registered_stage, c.registered_job_id, c.registered_fingerprint,
-           c.provider, c.model, h.hold_id, h.amount_micros, h.currency,
-           EXISTS (SELECT 1 FROM attempts a
-                   WHERE a.provider = ${input.provider} AND a.provider_job_id = ${jobId}
-                     AND a.operation_ref = o.id AND a.attempt_id = ${input.attemptId}) AS job_is_its_own
-    FROM operations o JOIN cases c ON c.operation_ref = o.id LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
-    WHERE o.producer = ${actor.name} AND o.operation_id = ${input.operationId}`,
+           c.provider, c.model, h.hold_id, h.amount_micros, h.currency, mine.job_is_its_own,
+           ${input.stage === "delivery"} AND EXISTS (
+             SELECT 1 FROM attempts a JOIN send_permits p ON p.attempt_ref = a.id
+             WHERE a.operation_ref = o.id AND a.attempt_id = ${input.attemptId}
+               AND p.case_ref IS NULL AND p.status IN ('live', 'accepted', 'completed')) AS permit_awaits_park,
+           e.bound_elsewhere, e.fingerprint AS evidence_fingerprint, e.model AS evidence_model
+    FROM (SELECT) AS one
+    LEFT JOIN operations o ON o.producer = ${actor.name} AND o.operation_id = ${input.operationId}
+    LEFT JOIN cases c ON c.operation_ref = o.id
+    LEFT JOIN holds h ON h.attempt_ref = c.attempt_ref
+    CROSS JOIN LATERAL (
+      SELECT EXISTS (SELECT 1 FROM attempts a
+                     WHERE a.provider = ${input.provider} AND a.provider_job_id = ${jobId}
+                       AND a.operation_ref = o.id AND a.attempt_id = ${input.attemptId}) AS job_is_its_own
+      OFFSET 0
+    ) AS mine
+    -- The evidence's lookups run only for a named job that is not this attempt's own (OFFSET 0 keeps
+    -- the planner from merging the subquery into the join, where its lookups would run first).
+    LEFT JOIN LATERAL (${evidence} WHERE NOT mine.job_is_its_own OFFSET 0) AS e ON true`,
   );
   const row = rows[0];
-  if (!row?.id) return null;
+  if (!row) throw new Error("the registration read returns one row");
+  const found: Registered | null = row.id
+    ? {
+        kind: "existing",
+        caseId: row.id,
+        stage: row.stage as Stage,
+        state: row.state as CaseState,
+        registered: registeredFacts(row, input.operationId),
+        jobIsItsOwn: row.job_is_its_own,
+      }
+    : null;
   return {
-    kind: "existing",
-    caseId: row.id,
-    stage: row.stage as Stage,
-    state: row.state as CaseState,
-    registered: registeredFacts(row, input.operationId),
-    jobIsItsOwn: row.job_is_its_own,
+    found,
+    permitAwaitsPark: row.permit_awaits_park,
+    evidence:
+      jobId && !row.job_is_its_own
+        ? {
+            bound_elsewhere: row.bound_elsewhere ?? false,
+            fingerprint: row.evidence_fingerprint,
+            model: row.evidence_model,
+          }
+        : null,
   };
 }
 

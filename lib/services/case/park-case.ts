@@ -12,7 +12,7 @@ import { type ProducerActor, requireProducer } from "../access/actor";
 import { chargeAfterRelease } from "../hold/charge-after-release";
 import { reserveHold } from "../hold/reserve-hold";
 import { refuseContradictedPark } from "../job-claim/claim-job";
-import { parkFirstEpisode, readRegistered } from "./park-case-first-episode";
+import { parkFirstEpisode, type Registration, readRegistration } from "./park-case-first-episode";
 import { requireReadableJobId } from "./provider-job-id";
 import { type CaseRow, transitionCase } from "./transition-case";
 
@@ -40,15 +40,17 @@ const json = (value: unknown, settings?: Pick<Env, "STORE_PROMPTS">) =>
  * open case are refused; a resolved case re-parked with a new attempt or stage opens a new episode.
  * Two identical registrations racing both end on the one case (the loser retries and finds it).
  *
- * An identical replay is answered by one read (`answerReplay`); a first registration is one
- * statement (park-case-first-episode.ts); only a new episode on an existing case takes the
- * transaction below.
+ * An identical replay is answered by one read (`readRegistration`, which also reads the provider's
+ * evidence on a named job); a first registration is that read and one write statement
+ * (park-case-first-episode.ts); only a new episode on an existing case takes the transaction below.
+ * `read` is that read when the caller made it already (`parkOperation`, decision 083).
  */
 export async function parkCase(
   db: Db,
   actor: Principal,
   input: ParkCaseInput,
   options: ParkOptions = {},
+  read?: Registration,
 ): Promise<ParkCaseResult> {
   const producer = requireProducer(actor);
   requireReadableJobId(input.provider, input.providerJobId);
@@ -57,19 +59,10 @@ export async function parkCase(
   if (!valid.ok) throw new AppError("invalid_request", valid.error.message);
   const plan = planReserve(input.hold.amountMicros);
   if (!plan.ok) throw new AppError("invalid_request", plan.error.message);
-  const replayed = await answerReplay(db, producer, input, facts);
+  const registration = read ?? (await readRegistration(db, producer, input));
+  const replayed = answerReplay(registration, input, facts);
   if (replayed) return replayed;
-  if (input.providerJobId) {
-    await refuseContradictedPark(db, {
-      producer: producer.name,
-      operationId: input.operationId,
-      attemptId: input.attemptId,
-      provider: input.provider,
-      providerJobId: input.providerJobId,
-      fingerprint: input.requestFingerprint,
-      model: input.model,
-    });
-  }
+  refuseContradictedPark(registration.evidence, { fingerprint: input.requestFingerprint, model: input.model });
   for (let attempt = 0; ; attempt++) {
     try {
       const first = await parkFirstEpisode(db, producer, input, options.openedAt ?? null, options.settings);
@@ -96,19 +89,13 @@ export async function parkCase(
 }
 
 /**
- * An identical re-registration answered from one read, before the write statement: the answer the
+ * An identical re-registration answered from the read, before the write statement: the answer the
  * path below gives it (its provider-evidence check lets the attempt's own job through, and the
  * statement finds the case and judges it `existing`), without its locks and triggers
- * (docs/performance.md §4). Anything else the read cannot settle (no case yet, other facts, a new
+ * (docs/performance.md §4). Anything the read cannot settle (no case yet, other facts, a new
  * episode, a job not recorded for this attempt) takes the path below, which reads again.
  */
-async function answerReplay(
-  db: Db,
-  producer: ProducerActor,
-  input: ParkCaseInput,
-  facts: RegistrationFacts,
-): Promise<ParkCaseResult | null> {
-  const found = await readRegistered(db, producer, input);
+function answerReplay({ found }: Registration, input: ParkCaseInput, facts: RegistrationFacts): ParkCaseResult | null {
   if (!found || (input.providerJobId && !found.jobIsItsOwn)) return null;
   const verdict = decideRegistration({ registered: found.registered, state: found.state }, facts);
   if (!verdict.ok || verdict.value.kind !== "existing") return null;

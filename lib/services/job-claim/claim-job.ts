@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/prisma/client";
 import { isUniqueViolation } from "@/lib/db/unique-violation";
 import {
   type ClaimantFacts,
@@ -248,44 +248,53 @@ export async function disownHolder(
   });
 }
 
+/** The park whose named job `parkEvidence` reads the provider's evidence on. */
+type ParkClaim = {
+  producer: string;
+  operationId: string;
+  attemptId: string;
+  provider: string;
+  providerJobId: string;
+  fingerprint: string;
+  model: string;
+};
+
+/** What the provider's evidence says about the job a park names (`parkEvidence`'s columns). */
+export type ParkEvidence = { bound_elsewhere: boolean; fingerprint: string | null; model: string | null };
+
 /**
- * Rule 17 at the park door (POST /api/v1/cases with a job ID), before the one-statement registration:
- * a job the provider's evidence shows is not this operation's (its signed reference is fixed to
- * another attempt, or its signed copy of the request or model is not this one's) is refused. A park
- * has no reference and no permit window, so it never takes a job from another claim; a replay of a
- * registration that already records the job is left to the registration's own idempotence.
+ * Rule 17 at the park door (POST /api/v1/cases with a job ID): the provider's evidence about the
+ * named job, as the select list of one row, so the park reads it in the statement that reads its
+ * registration (lib/services/case/park-case-first-episode.ts) and `refuseContradictedPark` judges it.
  */
-export async function refuseContradictedPark(
-  db: Prisma.TransactionClient,
-  input: {
-    producer: string;
-    operationId: string;
-    attemptId: string;
-    provider: string;
-    providerJobId: string;
-    fingerprint: string;
-    model: string;
-  },
-): Promise<void> {
-  const [row] = await db.$queryRaw<
-    { mine: boolean; bound_elsewhere: boolean; fingerprint: string | null; model: string | null }[]
-  >`
-    SELECT EXISTS (SELECT 1 FROM attempts a JOIN operations o ON o.id = a.operation_ref
-                   WHERE a.provider = ${input.provider} AND a.provider_job_id = ${input.providerJobId}
-                     AND o.producer = ${input.producer} AND o.operation_id = ${input.operationId}
-                     AND a.attempt_id = ${input.attemptId}) AS mine,
-           EXISTS (SELECT 1 FROM job_references r JOIN attempts a ON a.id = r.attempt_ref JOIN operations o ON o.id = a.operation_ref
-                   WHERE r.provider = ${input.provider} AND r.provider_job_id = ${input.providerJobId}
-                     AND NOT (o.producer = ${input.producer} AND o.operation_id = ${input.operationId}
-                              AND a.attempt_id = ${input.attemptId})) AS bound_elsewhere,
-           (SELECT w.request_fingerprint FROM provider_webhooks w WHERE w.provider = ${input.provider}
-              AND w.provider_job_id = ${input.providerJobId} AND w.request_fingerprint IS NOT NULL ORDER BY w.id LIMIT 1) AS fingerprint,
-           (SELECT w.model FROM provider_webhooks w WHERE w.provider = ${input.provider}
-              AND w.provider_job_id = ${input.providerJobId} AND w.model IS NOT NULL ORDER BY w.id LIMIT 1) AS model`;
-  if (!row || row.mine) return;
-  const claimant = { attemptRef: "", fingerprint: input.fingerprint, model: input.model, window: null };
-  const reason = row.bound_elsewhere
+export function parkEvidence(claim: ParkClaim): Prisma.Sql {
+  return Prisma.sql`
+    SELECT EXISTS (SELECT 1 FROM job_references r JOIN attempts ra ON ra.id = r.attempt_ref
+                     JOIN operations ro ON ro.id = ra.operation_ref
+                   WHERE r.provider = ${claim.provider} AND r.provider_job_id = ${claim.providerJobId}
+                     AND NOT (ro.producer = ${claim.producer} AND ro.operation_id = ${claim.operationId}
+                              AND ra.attempt_id = ${claim.attemptId})) AS bound_elsewhere,
+           (SELECT w.request_fingerprint FROM provider_webhooks w WHERE w.provider = ${claim.provider}
+              AND w.provider_job_id = ${claim.providerJobId} AND w.request_fingerprint IS NOT NULL ORDER BY w.id LIMIT 1) AS fingerprint,
+           (SELECT w.model FROM provider_webhooks w WHERE w.provider = ${claim.provider}
+              AND w.provider_job_id = ${claim.providerJobId} AND w.model IS NOT NULL ORDER BY w.id LIMIT 1) AS model`;
+}
+
+/**
+ * Before the one-statement registration: a job the provider's evidence shows is not this
+ * operation's (its signed reference is fixed to another attempt, or its signed copy of the request
+ * or model is not this one's) is refused. A park has no reference and no permit window, so it never
+ * takes a job from another claim; a job already recorded for this very attempt (a replay) is not
+ * examined, and `evidence` is null then: the registration's own idempotence answers it.
+ */
+export function refuseContradictedPark(
+  evidence: ParkEvidence | null,
+  claim: Pick<ParkClaim, "fingerprint" | "model">,
+): void {
+  if (!evidence) return;
+  const claimant = { attemptRef: "", fingerprint: claim.fingerprint, model: claim.model, window: null };
+  const reason = evidence.bound_elsewhere
     ? "the provider's signed reference ties the job to another operation's send"
-    : refutedBy({ fingerprint: row.fingerprint, model: row.model }, claimant);
+    : refutedBy({ fingerprint: evidence.fingerprint, model: evidence.model }, claimant);
   if (reason) throw new AppError("provider_job_in_use", `The provider's evidence refuses this claim: ${reason}.`);
 }

@@ -7,6 +7,7 @@ import type { ParkCaseInput } from "@/lib/validation/park-case";
 import { requireProducer } from "../access/actor";
 import { keepingRefusedClaims } from "../case/job-owner";
 import { type ParkCaseResult, type ParkOptions, parkCase } from "../case/park-case";
+import { readRegistration } from "../case/park-case-first-episode";
 import { requireReadableJobId } from "../case/provider-job-id";
 import { PERMIT_FOR_PARKING, parkPermit } from "./park-permit";
 import { applyPermitReport, type LockedPermit } from "./report-outcome";
@@ -17,6 +18,10 @@ import { applyPermitReport, type LockedPermit } from "./report-outcome";
  * permit's own attempt and hold (decision 078), so the product copies the finished video (from its
  * vault when the provider has deleted it, decision 075) instead of the operation having no door.
  * Anything else is parked as before (`parkCase`, which refuses other parks of a permitted operation).
+ *
+ * Whether such a permit exists comes with the registration's one read (decision 083): almost no park
+ * is of a permitted send, and an identical re-registration is answered from that read alone, with
+ * no transaction. Only a park the read finds a permit for locks it, in the transaction below.
  */
 export async function parkOperation(
   db: Db,
@@ -24,11 +29,11 @@ export async function parkOperation(
   input: ParkCaseInput,
   options: ParkOptions = {},
 ): Promise<ParkCaseResult> {
-  if (input.stage === "delivery") {
-    const parked = await parkPermittedDelivery(db, actor, input, options);
-    if (parked) return parked;
-  }
-  return parkCase(db, actor, input, options);
+  const read = await readRegistration(db, requireProducer(actor), input);
+  if (!read.permitAwaitsPark) return parkCase(db, actor, input, options, read);
+  const parked = await parkPermittedDelivery(db, actor, input, options);
+  // The permit parked or moved on since the read: what was read is stale, so parkCase reads again.
+  return parked ?? parkCase(db, actor, input, options);
 }
 
 /**
