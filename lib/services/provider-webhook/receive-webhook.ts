@@ -20,7 +20,7 @@ import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
 import { recordVaultIntent } from "../vault/record-vault-intent";
 import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
-import { completeOwnedPermit, OWNED_PERMIT_COLUMNS, OWNED_PERMIT_WHERE, type OwnedPermit } from "./owned-completion";
+import { completeOwnedPermit, type OwnedPermit, selectOwnedPermit } from "./owned-completion";
 import { type Found, findTarget } from "./webhook-target";
 
 export type WebhookInput = {
@@ -114,11 +114,7 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
     ), owned AS (
       SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
     ), permit AS (
-      SELECT ${OWNED_PERMIT_COLUMNS}
-      FROM attempts a JOIN send_permits sp ON sp.attempt_ref = a.id JOIN operations o ON o.id = sp.operation_ref
-        JOIN holds h ON h.id = sp.hold_ref
-      WHERE a.provider = ${actor.provider} AND a.provider_job_id = ${report.providerJobId} AND ${OWNED_PERMIT_WHERE}
-        AND ${report.status.kind === "completed"}
+      ${selectOwnedPermit(actor.provider, report.providerJobId)} AND ${report.status.kind === "completed"}
     ), kept AS (
       ${insertKept(actor, input, { outcome: "unmatched", note: UNMATCHED_NOTE })}
       WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
