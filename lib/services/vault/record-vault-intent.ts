@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/prisma/client";
+import { sqlRows } from "@/lib/db/sql-rows";
 import { DEFAULT_OUTPUT_SECONDS, type VaultPolicy, vaultKeeps } from "@/lib/domain/vault";
 import { PROVIDER_CAPABILITIES } from "@/lib/providers/capabilities";
 import { withOutputExpiry } from "@/lib/providers/output-expiry";
@@ -32,7 +33,10 @@ export async function recordVaultIntent(
   const fallback = new Date(now.getTime() + DEFAULT_OUTPUT_SECONDS * 1000).toISOString();
   const rows = fetchableOutputs(status.outputs).map((row) => ({ ...row, expiresAt: row.expiresAt ?? fallback }));
   if (rows.length === 0) return 0;
-  return db.$executeRaw(Prisma.sql`
+  // One raw statement on the webhook's hot path, through the pool rather than Prisma (sql-rows.ts).
+  const written = await sqlRows<{ written: number }>(
+    db,
+    Prisma.sql`
     INSERT INTO vault_copies (operation_ref, attempt_ref, provider, provider_job_id, output_index, source, url,
                               content_type, declared_bytes, expires_at)
     SELECT a.operation_ref, a.id, a.provider, a.provider_job_id, o."outputIndex", ${input.source}, o.url,
@@ -47,7 +51,10 @@ export async function recordVaultIntent(
       SET url = EXCLUDED.url, content_type = EXCLUDED.content_type, declared_bytes = EXCLUDED.declared_bytes,
           expires_at = EXCLUDED.expires_at, source = EXCLUDED.source
       -- The provider's signed word replaces a producer's report while nothing was copied yet (rule 17).
-      WHERE vault_copies.status = 'pending' AND vault_copies.source = 'report' AND EXCLUDED.source = 'webhook'`);
+      WHERE vault_copies.status = 'pending' AND vault_copies.source = 'report' AND EXCLUDED.source = 'webhook'
+    RETURNING 1 AS written`,
+  );
+  return written.length;
 }
 
 /**
