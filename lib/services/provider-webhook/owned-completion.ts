@@ -65,6 +65,8 @@ export async function completeOwnedPermit(
     signedAt: Date;
     status: Parameters<typeof meaningOfWebhook>[1];
     keptRow: (row: { outcome: "permit_reported"; note: string; permitRef: string }) => Prisma.Sql;
+    /** The completion's vault intent (decision 075), written only when `gate` holds; null when none is kept. */
+    vaultIntent: (gate: Prisma.Sql) => Prisma.Sql | null;
   },
 ): Promise<boolean> {
   const { owner, providerJobId } = input;
@@ -95,6 +97,8 @@ export async function completeOwnedPermit(
     token: owner.token,
     holdSettledMicros: Number(amount),
   };
+  // Kept in the same statement as the completion it follows, so the path costs no third round trip.
+  const vault = input.vaultIntent(Prisma.sql`EXISTS (SELECT 1 FROM p JOIN settled ON settled.id = p.hold_ref)`);
   const rows = await sqlRows<{ completed: number }>(
     db,
     Prisma.sql`
@@ -135,7 +139,7 @@ export async function completeOwnedPermit(
         FROM p JOIN settled ON settled.id = p.hold_ref`,
         { operation: true },
       )}
-    )
+    )${vault ? Prisma.sql`, vault AS (${vault})` : Prisma.empty}
     SELECT count(*)::int AS completed FROM p JOIN settled ON settled.id = p.hold_ref`,
   );
   return (rows[0]?.completed ?? 0) === 1;
