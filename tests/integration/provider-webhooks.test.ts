@@ -573,6 +573,21 @@ describe("the intake's one-statement answers", () => {
     });
   });
 
+  it("an accepted permit's completion keeps its output's vault intent in the same statement, and its retry changes nothing", async () => {
+    const { job } = await acceptedPermit();
+    const id = `msg_owned_vault_${sequence++}`;
+    const first = await replicateCall(completion(job), { id });
+    const kept = await db.vaultCopy.findMany({ where: { providerJobId: job } });
+    const retry = await replicateCall(completion(job), { id });
+    expect(first.json).toEqual({ duplicate: false, outcome: "permit_reported", caseId: null });
+    expect(retry.json).toEqual({ ...first.json, duplicate: true });
+    // Decision 081: no write after the completion's statement is needed for the intent to exist.
+    expect(kept.map((c) => [c.source, c.status, c.url])).toEqual([
+      ["webhook", "pending", `https://replicate.delivery/${job}.mp4`],
+    ]);
+    expect(await db.vaultCopy.findMany({ where: { providerJobId: job } })).toEqual(kept);
+  });
+
   it("a completion after finance released the hold is left to the transaction: a charge after release, not a settlement", async () => {
     const { operationId, input, job } = await acceptedPermit();
     const finance = await makeUser(db, ["finance"]);

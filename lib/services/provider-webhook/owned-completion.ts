@@ -26,16 +26,27 @@ export type OwnedPermit = {
   amount_micros: string;
 };
 
-/** The owner columns the intake's first statement selects for `OwnedPermit` (aliases: a attempt, sp permit, o operation, h hold). */
-export const OWNED_PERMIT_COLUMNS = Prisma.sql`sp.id AS permit_id, sp.token, sp.producer, o.operation_id, a.attempt_id,
-  h.id AS hold_ref, h.amount_micros::text AS amount_micros`;
-
-/** Where an accepted permit is the job's owner as `findTarget` reads it and the completion needs nothing else. */
-export const OWNED_PERMIT_WHERE = Prisma.sql`sp.status = 'accepted' AND sp.case_ref IS NULL
-  AND sp.provider_job_id = a.provider_job_id
-  AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.operation_ref = o.id AND c.attempt_ref = a.id)
-  AND NOT EXISTS (SELECT 1 FROM send_permits l WHERE l.operation_ref = sp.operation_ref AND l.token > sp.token)
-  AND h.status = 'held' AND h.case_id IS NULL`;
+/**
+ * The accepted permit that owns a job, as `findTarget` reads it when the completion needs nothing
+ * else: the permit is the job's owner with no case, the operation's latest, and its hold is held
+ * with no case. Each row is reached by its own key from the job's attempt: a permit by its attempt,
+ * a hold by its id, each in a subquery the planner may neither flatten nor filter (`OFFSET 0`), so
+ * a prepared statement's generic plan, made while the tables were nearly empty, cannot walk a
+ * partial index of every open permit or held hold instead (decision 081).
+ */
+export function selectOwnedPermit(provider: string, providerJobId: string): Prisma.Sql {
+  return Prisma.sql`SELECT sp.id AS permit_id, sp.token, sp.producer, o.operation_id, a.attempt_id,
+           h.id AS hold_ref, h.amount_micros::text AS amount_micros
+    FROM attempts a
+      CROSS JOIN LATERAL (SELECT * FROM send_permits WHERE attempt_ref = a.id OFFSET 0) sp
+      JOIN operations o ON o.id = sp.operation_ref
+      CROSS JOIN LATERAL (SELECT * FROM holds WHERE id = sp.hold_ref OFFSET 0) h
+    WHERE a.provider = ${provider} AND a.provider_job_id = ${providerJobId}
+      AND sp.status = 'accepted' AND sp.case_ref IS NULL AND sp.provider_job_id = a.provider_job_id
+      AND NOT EXISTS (SELECT 1 FROM cases c WHERE c.operation_ref = o.id AND c.attempt_ref = a.id)
+      AND NOT EXISTS (SELECT 1 FROM send_permits l WHERE l.operation_ref = sp.operation_ref AND l.token > sp.token)
+      AND h.status = 'held' AND h.case_id IS NULL`;
+}
 
 /**
  * The provider's completion of a job an accepted permit owns, in one statement: the webhook's row
@@ -54,6 +65,8 @@ export async function completeOwnedPermit(
     signedAt: Date;
     status: Parameters<typeof meaningOfWebhook>[1];
     keptRow: (row: { outcome: "permit_reported"; note: string; permitRef: string }) => Prisma.Sql;
+    /** The completion's vault intent (decision 075), written only when `gate` holds; null when none is kept. */
+    vaultIntent: (gate: Prisma.Sql) => Prisma.Sql | null;
   },
 ): Promise<boolean> {
   const { owner, providerJobId } = input;
@@ -84,16 +97,21 @@ export async function completeOwnedPermit(
     token: owner.token,
     holdSettledMicros: Number(amount),
   };
+  // Kept in the same statement as the completion it follows, so the path costs no third round trip.
+  const vault = input.vaultIntent(Prisma.sql`EXISTS (SELECT 1 FROM p JOIN settled ON settled.id = p.hold_ref)`);
   const rows = await sqlRows<{ completed: number }>(
     db,
     Prisma.sql`
     WITH locked AS (
-      SELECT sp.id FROM send_permits sp JOIN holds h ON h.id = sp.hold_ref
-      WHERE sp.id = ${owner.permit_id}::uuid AND sp.status = 'accepted' AND sp.case_ref IS NULL
+      -- Each row by its key alone, locked (the permit, then its hold), then checked as it is now
+      -- (selectOwnedPermit, decision 081).
+      SELECT sp.id
+      FROM (SELECT * FROM send_permits WHERE id = ${owner.permit_id}::uuid OFFSET 0 FOR UPDATE) sp
+        CROSS JOIN LATERAL (SELECT * FROM holds WHERE id = sp.hold_ref AND id = ${owner.hold_ref}::uuid OFFSET 0 FOR UPDATE) h
+      WHERE sp.status = 'accepted' AND sp.case_ref IS NULL
         AND sp.provider_job_id = ${providerJobId} AND sp.token = ${owner.token}
         AND NOT EXISTS (SELECT 1 FROM send_permits l WHERE l.operation_ref = sp.operation_ref AND l.token > sp.token)
-        AND h.id = ${owner.hold_ref}::uuid AND h.status = 'held' AND h.case_id IS NULL AND h.amount_micros = ${amount}
-      FOR UPDATE OF sp, h
+        AND h.status = 'held' AND h.case_id IS NULL AND h.amount_micros = ${amount}
     ), kept AS (
       ${input.keptRow({ outcome: "permit_reported", note: "permit completed", permitRef: owner.permit_id })}
       WHERE EXISTS (SELECT 1 FROM locked)
@@ -121,7 +139,7 @@ export async function completeOwnedPermit(
         FROM p JOIN settled ON settled.id = p.hold_ref`,
         { operation: true },
       )}
-    )
+    )${vault ? Prisma.sql`, vault AS (${vault})` : Prisma.empty}
     SELECT count(*)::int AS completed FROM p JOIN settled ON settled.id = p.hold_ref`,
   );
   return (rows[0]?.completed ?? 0) === 1;

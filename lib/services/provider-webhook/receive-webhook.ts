@@ -17,10 +17,10 @@ import { type ProviderActor, requireProvider, requireWorker } from "../access/ac
 import { admitReference } from "../job-claim/admit-reference";
 import { attachJobToUncertainCase } from "../permit/park-permit";
 import { applyPermitReport, type LockedPermit } from "../permit/report-outcome";
-import { recordVaultIntent } from "../vault/record-vault-intent";
+import { recordVaultIntent, vaultIntentInsert } from "../vault/record-vault-intent";
 import { contradictNoJobVerdict } from "./contradict-no-job";
 import { type Applied, converge } from "./converge";
-import { completeOwnedPermit, OWNED_PERMIT_COLUMNS, OWNED_PERMIT_WHERE, type OwnedPermit } from "./owned-completion";
+import { completeOwnedPermit, type OwnedPermit, selectOwnedPermit } from "./owned-completion";
 import { type Found, findTarget } from "./webhook-target";
 
 export type WebhookInput = {
@@ -79,15 +79,18 @@ export async function receiveProviderWebhook(
   vault: VaultPolicy = DEFAULT_VAULT_POLICY,
 ): Promise<WebhookResult> {
   const provider = requireProvider(actor);
-  const quick = input.reference ? null : await keptOrUnmatched(db, provider, input);
+  const { providerJobId, status } = input.report;
+  const intent = { provider: provider.provider, providerJobId, status, source: "webhook" as const };
+  const quick = input.reference
+    ? null
+    : await keptOrUnmatched(db, provider, input, (gate) => vaultIntentInsert(intent, vault, new Date(), gate));
   const result = quick ?? (await withRefusalsKept(db, (tx, refused) => receive(tx, provider, input, refused)));
   // Decision 075: a completion no open case will copy is kept by the product, recorded after the
-  // webhook's own commit and again on the provider's retry of it (idempotent per output).
+  // webhook's own commit (or within the owned completion's statement, decision 081) and again on the
+  // provider's retry of it (idempotent per output).
   // A webhook refused or about nobody's job vouches for no one's outputs.
-  const { providerJobId, status } = input.report;
-  if (APPLIED_OUTCOMES.has(result.outcome))
-    await recordVaultIntent(db, { provider: provider.provider, providerJobId, status, source: "webhook" }, vault);
-  return result;
+  if (APPLIED_OUTCOMES.has(result.outcome) && !quick?.vaultKept) await recordVaultIntent(db, intent, vault);
+  return { duplicate: result.duplicate, outcome: result.outcome, caseId: result.caseId };
 }
 
 const APPLIED_OUTCOMES = new Set(["permit_reported", "observed", "converged", "attached"]);
@@ -99,7 +102,12 @@ const APPLIED_OUTCOMES = new Set(["permit_reported", "observed", "converged", "a
  * statement settles (owned-completion.ts). Null when the job has another owner, or the row is being
  * written concurrently, or the completion found its permit changed: the transaction decides.
  */
-async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput): Promise<WebhookResult | null> {
+async function keptOrUnmatched(
+  db: Db,
+  actor: ProviderActor,
+  input: WebhookInput,
+  vaultIntent: (gate: Prisma.Sql) => Prisma.Sql | null,
+): Promise<(WebhookResult & { vaultKept?: boolean }) | null> {
   const { report } = input;
   const rows = await sqlRows<{
     duplicate: boolean | null;
@@ -114,11 +122,7 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
     ), owned AS (
       SELECT 1 FROM attempts WHERE provider = ${actor.provider} AND provider_job_id = ${report.providerJobId}
     ), permit AS (
-      SELECT ${OWNED_PERMIT_COLUMNS}
-      FROM attempts a JOIN send_permits sp ON sp.attempt_ref = a.id JOIN operations o ON o.id = sp.operation_ref
-        JOIN holds h ON h.id = sp.hold_ref
-      WHERE a.provider = ${actor.provider} AND a.provider_job_id = ${report.providerJobId} AND ${OWNED_PERMIT_WHERE}
-        AND ${report.status.kind === "completed"}
+      ${selectOwnedPermit(actor.provider, report.providerJobId)} AND ${report.status.kind === "completed"}
     ), kept AS (
       ${insertKept(actor, input, { outcome: "unmatched", note: UNMATCHED_NOTE })}
       WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM owned)
@@ -141,8 +145,9 @@ async function keptOrUnmatched(db: Db, actor: ProviderActor, input: WebhookInput
       signedAt: input.signedAt,
       status: report.status,
       keptRow: (row) => insertKept(actor, input, row),
+      vaultIntent,
     });
-    return completed ? { duplicate: false, outcome: "permit_reported", caseId: null } : null;
+    return completed ? { duplicate: false, outcome: "permit_reported", caseId: null, vaultKept: true } : null;
   }
   const row = found ?? (rows.length > 0 ? await keptMeanwhile(db, actor) : undefined);
   return row && row.duplicate !== null
