@@ -565,12 +565,10 @@ describe("the intake's one-statement answers", () => {
     });
     const rows = await db.providerWebhook.findMany({ where: { providerJobId: job }, orderBy: { id: "asc" } });
     expect(rows).toHaveLength(4);
-    expect(rows.find((r) => r.webhookId === id)).toMatchObject({
-      outcome: "permit_reported",
-      permitRef: permit.id,
-      caseRef: null,
-      note: "permit completed",
-    });
+    // Whichever event's statement ran first completed the permit; which one that is, is a race.
+    const completing = rows.filter((r) => r.note === "permit completed");
+    expect(completing).toHaveLength(1);
+    expect(completing[0]).toMatchObject({ outcome: "permit_reported", permitRef: permit.id, caseRef: null });
   });
 
   it("an accepted permit's completion keeps its output's vault intent in the same statement, and its retry changes nothing", async () => {
