@@ -73,8 +73,8 @@ export async function bookEntries(
 
 /**
  * The same resolution as two CTEs for a hot path's single statement: `settled` (returning `id` and
- * `amount_micros`) compares-and-sets the hold on `held` and the planned amount, joined to `from`
- * and narrowed by `where` (alias `h` for the hold) and only when `when` holds; `entries` books the
+ * `amount_micros`) locks the hold by its id and sets it only if it is then `held` at the planned
+ * amount, joined to `from` and narrowed by `where` (alias `h` for the hold); `entries` books the
  * plan's entries only if it did. A statement that settles nothing still has both, empty.
  */
 export function resolvedCtes(
@@ -91,8 +91,15 @@ export function resolvedCtes(
   return Prisma.sql`settled AS (
       UPDATE holds h SET status = ${plan.status}::"HoldStatus", settled_micros = ${amountOf(plan, "settle")},
           released_micros = ${amountOf(plan, "release")}, resolved_at = now(), decision_note = ${input.note}
-      FROM ${input.from} WHERE ${input.plan !== null} AND h.id = ${input.holdRef}::uuid AND ${input.where}
-        AND h.status = 'held' AND h.amount_micros = ${input.amountMicros ?? 0n}
+      FROM (
+        -- The hold by its id alone, locked, then checked as it is now, so no plan can find it by
+        -- walking the partial index of every held hold (decision 081).
+        SELECT h.id
+        FROM (SELECT * FROM holds WHERE id = ${input.holdRef}::uuid AND ${input.plan !== null} OFFSET 0 FOR UPDATE) h,
+          ${input.from}
+        WHERE ${input.where} AND h.status = 'held' AND h.amount_micros = ${input.amountMicros ?? 0n}
+      ) locked_hold
+      WHERE h.id = locked_hold.id
       RETURNING h.id, h.amount_micros
     ), entries AS (
       INSERT INTO ledger_entries (hold_ref, kind, amount_micros, flagged, note, actor_label)
