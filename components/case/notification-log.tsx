@@ -59,8 +59,13 @@ export function NotificationLog({
                         {message.sendCount} {message.sendCount === 1 ? "send" : "sends"}
                       </span>
                     </p>
-                    {mayRequeue && canRequeue(message.state) ? (
-                      <NotificationRequeueButton caseId={caseId} webhookId={message.webhookId} label={label} />
+                    {mayRequeue ? (
+                      <NotificationRequeueButton
+                        caseId={caseId}
+                        webhookId={message.webhookId}
+                        label={label}
+                        requeueable={canRequeue(message.state)}
+                      />
                     ) : null}
                   </div>
                   {message.sends.length > 0 ? (

@@ -1,10 +1,28 @@
 import { offeredDecisions, reviewDecision } from "./fixtures/decide";
 import { expect, test } from "./fixtures/login";
+import { createApiKey, parkThroughApi } from "./fixtures/producer";
 
-test("a reviewer reconciles an uncertain submission, then approves resume_poll", async ({ page, login }) => {
+// The case is parked by this journey, submitted just now, so "no job exists" still waits for the
+// provider's settling period however long the suite has been running (a seeded case ages with it).
+const run = Date.now().toString(36);
+const operationId = `e2e-reconcile-${run}`;
+let apiKey = "";
+test.beforeAll(() => {
+  apiKey = createApiKey(`e2e-reconcile-${run}`);
+});
+
+test("a reviewer reconciles an uncertain submission, then approves resume_poll", async ({ page, login, request }) => {
+  await parkThroughApi(request, apiKey, {
+    operationId,
+    stage: "submission_uncertain",
+    amountMicros: 1_500_000,
+    currency: "USD",
+    summary: "create timed out after the provider accepted the connection",
+    submittedAt: new Date().toISOString(),
+  });
   await login("reviewer@demo.local");
-  await page.goto("/queue?q=demo-order-1000");
-  await page.getByRole("link", { name: "demo-order-1000" }).click();
+  await page.goto(`/queue?q=${operationId}`);
+  await page.getByRole("link", { name: operationId }).click();
   await expect(page.getByText("Uncertain submission").first()).toBeVisible();
   // Before reconciliation, no recovery can be approved.
   expect(await offeredDecisions(page)).not.toContain("Resume status checks");
@@ -30,7 +48,7 @@ test("a reviewer reconciles an uncertain submission, then approves resume_poll",
   await expect(page.getByTestId("provider-job-page")).toHaveText("(simulated job: no provider page)");
   await expect(page.locator('a[href^="https://replicate.com"]')).toHaveCount(0);
 
-  // A single approval is confirmed too, with what it does and the money on hold (demo-order-1000 holds $1.50).
+  // A single approval is confirmed too, with what it does and the money on hold (the case holds $1.50).
   await expect.poll(() => offeredDecisions(page)).toContain("Resume status checks");
   const approve = await reviewDecision(page, "Resume status checks", "Job confirmed on the provider; resume checks.");
   await expect(approve).toContainText("Queues status checks of pred-found-in-provider-list");
