@@ -7,6 +7,7 @@ import { focusProblem, TextAreaField, TextField } from "@/components/ui/form";
 import { attachUnexplainedChargeAction, markChargeKnownOutsideAction } from "@/lib/actions/usage-actions";
 import type { UnexplainedCharge } from "@/lib/services/usage/list-unexplained-charges";
 import { useAnnounce } from "./announcer";
+import { caseIdIn, casePlaceWords } from "./case-ref";
 import { useDecision } from "./use-decision";
 
 type Mode = "attach" | "outside";
@@ -15,14 +16,7 @@ type Candidate = UnexplainedCharge["candidates"][number];
 type Target = { caseId: string; attemptId: string | undefined; label: string; offered: Candidate | undefined };
 
 const OTHER = "other";
-const CASE_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const keyOf = (c: Candidate) => `${c.caseId}/${c.attemptId}`;
-
-/** Where a candidate's case is, in words: "resolved as a failed generation", "parked at a delivery". */
-function placeWords(c: Candidate): string {
-  const stage = c.stage.replaceAll("_", " ");
-  return c.state === "resolved" ? `resolved at ${stage}` : `${c.state.replaceAll("_", " ")} at ${stage}`;
-}
 
 /**
  * The two ways a charge no operation explains leaves the list (decision 074): attach its job to the
@@ -45,7 +39,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
   const [confirming, setConfirming] = useState(false);
   const name = charge.providerJobId ? `job ${charge.providerJobId}` : "this line";
   const offered = charge.candidates.find((c) => keyOf(c) === chosenKey);
-  const typedCase = other.caseRef.match(CASE_ID)?.[0];
+  const typedCase = caseIdIn(other.caseRef);
   const chosen: Target | undefined = offered
     ? { caseId: offered.caseId, attemptId: offered.attemptId, label: `operation ${offered.operationId}`, offered }
     : typedCase
@@ -155,7 +149,7 @@ export function ChargeActions({ charge }: { charge: UnexplainedCharge }) {
                 onChange={() => setChosenKey(keyOf(c))}
               />
               {c.operationId} ({c.producer}, {c.confidence}% match
-              {c.uncertain ? "" : `; send ${c.attemptId}, case ${placeWords(c)}`})
+              {c.uncertain ? "" : `; send ${c.attemptId}, case ${casePlaceWords(c)}`})
             </label>
           ))}
           <label className="mt-1 flex items-center gap-2 text-sm">
@@ -235,5 +229,5 @@ function consequence(offered: Candidate | undefined): string {
     return `The job is recorded on the send you named, through the ownership rule: the case's uncertain submission goes on to status checks, any other send's case stays where it is, and ${lines}.`;
   if (offered.uncertain)
     return `The case of ${offered.operationId} (${offered.producer}) goes on to status checks of this job, and the job's usage lines settle its hold at the provider's charge.`;
-  return `The job is recorded on send ${offered.attemptId} of ${offered.operationId} (${offered.producer}), whose case stays ${placeWords(offered)}; ${lines}, and a hold already released is charged after its release and flagged for finance.`;
+  return `The job is recorded on send ${offered.attemptId} of ${offered.operationId} (${offered.producer}), whose case stays ${casePlaceWords(offered)}; ${lines}, and a hold already released is charged after its release and flagged for finance.`;
 }

@@ -2,6 +2,7 @@ import { Money } from "@/components/ui/money";
 import { Cell, Row, RowHeader, Table, TableHead } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { UnexplainedChargesView } from "@/lib/services/usage/list-unexplained-charges";
+import { casePlaceWords } from "./case-ref";
 import { ChargeActions } from "./charge-actions";
 
 const MATCH_WORDS: Record<string, string> = {
@@ -57,9 +58,7 @@ export function UnexplainedCharges({ charges }: { charges: UnexplainedChargesVie
                         {c.operationId}
                       </a>{" "}
                       ({c.producer}): {c.matched.map((m) => MATCH_WORDS[m] ?? m).join(", ")}; {c.minutesApart} min apart
-                      {c.uncertain
-                        ? ""
-                        : `; an earlier send, its case ${c.state === "resolved" ? "resolved" : c.state}`}
+                      {c.uncertain ? "" : `; an earlier send, its case ${casePlaceWords(c)}`}
                     </li>
                   ))}
                 </ol>

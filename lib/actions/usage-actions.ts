@@ -6,9 +6,11 @@ import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained
 import { importProviderCosts } from "@/lib/services/usage/import-provider-costs";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { markChargeKnownOutside } from "@/lib/services/usage/mark-charge-known-outside";
+import { moveJobToSend } from "@/lib/services/usage/move-job-to-send";
 import {
   attachUnexplainedSchema,
   knownOutsideSchema,
+  moveJobSchema,
   providerCostsSchema,
   usageImportSchema,
 } from "@/lib/validation/usage";
@@ -48,3 +50,6 @@ export const attachUnexplainedChargeAction = safeAction(attachUnexplainedSchema,
 export const markChargeKnownOutsideAction = safeAction(knownOutsideSchema, (input, actor) =>
   markChargeKnownOutside(db(), actor, input),
 );
+
+// Decision 084: a job a shop named as its own, moved to the send that made it.
+export const moveJobToSendAction = safeAction(moveJobSchema, (input, actor) => moveJobToSend(db(), actor, input));

@@ -63,8 +63,10 @@ import { setSpendLimit } from "@/lib/services/spend-limit/set-spend-limit";
 import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained-charge";
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { ledgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
+import { listHoldsNotInvoiced } from "@/lib/services/usage/list-holds-not-invoiced";
 import { listUnexplainedCharges } from "@/lib/services/usage/list-unexplained-charges";
 import { markChargeKnownOutside } from "@/lib/services/usage/mark-charge-known-outside";
+import { moveJobToSend } from "@/lib/services/usage/move-job-to-send";
 import { usageGap } from "@/lib/services/usage/usage-gap";
 import { assetStorageOf } from "@/lib/storage/asset-storage";
 import { ownEndpointBody } from "@/lib/validation/admin";
@@ -104,8 +106,10 @@ import {
 import { spendLimitSchema } from "@/lib/validation/spend-limits";
 import {
   attachUnexplainedSchema,
+  holdsNotInvoicedQuerySchema,
   knownOutsideSchema,
   ledgerVersusInvoiceQuerySchema,
+  moveJobSchema,
   unexplainedChargesQuerySchema,
   usageGapQuerySchema,
   usageImportSchema,
@@ -740,6 +744,16 @@ export const API_ROUTES = [
   }),
   apiRoute({
     method: "POST",
+    path: "/api/v1/finance/provider-jobs/move",
+    audience: "user",
+    summary:
+      "Move a provider job from the send that records it to the send that made it: the wrong hold's adjustments are reversed and the job's usage lines correct the right one (finance, every producer)",
+    body: moveJobSchema,
+    success: [200],
+    handler: ({ actor, body }) => moveJobToSend(db(), actor, body),
+  }),
+  apiRoute({
+    method: "POST",
     path: "/api/v1/finance/unexplained-charges/known-outside",
     audience: "user",
     summary:
@@ -757,6 +771,16 @@ export const API_ROUTES = [
     query: ledgerVersusInvoiceQuerySchema,
     success: [200],
     handler: async ({ actor, query }) => ({ rows: await ledgerVersusInvoice(db(), actor, query) }),
+  }),
+  apiRoute({
+    method: "GET",
+    path: "/api/v1/finance/holds-not-invoiced",
+    audience: "user",
+    summary:
+      "The holds the ledger charged that no imported usage line names, newest first, 50 a page: the sends behind notOnInvoiceMicros (finance, every producer)",
+    query: holdsNotInvoicedQuerySchema,
+    success: [200],
+    handler: async ({ actor, query }) => ({ holds: await listHoldsNotInvoiced(db(), actor, query) }),
   }),
   apiRoute({
     method: "GET",

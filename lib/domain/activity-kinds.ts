@@ -36,7 +36,14 @@ export const ACTIVITY_GROUPS = {
   limits: ["spend_limit_set", "spend_limit_cleared"],
   // Decision 073: an import of a provider's usage, which can correct any producer's charges.
   // Decision 074: charges no operation explains, swept from the providers' lists and explained by finance.
-  usage: ["usage_imported", "provider_jobs_swept", "unexplained_charge_attached", "unexplained_charge_known_outside"],
+  // Decision 084: a job finance moved from the send that claimed it to the send that made it.
+  usage: [
+    "usage_imported",
+    "provider_jobs_swept",
+    "unexplained_charge_attached",
+    "unexplained_charge_known_outside",
+    "provider_job_moved",
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ActivityGroup = keyof typeof ACTIVITY_GROUPS;

@@ -16,6 +16,13 @@ export const LEDGER_ENTRY_KINDS = [
   "outside_charge",
 ] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+/** The kinds whose sum is what a hold was charged. */
+export const CHARGE_KINDS = [
+  "settle",
+  "overage",
+  "late_charge",
+  "adjustment",
+] as const satisfies readonly LedgerEntryKind[];
 
 /** `flagged` marks money that nobody reserved, so finance sees it instead of it being absorbed. */
 export interface LedgerEntryPlan {

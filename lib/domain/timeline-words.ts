@@ -65,6 +65,7 @@ const SETTINGS_SENTENCES: Record<string, () => string> = {
   provider_jobs_swept: () => "Provider's job list swept for jobs no operation owns",
   unexplained_charge_attached: () => "Unexplained provider job attached to an operation",
   unexplained_charge_known_outside: () => "Provider charge explained as made outside the product",
+  provider_job_moved: () => "Provider job moved to the send that made it",
 };
 
 const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) => string> = {
@@ -77,7 +78,9 @@ const SENTENCES: Record<string, (after: Facts, before: Facts, evidence: Facts) =
     `Hold ${String(b.holdId)} was ${a.writtenOff ? "written off" : "released"} by finance while its send was in flight`,
   charged_after_release: (a) => `Charged after release: ${money(a)} on hold ${String(a.holdId)}`.trim(),
   charge_corrected: (a) =>
-    `Charge corrected to the provider's ${money({ amountMicros: a.realMicros, currency: a.currency })} on hold ${String(a.holdId)}`,
+    a.jobMovedAway
+      ? `Charge corrected back to ${money({ amountMicros: a.realMicros, currency: a.currency })} on hold ${String(a.holdId)}: its provider job was another send's`
+      : `Charge corrected to the provider's ${money({ amountMicros: a.realMicros, currency: a.currency })} on hold ${String(a.holdId)}`,
   late_charge_acknowledged: (a) => `Finance acknowledged the charge after release on hold ${String(a.holdId)}`,
   reconciled_job_found: (a, _b, e) =>
     `Provider job ${String(e.providerJobId ?? a.providerJobId ?? "")} attached`.trim(),

@@ -69,3 +69,24 @@ export const knownOutsideSchema = z
 export type KnownOutsideInput = z.infer<typeof knownOutsideSchema>;
 
 export const ledgerVersusInvoiceQuerySchema = z.strictObject({ provider: providerName.optional() });
+
+/** The holds charged that no imported line names (decision 084): a page, optionally of one provider. */
+export const holdsNotInvoicedQuerySchema = z.strictObject({
+  provider: providerName.optional(),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+});
+
+/**
+ * Move a job from the send that records it to the send that made it (decision 084): the target is
+ * named as an attach names it, and finance says how it knows.
+ */
+export const moveJobSchema = z.strictObject({
+  provider: providerName,
+  providerJobId: id(300),
+  caseId: z.uuid(),
+  attemptId: id().optional(),
+  evidence: evidenceText.refine((text) => text.length >= MIN_REASON_CHARS, {
+    message: `say in at least ${MIN_REASON_CHARS} characters how you know which send made the job`,
+  }),
+});
+export type MoveJobInput = z.infer<typeof moveJobSchema>;

@@ -146,7 +146,9 @@ const EXPECTED: Record<RouteKey, Outcome[]> = {
   "GET /api/v1/finance/unexplained-charges": [U, F, F, A, A, U, U, F, U, F, F, A, A],
   "POST /api/v1/finance/unexplained-charges/attach": [U, F, F, A, A, U, U, F, U, F, F, F, F],
   "POST /api/v1/finance/unexplained-charges/known-outside": [U, F, F, A, A, U, U, F, U, F, F, F, F],
+  "POST /api/v1/finance/provider-jobs/move": [U, F, F, A, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/finance/ledger-versus-invoice": [U, F, F, A, A, U, U, F, U, F, F, F, F],
+  "GET /api/v1/finance/holds-not-invoiced": [U, F, F, A, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "PUT /api/v1/admin/provider-pace": [U, F, F, F, A, U, U, F, U, F, F, F, F],
   "GET /api/v1/admin/provider-breakers": [U, F, F, F, A, U, U, F, U, F, F, F, F],
@@ -537,10 +539,23 @@ const TARGETS: Record<RouteKey, () => Promise<CallInput>> = {
       evidence: "the provider's list shows it",
     },
   }),
+  // Each allowed call moves a fresh case's job to a fresh uncertain submission (decision 084).
+  "POST /api/v1/finance/provider-jobs/move": async () => {
+    const holder = await db.case.findUniqueOrThrow({ where: { id: await parked("polling") } });
+    return {
+      body: {
+        provider: holder.provider,
+        providerJobId: holder.providerJobId ?? "",
+        caseId: await parked("submission_uncertain"),
+        evidence: "the shop says the other operation made it",
+      },
+    };
+  },
   "POST /api/v1/finance/unexplained-charges/known-outside": async () => ({
     body: { provider: "runway", providerJobId: await listedJob("runway"), reason: "a test from a script" },
   }),
   "GET /api/v1/finance/ledger-versus-invoice": async () => ({ query: { provider: "runway" } }),
+  "GET /api/v1/finance/holds-not-invoiced": async () => ({ query: { provider: "runway" } }),
   // A limit in a currency no other cell uses, so no authorisation here is ever refused by it.
   "PUT /api/v1/finance/spend-limits": async () => ({
     body: { currency: "NOK", perHourMicros: 900_000_000, perDayMicros: null },

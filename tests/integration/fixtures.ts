@@ -119,3 +119,12 @@ export function publishedAsset(
     },
   });
 }
+
+/** What the ledger charged a hold: its settle, overage, late charge and adjustment entries. */
+export async function chargedOn(db: PrismaClient, holdRef: string): Promise<bigint> {
+  const entries = await db.ledgerEntry.findMany({
+    where: { holdRef, kind: { in: ["settle", "overage", "late_charge", "adjustment"] } },
+    select: { amountMicros: true },
+  });
+  return entries.reduce((sum, e) => sum + e.amountMicros, 0n);
+}

@@ -8,7 +8,7 @@ import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained
 import { importUsageFile } from "@/lib/services/usage/import-usage-file";
 import { ledgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
 import { listUnexplainedCharges } from "@/lib/services/usage/list-unexplained-charges";
-import { makeUser, parkInput, producer } from "./fixtures";
+import { chargedOn, makeUser, parkInput, producer } from "./fixtures";
 import { openTestDb } from "./setup/test-db";
 
 // Decision 080: the provider bills a job whose "no job exists" verdict its lagging list gave, after
@@ -61,13 +61,7 @@ const row = async (currency: string) =>
   (await ledgerVersusInvoice(db, await makeUser(db, ["finance"]), { provider: "replicate" })).find(
     (r) => r.currency === currency,
   );
-const charged = async (holdRef: string) =>
-  (
-    await db.ledgerEntry.findMany({
-      where: { holdRef, kind: { in: ["settle", "overage", "late_charge", "adjustment"] } },
-      select: { amountMicros: true },
-    })
-  ).reduce((sum, e) => sum + e.amountMicros, 0n);
+const charged = (holdRef: string) => chargedOn(db, holdRef);
 
 describe("a charge for the send of a case that went on without its job", () => {
   it("is offered, and attaching corrects the settled hold to the invoice; the case stays resolved", async () => {

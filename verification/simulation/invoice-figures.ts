@@ -44,7 +44,7 @@ export async function checkInvoices(world: World, lines: ImportedLine[]): Promis
       `invoiced micro-units waiting for their case's outcome: ${gap.provider} ${gap.currency}`,
       Number(waiting),
     );
-    // Not in the verdict: what a shop's misnamed job leaves charged on the send that made it (decision 080).
+    // Not in the verdict: what is charged on holds no line names (decisions 080, 084).
     count(
       world,
       `ledger charges on holds no invoice line names, micro-units: ${gap.provider} ${gap.currency}`,
@@ -143,8 +143,8 @@ async function publishedAssets(world: World, jobId: string): Promise<string[]> {
  * hold), or was booked as an outside charge because the product could not attach it to the
  * operation (so the ledger charges the job twice: on the hold and outside), or the provider billed
  * the job nothing (failed, cancelled, never created), which no invoice line will ever correct, or
- * another send's shop named the job as its own, so its line went to that send's hold (moving a
- * job, and its line, from one send to another is not built: decision 080).
+ * another send's shop named the job as its own, so its line went to that send's hold, and finance
+ * did not move it to this send (decision 084).
  */
 async function explainUnbilledCharges(world: World, unexplained: Set<string>, outside: Set<string>): Promise<void> {
   const { rows } = await world.sql.query<{ producer: string; holdId: string; provider: string; charged: string }>(

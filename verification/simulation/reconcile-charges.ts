@@ -6,6 +6,7 @@ import { attachUnexplainedCharge } from "@/lib/services/usage/attach-unexplained
 import { listUnexplainedCharges, type UnexplainedCharge } from "@/lib/services/usage/list-unexplained-charges";
 import { markChargeKnownOutside } from "@/lib/services/usage/mark-charge-known-outside";
 import { sweepProviderJobs } from "@/lib/services/usage/sweep-provider-jobs";
+import { moveJobsToTheirSends, moveNamedJobAway } from "./move-misnamed-jobs";
 import type { Steps } from "./steps";
 import { count, simJobOf, type World } from "./world";
 
@@ -30,7 +31,10 @@ type Conclusion =
  * worker's round would), then each charge, a page at a time. A job an operation made is attached
  * to the send that made it (its case's uncertain submission, or an earlier send of a case that went
  * on without it, decision 080), whether or not the product offered that send among its best
- * candidates (how often it did is counted); a create a shop's client sent again outside its
+ * candidates (how often it did is counted). Jobs a shop named as its own that another operation
+ * made are moved to the send that made them (decision 084): first those the holds charged with no
+ * invoice line point at, then any a refused attach meets ("one send makes one job"), after which the
+ * attach is tried again. A create a shop's client sent again outside its
  * permits, or an operation's own job the product refuses to attach, is marked as known outside the
  * product with a reason in words. Which is which comes from the run's ground truth, as a diligent
  * person would find out by asking the shop.
@@ -43,6 +47,7 @@ export async function reconcileCharges(world: World, steps: Steps, finance: User
   await steps.call(null, "worker", "sweeps the providers' job lists", () =>
     sweepProviderJobs({ db: world.db, adapters }, CLOSING_WORKER, { now: new Date(world.clock.now()) }),
   );
+  await moveJobsToTheirSends(world, steps, finance);
   const handled = new Set<string>();
   for (let page = 1; ; ) {
     const view = await listUnexplainedCharges(world.db, finance, { page, pageSize: PAGE_SIZE });
@@ -87,6 +92,16 @@ async function settleCharge(world: World, steps: Steps, finance: UserActor, char
     );
     if (attached.ok) return count(world, "reconciliation: charges attached to their operation");
     count(world, `reconciliation: attach refused by the product (${attached.code})`);
+    if (attached.code === "conflict" && (await moveNamedJobAway(world, steps, finance, conclusion))) {
+      const again = await steps.call(
+        operation,
+        "finance",
+        "attaches an unexplained charge once the job its send named went to the send that made it",
+        () => attachUnexplainedCharge(world.db, finance, { provider, providerJobId, caseId, attemptId, evidence }),
+        ["conflict", "invalid_transition", "not_found", "invalid_request"],
+      );
+      if (again.ok) return count(world, "reconciliation: charges attached after moving a misnamed job");
+    }
     return markOutside(world, steps, finance, charge, {
       kind: "outside",
       operation,

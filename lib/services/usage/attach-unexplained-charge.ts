@@ -1,15 +1,13 @@
 import { recordAudit } from "@/lib/audit/writer";
-import type { Db, Prisma } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
 import { inTransaction } from "@/lib/db/transaction";
 import type { Principal } from "@/lib/domain/principal";
-import { AppError } from "@/lib/errors";
 import type { AttachUnexplainedInput } from "@/lib/validation/usage";
 import { requirePermission, requireUnscoped } from "../access/actor";
 import { keepingRefusedClaims } from "../case/job-owner";
-import { reconcileInTransaction } from "../case/reconcile-case";
-import { attachChargeToEarlierSend } from "./attach-charge-to-earlier-send";
 import { lockOpenCharge, resolveListedJob } from "./open-charge";
 import { rematchUsageLines } from "./rematch-usage-lines";
+import { joinJobToSend, sendOfCase } from "./send-of-case";
 
 /**
  * Finance attaches a job no operation owned to the send that created it (decisions 074, 080). To
@@ -28,18 +26,8 @@ export async function attachUnexplainedCharge(db: Db, actor: Principal, input: A
   return keepingRefusedClaims(db, user, () =>
     inTransaction(db, async (tx) => {
       const charge = await lockOpenCharge(tx, input);
-      const target = await attachTarget(tx, input);
-      const result = target.earlier
-        ? await attachChargeToEarlierSend(tx, user, target.send, input.providerJobId).then(() => ({
-            caseId: input.caseId,
-            stage: target.stage,
-            state: target.state,
-          }))
-        : await reconcileInTransaction(tx, user, input.caseId, {
-            verdict: "attach",
-            providerJobId: input.providerJobId,
-            evidence: input.evidence,
-          });
+      const target = await sendOfCase(tx, input);
+      const result = await joinJobToSend(tx, user, target, input);
       if (charge.listedJob !== null)
         await resolveListedJob(tx, user, charge.listedJob, {
           resolution: "attached",
@@ -66,33 +54,4 @@ export async function attachUnexplainedCharge(db: Db, actor: Principal, input: A
       return { ...result, provider: input.provider, providerJobId: input.providerJobId, linesMatched: matched };
     }),
   );
-}
-
-/**
- * Which attempt the job joins, and how: the case's current attempt unless another is named; the
- * reconcile decision when that is the case's open question (a parked uncertain submission, or
- * refused by the transition rules while someone works on it), else the earlier-send path.
- */
-async function attachTarget(tx: Prisma.TransactionClient, input: AttachUnexplainedInput) {
-  const kase = await tx.case.findUnique({
-    where: { id: input.caseId },
-    select: { provider: true, operationRef: true, attemptRef: true, stage: true, state: true, episode: true },
-  });
-  if (!kase) throw new AppError("not_found", "No such case.");
-  if (kase.provider !== input.provider)
-    throw new AppError("invalid_request", `That case's submission went to ${kase.provider}, not ${input.provider}.`);
-  const attempt = await tx.attempt.findFirst({
-    where: input.attemptId ? { operationRef: kase.operationRef, attemptId: input.attemptId } : { id: kase.attemptRef },
-    select: { id: true, attemptId: true, provider: true },
-  });
-  if (!attempt)
-    throw new AppError("not_found", `That case's operation has no attempt ${input.attemptId ?? ""}.`.trim());
-  if (attempt.provider !== input.provider)
-    throw new AppError(
-      "invalid_request",
-      `Attempt ${attempt.attemptId} went to ${attempt.provider}, not ${input.provider}.`,
-    );
-  const send = { caseId: input.caseId, attemptRef: attempt.id, attemptId: attempt.attemptId, provider: input.provider };
-  const earlier = attempt.id !== kase.attemptRef || kase.state === "resolved";
-  return { send, earlier, stage: kase.stage, state: kase.state, episode: kase.episode };
 }

@@ -1,13 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Announcer } from "@/components/finance/announcer";
+import { HoldsNotInvoicedTable } from "@/components/finance/holds-not-invoiced";
 import { LedgerVersusInvoiceTable } from "@/components/finance/ledger-versus-invoice";
+import { MoveJobForm } from "@/components/finance/move-job-form";
 import { FinanceSection } from "@/components/finance/section";
 import { UnexplainedCharges } from "@/components/finance/unexplained-charges";
 import { requirePageUser } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { ledgerVersusInvoice } from "@/lib/services/usage/ledger-versus-invoice";
+import { HOLDS_NOT_INVOICED_PAGE, listHoldsNotInvoiced } from "@/lib/services/usage/list-holds-not-invoiced";
 import { listUnexplainedCharges } from "@/lib/services/usage/list-unexplained-charges";
 import { unexplainedChargesQuerySchema } from "@/lib/validation/usage";
 
@@ -29,9 +32,10 @@ export default async function UnexplainedChargesPage({ searchParams }: Props) {
     pageSize: one(params.pageSize),
   });
   const view = await listUnexplainedCharges(db(), actor, query);
-  const balance = view.visible
-    ? await ledgerVersusInvoice(db(), actor, query.provider ? { provider: query.provider } : {})
-    : [];
+  const byProvider = query.provider ? { provider: query.provider } : {};
+  const [balance, notInvoiced] = view.visible
+    ? await Promise.all([ledgerVersusInvoice(db(), actor, byProvider), listHoldsNotInvoiced(db(), actor, byProvider)])
+    : [[], []];
   const href = (changes: { provider?: string | null; page?: number }) => {
     const next = new URLSearchParams();
     const provider = changes.provider === undefined ? query.provider : changes.provider;
@@ -94,6 +98,22 @@ export default async function UnexplainedChargesPage({ searchParams }: Props) {
             empty={balance.length === 0 ? "No usage has been imported yet." : null}
           >
             <LedgerVersusInvoiceTable rows={balance} />
+          </FinanceSection>
+          <FinanceSection
+            id="holds-not-invoiced"
+            title="Holds charged that no imported line names"
+            description={`Not billed yet, billed nothing, or a send whose job another shop named as its own (the newest ${HOLDS_NOT_INVOICED_PAGE}).`}
+            empty={notInvoiced.length === 0 ? "Every charged hold is named by an imported line." : null}
+          >
+            <HoldsNotInvoicedTable holds={notInvoiced} />
+          </FinanceSection>
+          <FinanceSection
+            id="move-job"
+            title="Move a job to the send that made it"
+            description="When a shop named another operation's job as its own, that job's charge corrected the wrong hold and the shop's own job cannot be attached: move the job to the send that made it."
+            empty={null}
+          >
+            <MoveJobForm providers={PROVIDER_NAMES} />
           </FinanceSection>
         </Announcer>
       ) : (

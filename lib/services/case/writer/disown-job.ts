@@ -15,10 +15,12 @@ type OpenCase = {
 };
 
 /**
- * A case whose job the provider's evidence shows to be another operation's (decision 038): its
- * pending action is superseded, and the case goes back to an uncertain submission without a job,
- * compare-and-set on its version, with its audit row. Its hold stays held: which job its send made
- * is a reviewer's question again.
+ * A case whose job turned out to be another operation's. Open (decision 038: the provider's evidence
+ * showed it; decision 084: finance moved the job to the send that made it): its pending action is
+ * superseded, and the case goes back to an uncertain submission without a job; its hold stays held,
+ * since which job its send made is a reviewer's question again. Resolved (decision 084): it keeps its
+ * outcome (what was done with the job, a delivery included, happened) and names no job any more.
+ * Either way compare-and-set on its version, with its audit row naming the job and why it lost it.
  */
 export async function disownCaseJob(
   tx: Prisma.TransactionClient,
@@ -26,23 +28,23 @@ export async function disownCaseJob(
   kase: OpenCase,
   evidence: { text: string; providerJobId: string },
 ): Promise<void> {
-  await supersedeLiveAction(
-    tx,
-    kase.id,
-    "provider job disowned: the provider's evidence shows it is another operation's",
-  );
+  const resolved = kase.state === "resolved";
+  if (!resolved) await supersedeLiveAction(tx, kase.id, "provider job disowned: it is another operation's");
+  const after = resolved
+    ? { stage: kase.stage, state: kase.state }
+    : { stage: "submission_uncertain" as const, state: "parked" as const };
   const moved = await tx.case.updateMany({
     where: { id: kase.id, version: kase.version, state: kase.state },
-    data: { stage: "submission_uncertain", state: "parked", providerJobId: null, version: { increment: 1 } },
+    data: { ...after, providerJobId: null, version: { increment: 1 } },
   });
-  if (moved.count !== 1) throw new AppError("lost_race", "The holder's case changed while the job was moved.");
+  if (moved.count !== 1) throw new AppError("lost_race", "The case changed while its job was moved.");
   await recordAudit(tx, {
     actor,
     kind: "provider_job_disowned",
     caseId: kase.id,
     episode: kase.episode,
     before: { stage: kase.stage, state: kase.state, providerJobId: kase.providerJobId, version: kase.version },
-    after: { stage: "submission_uncertain", state: "parked", providerJobId: null, version: kase.version + 1 },
+    after: { ...after, providerJobId: null, version: kase.version + 1 },
     evidence,
   });
 }

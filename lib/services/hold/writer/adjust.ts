@@ -25,3 +25,40 @@ export async function bookLineEntry(
   const { count } = await tx.ledgerEntry.createMany({ data: [entry], skipDuplicates: true });
   return count > 0;
 }
+
+/**
+ * The adjustments a usage line booked on a hold, reversed when the line's job moved to the send
+ * that made it (decision 084): each by an adjustment of the opposite sign naming the same line and
+ * the entry it reverses, once (the ledger's reversal key), never an edit. What the line decided
+ * beyond an adjustment (a settle while the hold was held, a charge after release) was a resolution
+ * and stays. Returns what the hold's charge moved by.
+ */
+export async function reverseLineAdjustments(
+  tx: Db,
+  input: { holdRef: string; usageLineRef: string; note: string; actorLabel: string },
+): Promise<bigint> {
+  const { holdRef, usageLineRef, note, actorLabel } = input;
+  const open = await tx.ledgerEntry.findMany({
+    where: { holdRef, usageLineRef, kind: "adjustment", reversesEntryRef: null, reversedBy: null },
+    select: { id: true, amountMicros: true },
+  });
+  let moved = 0n;
+  for (const entry of open) {
+    const { count } = await tx.ledgerEntry.createMany({
+      data: [
+        {
+          holdRef,
+          usageLineRef,
+          kind: "adjustment",
+          reversesEntryRef: entry.id,
+          amountMicros: -entry.amountMicros,
+          note,
+          actorLabel,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (count > 0) moved -= entry.amountMicros;
+  }
+  return moved;
+}
