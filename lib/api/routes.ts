@@ -737,7 +737,7 @@ export const API_ROUTES = [
     path: "/api/v1/finance/unexplained-charges/attach",
     audience: "user",
     summary:
-      "Attach an unexplained job to an uncertain submission's case through the ownership rule; its usage lines then settle the case's hold (finance, every producer)",
+      "Attach an unexplained job through the ownership rule to the send that made it (a case's uncertain submission, or an earlier send named by attemptId); its usage lines then settle or correct that send's hold (finance, every producer)",
     body: attachUnexplainedSchema,
     success: [200],
     handler: ({ actor, body }) => attachUnexplainedCharge(db(), actor, body),
