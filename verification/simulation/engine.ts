@@ -15,13 +15,15 @@ import type { ScheduledEvent } from "./schedule";
 import { Steps } from "./steps";
 import { endStorm, planStorms, startStorm } from "./storms";
 import { WorkerPool } from "./worker-pool";
-import { FIGURES, type Figure, type Violation, violate } from "./world";
+import { count, FIGURES, type Figure, type Violation, violate } from "./world";
 
 const MINUTE = 60_000;
 /** A new job every 20 simulated seconds. */
 const ARRIVAL_GAP_MS = 20_000;
 /** Beyond the last arrival, this much simulated time is allowed for everything to settle. */
 const DRAIN_LIMIT_MS = 14 * 24 * 60 * MINUTE;
+/** Invoices at the month's end: the month's, then the next for what its reconciliation set going. */
+const MAX_INVOICE_ROUNDS = 3;
 
 /** `db` is the product's client on an empty, migrated database; `url` is the same database. */
 export type SimulationOptions = {
@@ -163,11 +165,17 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     await drain();
     await pool.assertDrained();
     // The month closes: each provider's invoice is imported, finance reconciles the charges no
-    // operation explains, and what that set going (attached cases) runs to its end before the
-    // waiting usage lines are applied, the auditor's last pass, and the invoice figures.
-    await reconcileInvoices(world, steps);
-    await drain();
-    await pool.assertDrained();
+    // operation explains, and what that set going (attached cases, cases whose job moved to another
+    // send, the replacements they bought) runs to its end. The sends it made are billed on the next
+    // invoice, imported and reconciled the same way, until one adds nothing; then the waiting usage
+    // lines are applied, the auditor's last pass, and the invoice figures.
+    for (let round = 0; round < MAX_INVOICE_ROUNDS; round++) {
+      const added = await reconcileInvoices(world, steps);
+      await drain();
+      await pool.assertDrained();
+      if (round > 0 && added === 0) break;
+      if (round > 0) count(world, "invoice rounds after the month's, for what its reconciliation set going");
+    }
     await applyWaitingLines(world, steps);
     await auditor.final();
     await checkInvoices(world, await importedLines(world));

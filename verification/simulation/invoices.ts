@@ -68,12 +68,14 @@ export type ImportedLine = {
  * real charge. Then finance goes through the lines no operation explains (./reconcile-charges.ts):
  * attaches each that belongs to an operation and marks the rest as known outside the product.
  */
-export async function reconcileInvoices(world: World, steps: Steps): Promise<void> {
+export async function reconcileInvoices(world: World, steps: Steps): Promise<number> {
   const finance = world.people.finance[0];
   if (!finance) throw new Error("no finance person");
-  for (const provider of PROVIDERS.map((p) => p.name)) await importInvoice(world, finance, provider);
+  let added = 0;
+  for (const provider of PROVIDERS.map((p) => p.name)) added += await importInvoice(world, finance, provider);
   await steps.after();
   await reconcileCharges(world, steps, finance);
+  return added;
 }
 
 /** The imported lines as the product keeps them. */
@@ -86,7 +88,9 @@ export async function importedLines(world: World): Promise<ImportedLine[]> {
   return rows.map((row) => ({ ...row, amountMicros: BigInt(row.amountMicros) }));
 }
 
+/** Imports the provider's export as it stands now; the lines an earlier import kept are not added again. */
 async function importInvoice(world: World, finance: World["people"]["finance"][number], provider: ProviderName) {
+  let added = 0;
   const response = await fetch(`${world.simulator.url}/__admin/usage/${provider}`);
   const format = response.headers.get("x-usage-format") as UsageFormat | null;
   const content = await response.text();
@@ -100,7 +104,9 @@ async function importInvoice(world: World, finance: World["people"]["finance"][n
     });
     count(world, `invoice lines imported from ${provider}'s export`, summary.added);
     count(world, `invoice lines matched to a hold`, summary.matched);
+    added += summary.added;
   }
+  return added;
 }
 
 /** An export cut into files the import takes whole: CSV by lines under the header, fal's events by page. */

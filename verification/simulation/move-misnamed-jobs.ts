@@ -35,16 +35,21 @@ export async function moveJobsToTheirSends(world: World, steps: Steps, finance: 
   }
 }
 
+/** Shops that named each other's jobs in a chain: how many links finance follows. */
+const MAX_CHAIN = 3;
+
 /**
  * An attach finance tried was refused because the send already records a job: its shop named
  * another operation's job as its own. Finance asks which operation made that job and moves it
- * there. False when it could not be moved.
+ * there; when that send in turn records a job its own shop named in place of it, that one is moved
+ * away first (the product's refusal says so). False when it could not be moved.
  */
 export async function moveNamedJobAway(
   world: World,
   steps: Steps,
   finance: UserActor,
-  attach: { caseId: string; attemptId: string; operation: number },
+  attach: Send,
+  chain = 0,
 ): Promise<boolean> {
   const { rows } = await world.sql.query<{ job: string | null; provider: string }>(
     `SELECT a.provider_job_id AS job, a.provider FROM cases c JOIN attempts a ON a.operation_ref = c.operation_ref
@@ -60,8 +65,19 @@ export async function moveNamedJobAway(
     return false;
   }
   const send = { caseId: maker.caseId, attemptId, operation: known.index };
-  const why = "an attach to the send that named it was refused";
+  const why = chain === 0 ? "an attach to the send that named it was refused" : "a move to the send was refused";
+  if (chain < MAX_CHAIN && (await recordsJob(world, send)))
+    await moveNamedJobAway(world, steps, finance, send, chain + 1);
   return moveJob(world, steps, finance, rows[0]?.provider as Provider, named, send, why);
+}
+
+async function recordsJob(world: World, send: Send): Promise<boolean> {
+  const { rows } = await world.sql.query(
+    `SELECT 1 FROM cases c JOIN attempts a ON a.operation_ref = c.operation_ref
+     WHERE c.id = $1 AND a.attempt_id = $2 AND a.provider_job_id IS NOT NULL`,
+    [send.caseId, send.attemptId],
+  );
+  return rows.length > 0;
 }
 
 async function moveJob(
