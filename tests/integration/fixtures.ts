@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { PrismaClient } from "@/lib/db/client";
+import { CHARGE_KINDS } from "@/lib/domain/holds";
 import type { Principal } from "@/lib/domain/principal";
 import type { Role } from "@/lib/domain/roles";
 import type { Stage } from "@/lib/domain/stages";
@@ -123,7 +124,7 @@ export function publishedAsset(
 /** What the ledger charged a hold: its settle, overage, late charge and adjustment entries. */
 export async function chargedOn(db: PrismaClient, holdRef: string): Promise<bigint> {
   const entries = await db.ledgerEntry.findMany({
-    where: { holdRef, kind: { in: ["settle", "overage", "late_charge", "adjustment"] } },
+    where: { holdRef, kind: { in: [...CHARGE_KINDS] } },
     select: { amountMicros: true },
   });
   return entries.reduce((sum, e) => sum + e.amountMicros, 0n);
